@@ -1,0 +1,47 @@
+# Two commands: `make run` (install + start the app on embedded defaults, offline)
+# and `make test` (install test dependencies + run the whole suite).
+PY ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+PORT ?= 8501
+
+.PHONY: run test install install-dev browser ingest bench clean
+
+$(BIN)/python:
+	@command -v $(PY) >/dev/null 2>&1 || { echo "Python 3.11 is required ($(PY) not found); set PY=/path/to/python3.11"; exit 1; }
+	$(PY) -m venv $(VENV)
+
+$(VENV)/.installed: requirements.txt | $(BIN)/python
+	$(BIN)/pip install --disable-pip-version-check -q -r requirements.txt
+	touch $@
+
+$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
+	$(BIN)/pip install --disable-pip-version-check -q -r requirements-dev.txt
+	touch $@
+
+install: $(VENV)/.installed
+install-dev: $(VENV)/.installed-dev
+
+# Debian's Chromium for the real-browser tests (Playwright drives it via executable_path).
+browser:
+	@if ! command -v chromium >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = "0" ]; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+	      || echo "warning: could not install chromium; browser tests will be skipped"; \
+	  else echo "note: chromium not installed (sudo apt-get install chromium); browser tests will be skipped"; fi; \
+	fi
+
+run: install
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/streamlit run app.py --server.port $(PORT)
+
+test: install-dev browser
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest
+
+ingest: install
+	$(BIN)/python -m core ingest
+
+bench: install
+	$(BIN)/python -m core bench
+
+clean:
+	rm -rf data/index data/records data/cache data/runtime

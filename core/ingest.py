@@ -1,0 +1,68 @@
+"""Ingest: read sources, chunk them, store new versions, switch over, then embed.
+
+Stage 1 (fast, seconds for hundreds of files): parse + chunk every file
+(``core.corpus``), store new document versions and switch them active in one
+catalog transaction, rebuild BM25. Questions can be answered from here on.
+Stage 2 (slow on a CPU): ``KnowledgeIndex.embed_pending`` fills in vectors.
+
+A file that cannot be read or parsed is reported with its reason and skipped;
+the rest goes on, and what was there before stays served.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+from core.corpus import IngestFailure, load_sources
+from core.index import KnowledgeIndex
+
+Progress = Callable[[int, int, str], None]
+
+
+@dataclass
+class IngestReport:
+    """Per-file results and counts. ``results`` maps source_id → added/updated/unchanged/removed."""
+
+    results: dict[str, str] = field(default_factory=dict)
+    failures: list[IngestFailure] = field(default_factory=list)
+    chunks: int = 0
+    embedded: int = 0
+
+    def counts(self) -> dict[str, int]:
+        out = {"added": 0, "updated": 0, "unchanged": 0, "removed": 0, "failed": len(self.failures)}
+        for status in self.results.values():
+            out[status] = out.get(status, 0) + 1
+        return out
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "counts": self.counts(),
+            "chunks": self.chunks,
+            "embedded": self.embedded,
+            "files": [{"source_id": s, "result": r} for s, r in sorted(self.results.items())]
+            + [{"source_id": f.source_id, "result": "failed", "reason": f.reason} for f in self.failures],
+        }
+
+
+def ingest(
+    index: KnowledgeIndex,
+    paths: Sequence[Path],
+    *,
+    progress: Progress | None = None,
+    embed: bool = True,
+    embed_progress: Callable[[int, int], None] | None = None,
+    remove_missing: bool = False,
+) -> IngestReport:
+    """Ingest ``paths`` (files or folders) into ``index``.
+
+    With ``embed=False`` only stage 1 runs (the caller embeds later, e.g. in
+    the background). Never raises for a single bad file; see ``report.failures``.
+    """
+    parsed, failures = load_sources(list(paths), progress=progress)
+    results = index.apply([(p.document, p.chunks) for p in parsed], remove_missing=remove_missing)
+    report = IngestReport(results=results, failures=list(failures), chunks=sum(len(p.chunks) for p in parsed))
+    if embed:
+        report.embedded = index.embed_pending(progress=embed_progress)
+    return report

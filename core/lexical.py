@@ -1,0 +1,115 @@
+"""Lexical retrieval: BM25 (``bm25s``) over Chinese word segmentation (``jieba``).
+
+Tokenization: ``jieba.lcut_for_search`` (search-engine mode: long words plus
+their sub-words), lowercased, with whitespace, punctuation and a short list of
+Chinese/English function words removed. Mixed text keeps ASCII terms
+(``StatefulSet`` → ``statefulset``).
+
+Besides the BM25 ranking, ``coverage`` gives a query-term coverage in 0..1:
+the IDF-weighted share of the query's terms that occur in a chunk. Terms that
+occur nowhere in the corpus count with the highest IDF, so a question about a
+topic the corpus never mentions gets a low coverage everywhere.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import threading
+import unicodedata
+from collections import Counter
+from typing import Sequence
+
+import bm25s
+import jieba
+import numpy as np
+
+jieba.setLogLevel(logging.WARNING)
+logging.getLogger("bm25s").setLevel(logging.WARNING)
+
+STOPWORDS = frozenset(
+    """的 了 是 在 和 与 及 或 有 也 都 就 而 被 把 对 从 这 那 一个 一种 什么 怎么 怎样 如何 哪些 哪个
+    为什么 吗 呢 吧 啊 请 我 你 我们 你们 它 他 她 其 之 以 于 为 中 上 下 可以 能 会 要 该 应该
+    时 个 些 等 又 还 但 如果 那么 区别 有何 是否 多少 几 用 使用 进行 通过
+    a an the is are was were be to of in on for and or what how why which does do can with""".split()
+)
+
+_jieba_lock = threading.Lock()
+
+
+def _is_term(tok: str) -> bool:
+    tok = tok.strip()
+    if not tok:
+        return False
+    return any(unicodedata.category(ch)[0] in "LN" for ch in tok)
+
+
+def tokenize(text: str) -> list[str]:
+    """Terms of ``text`` for BM25: jieba search-mode words, lowercased, no stop words."""
+    with _jieba_lock:
+        words = jieba.lcut_for_search(text)
+    return [w.lower() for w in (w.strip() for w in words) if _is_term(w) and w.lower() not in STOPWORDS]
+
+
+class LexicalIndex:
+    """An immutable BM25 index over ``(chunk_id, text)`` pairs.
+
+    Build a new one to change the corpus (cheap: ~1 s per 10k chunks for
+    BM25 plus jieba); a reader keeps using the instance it holds.
+    """
+
+    def __init__(self, ids: Sequence[str], texts: Sequence[str]) -> None:
+        if len(ids) != len(texts):
+            raise ValueError(f"ids and texts differ in length: {len(ids)} != {len(texts)}")
+        self.ids: list[str] = list(ids)
+        self._tokens: list[list[str]] = [tokenize(t) for t in texts]
+        self._sets = [frozenset(t) for t in self._tokens]
+        self._df: Counter[str] = Counter()
+        for s in self._sets:
+            self._df.update(s)
+        self._n = len(self.ids)
+        self._bm25: bm25s.BM25 | None = None
+        if self._n:
+            self._bm25 = bm25s.BM25()
+            self._bm25.index([t or [""] for t in self._tokens], show_progress=False)
+
+    def __len__(self) -> int:
+        return self._n
+
+    def idf(self, term: str) -> float:
+        """BM25-style IDF, ``ln(1 + (N - df + 0.5) / (df + 0.5))``; the maximum for an unseen term."""
+        df = self._df.get(term, 0)
+        return math.log(1.0 + (self._n - df + 0.5) / (df + 0.5))
+
+    def search(self, query: str, k: int) -> list[tuple[str, float]]:
+        """The ``k`` best chunks by BM25 as ``(chunk_id, score)``, best first; score > 0 only."""
+        terms = tokenize(query)
+        if not terms or self._bm25 is None:
+            return []
+        scores = self._bm25.get_scores(terms)
+        k = min(k, self._n)
+        top = np.argpartition(-scores, k - 1)[:k] if k < self._n else np.arange(self._n)
+        top = sorted(top, key=lambda i: (-scores[i], i))
+        return [(self.ids[i], float(scores[i])) for i in top if scores[i] > 0]
+
+    def coverage(self, query: str, chunk_id_positions: Sequence[int]) -> list[float]:
+        """IDF-weighted share (0..1) of the query's terms present in each given chunk."""
+        terms = list(dict.fromkeys(tokenize(query)))
+        if not terms:
+            return [0.0 for _ in chunk_id_positions]
+        weights = [self.idf(t) for t in terms]
+        total = sum(weights) or 1.0
+        out = []
+        for pos in chunk_id_positions:
+            s = self._sets[pos]
+            out.append(sum(w for t, w in zip(terms, weights) if t in s) / total)
+        return out
+
+    def position(self, chunk_id: str) -> int | None:
+        try:
+            return self._pos[chunk_id]
+        except AttributeError:
+            self._pos = {cid: i for i, cid in enumerate(self.ids)}
+            return self._pos.get(chunk_id)
+        except KeyError:
+            return None

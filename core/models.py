@@ -1,0 +1,329 @@
+"""All values that flow through the product: frozen pydantic v2 models.
+
+Offsets
+-------
+Every offset in this module is a **0-based, end-exclusive index of Unicode code
+points** (Python ``text[start:end]``), unless a field name says otherwise.
+Provider units (UTF-8 bytes, UTF-16 code units) are converted at the adapter by
+``core.grounding`` and never stored.
+
+The JSON form of ``AnswerRecord`` is the exchange format of the command line,
+exports and checks; its field names are stable (``schema_version`` guards them).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from datetime import datetime, timezone
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
+
+SCHEMA_VERSION = 1
+
+Scalar = str | int | float | bool
+
+
+def utc_now() -> datetime:
+    """The current time, timezone-aware UTC."""
+    return datetime.now(timezone.utc)
+
+
+def sha256_hex(text: str) -> str:
+    """SHA-256 of ``text`` encoded as UTF-8, as 64 lowercase hex digits."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class Frozen(BaseModel):
+    """Base of every value: immutable, unknown fields rejected."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class SourceDocument(Frozen):
+    """One version of one source file in the knowledge base.
+
+    ``source_id`` is stable per source (the POSIX path relative to the corpus
+    root); ``version`` is the first 16 hex digits of the SHA-256 of the
+    normalized document text, so the same content gives the same version on
+    every machine and changed content gives a new one.
+    """
+
+    source_id: str
+    version: str
+    title: str
+    uri: str | None = None
+    updated_at: datetime | None = None
+    visibility: Literal["public", "internal", "hidden"] = "public"
+    metadata: dict[str, Scalar] = Field(default_factory=dict)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def document_id(self) -> str:
+        return f"{self.source_id}@{self.version}"
+
+
+def make_chunk_id(document_id: str, ordinal: int) -> str:
+    """The stable id of the ``ordinal``-th chunk (0-based) of a document version.
+
+    Derived only from ``document_id`` (source id + content version) and the
+    ordinal, never from a position in a result list.
+    """
+    if ordinal < 0:
+        raise ValueError(f"ordinal must be >= 0, got {ordinal}")
+    return f"{document_id}#{ordinal}"
+
+
+class Chunk(Frozen):
+    """A retrievable piece of a document.
+
+    ``char_start``/``char_end`` are code-point offsets into the normalized
+    document text (the texts of a document's chunks joined in order).
+    ``heading_path`` is ``[document title, H2, H3, ...]``.
+    ``source_anchor`` is the heading id (``{#anchor}``) of the nearest heading, if any.
+    """
+
+    chunk_id: str
+    document_id: str
+    source_id: str
+    version: str
+    ordinal: int
+    title: str
+    heading_path: tuple[str, ...]
+    text: str
+    source_anchor: str | None = None
+    uri: str | None = None
+    updated_at: datetime | None = None
+    char_start: int = 0
+    char_end: int = 0
+    content_sha256: str = ""
+    metadata: dict[str, Scalar] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _check(self) -> "Chunk":
+        if self.char_start < 0 or self.char_end < self.char_start:
+            raise ValueError(
+                f"chunk {self.chunk_id!r}: bad char span {self.char_start}..{self.char_end}"
+            )
+        if self.content_sha256 and self.content_sha256 != sha256_hex(self.text):
+            raise ValueError(f"chunk {self.chunk_id!r}: content_sha256 does not match text")
+        return self
+
+
+class RetrievedChunk(Frozen):
+    """A chunk as retrieval returned it.
+
+    ``rank`` is 1-based in the fused list. Scores: ``dense_score`` is cosine
+    similarity (-1..1) or None when dense retrieval did not score it;
+    ``lexical_score`` is the raw BM25 score or None; ``fused_score`` is the
+    reciprocal-rank-fusion score. ``relevance`` (0..1) is the display relevance
+    used for thresholds; it is a relevance estimate, never a confidence.
+    """
+
+    chunk: Chunk
+    rank: int
+    dense_score: float | None = None
+    lexical_score: float | None = None
+    fused_score: float = 0.0
+    relevance: float = 0.0
+    retrieved_at: datetime = Field(default_factory=utc_now)
+
+    @property
+    def chunk_id(self) -> str:
+        return self.chunk.chunk_id
+
+
+SupportStatus = Literal["verified", "needs_review"]
+
+
+class Support(Frozen):
+    """Ties the answer span ``[start, end)`` (code points) to chunk ids."""
+
+    start: int
+    end: int
+    chunk_ids: tuple[str, ...]
+    quote: str | None = None
+    score: float | None = None
+    status: SupportStatus = "verified"
+
+
+class Segment(Frozen):
+    """A slice ``answer_text[start:end]`` (code points) with its support markers.
+
+    Segments of one answer tile the text exactly: no gap, no overlap.
+    ``chunk_ids`` are the chunks whose markers follow this segment (stable order,
+    each once); empty means no support covers it.
+    """
+
+    start: int
+    end: int
+    text: str
+    chunk_ids: tuple[str, ...] = ()
+
+    @property
+    def supported(self) -> bool:
+        return bool(self.chunk_ids)
+
+
+class AuditEntry(Frozen):
+    """One support that was dropped or repaired, and why.
+
+    ``support_index`` is the index of the support in the generator's draft
+    (None when the problem is not about one support). ``action`` is what was
+    done; ``reason`` says why in words a person can read.
+    """
+
+    support_index: int | None = None
+    action: Literal["dropped", "repaired", "flagged"]
+    reason: str
+    detail: dict[str, Scalar | None] = Field(default_factory=dict)
+
+
+class RecommendedLink(Frozen):
+    """A navigation or contact link; never evidence."""
+
+    label: str
+    url: str
+    kind: Literal["navigation", "contact"] = "navigation"
+
+
+class GeneratorInfo(Frozen):
+    name: str
+    model: str | None = None
+
+
+class ChunkSnapshot(Frozen):
+    """A chunk exactly as the generator saw it, stored inside the record."""
+
+    chunk_id: str
+    document_id: str
+    source_id: str
+    version: str
+    title: str
+    heading_path: tuple[str, ...]
+    text: str
+    source_anchor: str | None = None
+    uri: str | None = None
+    updated_at: datetime | None = None
+    content_sha256: str
+    rank: int
+    dense_score: float | None = None
+    lexical_score: float | None = None
+    fused_score: float = 0.0
+    relevance: float = 0.0
+    retrieved_at: datetime
+    metadata: dict[str, Scalar] = Field(default_factory=dict)
+
+    @classmethod
+    def from_retrieved(cls, rc: RetrievedChunk) -> "ChunkSnapshot":
+        c = rc.chunk
+        return cls(
+            chunk_id=c.chunk_id,
+            document_id=c.document_id,
+            source_id=c.source_id,
+            version=c.version,
+            title=c.title,
+            heading_path=c.heading_path,
+            text=c.text,
+            source_anchor=c.source_anchor,
+            uri=c.uri,
+            updated_at=c.updated_at,
+            content_sha256=c.content_sha256 or sha256_hex(c.text),
+            rank=rc.rank,
+            dense_score=rc.dense_score,
+            lexical_score=rc.lexical_score,
+            fused_score=rc.fused_score,
+            relevance=rc.relevance,
+            retrieved_at=rc.retrieved_at,
+            metadata=c.metadata,
+        )
+
+
+AnswerStatus = Literal["answered", "no_evidence", "unverifiable", "blocked", "error"]
+
+
+class AnswerRecord(Frozen):
+    """Everything needed to replay one answer exactly.
+
+    ``supports`` carry code-point offsets into ``answer_text``.
+    ``chunks`` are the snapshots the generator saw (the only chunk ids a
+    support may cite). ``audit`` lists every support that was dropped or
+    repaired. ``error`` holds a user-facing message when ``status == "error"``.
+    """
+
+    answer_id: str = Field(default_factory=lambda: uuid.uuid4().hex)
+    schema_version: int = SCHEMA_VERSION
+    created_at: datetime = Field(default_factory=utc_now)
+    conversation_id: str | None = None
+    query: str
+    answer_text: str = ""
+    status: AnswerStatus
+    generator: GeneratorInfo
+    chunks: tuple[ChunkSnapshot, ...] = ()
+    supports: tuple[Support, ...] = ()
+    recommended_links: tuple[RecommendedLink, ...] = ()
+    audit: tuple[AuditEntry, ...] = ()
+    retrieval: dict[str, Scalar | None] = Field(default_factory=dict)
+    error: str | None = None
+
+    def chunk(self, chunk_id: str) -> ChunkSnapshot | None:
+        for c in self.chunks:
+            if c.chunk_id == chunk_id:
+                return c
+        return None
+
+
+class DraftSupport(Frozen):
+    """A support as a generator proposed it, before grounding.
+
+    ``unit`` names the unit of ``start``/``end``: ``"codepoint"`` (Python str
+    index), ``"utf8"`` (bytes) or ``"utf16"`` (code units). ``part_index`` says
+    which of ``Draft.parts`` the offsets are relative to.
+    """
+
+    start: int | None
+    end: int | None
+    chunk_ids: tuple[str, ...]
+    unit: Literal["codepoint", "utf8", "utf16"] = "codepoint"
+    part_index: int = 0
+    quote: str | None = None
+    score: float | None = None
+
+
+class Draft(Frozen):
+    """A generator's raw output in our shape, before grounding.
+
+    The answer text is ``"".join(parts)``; offsets in ``supports`` are relative
+    to their part. ``status`` lets a generator report a business outcome
+    (``blocked`` for a safety stop) instead of raising.
+    ``extra_chunks`` are chunks the generator brought itself (for example
+    Gemini's own search results), which may be cited besides those sent.
+    """
+
+    parts: tuple[str, ...]
+    supports: tuple[DraftSupport, ...] = ()
+    generator: GeneratorInfo
+    status: Literal["ok", "blocked"] = "ok"
+    message: str | None = None
+    extra_chunks: tuple[RetrievedChunk, ...] = ()
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)
+
+
+class SourceCard(Frozen):
+    """The public projection of a chunk for display (no internal fields)."""
+
+    number: int
+    chunk_id: str
+    title: str
+    heading_path: tuple[str, ...]
+    snippet: str
+    uri: str | None = None
+    updated_at: datetime | None = None
+    relevance: float | None = None
+    snapshot_url: str
+    page: int | None = None
+    changed: Literal["unchanged", "updated", "deleted", "unknown"] = "unknown"

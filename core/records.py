@@ -1,0 +1,111 @@
+"""The answer store: one SQLite (WAL) row per ``AnswerRecord``.
+
+The row holds the record as JSON plus indexed columns (created_at, status,
+conversation_id, query). Records keep their own chunk snapshots, so replay
+never depends on the current index.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Iterator
+
+from pydantic import ValidationError
+
+from core.errors import RecordError
+from core.models import AnswerRecord
+
+
+class RecordStore:
+    """Stores and reads answer records. Raises ``RecordError`` on any storage failure."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        with self._db() as db:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.executescript(
+                """
+                CREATE TABLE IF NOT EXISTS answers (
+                    answer_id TEXT PRIMARY KEY, created_at TEXT NOT NULL, status TEXT NOT NULL,
+                    conversation_id TEXT, query TEXT NOT NULL, record_json TEXT NOT NULL);
+                CREATE INDEX IF NOT EXISTS answers_created ON answers(created_at);
+                CREATE INDEX IF NOT EXISTS answers_conversation ON answers(conversation_id, created_at);
+                """
+            )
+
+    @contextmanager
+    def _db(self) -> Iterator[sqlite3.Connection]:
+        try:
+            conn = sqlite3.connect(self.path, timeout=30)
+        except sqlite3.Error as exc:
+            raise RecordError(f"cannot open the answer store {self.path}: {exc}") from exc
+        try:
+            with conn:
+                yield conn
+        except sqlite3.Error as exc:
+            raise RecordError(f"answer store error in {self.path}: {exc}") from exc
+        finally:
+            conn.close()
+
+    def save(self, record: AnswerRecord) -> None:
+        with self._lock, self._db() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    record.answer_id,
+                    record.created_at.isoformat(),
+                    record.status,
+                    record.conversation_id,
+                    record.query,
+                    record.model_dump_json(),
+                ),
+            )
+
+    def get(self, answer_id: str) -> AnswerRecord | None:
+        with self._db() as db:
+            row = db.execute("SELECT record_json FROM answers WHERE answer_id = ?", (answer_id,)).fetchone()
+        return self._parse(row[0]) if row else None
+
+    def _parse(self, js: str) -> AnswerRecord:
+        try:
+            return AnswerRecord.model_validate_json(js)
+        except ValidationError as exc:
+            raise RecordError(f"a stored record is not valid: {exc.errors()[0]['msg']}") from exc
+
+    def list(
+        self,
+        *,
+        text: str | None = None,
+        status: str | None = None,
+        since: datetime | None = None,
+        conversation_id: str | None = None,
+        limit: int = 100,
+    ) -> list[AnswerRecord]:
+        """Newest first (oldest first within a conversation), filtered."""
+        where, args = [], []
+        if text:
+            where.append("query LIKE ?")
+            args.append(f"%{text}%")
+        if status:
+            where.append("status = ?")
+            args.append(status)
+        if since:
+            where.append("created_at >= ?")
+            args.append(since.isoformat())
+        if conversation_id:
+            where.append("conversation_id = ?")
+            args.append(conversation_id)
+        order = "ASC" if conversation_id else "DESC"
+        sql = "SELECT record_json FROM answers"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += f" ORDER BY created_at {order} LIMIT ?"
+        with self._db() as db:
+            rows = db.execute(sql, (*args, limit)).fetchall()
+        return [self._parse(r[0]) for r in rows]

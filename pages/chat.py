@@ -1,0 +1,41 @@
+"""Chat: ask the knowledge base; every answer shows where each sentence came from."""
+
+import uuid
+
+import streamlit as st
+
+from components.chat_view import show_record
+from components.resources import ensure_ready
+
+engine = ensure_ready()
+
+conversation_id = st.query_params.get("c")
+if not conversation_id:
+    conversation_id = uuid.uuid4().hex[:16]
+    st.query_params["c"] = conversation_id
+
+st.title("引证 · 有出处的问答")
+st.caption("每个句子后的上标指向它的来源片段；悬停或聚焦查看来源卡片，点击打开快照。")
+
+records = engine.records.list(conversation_id=conversation_id, limit=200)
+versions = engine.index.current_versions()
+for record in records:
+    with st.chat_message("user"):
+        st.text(record.query)
+    with st.chat_message("assistant"):
+        show_record(record, versions)
+
+if question := st.chat_input("向知识库提问，例如：Deployment 和 StatefulSet 有什么区别？"):
+    with st.chat_message("user"):
+        st.text(question)
+    with st.chat_message("assistant"):
+        history = [(r.query, r.answer_text) for r in records if r.status in ("answered", "unverifiable")]
+        with st.status("正在检索与作答…", expanded=False) as status:
+            record = engine.ask(
+                question,
+                generator=st.session_state.get("generator"),
+                conversation_id=conversation_id,
+                history=history[-4:],
+            )
+            status.update(label="完成", state="complete")
+        show_record(record, versions)

@@ -1,0 +1,13 @@
+"""Sources: the stored snapshot of one chunk, exactly as an answer used it."""
+
+import streamlit as st
+
+from components.resources import get_engine
+from components.source_view import show_snapshot
+
+engine = get_engine()
+st.title("来源快照")
+answer_id = st.query_params.get("answer_id", "")
+chunk_id = st.query_params.get("chunk_id", "")
+record = engine.records.get(answer_id) if answer_id else None
+show_snapshot(record, answer_id, chunk_id, engine.index.current_versions())

@@ -1,0 +1,82 @@
+"""The command line, run as a user would (a subprocess), on a temporary data folder."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(args, data_dir, stdin=None):
+    env = dict(os.environ, YINZHENG_DATA_DIR=str(data_dir), HF_HUB_OFFLINE="1")
+    return subprocess.run(
+        [sys.executable, "-m", *args], cwd=ROOT, env=env, input=stdin, capture_output=True, text=True, timeout=300
+    )
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory):
+    d = tmp_path_factory.mktemp("cli")
+    p = run(["core", "ingest", "--no-embed", "--json"], d)
+    assert p.returncode == 0, p.stderr
+    report = json.loads(p.stdout)
+    assert report["counts"]["added"] == 40 and report["counts"]["failed"] == 0
+    return d
+
+
+def test_ask_json_gives_answered_record(data_dir):
+    p = run(["core", "ask", "Deployment 和 StatefulSet 有什么区别？", "--json"], data_dir)
+    assert p.returncode == 0, p.stderr
+    r = json.loads(p.stdout)
+    assert r["status"] == "answered"
+    assert len(r["supports"]) >= 2
+    ids = {c["chunk_id"] for c in r["chunks"]}
+    for s in r["supports"]:
+        assert 0 <= s["start"] < s["end"] <= len(r["answer_text"])
+        assert set(s["chunk_ids"]) <= ids
+    assert any("concepts/workloads/" in c["source_id"] for c in r["chunks"])
+    assert all(c["heading_path"][0] == c["title"] for c in r["chunks"])
+
+
+def test_ask_stdin_json_lines(data_dir):
+    p = run(["core", "ask", "--json", "-"], data_dir, stdin="CronJob 的时间表语法是什么？\n\n消息队列的消费者重平衡是怎么工作的？\n")
+    assert p.returncode == 0, p.stderr
+    lines = [json.loads(line) for line in p.stdout.splitlines()]
+    assert [r["status"] for r in lines] == ["answered", "no_evidence"]
+
+
+def test_reingest_reports_unchanged(data_dir):
+    p = run(["core", "ingest", "--no-embed"], data_dir)
+    assert p.returncode == 0
+    assert "unchanged 40" in p.stdout and "failed 0" in p.stdout
+
+
+def test_export_and_render_a_stored_answer(data_dir, tmp_path):
+    p = run(["core", "ask", "Pod 的重启策略有哪些？", "--json"], data_dir)
+    r = json.loads(p.stdout)
+    exp = run(["core", "export", r["answer_id"], "--format", "json"], data_dir)
+    assert exp.returncode == 0 and json.loads(exp.stdout)["answer_id"] == r["answer_id"]
+    f = tmp_path / "r.json"
+    f.write_text(exp.stdout, encoding="utf-8")
+    html = run(["components", str(f)], data_dir)
+    assert html.returncode == 0, html.stderr
+    # extractive: one support per sentence, one chunk each → one marker per support
+    assert r["status"] == "answered"
+    assert html.stdout.count('class="yz-cite"') == len(r["supports"])
+
+
+def test_unknown_answer_id_is_a_clear_error(data_dir):
+    p = run(["core", "export", "nope"], data_dir)
+    assert p.returncode == 1 and "nope" in p.stderr
+
+
+def test_bad_setting_is_a_clear_error(tmp_path):
+    env = dict(os.environ, YINZHENG_DATA_DIR=str(tmp_path), YINZHENG_TOP_K="0")
+    p = subprocess.run([sys.executable, "-m", "core", "ask", "x"], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert p.returncode == 1 and "YINZHENG_TOP_K" in p.stderr

