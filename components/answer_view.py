@@ -32,11 +32,11 @@ from core.grounding import (
     Layout,
     MarkerSlot,
     answer_status,
+    insert_at,
     layout,
     markdown_parser,
     marker_numbers,
     placeholder_codes,
-    insert_at,
     safe_link,
     validate_supports,
 )

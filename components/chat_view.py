@@ -15,7 +15,7 @@ def show_record(record: AnswerRecord, current_versions: dict[str, str | None] | 
 
 def show_index_status(engine, worker) -> None:  # noqa: ANN001 - Engine / EmbeddingWorker
     embedded, total = engine.index.dense_coverage()
-    docs = len({c.source_id for c in engine.index.active_chunks().values()})
+    docs = len(engine.index.documents())
     st.caption(f"知识库：{docs} 篇文档，{total} 个片段")
     if total and embedded < total:
         st.progress(embedded / total, text=f"向量索引构建中 {embedded}/{total}（此期间使用关键词检索）")

@@ -45,6 +45,7 @@ def show_snapshot(
         "检索时间": snap.retrieved_at.isoformat(timespec="seconds"),
         "检索排名": str(snap.rank),
         "相关度": f"{snap.relevance:.2f}",
+        "公开链接": url or "（无）",
     }
     st.table({"字段": list(rows), "值": list(rows.values())})
     if url:

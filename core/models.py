@@ -58,6 +58,17 @@ class SourceDocument(Frozen):
     visibility: Literal["public", "internal", "hidden"] = "public"
     metadata: dict[str, Scalar] = Field(default_factory=dict)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _accept_own_document_id(cls, data: object) -> object:
+        # The JSON form carries the computed document_id; it must match when read back.
+        if isinstance(data, dict) and "document_id" in data:
+            data = dict(data)
+            given = data.pop("document_id")
+            if given != f"{data.get('source_id')}@{data.get('version')}":
+                raise ValueError(f"document_id {given!r} does not match source_id@version")
+        return data
+
     @computed_field  # type: ignore[prop-decorator]
     @property
     def document_id(self) -> str:

@@ -112,3 +112,16 @@ def test_extractive_is_deterministic_and_caps_sentences(sample_engine):
 def test_extractive_rejects_bad_settings():
     with pytest.raises(ValueError, match="got 0"):
         ExtractiveGenerator(max_sentences=0)
+
+
+def test_source_document_json_round_trips_and_checks_its_id():
+    from pydantic import ValidationError
+
+    from core.models import SourceDocument
+
+    doc = SourceDocument(source_id="a/b.md", version="0123456789abcdef", title="甲")
+    again = SourceDocument.model_validate_json(doc.model_dump_json())
+    assert again == doc and again.document_id == "a/b.md@0123456789abcdef"
+    bad = doc.model_dump() | {"document_id": "a/b.md@other"}
+    with pytest.raises(ValidationError, match="does not match"):
+        SourceDocument.model_validate(bad)

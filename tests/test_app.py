@@ -1,0 +1,111 @@
+"""The Streamlit pages with AppTest: the chat answers with markers and cards,
+the no_evidence path, the snapshot page, history replay and reopening a
+conversation by URL in a fresh session."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture()
+def app_env(sample_engine, monkeypatch):
+    """Point the app at the pre-ingested sample folder (same embedding model), no background embedding."""
+    monkeypatch.setenv("YINZHENG_DATA_DIR", str(sample_engine.settings.data_dir))
+    monkeypatch.setenv("YINZHENG_BACKGROUND_EMBEDDING", "0")
+    monkeypatch.chdir(ROOT)
+    st.cache_resource.clear()
+    yield sample_engine
+    st.cache_resource.clear()
+
+
+def _html(at: AppTest) -> str:
+    """The HTML the page shows, without the (trusted, constant) stylesheet."""
+    return re.sub(r"<style>.*?</style>", "", "\n".join(el.proto.body for el in at.get("html")), flags=re.S)
+
+
+def _chat(at: AppTest, question: str) -> AppTest:
+    at.chat_input[0].set_value(question).run(timeout=120)
+    assert not at.exception, at.exception
+    return at
+
+
+def test_chat_answer_has_markers_and_cards(app_env):
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    assert not at.exception, at.exception
+    _chat(at, "Deployment 和 StatefulSet 有什么区别？")
+    html = _html(at)
+    markers = re.findall(r'<sup class="yz-cite">', html)
+    cards = re.findall(r'class="yz-card"', html)
+    assert len(markers) >= 2 and len(cards) == len(markers)
+    assert "抽取式回答" in html
+    assert "./sources?answer_id=" in html
+    # the conversation id is in the URL, so a reload can reopen it
+    assert at.query_params.get("c")
+
+
+def test_no_evidence_is_said_plainly_and_not_as_an_error(app_env):
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    _chat(at, "消息队列的消费者重平衡是怎么工作的？")
+    html = _html(at)
+    assert '<sup class="yz-cite">' not in html
+    assert "知识库中没有足够的证据" in html
+    assert 'class="yz-notice yz-no-evidence"' in html and "yz-error" not in html
+    assert len(at.error) == 0
+
+
+def test_conversation_reopens_in_a_fresh_session(app_env):
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    _chat(at, "CronJob 的时间表语法是什么？")
+    conversation = at.query_params["c"]
+    first = _html(at)
+    fresh = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    fresh.query_params["c"] = conversation
+    fresh.run()
+    assert not fresh.exception
+    again = _html(fresh)
+    # the same answer, rendered from the stored record: identical markers and cards
+    assert re.findall(r"<sup class=\"yz-cite\">.*?</sup>", again) == re.findall(r"<sup class=\"yz-cite\">.*?</sup>", first)
+    assert any(m.value == "CronJob 的时间表语法是什么？" for m in fresh.text)
+
+
+def test_sources_page_shows_the_stored_snapshot(app_env):
+    record = app_env.ask("Pod 的重启策略有哪些？")
+    chunk_id = record.supports[0].chunk_ids[0]
+    at = AppTest.from_file(str(ROOT / "pages" / "sources.py"), default_timeout=60)
+    at.query_params["answer_id"] = record.answer_id
+    at.query_params["chunk_id"] = chunk_id
+    at.run()
+    assert not at.exception, at.exception
+    snap = record.chunk(chunk_id)
+    assert any(t.value == snap.text for t in at.text)
+    assert snap.content_sha256 in str(at.table[0].value.to_dict())
+
+
+def test_sources_page_unknown_id_is_a_clear_message(app_env):
+    at = AppTest.from_file(str(ROOT / "pages" / "sources.py"), default_timeout=60)
+    at.query_params["answer_id"] = "does-not-exist"
+    at.query_params["chunk_id"] = "x#0"
+    at.run()
+    assert not at.exception
+    assert "does-not-exist" in at.error[0].value
+
+
+def test_history_replays_a_stored_answer(app_env):
+    record = app_env.ask("Init 容器有什么用？")
+    at = AppTest.from_file(str(ROOT / "pages" / "history.py"), default_timeout=60)
+    at.run()
+    assert not at.exception, at.exception
+    at.text_input[0].set_value("Init 容器").run()
+    at.selectbox[1].set_value(record.answer_id).run()
+    html = _html(at)
+    assert html.count('<sup class="yz-cite">') == len(record.supports)

@@ -1,0 +1,128 @@
+"""What a person sees, in a real browser: Debian's chromium driven by Playwright.
+
+Starts the app (`streamlit run app.py`) on a free local port with a fresh data
+folder (so the first-start ingest runs too), asks a question, hovers a marker,
+checks the source card is visible, saves a screenshot under artifacts/, then
+clicks through to the snapshot page. Skipped when chromium is not installed.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "artifacts"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium is not installed (apt-get install chromium)"),
+]
+
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    port = _free_port()
+    env = dict(
+        os.environ,
+        YINZHENG_DATA_DIR=str(tmp_path_factory.mktemp("browser-data")),
+        YINZHENG_BACKGROUND_EMBEDDING="0",
+        HF_HUB_OFFLINE="1",
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+         "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                break
+        except OSError:
+            if proc.poll() is not None:
+                pytest.fail("streamlit exited: " + (proc.stdout.read() if proc.stdout else ""))
+            time.sleep(0.5)
+    yield f"http://127.0.0.1:{port}"
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield b
+        b.close()
+
+
+def test_chat_shows_superscripts_and_an_open_card(server, browser):
+    ARTIFACTS.mkdir(exist_ok=True)
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(server, wait_until="domcontentloaded")
+    box = page.get_by_test_id("stChatInputTextArea")
+    box.wait_for(timeout=120_000)
+    box.fill("Deployment 和 StatefulSet 有什么区别？")
+    box.press("Enter")
+    marker = page.locator("sup.yz-cite a.yz-cite-link").first
+    marker.wait_for(timeout=120_000)
+    assert page.locator("sup.yz-cite").count() >= 2
+    card = page.locator("sup.yz-cite").first.locator(".yz-card")
+    assert not card.is_visible()
+    marker.hover()
+    card.wait_for(state="visible", timeout=5_000)
+    text = card.inner_text()
+    assert "›" in text and "相关度" in text
+    page.screenshot(path=str(ARTIFACTS / "chat-card.png"), full_page=False)
+
+    # the card's link opens the stored snapshot of that chunk
+    href = marker.get_attribute("href")
+    assert href and href.startswith("./sources?answer_id=")
+    marker.click()
+    page.get_by_text("来源快照").first.wait_for(timeout=60_000)
+    page.get_by_text("内容哈希 (SHA-256)").wait_for(timeout=60_000)
+    page.screenshot(path=str(ARTIFACTS / "snapshot.png"), full_page=False)
+    page.close()
+
+
+def test_no_evidence_in_the_browser(server, browser):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(server, wait_until="domcontentloaded")
+    box = page.get_by_test_id("stChatInputTextArea")
+    box.wait_for(timeout=120_000)
+    box.fill("消息队列的消费者重平衡是怎么工作的？")
+    box.press("Enter")
+    page.locator(".yz-no-evidence").wait_for(timeout=120_000)
+    assert page.locator("sup.yz-cite").count() == 0
+    page.screenshot(path=str(ARTIFACTS / "no-evidence.png"), full_page=False)
+    page.close()
