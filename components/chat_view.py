@@ -13,6 +13,27 @@ def show_record(record: AnswerRecord, current_versions: dict[str, str | None] | 
     st.html(ANSWER_CSS + render_answer(record, current_versions=current_versions))
 
 
+def ask_and_show(engine, question: str, *, generator: str | None, conversation_id: str,
+                 history: list[tuple[str, str]]) -> AnswerRecord:  # noqa: ANN001 - Engine
+    """Ask, stream the answer text while it is generated, then re-render it with
+    its markers and cards from the stored record (the same view as a replay)."""
+    live = st.empty()
+    streamed: list[str] = []
+
+    def on_text(piece: str) -> None:
+        streamed.append(piece)
+        live.text("".join(streamed) + " ▌")
+
+    with st.status("正在检索与作答…", expanded=False) as status:
+        record = engine.ask(
+            question, generator=generator, conversation_id=conversation_id, history=history, on_text=on_text
+        )
+        status.update(label="完成" if record.status != "error" else "出错了", state="complete" if record.status != "error" else "error")
+    live.empty()
+    show_record(record, engine.index.current_versions())
+    return record
+
+
 def show_index_status(engine, worker) -> None:  # noqa: ANN001 - Engine / EmbeddingWorker
     embedded, total = engine.index.dense_coverage()
     docs = len(engine.index.documents())

@@ -1,7 +1,7 @@
 """Command line: the same code path as the UI.
 
     python -m core ingest [PATH ...] [--json] [--no-embed] [--rebuild]
-    python -m core ask "问题" [--json] [--generator NAME]
+    python -m core ask "问题" [--json] [--generator NAME] [--store FILE_SEARCH_STORE]
     python -m core ask --json -          # one question per line on stdin → JSON Lines
     python -m core export ANSWER_ID [--format json|md]
 
@@ -38,9 +38,13 @@ def _progress_printer(label: str):
 
 
 def _engine(args: argparse.Namespace):
+    from core.config import load_settings
     from core.pipeline import Engine
 
-    return Engine.open()
+    settings = load_settings()
+    if getattr(args, "store", None):
+        settings = settings.model_copy(update={"gemini_file_search_store": args.store})
+    return Engine.open(settings)
 
 
 def ensure_ingested(engine, *, embed: bool) -> None:
@@ -144,6 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("question")
     p.add_argument("--json", action="store_true", help="print the AnswerRecord as JSON (JSON Lines for '-')")
     p.add_argument("--generator", default=None, help="extractive (default), gemini, gemini-search, gemini-file-search")
+    p.add_argument("--store", default=None, help="File Search store name for --generator gemini-file-search")
     p.set_defaults(func=cmd_ask)
     p = sub.add_parser("export", help="export a stored answer")
     p.add_argument("answer_id")

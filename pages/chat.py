@@ -4,7 +4,7 @@ import uuid
 
 import streamlit as st
 
-from components.chat_view import show_record
+from components.chat_view import ask_and_show, show_record
 from components.resources import ensure_ready
 
 engine = ensure_ready()
@@ -30,12 +30,10 @@ if question := st.chat_input("向知识库提问，例如：Deployment 和 State
         st.text(question)
     with st.chat_message("assistant"):
         history = [(r.query, r.answer_text) for r in records if r.status in ("answered", "unverifiable")]
-        with st.status("正在检索与作答…", expanded=False) as status:
-            record = engine.ask(
-                question,
-                generator=st.session_state.get("generator"),
-                conversation_id=conversation_id,
-                history=history[-4:],
-            )
-            status.update(label="完成", state="complete")
-        show_record(record, versions)
+        ask_and_show(
+            engine,
+            question,
+            generator=st.session_state.get("generator"),
+            conversation_id=conversation_id,
+            history=history[-4:],
+        )

@@ -1,0 +1,59 @@
+"""Export an answer record as Markdown with footnote-style citations.
+
+Markers go where the chat page puts them (``core.grounding.layout``): inline
+``[^n]`` after a supported span, or on its own line after a code block or
+table the span ends in. Unsupported sentences get ``〔本段无出处〕``. One
+footnote per cited chunk, numbered by first appearance like the page:
+``[^n]: 标题 › 路径 — URL（片段 chunk_id，版本 version）``.
+The JSON export is ``AnswerRecord.model_dump_json()``.
+"""
+
+from __future__ import annotations
+
+from core.grounding import layout, validate_supports
+from core.models import AnswerRecord
+
+UNSUPPORTED_MARK = "〔本段无出处〕"
+
+STATUS_TEXT = {
+    "no_evidence": "在当前检索设置下，知识库中没有足够的证据回答这个问题。",
+    "blocked": "回答被模型服务拦截。",
+}
+
+
+def to_markdown(record: AnswerRecord) -> str:
+    """The record as Markdown: question, answer with footnote markers, footnotes, links."""
+    out = [f"## 问题\n\n{record.query}\n", "## 回答\n"]
+    if record.status in STATUS_TEXT:
+        out.append(STATUS_TEXT[record.status] + "\n")
+    elif record.status == "error":
+        out.append(f"出错了：{record.error or '未知错误'}\n")
+    else:
+        supports, _ = validate_supports(record.answer_text, record.supports, [c.chunk_id for c in record.chunks])
+        lay = layout(record.answer_text, supports)
+        numbers: dict[str, int] = {}
+        inserts: list[tuple[int, str]] = []
+        for slot in lay.slots:
+            if slot.unsupported and not slot.chunk_ids:
+                mark = UNSUPPORTED_MARK
+            else:
+                mark = "".join(f"[^{numbers.setdefault(c, len(numbers) + 1)}]" for c in slot.chunk_ids)
+            if slot.anchor_token is not None and record.answer_text[slot.position - 1 : slot.position] == "\n":
+                mark = "\n" + mark + "\n"
+            inserts.append((slot.position, mark))
+        text = record.answer_text
+        for pos, mark in sorted(inserts, key=lambda x: x[0], reverse=True):
+            text = text[:pos] + mark + text[pos:]
+        out.append(text.rstrip() + "\n")
+        if numbers:
+            out.append("")
+            for cid, n in sorted(numbers.items(), key=lambda kv: kv[1]):
+                snap = record.chunk(cid)
+                if snap is None:
+                    continue
+                where = f" — {snap.uri}" if snap.uri and snap.uri.startswith(("http://", "https://")) else ""
+                out.append(f"[^{n}]: {' › '.join(snap.heading_path)}{where}（片段 {cid}，版本 {snap.version}）")
+    if record.recommended_links:
+        out.append("\n## 推荐链接\n")
+        out += [f"- [{l.label}]({l.url})" for l in record.recommended_links]
+    return "\n".join(out).rstrip() + "\n"
