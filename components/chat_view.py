@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from components.answer_view import ANSWER_CSS, render_answer
+from core.export import conversation_to_json, conversation_to_markdown, to_markdown
 from core.models import AnswerRecord
 
 
@@ -44,3 +45,25 @@ def show_index_status(engine, worker) -> None:  # noqa: ANN001 - Engine / Embedd
         st.caption(f"向量索引已就绪（{engine.embedder.name}）")
     if worker is not None and worker.error:
         st.warning(worker.error)
+
+
+def show_export_buttons(records: list[AnswerRecord], stem: str) -> None:
+    """Download buttons: the full record(s) as JSON, and Markdown with footnote citations."""
+    if not records:
+        return
+    one = len(records) == 1
+    c1, c2 = st.columns(2)
+    c1.download_button(
+        "导出 JSON",
+        records[0].model_dump_json(indent=2) if one else conversation_to_json(records),
+        file_name=f"{stem}.json",
+        mime="application/json",
+        key=f"json-{stem}",
+    )
+    c2.download_button(
+        "导出 Markdown",
+        to_markdown(records[0]) if one else conversation_to_markdown(records),
+        file_name=f"{stem}.md",
+        mime="text/markdown",
+        key=f"md-{stem}",
+    )

@@ -22,16 +22,23 @@ def get_engine() -> Engine:
 
 @dataclass
 class EmbeddingWorker:
-    """Fills in dense vectors in a background thread; the chat works meanwhile (BM25)."""
+    """Fills in dense vectors in one background thread; the chat works meanwhile (BM25).
+
+    ``wake()`` after an ingest makes it look for new chunks again.
+    """
 
     done: int = 0
     total: int = 0
     error: str | None = None
     thread: threading.Thread | None = field(default=None, repr=False)
+    _wake: threading.Event = field(default_factory=threading.Event, repr=False)
 
     @property
     def running(self) -> bool:
         return self.thread is not None and self.thread.is_alive()
+
+    def wake(self) -> None:
+        self._wake.set()
 
 
 @st.cache_resource(show_spinner=False)
@@ -41,17 +48,20 @@ def embedding_worker() -> EmbeddingWorker:
     if not engine.settings.background_embedding:
         return worker
 
-    def run() -> None:
-        def progress(done: int, total: int) -> None:
-            worker.done, worker.total = done, total
+    def progress(done: int, total: int) -> None:
+        worker.done, worker.total = done, total
 
-        try:
-            worker.total = len(engine.index.pending_chunks())
-            engine.index.embed_pending(progress=progress)
-        except AppError as exc:
-            worker.error = str(exc)
-        except Exception as exc:  # keep the app alive; show the reason in the sidebar
-            worker.error = f"embedding stopped: {exc}"
+    def run() -> None:
+        while True:
+            try:
+                worker.error = None
+                engine.index.embed_pending(progress=progress)
+            except AppError as exc:
+                worker.error = str(exc)
+            except Exception as exc:  # keep the app alive; show the reason in the sidebar
+                worker.error = f"embedding stopped: {exc}"
+            worker._wake.wait()
+            worker._wake.clear()
 
     worker.thread = threading.Thread(target=run, name="yinzheng-embed", daemon=True)
     worker.thread.start()
@@ -70,7 +80,13 @@ def ensure_ready() -> Engine:
         def progress(done: int, total: int, name: str) -> None:
             bar.progress(done / max(total, 1), text=f"首次启动：正在导入 {done}/{total} {name}")
 
-        report = ingest(engine.index, [engine.settings.corpus_dir], progress=progress, embed=False)
+        report = ingest(
+            engine.index,
+            [engine.settings.corpus_dir],
+            base_url=engine.settings.corpus_base_url,
+            progress=progress,
+            embed=False,
+        )
         bar.empty()
         if report.failures:
             st.warning("以下文件未能导入：" + "；".join(f"{f.source_id}（{f.reason}）" for f in report.failures))

@@ -2,11 +2,28 @@
 
 from __future__ import annotations
 
+from html import escape
 from urllib.parse import urlparse
 
 import streamlit as st
 
-from core.models import AnswerRecord
+from core.models import AnswerRecord, Chunk
+from core.replay import char_diff
+
+DIFF_CSS = """<style>
+.yz-diff { white-space: pre-wrap; line-height: 1.7; font-size: 0.95em; }
+.yz-diff del { background: rgba(231, 76, 60, 0.18); text-decoration: line-through; }
+.yz-diff ins { background: rgba(46, 204, 113, 0.22); text-decoration: none; }
+</style>"""
+
+
+def diff_html(old: str, new: str) -> str:
+    """Escaped HTML marking deletions (<del>) and insertions (<ins>) from ``old`` to ``new``."""
+    parts = []
+    for tag, text in char_diff(old, new):
+        t = escape(text)
+        parts.append(t if tag == "equal" else f"<del>{t}</del>" if tag == "delete" else f"<ins>{t}</ins>")
+    return f'<div class="yz-diff">{"".join(parts)}</div>'
 
 
 def _safe_url(url: str | None) -> str | None:
@@ -16,7 +33,11 @@ def _safe_url(url: str | None) -> str | None:
 
 
 def show_snapshot(
-    record: AnswerRecord | None, answer_id: str, chunk_id: str, current_versions: dict[str, str | None]
+    record: AnswerRecord | None,
+    answer_id: str,
+    chunk_id: str,
+    current_versions: dict[str, str | None],
+    current: Chunk | None = None,
 ) -> None:
     """Show the snapshot of ``chunk_id`` stored in ``record``, or a clear message."""
     if not answer_id or not chunk_id:
@@ -31,12 +52,22 @@ def show_snapshot(
         return
     st.subheader(snap.title)
     st.caption(" › ".join(snap.heading_path))
-    current = current_versions.get(snap.source_id, "missing")
-    if current is None or current == "missing":
+    version = current_versions.get(snap.source_id)
+    if version is None:
         st.warning("来源已删除：以下为作答时保存的快照。")
-    elif current != snap.version:
-        st.warning(f"来源已更新（当前版本 {current}）：以下为作答时保存的快照（版本 {snap.version}）。")
-    st.text(snap.text)
+        st.text(snap.text)
+    elif version != snap.version:
+        st.warning(f"来源已更新（当前版本 {version}）：左侧为作答时保存的快照（版本 {snap.version}），右侧为当前内容。")
+        left, right = st.columns(2)
+        left.markdown("**作答时（快照）**")
+        left.text(snap.text)
+        right.markdown("**当前**")
+        if current is not None:
+            right.html(DIFF_CSS + diff_html(snap.text, current.text))
+        else:
+            right.caption("当前版本中找不到对应的片段。")
+    else:
+        st.text(snap.text)
     url = _safe_url(snap.uri)
     rows = {
         "文档版本": snap.version,

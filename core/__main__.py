@@ -57,6 +57,7 @@ def ensure_ingested(engine, *, embed: bool) -> None:
     ingest(
         engine.index,
         [engine.settings.corpus_dir],
+        base_url=engine.settings.corpus_base_url,
         progress=_progress_printer("parse"),
         embed=embed,
         embed_progress=_progress_printer("embed"),
@@ -75,6 +76,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     report = ingest(
         engine.index,
         paths,
+        base_url=engine.settings.base_url_for(paths[0]) if len(paths) == 1 else None,
         progress=_progress_printer("parse"),
         embed=not args.no_embed,
         embed_progress=_progress_printer("embed"),

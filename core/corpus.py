@@ -12,6 +12,8 @@ file name for a single file given directly.
 
 from __future__ import annotations
 
+import json
+import logging
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -37,7 +39,9 @@ __all__ = [
 K8S_ZH_BASE = "https://kubernetes.io/zh-cn/docs/"
 
 #: File name endings read as Markdown (lower-cased comparison).
-SOURCE_SUFFIXES = (".md", ".markdown", ".txt")
+SOURCE_SUFFIXES = (".md", ".markdown", ".txt", ".html", ".htm", ".pdf")
+PAGE_HEADING = "第 {n} 页"
+logging.getLogger("pypdf").setLevel(logging.ERROR)
 
 _INDEX_STEMS = ("_index", "index")
 
@@ -167,6 +171,100 @@ def _read(path: Path) -> str:
         ) from exc
 
 
+def html_to_markdown(html: str) -> tuple[str, str | None]:
+    """Markdown for an HTML page (``markdownify``, ATX headings) and its ``<title>``.
+
+    ``<script>``, ``<style>``, ``<noscript>`` and ``<template>`` are removed
+    first (BeautifulSoup); their content never becomes text.
+    """
+    from bs4 import BeautifulSoup
+    from markdownify import markdownify
+
+    soup = BeautifulSoup(html, "html.parser")
+    for tag in soup(["script", "style", "noscript", "template", "head"] if soup.body else ["script", "style", "noscript", "template"]):
+        if tag.name == "head":
+            continue
+        tag.decompose()
+    title = soup.title.get_text(" ", strip=True) if soup.title else None
+    if soup.title:
+        soup.title.decompose()
+    body = soup.body or soup
+    return markdownify(str(body), heading_style="ATX", strip=["img"]), title or None
+
+
+def _escape_md_line_starts(text: str) -> str:
+    # PDF text is plain text: keep a line starting with '#', '>', '-', '+', '*', '|'
+    # or '1.' from turning into Markdown structure.
+    out = []
+    for line in text.splitlines():
+        stripped = line.lstrip()
+        if stripped[:1] in ("#", ">", "-", "+", "*", "|", "`", "=") or (
+            stripped[:1].isdigit() and "." in stripped[:4]
+        ):
+            line = "\\" + stripped
+        out.append(line)
+    return "\n".join(out)
+
+
+def pdf_to_markdown(path: Path) -> tuple[str, str | None, int]:
+    """Markdown for a PDF: one ``## 第 N 页`` section per page (1-based), the
+    text of each page as ``pypdf`` extracts it, plus the document title from
+    its metadata. Returns ``(markdown, title, page_count)``.
+
+    Raises ``_ReadError`` for an encrypted or unreadable PDF.
+    """
+    from pypdf import PdfReader
+    from pypdf.errors import PdfReadError
+
+    try:
+        reader = PdfReader(str(path))
+        if reader.is_encrypted:
+            raise _ReadError("the PDF is encrypted")
+        title = (reader.metadata.title if reader.metadata else None) or None
+        sections = []
+        for n, page in enumerate(reader.pages, start=1):
+            text = (page.extract_text() or "").strip()
+            if text:
+                sections.append(f"## {PAGE_HEADING.format(n=n)}\n\n{_escape_md_line_starts(text)}")
+        return "\n\n".join(sections), title, len(reader.pages)
+    except _ReadError:
+        raise
+    except (PdfReadError, OSError, ValueError, KeyError, TypeError) as exc:
+        raise _ReadError(f"not a readable PDF ({exc})") from exc
+
+
+def parse_file(
+    path: Path, source_id: str, *, glossary: dict[str, str] | None = None, uri: str | None = None
+) -> tuple[SourceDocument, list[Chunk]]:
+    """Parse one file by its suffix: Markdown/text, HTML (→ Markdown) or PDF
+    (→ one section per page; each chunk gets ``metadata["page"]``, 1-based).
+
+    Raises ``_ReadError`` (unreadable, not UTF-8, not a PDF) or ``IngestError``.
+    """
+    suffix = path.suffix.lower()
+    if suffix == ".pdf":
+        if path.is_dir():
+            raise _ReadError("is a directory, not a file")
+        text, title, _pages = pdf_to_markdown(path)
+        if title:
+            text = f"---\ntitle: {json.dumps(title, ensure_ascii=False)}\n---\n" + text
+        doc, chunks = parse_markdown(text, source_id, glossary=glossary, uri=uri)
+        out = []
+        for c in chunks:
+            page = next(
+                (int(h.split()[1]) for h in c.heading_path[1:2] if h.startswith("第 ") and h.endswith(" 页")), None
+            )
+            out.append(c.model_copy(update={"metadata": {**c.metadata, "page": page}}) if page else c)
+        return doc, out
+    text = _read(path)
+    if suffix in (".html", ".htm"):
+        md, title = html_to_markdown(text)
+        if title:
+            md = f"---\ntitle: {json.dumps(title, ensure_ascii=False)}\n---\n" + md
+        text = md
+    return parse_markdown(text, source_id, glossary=glossary, uri=uri)
+
+
 def load_sources(
     paths: Sequence[Path],
     *,
@@ -202,10 +300,7 @@ def load_sources(
             if source_id in seen:
                 raise _ReadError("duplicate source id (already read from another folder)")
             seen.add(source_id)
-            text = _read(path)
-            doc, chunks = parse_markdown(
-                text, source_id, glossary=glossary, uri=public_url(source_id, base_url)
-            )
+            doc, chunks = parse_file(path, source_id, glossary=glossary, uri=public_url(source_id, base_url))
             parsed.append(ParsedSource(document=doc, chunks=chunks, path=path))
         except _ReadError as exc:
             failures.append(IngestFailure(source_id, str(path), f"{source_id}: {exc}"))

@@ -57,3 +57,21 @@ def to_markdown(record: AnswerRecord) -> str:
         out.append("\n## 推荐链接\n")
         out += [f"- [{l.label}]({l.url})" for l in record.recommended_links]
     return "\n".join(out).rstrip() + "\n"
+
+
+def conversation_to_markdown(records: list[AnswerRecord]) -> str:
+    """Several answers (a conversation, oldest first) as one Markdown document.
+
+    Footnote labels are prefixed with the turn number (``[^2-1]``) so that they
+    stay unique across turns.
+    """
+    out = []
+    for turn, record in enumerate(records, start=1):
+        md = to_markdown(record).replace("[^", f"[^{turn}-")
+        out.append(f"# 第 {turn} 轮\n\n" + md)
+    return "\n".join(out)
+
+
+def conversation_to_json(records: list[AnswerRecord]) -> str:
+    """A JSON array of full answer records (the stored exchange format)."""
+    return "[" + ",\n".join(r.model_dump_json() for r in records) + "]\n"

@@ -54,13 +54,16 @@ def ingest(
     embed: bool = True,
     embed_progress: Callable[[int, int], None] | None = None,
     remove_missing: bool = False,
+    base_url: str | None = None,
 ) -> IngestReport:
     """Ingest ``paths`` (files or folders) into ``index``.
 
     With ``embed=False`` only stage 1 runs (the caller embeds later, e.g. in
-    the background). Never raises for a single bad file; see ``report.failures``.
+    the background). ``base_url`` maps source ids to public URLs (see
+    ``core.corpus.public_url``; None: no public URL). Never raises for a single
+    bad file; see ``report.failures``.
     """
-    parsed, failures = load_sources(list(paths), progress=progress)
+    parsed, failures = load_sources(list(paths), progress=progress, base_url=base_url)
     results = index.apply([(p.document, p.chunks) for p in parsed], remove_missing=remove_missing)
     report = IngestReport(results=results, failures=list(failures), chunks=sum(len(p.chunks) for p in parsed))
     if embed:

@@ -4,7 +4,7 @@ import uuid
 
 import streamlit as st
 
-from components.chat_view import ask_and_show, show_record
+from components.chat_view import ask_and_show, show_export_buttons, show_record
 from components.resources import ensure_ready
 
 engine = ensure_ready()
@@ -24,6 +24,11 @@ for record in records:
         st.text(record.query)
     with st.chat_message("assistant"):
         show_record(record, versions)
+
+if records:
+    with st.sidebar:
+        st.caption("导出本次对话")
+        show_export_buttons(records, f"conversation-{conversation_id}")
 
 if question := st.chat_input("向知识库提问，例如：Deployment 和 StatefulSet 有什么区别？"):
     with st.chat_message("user"):

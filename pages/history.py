@@ -1,21 +1,30 @@
-"""History: every stored answer, re-rendered from its record."""
+"""History: every stored answer, re-rendered from its record; filter, replay, export."""
+
+from datetime import datetime, time, timezone
 
 import streamlit as st
 
-from components.chat_view import show_record
+from components.chat_view import show_export_buttons, show_record
 from components.resources import get_engine
 
 engine = get_engine()
 st.title("历史回答")
-col1, col2 = st.columns([3, 1])
+col1, col2, col3 = st.columns([3, 1, 1])
 text = col1.text_input("按问题搜索", "")
 status = col2.selectbox("状态", ["全部", "answered", "no_evidence", "unverifiable", "blocked", "error"])
-records = engine.records.list(text=text or None, status=None if status == "全部" else status, limit=200)
+since = col3.date_input("起始日期", value=None)
+records = engine.records.list(
+    text=text or None,
+    status=None if status == "全部" else status,
+    since=datetime.combine(since, time.min, tzinfo=timezone.utc) if since else None,
+    limit=200,
+)
 if not records:
     st.info("还没有符合条件的回答。")
 labels = {r.answer_id: f"{r.created_at:%Y-%m-%d %H:%M} · [{r.status}] {r.query[:60]}" for r in records}
 chosen = st.selectbox("选择一个回答重放", list(labels), format_func=labels.get) if records else None
 if chosen:
     record = next(r for r in records if r.answer_id == chosen)
-    st.markdown(f"**问题：** {record.query}".replace("$", "\\$"))
+    st.text(f"问题：{record.query}")
     show_record(record, engine.index.current_versions())
+    show_export_buttons([record], f"answer-{record.answer_id[:8]}")

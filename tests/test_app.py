@@ -109,3 +109,54 @@ def test_history_replays_a_stored_answer(app_env):
     at.selectbox[1].set_value(record.answer_id).run()
     html = _html(at)
     assert html.count('<sup class="yz-cite">') == len(record.supports)
+
+
+def test_library_page_lists_documents(app_env):
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.switch_page("pages/library.py").run()
+    assert not at.exception, at.exception
+    table = at.dataframe[0].value
+    assert len(table) == 40
+    assert "concepts/workloads/controllers/cron-jobs.md" in set(table["来源"])
+
+
+def test_snapshot_of_an_updated_source_shows_stored_and_current_text(app_env, tmp_path):
+    import shutil
+
+    from core.index import KnowledgeIndex
+    from core.ingest import ingest
+    from core.pipeline import Engine
+    from core.records import RecordStore
+    from tests.conftest import SAMPLE, make_settings
+
+    rel = "concepts/workloads/controllers/cron-jobs.md"
+    root = tmp_path / "docs"
+    (root / rel).parent.mkdir(parents=True)
+    shutil.copy(SAMPLE / rel, root / rel)
+    settings = make_settings(tmp_path / "data")
+    index = KnowledgeIndex(settings, app_env.embedder)
+    ingest(index, [root], embed=False)
+    engine = Engine(settings, app_env.embedder, index, RecordStore(settings.records_path), app_env.generators)
+    record = engine.ask("CronJob 的时间表语法是什么？")
+    cited = record.supports[0].chunk_ids[0]
+    snap = record.chunk(cited)
+    raw = (root / rel).read_text(encoding="utf-8")
+    sup = record.supports[0]
+    head = record.answer_text[sup.start : sup.end][:8]  # a cited sentence starts verbatim in the raw file
+    assert head in raw
+    (root / rel).write_text(raw.replace(head, "【新增】" + head, 1), encoding="utf-8")
+    ingest(index, [root], embed=False)
+
+    import os
+
+    os.environ["YINZHENG_DATA_DIR"] = str(settings.data_dir)
+    st.cache_resource.clear()
+    at = AppTest.from_file(str(ROOT / "pages" / "sources.py"), default_timeout=60)
+    at.query_params["answer_id"] = record.answer_id
+    at.query_params["chunk_id"] = cited
+    at.run()
+    assert not at.exception, at.exception
+    assert any("来源已更新" in w.value for w in at.warning)
+    assert any(t.value == snap.text for t in at.text)
+    diff = "\n".join(el.proto.body for el in at.get("html"))
+    assert "<ins>【新增】</ins>" in diff

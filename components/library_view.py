@@ -1,0 +1,31 @@
+"""Library page views: ingest results and the document table."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from core.ingest import IngestReport
+
+RESULT_LABELS = {"added": "新增", "updated": "已更新", "unchanged": "未变化", "removed": "已移除", "failed": "失败"}
+
+
+def show_report(report: IngestReport) -> None:
+    """Counts and a per-file table: added, updated, unchanged, failed (with the reason)."""
+    c = report.counts()
+    st.success(
+        f"新增 {c['added']} · 更新 {c['updated']} · 未变化 {c['unchanged']} · 失败 {c['failed']}"
+        f"（{report.chunks} 个片段；向量在后台补齐）"
+    )
+    rows = [{"文件": sid, "结果": RESULT_LABELS.get(r, r), "原因": ""} for sid, r in sorted(report.results.items())]
+    rows += [{"文件": f.source_id, "结果": RESULT_LABELS["failed"], "原因": f.reason} for f in report.failures]
+    if rows:
+        st.dataframe(rows, hide_index=True, use_container_width=True)
+
+
+def progress_callback(text: str):
+    bar = st.progress(0.0, text=text)
+
+    def update(done: int, total: int, name: str) -> None:
+        bar.progress(done / max(total, 1), text=f"{text} {done}/{total}：{name}")
+
+    return bar, update

@@ -1,0 +1,86 @@
+"""Knowledge-base management used by the library page and the command line:
+uploads, folder ingests and hiding documents.
+
+Uploaded file names are untrusted: only the base name is kept, hidden names
+and unsupported types are refused (reported as failures, never raised), and
+files are written under ``<data_dir>/uploads/``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path, PurePath
+from typing import Callable, Sequence
+
+from core.corpus import SOURCE_SUFFIXES, IngestFailure
+from core.index import KnowledgeIndex
+from core.ingest import IngestReport, ingest
+
+MAX_UPLOAD_BYTES = 50 * 1024 * 1024
+
+
+def safe_name(name: str) -> str | None:
+    """The base name of an uploaded file if it is acceptable, else None.
+
+    Path parts (``/``, ``\\``) are dropped; control characters are refused;
+    the name must not start with a dot and must end in a supported suffix.
+    """
+    base = PurePath(name.replace("\\", "/")).name.strip()
+    if not base or base.startswith(".") or re.search(r"[\x00-\x1f\x7f]", base):
+        return None
+    if not base.lower().endswith(SOURCE_SUFFIXES):
+        return None
+    return base
+
+
+def ingest_uploads(
+    index: KnowledgeIndex,
+    files: Sequence[tuple[str, bytes]],
+    uploads_dir: Path,
+    *,
+    progress: Callable[[int, int, str], None] | None = None,
+) -> IngestReport:
+    """Save ``(file name, content)`` pairs under ``uploads_dir`` and ingest them.
+
+    Returns a report whose results and failures cover exactly the uploaded
+    files (source id = base name). Vectors are embedded later (``embed=False``).
+    A refused or broken file is a failure with its reason; the rest go on and
+    what was indexed before stays served.
+    """
+    uploads_dir.mkdir(parents=True, exist_ok=True)
+    failures: list[IngestFailure] = []
+    names: list[str] = []
+    for raw_name, data in files:
+        name = safe_name(raw_name)
+        if name is None:
+            failures.append(
+                IngestFailure(raw_name, raw_name, f"{raw_name}: unsupported file name or type "
+                              f"(allowed: {', '.join(SOURCE_SUFFIXES)})")
+            )
+            continue
+        if len(data) > MAX_UPLOAD_BYTES:
+            failures.append(IngestFailure(name, name, f"{name}: larger than {MAX_UPLOAD_BYTES // 2**20} MiB"))
+            continue
+        (uploads_dir / name).write_bytes(data)
+        names.append(name)
+    if not names:
+        return IngestReport(failures=failures)
+    report = ingest(index, [uploads_dir / n for n in names], progress=progress, embed=False)
+    report.failures = failures + report.failures
+    return report
+
+
+def ingest_folder(
+    index: KnowledgeIndex,
+    folder: Path,
+    *,
+    base_url: str | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
+) -> IngestReport:
+    """Ingest every supported file under ``folder`` (a folder on the server).
+
+    A folder that does not exist is one failure, not an exception.
+    """
+    if not folder.is_dir():
+        return IngestReport(failures=[IngestFailure(str(folder), str(folder), f"{folder}: not a folder")])
+    return ingest(index, [folder], base_url=base_url, progress=progress, embed=False)
