@@ -2,9 +2,16 @@
 
 import streamlit as st
 
+from components.resources import get_engine
 from components.sidebar import show_sidebar
+from core.errors import AppError
 
 st.set_page_config(page_title="引证 Yinzheng", page_icon="📑", layout="wide")
+try:
+    get_engine()
+except AppError as exc:  # e.g. a bad setting or an index built with another embedding model
+    st.error(f"无法启动：{exc}")
+    st.stop()
 page = st.navigation(
     [
         st.Page("pages/chat.py", title="问答", icon="💬", default=True),

@@ -73,6 +73,14 @@ ANSWER_CSS = """<style>
   font-weight: normal; text-align: left; white-space: normal; vertical-align: baseline; }
 .yz-card::before { content: ""; position: absolute; left: 0; right: 0; top: -0.6em; height: 0.6em; }
 .yz-cite:hover .yz-card, .yz-cite:focus-within .yz-card { display: block; }
+@supports (anchor-name: --a) {
+  /* Keep the card inside the viewport: anchor it to its marker and flip when it would overflow. */
+  .yz-cite { anchor-scope: --yz-cite; }
+  .yz-cite-link { anchor-name: --yz-cite; }
+  .yz-card { position: fixed; position-anchor: --yz-cite; top: anchor(bottom); left: anchor(left);
+    right: auto; margin-top: 0.3em;
+    position-try-fallbacks: flip-inline, flip-block, flip-block flip-inline; }
+}
 .yz-card > span { display: block; }
 .yz-card-title { font-weight: 600; margin-bottom: 0.2em; }
 .yz-card-path, .yz-path { color: #5d6d7e; font-size: 0.95em; }
@@ -106,7 +114,7 @@ _TAGS = {
     "div", "section", "details", "summary", "time",
 }  # fmt: skip
 _ATTRIBUTES = {
-    "a": {"href", "title", "aria-label"},
+    "a": {"href", "title", "aria-label", "target"},
     "ol": {"start"},
     "th": {"style"},
     "td": {"style"},
@@ -294,7 +302,7 @@ def _cite_html(card: SourceCard) -> str:
     path = " › ".join(card.heading_path)
     parts = [
         '<sup class="yz-cite">',
-        f'<a class="yz-cite-link" href="{_e(card.snapshot_url)}" '
+        f'<a class="yz-cite-link" href="{_e(card.snapshot_url)}" target="_blank" '
         f'aria-label="{_e(f"来源 {card.number}：{card.title}")}">[{card.number}]</a>',
         '<span class="yz-card" role="tooltip">',
         f'<span class="yz-card-title">{_e(card.title)}</span>',
@@ -309,7 +317,7 @@ def _cite_html(card: SourceCard) -> str:
     if badge:
         parts.append(f"<span>{badge}</span>")
     parts.append(
-        f'<span><a class="yz-card-link" href="{_e(card.snapshot_url)}">查看来源快照</a></span>'
+        f'<span><a class="yz-card-link" href="{_e(card.snapshot_url)}" target="_blank">查看来源快照</a></span>'
     )
     parts.append("</span></sup>")
     return "".join(parts)
@@ -397,7 +405,7 @@ def _evidence_html(cards: Sequence[SourceCard]) -> str:
         bits = [
             '<li class="yz-evidence-item"><span class="yz-evidence-head">',
             f'<span class="yz-num">[{card.number}]</span>',
-            f'<a class="yz-evidence-title" href="{_e(card.snapshot_url)}">{_e(card.title)}</a>',
+            f'<a class="yz-evidence-title" href="{_e(card.snapshot_url)}" target="_blank">{_e(card.title)}</a>',
         ]
         dom = _domain(card.uri)
         if card.uri and dom:

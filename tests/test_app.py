@@ -88,7 +88,9 @@ def test_sources_page_shows_the_stored_snapshot(app_env):
     assert not at.exception, at.exception
     snap = record.chunk(chunk_id)
     assert any(t.value == snap.text for t in at.text)
-    assert snap.content_sha256 in str(at.table[0].value.to_dict())
+    meta = at.dataframe[0].value
+    assert dict(zip(meta["字段"], meta["值"]))["内容哈希 (SHA-256)"] == snap.content_sha256
+    assert dict(zip(meta["字段"], meta["值"]))["片段 ID"] == chunk_id
 
 
 def test_sources_page_unknown_id_is_a_clear_message(app_env):

@@ -103,15 +103,28 @@ def test_chat_shows_superscripts_and_an_open_card(server, browser):
     card.wait_for(state="visible", timeout=5_000)
     text = card.inner_text()
     assert "›" in text and "相关度" in text
+    # every card opens fully inside the viewport, wherever its marker sits
+    for i in range(page.locator("sup.yz-cite").count()):
+        sup = page.locator("sup.yz-cite").nth(i)
+        sup.locator("a.yz-cite-link").hover()
+        box = sup.locator(".yz-card").bounding_box()
+        assert box and box["x"] >= 0 and box["x"] + box["width"] <= 1280 and box["y"] >= 0, (i, box)
+    marker.hover()
     page.screenshot(path=str(ARTIFACTS / "chat-card.png"), full_page=False)
 
-    # the card's link opens the stored snapshot of that chunk
+    # the marker opens the stored snapshot of that chunk in a new tab; the chat stays
     href = marker.get_attribute("href")
     assert href and href.startswith("./sources?answer_id=")
-    marker.click()
-    page.get_by_text("来源快照").first.wait_for(timeout=60_000)
-    page.get_by_text("内容哈希 (SHA-256)").wait_for(timeout=60_000)
-    page.screenshot(path=str(ARTIFACTS / "snapshot.png"), full_page=False)
+    assert marker.get_attribute("target") == "_blank"
+    path = card.locator(".yz-card-path").inner_text()
+    with page.context.expect_page() as new_tab:
+        marker.click()
+    snapshot = new_tab.value
+    snapshot.get_by_role("heading", name="来源快照").wait_for(timeout=60_000)
+    snapshot.get_by_text(path, exact=True).wait_for(timeout=60_000)
+    snapshot.screenshot(path=str(ARTIFACTS / "snapshot.png"), full_page=False)
+    snapshot.close()
+    assert page.locator("sup.yz-cite").count() >= 2
     page.close()
 
 

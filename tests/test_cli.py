@@ -64,6 +64,10 @@ def test_export_and_render_a_stored_answer(data_dir, tmp_path):
     assert exp.returncode == 0 and json.loads(exp.stdout)["answer_id"] == r["answer_id"]
     f = tmp_path / "r.json"
     f.write_text(exp.stdout, encoding="utf-8")
+    md = run(["core", "export", r["answer_id"], "--format", "md"], data_dir)
+    assert md.returncode == 0, md.stderr
+    assert md.stdout.startswith("## 问题\n\nPod 的重启策略有哪些？")
+    assert md.stdout.count("[^1]") >= 2  # a marker in the text and its footnote
     html = run(["components", str(f)], data_dir)
     assert html.returncode == 0, html.stderr
     # extractive: one support per sentence, one chunk each → one marker per support

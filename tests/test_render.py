@@ -193,7 +193,9 @@ def assert_safe(html: str) -> None:
         for name, value in attrs.items():
             assert not name.startswith("on"), (tag, name)
             assert name in {"class", "href", "title", "aria-label", "start", "style", "role",
-                            "datetime", "rel"}, (tag, name)  # fmt: skip
+                            "datetime", "rel", "target"}, (tag, name)  # fmt: skip
+            if name == "target":
+                assert value == "_blank" and "noopener" in attrs.get("rel", ""), attrs
             if name == "class":
                 assert set((value or "").split()) <= _CLASSES.get(tag, set()), (tag, value)
             if name == "href":

@@ -44,7 +44,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-from typing import Any, Iterator, Sequence
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterator, Sequence
 
 import httpx
 from google import genai
@@ -84,6 +87,9 @@ __all__ = [
     "build_evidence_prompt",
     "draft_from_interaction",
     "FILE_SEARCH_STORE_ENV",
+    "FileSearchStoreResult",
+    "create_file_search_store",
+    "store_main",
 ]
 
 try:  # google-genai 3.x sends through httpx2 (an httpx fork); map both
@@ -503,3 +509,278 @@ def make_gemini_generator(name: str, settings: Any, **kwargs: Any) -> Generator:
     raise GenerationError(
         f"unknown Gemini generator {name!r}; use 'gemini', 'gemini-search' or 'gemini-file-search'"
     )
+
+
+# --------------------------------------------------------------------------- File Search store creation
+
+STORE_MIME_TYPES: dict[str, str] = {
+    # Markdown goes up as text/plain: the File Search API documents text/plain,
+    # text/html and application/pdf among its accepted types; text/markdown is
+    # only mentioned informally, so plain text is the safe choice.
+    ".md": "text/plain",
+    ".markdown": "text/plain",
+    ".txt": "text/plain",
+    ".html": "text/html",
+    ".htm": "text/html",
+    ".pdf": "application/pdf",
+}
+
+
+@dataclass(frozen=True)
+class FileSearchStoreResult:
+    """What ``create_file_search_store`` did.
+
+    ``uploaded`` is ``(source_id, document name or None)`` per imported file (the
+    document name is ``fileSearchStores/.../documents/...`` when the finished
+    operation reports it); ``failed`` is ``(source_id, reason)``.
+    """
+
+    store_name: str
+    display_name: str
+    uploaded: tuple[tuple[str, str | None], ...] = ()
+    failed: tuple[tuple[str, str], ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "store_name": self.store_name,
+            "display_name": self.display_name,
+            "uploaded": [{"source_id": s, "document_name": d} for s, d in self.uploaded],
+            "failed": [{"source_id": s, "reason": r} for s, r in self.failed],
+        }
+
+
+def _file_level_api_error(exc: BaseException) -> bool:
+    """True for an SDK API error that concerns one file only (a 4xx other than
+    auth / quota / timeout): it is recorded and the run goes on."""
+    if not isinstance(exc, genai_errors.APIError):
+        return False
+    mapped = map_error(exc, None)
+    code = getattr(exc, "code", None)
+    return type(mapped) is GenerationError and code is not None and 400 <= code < 500
+
+
+def _store_error(exc: BaseException, context: str) -> GenerationError | None:
+    """``map_error`` for the File Search store calls (no model involved), with
+    ``context`` (what was being done) appended."""
+    if isinstance(exc, genai_errors.APIError) and getattr(exc, "code", None) == 404:
+        mapped: GenerationError | None = GenerationError(
+            f"Gemini answered HTTP 404 ({_api_error_message(exc)})."
+        )
+    else:
+        mapped = map_error(exc, None)
+    if mapped is None:
+        return None
+    return type(mapped)(f"{mapped} [{context}]")
+
+
+def _operation_error(op: Any) -> str | None:
+    err = getattr(op, "error", None)
+    if not err:
+        return None
+    if isinstance(err, dict):
+        msg = err.get("message") or err.get("status") or err
+        code = err.get("code")
+        return f"import failed ({code}): {msg}" if code is not None else f"import failed: {msg}"
+    return f"import failed: {err}"
+
+
+def create_file_search_store(
+    settings: Any,
+    paths: Sequence[Path],
+    *,
+    display_name: str,
+    client: Any = None,
+    base_url: str | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
+    poll_interval_s: float = 2.0,
+    timeout_s: float = 600,
+    request_timeout_s: float | None = 300.0,
+    retry_options: types.HttpRetryOptions | None = None,
+) -> FileSearchStoreResult:
+    """Create a Gemini File Search store and upload every source file under ``paths``.
+
+    Steps, with the google-genai 3.x methods and the Gemini API REST calls they make
+    (``{v}`` is the SDK's API version: ``v1`` in google-genai 3.3.0, ``v1beta`` before):
+
+    1. ``client.file_search_stores.create(config={"display_name": ...})``
+       → ``POST /{v}/fileSearchStores`` (``{"displayName": ...}``); returns
+       ``types.FileSearchStore`` whose ``name`` is ``fileSearchStores/<id>``.
+    2. per file (``core.corpus.iter_source_files(paths)``; ``.md .markdown .txt``
+       as ``text/plain``, ``.html .htm`` as ``text/html``, ``.pdf`` as
+       ``application/pdf``),
+       ``client.file_search_stores.upload_to_file_search_store(file_search_store_name=...,
+       file=<open binary file>, config={"display_name": source_id, "mime_type": ...})``
+       (a file object, not the path: the SDK would put a non-ASCII file name into an
+       HTTP header and fail): a resumable upload —
+       ``POST /upload/{v}/{store}:uploadToFileSearchStore`` (body
+       ``{"displayName", "mimeType"}``) with
+       ``X-Goog-Upload-Protocol: resumable`` / ``X-Goog-Upload-Command: start``,
+       then the bytes to the returned ``x-goog-upload-url`` with
+       ``X-Goog-Upload-Command: upload, finalize``; the finalize reply is a
+       long-running operation (``types.UploadToFileSearchStoreOperation``).
+    3. ``client.operations.get(op)`` → ``GET /{v}/{operation name}`` every
+       ``poll_interval_s`` until ``done`` (at most ``timeout_s`` seconds per file);
+       ``op.response.document_name`` names the imported document.
+
+    A file that fails on its own (missing / unreadable / unsupported file, an HTTP
+    4xx such as 400 or 413 for that upload, an operation that ends with ``error``
+    or is not done within ``timeout_s``) is recorded in ``failed`` and the run goes
+    on. Auth (401/403, bad key), quota (429), timeouts, network and 5xx errors are
+    mapped by ``map_error`` to our ``GenerationError`` subclasses and stop the run;
+    the message names the store if it was already created. No source file at all
+    → ``IngestError`` (no store is created). No API key and no ``client`` →
+    ``MissingKeyError``.
+
+    ``progress(done, total, source_id)`` is called after each file.
+    ``client`` (a ready ``genai.Client``), ``base_url``, ``request_timeout_s``
+    (per HTTP request, seconds) and ``retry_options`` exist for tests.
+    """
+    from core.corpus import iter_source_files  # local: keeps this module light to import
+    from core.errors import IngestError
+
+    if not display_name or not display_name.strip():
+        raise ConfigError("the File Search store needs a display name (--name)")
+    if poll_interval_s < 0 or timeout_s <= 0:
+        raise ValueError("poll_interval_s must be >= 0 and timeout_s > 0")
+    if client is None:
+        api_key = getattr(settings, "gemini_api_key", None)
+        if not api_key:
+            raise MissingKeyError(MISSING_KEY_MESSAGE)
+        client = genai.Client(
+            api_key=api_key,
+            vertexai=False,
+            http_options=_http_options(None, base_url, request_timeout_s, retry_options),
+        )
+
+    files = iter_source_files([Path(p) for p in paths])
+    if not files:
+        shown = ", ".join(str(p) for p in paths) or "(no path given)"
+        raise IngestError(f"no source files ({', '.join(sorted(STORE_MIME_TYPES))}) under {shown}")
+
+    try:
+        store = client.file_search_stores.create(config={"display_name": display_name.strip()})
+    except GenerationError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - only SDK/transport errors are mapped
+        mapped = _store_error(exc, "while creating the File Search store")
+        if mapped is None:
+            raise
+        raise mapped from exc
+    store_name = getattr(store, "name", None)
+    if not store_name:
+        raise GenerationError("Gemini created a File Search store but returned no store name.")
+
+    uploaded: list[tuple[str, str | None]] = []
+    failed: list[tuple[str, str]] = []
+    total = len(files)
+
+    def stop(exc: BaseException, source_id: str) -> GenerationError | None:
+        return _store_error(
+            exc,
+            f"at {source_id}; store {store_name} was created, {len(uploaded)} of {total} files "
+            f"uploaded before the error",
+        )
+
+    for n, (path, source_id) in enumerate(files, start=1):
+        mime = STORE_MIME_TYPES.get(path.suffix.lower())
+        try:
+            if mime is None:
+                failed.append((source_id, f"unsupported file type {path.suffix or '(none)'}"))
+            elif not path.is_file():
+                failed.append((source_id, "not found" if not path.exists() else "not a regular file"))
+            else:
+                # An open binary file, not the path: for a path the SDK sends the
+                # base name in the X-Goog-Upload-File-Name header, which httpx
+                # cannot encode for non-ASCII names (退款.md → UnicodeEncodeError).
+                with path.open("rb") as fh:
+                    op = client.file_search_stores.upload_to_file_search_store(
+                        file_search_store_name=store_name,
+                        file=fh,
+                        config={"display_name": source_id, "mime_type": mime},
+                    )
+                deadline = time.monotonic() + timeout_s
+                while not getattr(op, "done", False):
+                    if time.monotonic() >= deadline:
+                        break
+                    time.sleep(poll_interval_s)
+                    op = client.operations.get(op)
+                reason = _operation_error(op)
+                if reason:
+                    failed.append((source_id, reason))
+                elif not getattr(op, "done", False):
+                    failed.append(
+                        (source_id, f"import not finished after {timeout_s:g} s "
+                         f"(operation {getattr(op, 'name', '?')}); it may still complete")
+                    )
+                else:
+                    response = getattr(op, "response", None)
+                    uploaded.append((source_id, getattr(response, "document_name", None)))
+        except GenerationError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - sorted below
+            if _file_level_api_error(exc):
+                failed.append((source_id, f"HTTP {exc.code}: {_api_error_message(exc)}"))  # type: ignore[attr-defined]
+            else:
+                mapped = stop(exc, source_id)
+                if mapped is not None:
+                    raise mapped from exc
+                if isinstance(exc, (OSError, ValueError, KeyError)):  # unreadable file, upload not finalized
+                    failed.append((source_id, f"{type(exc).__name__}: {exc}"))
+                else:
+                    raise
+        if progress is not None:
+            progress(n, total, source_id)
+
+    return FileSearchStoreResult(
+        store_name=store_name, display_name=display_name.strip(), uploaded=tuple(uploaded), failed=tuple(failed)
+    )
+
+
+def store_main(argv: list[str] | None = None) -> int:
+    """CLI: ``create --name DISPLAY_NAME [PATH ...] [--json]`` (default path:
+    ``settings.corpus_dir``). Progress and errors go to stderr; stdout gets the
+    store name (first line) and how to use it, or the JSON result. Exit 0 when the store was created (even if
+    some files failed; they are listed on stderr), 1 on an ``AppError``."""
+    import argparse
+    import json
+    import sys
+
+    from core.config import load_settings
+    from core.errors import AppError
+
+    parser = argparse.ArgumentParser(
+        prog="python -m core store", description="Manage the Gemini File Search store of the knowledge base."
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("create", help="create a File Search store and upload the knowledge base into it")
+    p.add_argument("--name", required=True, help="display name of the new store")
+    p.add_argument("paths", nargs="*", type=Path, help="files or folders (default: the corpus folder)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for each file's import")
+    args = parser.parse_args(argv)
+
+    def show(done: int, total: int, source_id: str) -> None:
+        print(f"[{done}/{total}] {source_id}", file=sys.stderr, flush=True)
+
+    try:
+        settings = load_settings()
+        paths = list(args.paths) or [settings.corpus_dir]
+        result = create_file_search_store(
+            settings, paths, display_name=args.name, progress=show, timeout_s=args.timeout
+        )
+    except AppError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    for source_id, reason in result.failed:
+        print(f"failed: {source_id}: {reason}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
+        return 0
+    print(
+        f"{len(result.uploaded)} uploaded, {len(result.failed)} failed into {result.display_name!r}.",
+        file=sys.stderr,
+    )
+    print(result.store_name)  # first stdout line: the store name alone (for scripts)
+    print(f"# use it with:\n{FILE_SEARCH_STORE_ENV}={result.store_name}")
+    print(f'python -m core ask "问题" --generator gemini-file-search --store {result.store_name}')
+    return 0
