@@ -4,6 +4,7 @@
     python -m core ask "问题" [--json] [--generator NAME] [--store FILE_SEARCH_STORE]
     python -m core ask --json -          # one question per line on stdin → JSON Lines
     python -m core export ANSWER_ID [--format json|md]
+    python -m core eval QUESTIONS.jsonl DOCS... [--report PATH] [...]   # quality figures
     python -m core store create --name NAME [PATH ...] [--json]   # Gemini File Search store
 
 Progress goes to stderr; results to stdout. Exit codes: 0 ok, 1 an
@@ -15,27 +16,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 
 from core.errors import AppError
 
 
 def _progress_printer(label: str):
-    state = {"t0": time.monotonic(), "last": 0.0}
+    from core.progress import progress_printer
 
-    def show(done: int, total: int, *_: object) -> None:
-        now = time.monotonic()
-        if done != total and now - state["last"] < 0.5:
-            return
-        state["last"] = now
-        rate = done / max(now - state["t0"], 1e-9)
-        eta = (total - done) / rate if rate > 0 else 0
-        print(f"\r{label}: {done}/{total} ({rate:.1f}/s, ~{eta:.0f}s left)   ", end="", file=sys.stderr)
-        if done == total:
-            print(file=sys.stderr)
-
-    return show
+    return progress_printer(label)
 
 
 def _engine(args: argparse.Namespace):
@@ -163,6 +152,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("answer_id")
     p.add_argument("--format", choices=["json", "md"], default="json")
     p.set_defaults(func=cmd_export)
+    from core.evaluation import add_cli as add_eval_cli
+
+    add_eval_cli(sub)
     p = sub.add_parser("store", help="Gemini File Search store from the knowledge base: store create --name NAME [PATH ...]",
                        add_help=False)
     p.add_argument("rest", nargs=argparse.REMAINDER)
