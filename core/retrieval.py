@@ -75,8 +75,8 @@ class HybridRetriever:
         self,
         index: KnowledgeIndex,
         *,
-        top_k: int = 8,
-        evidence_threshold: float = 0.4,
+        top_k: int = 5,
+        evidence_threshold: float = 0.35,
         use_dense: bool = True,
     ) -> None:
         if top_k <= 0:
@@ -96,7 +96,8 @@ class HybridRetriever:
         active = self.index.active_chunks()
         try:
             lex = lexical.search(question, CANDIDATES)
-            dense = self.index.dense_search(question, CANDIDATES) if self.use_dense else []
+            qv = self.index.query_vector(question) if self.use_dense else None
+            dense = self.index.dense_search_vector(qv, CANDIDATES)
         except RetrievalError:
             raise
         except Exception as exc:
@@ -109,6 +110,12 @@ class HybridRetriever:
             for rank, (cid, _) in enumerate(ranking, start=1):
                 fused[cid] = fused.get(cid, 0.0) + 1.0 / (RRF_K + rank)
         ordered = sorted((c for c in fused if c in active), key=lambda c: (-fused[c], c))[: self.top_k]
+        # Relevance must not depend on whether a chunk made the dense candidate list:
+        # score every returned chunk that has a vector with its exact cosine.
+        try:
+            dense_score.update(self.index.dense_similarities(qv, [c for c in ordered if c not in dense_score]))
+        except Exception as exc:
+            raise RetrievalError(f"retrieval failed: {exc}") from exc
         positions = [lexical.position(c) for c in ordered]
         coverage = lexical.coverage(question, [p if p is not None else 0 for p in positions])
         now = utc_now()

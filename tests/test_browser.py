@@ -102,7 +102,9 @@ def test_chat_shows_superscripts_and_an_open_card(server, browser):
     marker.hover()
     card.wait_for(state="visible", timeout=5_000)
     text = card.inner_text()
-    assert "›" in text and "相关度" in text
+    assert "相关度" in text and "置信" not in text
+    assert card.locator(".yz-card-title").inner_text().strip()
+    assert card.locator(".yz-card-path").inner_text().strip()
     # every card opens fully inside the viewport, wherever its marker sits
     for i in range(page.locator("sup.yz-cite").count()):
         sup = page.locator("sup.yz-cite").nth(i)
@@ -121,7 +123,7 @@ def test_chat_shows_superscripts_and_an_open_card(server, browser):
         marker.click()
     snapshot = new_tab.value
     snapshot.get_by_role("heading", name="来源快照").wait_for(timeout=60_000)
-    snapshot.get_by_text(path, exact=True).wait_for(timeout=60_000)
+    snapshot.get_by_text(path, exact=True).first.wait_for(timeout=60_000)
     snapshot.screenshot(path=str(ARTIFACTS / "snapshot.png"), full_page=False)
     snapshot.close()
     assert page.locator("sup.yz-cite").count() >= 2
