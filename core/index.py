@@ -144,6 +144,7 @@ class KnowledgeIndex:
         self._collection = self._open_collection(chroma_client)
         self._lexical = LexicalIndex([], [])
         self._active: dict[str, Chunk] = {}
+        self._generation = ""
         self.reload()
 
     # ---------------------------------------------------------------- catalog
@@ -206,6 +207,7 @@ class KnowledgeIndex:
         (``lexical_terms``, keyed by tokenizer and text hash) or are computed once
         and stored. When the active set is unchanged, the BM25 index is kept.
         """
+        generation = self._read_generation()
         with self._db() as db:
             rows = db.execute(
                 "SELECT c.chunk_id, c.chunk_json FROM chunks c JOIN documents d "
@@ -214,6 +216,7 @@ class KnowledgeIndex:
             ).fetchall()
         old_active, old_lexical = self._active, self._lexical
         if [cid for cid, _ in rows] == old_lexical.ids and all(cid in old_active for cid, _ in rows):
+            self._generation = generation
             return  # same chunks in the same order: nothing to rebuild
         active: dict[str, Chunk] = {}
         for cid, js in rows:
@@ -232,6 +235,7 @@ class KnowledgeIndex:
         lexical = LexicalIndex.from_tokens(list(active), [tokens[cid] for cid in active])
         with self._lock:  # swap both at once: readers see old or new, never a mixture
             self._active, self._lexical = active, lexical
+            self._generation = generation
 
     def _terms_for(self, wanted: dict[str, tuple[Chunk, str]]) -> dict[str, list[str]]:
         """Terms per chunk id: from the catalog's term cache, else tokenized now and stored."""
@@ -336,6 +340,7 @@ class KnowledgeIndex:
                         results[sid] = "removed"
                         retired.append((sid, current[sid]))
             stale = self._chunk_ids_of(db, retired)
+            self._bump_generation(db)
         self.reload()
         self._drop_vectors(stale)
         return results
@@ -348,9 +353,31 @@ class KnowledgeIndex:
             )]
             n = db.execute("UPDATE documents SET active = 0 WHERE source_id = ? AND active = 1", (source_id,)).rowcount
             stale = self._chunk_ids_of(db, versions)
+            self._bump_generation(db)
         self.reload()
         self._drop_vectors(stale)
         return n > 0
+
+    @staticmethod
+    def _bump_generation(db: sqlite3.Connection) -> None:
+        db.execute(
+            "INSERT INTO meta VALUES ('generation', '1') "
+            "ON CONFLICT(key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)"
+        )
+
+    def _read_generation(self) -> str:
+        with self._db() as db:
+            row = db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+        return row[0] if row else "0"
+
+    def refresh_if_changed(self) -> bool:
+        """Reload when another process (e.g. ``python -m core ingest`` while the app
+        runs) switched the catalog to a new state. One small catalog read; returns
+        whether a reload happened."""
+        if self._read_generation() == self._generation:
+            return False
+        self.reload()
+        return True
 
     @staticmethod
     def _chunk_ids_of(db: sqlite3.Connection, versions: Sequence[tuple[str, str]]) -> list[str]:

@@ -92,6 +92,7 @@ class HybridRetriever:
         question = question.strip()
         if not question:
             raise RetrievalError("the question is empty")
+        self.index.refresh_if_changed()
         lexical = self.index.lexical
         active = self.index.active_chunks()
         try:

@@ -207,3 +207,15 @@ def test_uploads_markdown_html_pdf_and_refused_names(tmp_path):
 )
 def test_safe_name(name, expected):
     assert safe_name(name) == expected
+
+
+def test_an_ingest_by_another_process_is_seen_by_the_running_app(kb):
+    """The app keeps one KnowledgeIndex open; `python -m core ingest` writes through another."""
+    engine, root = kb
+    other = KnowledgeIndex(engine.settings, engine.embedder)
+    (root / "late.md").write_text("---\ntitle: 迟到的文档\n---\n## 唯一一节\n\n斑马线协议规定了跨集群握手的步骤。\n", encoding="utf-8")
+    assert ingest(other, [root], embed=False).results["late.md"] == "added"
+    res = engine.retriever().retrieve("斑马线协议规定了什么？")
+    assert [rc.chunk.source_id for rc in res.evidence][:1] == ["late.md"]
+    other.hide("late.md")
+    assert all(rc.chunk.source_id != "late.md" for rc in engine.retriever().retrieve("斑马线协议规定了什么？").chunks)
