@@ -578,17 +578,10 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``eval`` with ``argv`` (the arguments after ``eval``)."""
-    from core.errors import AppError
+    """Run ``eval`` with ``argv`` (the arguments after ``eval``); same as ``python -m core eval``."""
+    from core.__main__ import main as cli_main
 
-    parser = argparse.ArgumentParser(prog="python -m core")
-    add_cli(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(["eval", *(sys.argv[1:] if argv is None else argv)])
-    try:
-        return args.func(args)
-    except AppError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+    return cli_main(["eval", *(sys.argv[1:] if argv is None else argv)])
 
 
 if __name__ == "__main__":

@@ -149,6 +149,13 @@ def _http_options(
     return opts
 
 
+def _new_client(api_key: str | None, http_options: types.HttpOptions) -> genai.Client:
+    """A Gemini Developer API client; raises ``MissingKeyError`` without a key."""
+    if not api_key:
+        raise MissingKeyError(MISSING_KEY_MESSAGE)
+    return genai.Client(api_key=api_key, vertexai=False, http_options=http_options)
+
+
 def _api_error_message(exc: genai_errors.APIError) -> str:
     return str(getattr(exc, "message", None) or exc)
 
@@ -282,13 +289,7 @@ class _GeminiBase(Generator):
                 raise ValueError("model must not be empty")
             self.model = model
         if client is None:
-            if not api_key:
-                raise MissingKeyError(MISSING_KEY_MESSAGE)
-            client = genai.Client(
-                api_key=api_key,
-                vertexai=False,
-                http_options=_http_options(http_options, base_url, timeout_s, retry_options),
-            )
+            client = _new_client(api_key, _http_options(http_options, base_url, timeout_s, retry_options))
         self._client = client
         self.temperature = temperature
 
@@ -643,13 +644,8 @@ def create_file_search_store(
     if poll_interval_s < 0 or timeout_s <= 0:
         raise ValueError("poll_interval_s must be >= 0 and timeout_s > 0")
     if client is None:
-        api_key = getattr(settings, "gemini_api_key", None)
-        if not api_key:
-            raise MissingKeyError(MISSING_KEY_MESSAGE)
-        client = genai.Client(
-            api_key=api_key,
-            vertexai=False,
-            http_options=_http_options(None, base_url, request_timeout_s, retry_options),
+        client = _new_client(
+            getattr(settings, "gemini_api_key", None), _http_options(None, base_url, request_timeout_s, retry_options)
         )
 
     files = iter_source_files([Path(p) for p in paths])
