@@ -146,7 +146,7 @@ def test_snapshot_of_an_updated_source_shows_stored_and_current_text(app_env, tm
     sup = record.supports[0]
     head = record.answer_text[sup.start : sup.end][:8]  # a cited sentence starts verbatim in the raw file
     assert head in raw
-    (root / rel).write_text(raw.replace(head, "【新增】" + head, 1), encoding="utf-8")
+    (root / rel).write_text(raw.replace(head, "【新增】" + head), encoding="utf-8")
     ingest(index, [root], embed=False)
 
     import os
