@@ -86,14 +86,20 @@ def browser():
         b.close()
 
 
-def test_chat_shows_superscripts_and_an_open_card(server, browser):
+def ask(browser, server: str, question: str):
+    """Open the chat in a new 1280×900 page and send ``question``; returns the page."""
     ARTIFACTS.mkdir(exist_ok=True)
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     page.goto(server, wait_until="domcontentloaded")
     box = page.get_by_test_id("stChatInputTextArea")
     box.wait_for(timeout=120_000)
-    box.fill("Deployment 和 StatefulSet 有什么区别？")
+    box.fill(question)
     box.press("Enter")
+    return page
+
+
+def test_chat_shows_superscripts_and_an_open_card(server, browser):
+    page = ask(browser, server, "Deployment 和 StatefulSet 有什么区别？")
     marker = page.locator("sup.yz-cite a.yz-cite-link").first
     marker.wait_for(timeout=120_000)
     assert page.locator("sup.yz-cite").count() >= 2
@@ -131,12 +137,7 @@ def test_chat_shows_superscripts_and_an_open_card(server, browser):
 
 
 def test_no_evidence_in_the_browser(server, browser):
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
-    page.goto(server, wait_until="domcontentloaded")
-    box = page.get_by_test_id("stChatInputTextArea")
-    box.wait_for(timeout=120_000)
-    box.fill("消息队列的消费者重平衡是怎么工作的？")
-    box.press("Enter")
+    page = ask(browser, server, "消息队列的消费者重平衡是怎么工作的？")
     page.locator(".yz-no-evidence").wait_for(timeout=120_000)
     assert page.locator("sup.yz-cite").count() == 0
     page.screenshot(path=str(ARTIFACTS / "no-evidence.png"), full_page=False)
