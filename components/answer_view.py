@@ -41,6 +41,7 @@ from core.grounding import (
     validate_supports,
 )
 from core.models import AnswerRecord, AuditEntry, ChunkSnapshot, SourceCard
+from core.replay import snapshot_state
 
 __all__ = ["ANSWER_CSS", "render_answer", "source_cards", "snapshot_url", "display_title"]
 
@@ -212,15 +213,6 @@ def _page(chunk: ChunkSnapshot) -> int | None:
     return None
 
 
-def _changed(chunk: ChunkSnapshot, current_versions: Mapping[str, str | None] | None) -> str:
-    if current_versions is None or chunk.source_id not in current_versions:
-        return "unknown"
-    cur = current_versions[chunk.source_id]
-    if cur is None:
-        return "deleted"
-    return "unchanged" if cur == chunk.version else "updated"
-
-
 class _View:
     """Everything derived from a record once: valid supports, layout, numbers, cards."""
 
@@ -253,7 +245,7 @@ class _View:
                 relevance=chunk.relevance,
                 snapshot_url=snapshot_url(record.answer_id, cid, snapshot_base),
                 page=_page(chunk),
-                changed=_changed(chunk, current_versions),  # type: ignore[arg-type]
+                changed=snapshot_state(chunk, current_versions),  # type: ignore[arg-type]
             )
         self.cards = cards
 

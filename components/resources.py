@@ -27,8 +27,6 @@ class EmbeddingWorker:
     ``wake()`` after an ingest makes it look for new chunks again.
     """
 
-    done: int = 0
-    total: int = 0
     error: str | None = None
     thread: threading.Thread | None = field(default=None, repr=False)
     _wake: threading.Event = field(default_factory=threading.Event, repr=False)
@@ -48,14 +46,11 @@ def embedding_worker() -> EmbeddingWorker:
     if not engine.settings.background_embedding:
         return worker
 
-    def progress(done: int, total: int) -> None:
-        worker.done, worker.total = done, total
-
     def run() -> None:
         while True:
             try:
                 worker.error = None
-                engine.index.embed_pending(progress=progress)
+                engine.index.embed_pending()
             except AppError as exc:
                 worker.error = str(exc)
             except Exception as exc:  # keep the app alive; show the reason in the sidebar

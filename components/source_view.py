@@ -8,7 +8,7 @@ from urllib.parse import urlparse
 import streamlit as st
 
 from core.models import AnswerRecord, Chunk
-from core.replay import char_diff
+from core.replay import char_diff, snapshot_state
 
 DIFF_CSS = """<style>
 .yz-diff { white-space: pre-wrap; line-height: 1.7; font-size: 0.95em; }
@@ -52,12 +52,12 @@ def show_snapshot(
         return
     st.subheader(snap.title)
     st.caption(" › ".join(snap.heading_path))
-    version = current_versions.get(snap.source_id)
-    if version is None:
+    state = snapshot_state(snap, current_versions)
+    if state in ("deleted", "unknown"):
         st.warning("来源已删除：以下为作答时保存的快照。")
         st.text(snap.text)
-    elif version != snap.version:
-        st.warning(f"来源已更新（当前版本 {version}）：左侧为作答时保存的快照（版本 {snap.version}），右侧为当前内容。")
+    elif state == "updated":
+        st.warning(f"来源已更新（当前版本 {current_versions[snap.source_id]}）：左侧为作答时保存的快照（版本 {snap.version}），右侧为当前内容。")
         left, right = st.columns(2)
         left.markdown("**作答时（快照）**")
         left.text(snap.text)

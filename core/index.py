@@ -267,6 +267,12 @@ class KnowledgeIndex:
     def lexical(self) -> LexicalIndex:
         return self._lexical
 
+    def serving(self) -> tuple[dict[str, Chunk], LexicalIndex]:
+        """The active chunks and the BM25 index over them, read together under the
+        swap lock (two separate reads could straddle a reload)."""
+        with self._lock:
+            return self._active, self._lexical
+
     def active_chunks(self) -> dict[str, Chunk]:
         """The chunks currently served, by chunk id (a snapshot; safe to keep)."""
         return self._active

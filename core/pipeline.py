@@ -131,19 +131,11 @@ def ask(
     ``error`` that keeps the question and the retrieved evidence.
     """
     gen_info = generator.info if isinstance(generator, Generator) else GeneratorInfo(name="unavailable")
-    if len(question) > MAX_QUESTION_CHARS:
-        return _finish(
-            records,
-            AnswerRecord(
-                query=question,
-                conversation_id=conversation_id,
-                generator=gen_info,
-                status="error",
-                error=f"问题太长（{len(question)} 个字符）：请缩短到 {MAX_QUESTION_CHARS} 个字符以内。",
-            ),
-        )
     links = recommended_links(question, settings.links_file)
     base = dict(query=question, conversation_id=conversation_id, generator=gen_info, recommended_links=links)
+    if len(question) > MAX_QUESTION_CHARS:
+        error = f"问题太长（{len(question)} 个字符）：请缩短到 {MAX_QUESTION_CHARS} 个字符以内。"
+        return _finish(records, AnswerRecord(status="error", error=error, **base))
     if isinstance(generator, Generator) and generator.own_retrieval:
         evidence: tuple = ()
         snapshots: tuple[ChunkSnapshot, ...] = ()

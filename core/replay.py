@@ -8,22 +8,29 @@ the source is no longer served (hidden or removed).
 from __future__ import annotations
 
 import difflib
-from typing import Literal
+from typing import TYPE_CHECKING, Literal, Mapping
 
-from core.index import KnowledgeIndex
 from core.models import Chunk, ChunkSnapshot
 
-SnapshotState = Literal["unchanged", "updated", "deleted"]
+if TYPE_CHECKING:  # the renderer imports this module; keep it free of the index's dependencies
+    from core.index import KnowledgeIndex
+
+SnapshotState = Literal["unchanged", "updated", "deleted", "unknown"]
 
 
-def snapshot_state(snap: ChunkSnapshot, current_versions: dict[str, str | None]) -> SnapshotState:
-    current = current_versions.get(snap.source_id)
+def snapshot_state(snap: ChunkSnapshot, current_versions: Mapping[str, str | None] | None) -> SnapshotState:
+    """``unknown`` when ``current_versions`` is None or does not know the source
+    (e.g. a record replayed against another data folder); ``deleted`` when the
+    source is known but not served; else ``unchanged`` / ``updated``."""
+    if current_versions is None or snap.source_id not in current_versions:
+        return "unknown"
+    current = current_versions[snap.source_id]
     if current is None:
         return "deleted"
     return "unchanged" if current == snap.version else "updated"
 
 
-def current_counterpart(index: KnowledgeIndex, snap: ChunkSnapshot) -> Chunk | None:
+def current_counterpart(index: "KnowledgeIndex", snap: ChunkSnapshot) -> Chunk | None:
     """The active chunk that now stands where ``snap`` stood: same source, same
     heading path if one exists (the most similar text among those), else the
     most similar text in the source. None when the source is not served."""

@@ -93,8 +93,7 @@ class HybridRetriever:
         if not question:
             raise RetrievalError("the question is empty")
         self.index.refresh_if_changed()
-        lexical = self.index.lexical
-        active = self.index.active_chunks()
+        active, lexical = self.index.serving()
         try:
             lex = lexical.search(question, CANDIDATES)
             qv = self.index.query_vector(question) if self.use_dense else None
