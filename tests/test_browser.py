@@ -115,6 +115,7 @@ def test_chat_shows_superscripts_and_an_open_card(server, browser):
     for i in range(page.locator("sup.yz-cite").count()):
         sup = page.locator("sup.yz-cite").nth(i)
         sup.locator("a.yz-cite-link").hover()
+        sup.locator(".yz-card").wait_for(state="visible", timeout=5_000)  # CSS :hover applies after the move
         box = sup.locator(".yz-card").bounding_box()
         assert box and box["x"] >= 0 and box["x"] + box["width"] <= 1280 and box["y"] >= 0, (i, box)
     marker.hover()
