@@ -51,6 +51,7 @@ NO_EVIDENCE_MESSAGE = "在当前检索设置下，知识库中没有足够的证
 UNVERIFIABLE_MESSAGE = "无法核实：这段回答中没有任何内容能与来源核对。"
 BLOCKED_MESSAGE = "模型提供方拦截了这次回答，未显示内容。"
 ERROR_PREFIX = "出错了："
+INTERRUPTED_MESSAGE = "回答被中断：以下是中断前已生成的部分，未经核对。"
 
 ANSWER_CSS = """<style>
 .yz-answer { line-height: 1.7; color: inherit; }
@@ -60,7 +61,7 @@ ANSWER_CSS = """<style>
 .yz-notice { padding: 0.6em 0.9em; border-radius: 6px; margin: 0.4em 0 0.8em;
   background: rgba(127,127,127,0.10); border-left: 4px solid rgba(127,127,127,0.5); }
 .yz-notice.yz-error { border-left-color: #c0392b; }
-.yz-notice.yz-unverifiable, .yz-notice.yz-blocked { border-left-color: #b9770e; }
+.yz-notice.yz-unverifiable, .yz-notice.yz-blocked, .yz-notice.yz-interrupted { border-left-color: #b9770e; }
 .yz-note { font-size: 0.85em; opacity: 0.8; margin: 0.2em 0 0.6em; }
 .yz-query { font-size: 0.9em; opacity: 0.85; }
 .yz-cite { position: relative; display: inline-block; vertical-align: super; line-height: 1;
@@ -132,7 +133,7 @@ _CLASSES = {
         "yz-path", "yz-snippet", "yz-meta", "yz-link-kind", "yz-evidence-head", "yz-domain",
     },
     "div": {
-        "yz-answer", "yz-answer-body", "yz-notice", "yz-error", "yz-unverifiable", "yz-blocked",
+        "yz-answer", "yz-answer-body", "yz-notice", "yz-error", "yz-unverifiable", "yz-blocked", "yz-interrupted",
         "yz-no-evidence", "yz-note", "yz-extractive", "yz-query", "yz-after-block",
         "yz-orphans",
     },
@@ -472,7 +473,8 @@ def render_answer(
     page's audit next to ``record.audit``. Status views: ``no_evidence`` (plain
     notice), ``unverifiable`` (nothing could be checked against the sources; also
     shown for an ``answered`` record without a usable support), ``error``
-    (``record.error`` and the question), ``blocked``. ``current_versions``
+    (``record.error`` and the question), ``blocked``, ``interrupted`` (a notice,
+    then the partial text as stored, every sentence marked 本段无出处). ``current_versions``
     (source_id -> current version, None = deleted) adds 来源已更新/来源已删除 to
     cards. ``snapshot_base`` is the relative path of the snapshot page. The same
     record always gives the same HTML. Does not include :data:`ANSWER_CSS`.
@@ -491,7 +493,9 @@ def render_answer(
     else:
         view = _View(record, current_versions, snapshot_base)
         cards = sorted(view.cards.values(), key=lambda c: c.number)
-        if status == "unverifiable" or answer_status(view.supports) == "unverifiable":
+        if status == "interrupted":
+            out.append(_notice("interrupted", INTERRUPTED_MESSAGE))
+        elif status == "unverifiable" or answer_status(view.supports) == "unverifiable":
             out.append(_notice("unverifiable", UNVERIFIABLE_MESSAGE))
         if record.generator.name == "extractive":
             out.append(f'<div class="yz-note yz-extractive">{_e(EXTRACTIVE_NOTE)}</div>')

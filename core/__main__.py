@@ -98,16 +98,43 @@ def cmd_ask(args: argparse.Namespace) -> int:
             "(run `python -m core ingest` to embed them)",
             file=sys.stderr,
         )
-    questions = [line.strip() for line in sys.stdin if line.strip()] if args.question == "-" else [args.question]
+    questions = _stdin_questions() if args.question == "-" else [args.question]
+    failed = 0
     for q in questions:
-        record = engine.ask(q, generator=args.generator)
+        try:
+            record = engine.ask(q, generator=args.generator)
+        except AppError as exc:  # the store itself failed: say so for this line, go on with the next
+            failed += 1
+            _print_failed_line(q, exc, as_json=args.json)
+            continue
         if args.json:
             print(record.model_dump_json(), flush=True)
         else:
             print(f"[{record.status}] {record.answer_text or record.error or ''}")
             for s in record.supports:
                 print(f"  {s.start}-{s.end} → {', '.join(s.chunk_ids)}")
-    return 0
+    return 1 if failed else 0
+
+
+def _stdin_questions() -> list[str]:
+    """Non-blank stdin lines, decoded as UTF-8 line by line.
+
+    An undecodable byte becomes a lone surrogate (``surrogateescape``, as Python
+    decodes argv) instead of aborting the batch; ``Engine.ask`` replaces it with
+    U+FFFD and audits the repair, so every line still ends as a record.
+    """
+    lines = (raw.decode("utf-8", errors="surrogateescape") for raw in sys.stdin.buffer)
+    return [line.strip() for line in lines if line.strip()]
+
+
+def _print_failed_line(question: str, exc: AppError, *, as_json: bool) -> None:
+    from core.textsafe import scrub
+
+    shown = scrub(question)[0]
+    print(f"error: {shown[:80]!r}: {exc}", file=sys.stderr)
+    if as_json:  # keep JSON Lines aligned with the input: one object per question
+        print(json.dumps({"query": shown, "status": "error", "error": str(exc), "stored": False},
+                         ensure_ascii=False), flush=True)
 
 
 def cmd_export(args: argparse.Namespace) -> int:

@@ -251,7 +251,9 @@ class ChunkSnapshot(Frozen):
         )
 
 
-AnswerStatus = Literal["answered", "no_evidence", "unverifiable", "blocked", "error"]
+# ``interrupted``: the answer was cut off while streaming (page stop/rerun, Ctrl-C);
+# ``answer_text`` holds what was shown so far, without supports.
+AnswerStatus = Literal["answered", "no_evidence", "unverifiable", "blocked", "error", "interrupted"]
 
 
 class AnswerRecord(Frozen):
@@ -310,6 +312,9 @@ class Draft(Frozen):
     (``blocked`` for a safety stop) instead of raising.
     ``extra_chunks`` are chunks the generator brought itself (for example
     Gemini's own search results), which may be cited besides those sent.
+    ``audit`` holds what the generator noticed about its own output (for
+    example that the provider returned no grounding metadata at all); the
+    pipeline copies it into the record's audit.
     """
 
     parts: tuple[str, ...]
@@ -318,6 +323,7 @@ class Draft(Frozen):
     status: Literal["ok", "blocked"] = "ok"
     message: str | None = None
     extra_chunks: tuple[RetrievedChunk, ...] = ()
+    audit: tuple[AuditEntry, ...] = ()
 
     @property
     def text(self) -> str:

@@ -9,9 +9,9 @@ the evaluation.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Sequence
 
-from core import grounding
+from core import grounding, textsafe
 from core.config import Settings, load_settings
 from core.embeddings import Embedder, make_embedder
 from core.errors import AppError, GenerationError
@@ -127,75 +127,150 @@ def ask(
 ) -> AnswerRecord:
     """Run the whole pipeline for one question and store the record.
 
-    Never raises an ``AppError``: failures become a record with status
-    ``error`` that keeps the question and the retrieved evidence.
+    Every input ends as a stored record:
+
+    * never raises an ``AppError`` (only ``RecordError`` when the store itself
+      fails): failures become a record with status ``error`` that keeps the
+      question and the retrieved evidence;
+    * a lone surrogate (an undecodable byte, half an emoji) in the question or
+      in anything the generator returned is replaced by U+FFFD and audited
+      (``core.textsafe``), so the record can always be stored;
+    * an interruption while answering (a ``BaseException`` that is not an
+      ``Exception``: Streamlit's stop/rerun, ``KeyboardInterrupt``) stores the
+      turn with status ``interrupted``, the text streamed so far and an audit
+      entry, then re-raises the interruption unchanged.
+
+    ``on_text`` receives each streamed text piece (surrogates already replaced).
     """
-    gen_info = generator.info if isinstance(generator, Generator) else GeneratorInfo(name="unavailable")
-    links = recommended_links(question, settings.links_file)
-    base = dict(query=question, conversation_id=conversation_id, generator=gen_info, recommended_links=links)
-    if len(question) > MAX_QUESTION_CHARS:
-        error = f"问题太长（{len(question)} 个字符）：请缩短到 {MAX_QUESTION_CHARS} 个字符以内。"
-        return _finish(records, AnswerRecord(status="error", error=error, **base))
-    if isinstance(generator, Generator) and generator.own_retrieval:
-        evidence: tuple = ()
-        snapshots: tuple[ChunkSnapshot, ...] = ()
-        base["retrieval"] = {"retrieval": f"by the generator ({generator.name})"}
-    else:
-        try:
-            retrieval: RetrievalResult = retriever.retrieve(question)
-        except AppError as exc:
-            return _finish(records, AnswerRecord(status="error", error=str(exc), **base))
-        evidence = retrieval.evidence
-        snapshots = tuple(ChunkSnapshot.from_retrieved(rc) for rc in evidence)
-        base["retrieval"] = dict(retrieval.config, display_threshold=settings.display_threshold)
-        if retrieval.no_evidence:
-            return _finish(records, AnswerRecord(status="no_evidence", **base))
-    if not isinstance(generator, Generator):
-        return _finish(records, AnswerRecord(status="error", error=str(generator), chunks=snapshots, **base))
+    turn = _Turn(records, settings, conversation_id)
     try:
-        draft: Draft | None = None
-        for piece in generator.stream(question, evidence, history):
-            if isinstance(piece, Draft):
-                draft = piece
-            elif on_text is not None:
-                on_text(piece)
-        if draft is None:
-            raise GenerationError("the generator ended without an answer")
-    except AppError as exc:
-        return _finish(records, AnswerRecord(status="error", error=str(exc), chunks=snapshots, **base))
-    except Exception as exc:  # a bug in a generator must not lose the question
-        return _finish(
-            records,
-            AnswerRecord(status="error", error=f"the generator failed unexpectedly: {exc}", chunks=snapshots, **base),
+        return turn.run(question, retriever, generator, history, on_text)
+    except BaseException as exc:
+        if isinstance(exc, Exception) or turn.saved:
+            raise
+        turn.save_interrupted(exc)
+        raise
+
+
+INTERRUPTED_REASON = "回答在生成过程中被中断（页面停止、重新运行或用户中止）；保存的是中断前已显示的部分，未经核对。"
+
+
+class _Turn:
+    """The state of one ``ask`` call: what has been retrieved and streamed, and
+    whether the record was stored (so an interruption stores it exactly once)."""
+
+    def __init__(self, records: RecordStore | None, settings: Settings, conversation_id: str | None) -> None:
+        self.records = records
+        self.settings = settings
+        self.base: dict = dict(query="", conversation_id=conversation_id, generator=GeneratorInfo(name="unavailable"))
+        self.notes: list[AuditEntry] = []
+        self.snapshots: tuple[ChunkSnapshot, ...] = ()
+        self.streamed: list[str] = []
+        self.pending: AnswerRecord | None = None
+        self.saved = False
+
+    def finish(self, record: AnswerRecord) -> AnswerRecord:
+        if self.notes:
+            record = record.model_copy(update={"audit": (*self.notes, *record.audit)})
+        record = textsafe.scrub_record(record)
+        self.pending = record
+        if self.records is not None:
+            self.records.save(record)
+        self.saved = True
+        return record
+
+    def save_interrupted(self, exc: BaseException) -> None:
+        """Store the turn after ``exc`` interrupted it: the finished record again if
+        the interruption hit its save (same ``answer_id``, so storing is idempotent),
+        else an ``interrupted`` record with the text streamed so far."""
+        entry = AuditEntry(
+            action="flagged", reason=INTERRUPTED_REASON, detail={"kind": "interrupted", "exception": type(exc).__name__}
         )
-    snapshots = snapshots + tuple(
-        ChunkSnapshot.from_retrieved(rc) for rc in draft.extra_chunks if rc.chunk_id not in {s.chunk_id for s in snapshots}
-    )
-    base["generator"] = draft.generator
-    if draft.status == "blocked":
-        return _finish(
-            records,
-            AnswerRecord(status="blocked", error=draft.message, answer_text=draft.text, chunks=snapshots, **base),
+        try:
+            if self.pending is not None:
+                self.finish(self.pending)
+                return
+            self.finish(
+                AnswerRecord(
+                    status="interrupted", answer_text="".join(self.streamed), chunks=self.snapshots,
+                    audit=(entry,), **self.base,
+                )
+            )
+        except Exception:  # noqa: BLE001 - the interruption itself must propagate
+            pass
+
+    def run(
+        self,
+        question: str,
+        retriever: HybridRetriever,
+        generator: Generator | AppError,
+        history: Sequence[tuple[str, str]],
+        on_text: Callable[[str], None] | None,
+    ) -> AnswerRecord:
+        settings, base = self.settings, self.base
+        question, bad = textsafe.scrub(question)
+        if bad:
+            self.notes.append(textsafe.repair_audit("query", bad))
+        base["query"] = question
+        if isinstance(generator, Generator):
+            base["generator"] = generator.info
+        base["recommended_links"] = recommended_links(question, settings.links_file)
+        if len(question) > MAX_QUESTION_CHARS:
+            error = f"问题太长（{len(question)} 个字符）：请缩短到 {MAX_QUESTION_CHARS} 个字符以内。"
+            return self.finish(AnswerRecord(status="error", error=error, **base))
+        if isinstance(generator, Generator) and generator.own_retrieval:
+            evidence: tuple = ()
+            base["retrieval"] = {"retrieval": f"by the generator ({generator.name})"}
+        else:
+            try:
+                retrieval: RetrievalResult = retriever.retrieve(question)
+            except AppError as exc:
+                return self.finish(AnswerRecord(status="error", error=str(exc), **base))
+            evidence = retrieval.evidence
+            self.snapshots = tuple(ChunkSnapshot.from_retrieved(rc) for rc in evidence)
+            base["retrieval"] = dict(retrieval.config, display_threshold=settings.display_threshold)
+            if retrieval.no_evidence:
+                return self.finish(AnswerRecord(status="no_evidence", **base))
+        snapshots = self.snapshots
+        if not isinstance(generator, Generator):
+            return self.finish(AnswerRecord(status="error", error=str(generator), chunks=snapshots, **base))
+        try:
+            draft: Draft | None = None
+            for piece in generator.stream(question, evidence, history):
+                if isinstance(piece, Draft):
+                    draft = piece
+                    continue
+                piece = textsafe.scrub(piece)[0]
+                self.streamed.append(piece)
+                if on_text is not None:
+                    on_text(piece)
+            if draft is None:
+                raise GenerationError("the generator ended without an answer")
+        except AppError as exc:
+            return self.finish(AnswerRecord(status="error", error=str(exc), chunks=snapshots, **base))
+        except Exception as exc:  # a bug in a generator must not lose the question
+            error = f"the generator failed unexpectedly: {exc}"
+            return self.finish(AnswerRecord(status="error", error=error, chunks=snapshots, **base))
+        sent = {s.chunk_id for s in snapshots}
+        snapshots = snapshots + tuple(
+            ChunkSnapshot.from_retrieved(rc) for rc in draft.extra_chunks if rc.chunk_id not in sent
         )
-    grounded = grounding.ground(draft, [s.chunk_id for s in snapshots])
-    supports, dropped = _apply_display_threshold(grounded.supports, snapshots, settings.display_threshold)
-    status = grounding.answer_status(supports)
-    return _finish(
-        records,
-        AnswerRecord(
-            status=status,
-            answer_text=grounded.answer_text,
-            chunks=snapshots,
-            supports=supports,
-            audit=grounded.audit + dropped,
-            **base,
-        ),
-    )
-
-
-def _finish(records: RecordStore | None, record: AnswerRecord) -> AnswerRecord:
-    if records is not None:
-        records.save(record)
-    return record
-
-
+        self.snapshots = snapshots
+        base["generator"] = draft.generator
+        self.notes.extend(draft.audit)
+        if draft.status == "blocked":
+            return self.finish(
+                AnswerRecord(status="blocked", error=draft.message, answer_text=draft.text, chunks=snapshots, **base)
+            )
+        grounded = grounding.ground(draft, [s.chunk_id for s in snapshots])
+        supports, dropped = _apply_display_threshold(grounded.supports, snapshots, settings.display_threshold)
+        return self.finish(
+            AnswerRecord(
+                status=grounding.answer_status(supports),
+                answer_text=grounded.answer_text,
+                chunks=snapshots,
+                supports=supports,
+                audit=grounded.audit + dropped,
+                **base,
+            )
+        )

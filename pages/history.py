@@ -12,7 +12,7 @@ st.title("历史回答")
 col1, col2, col3 = st.columns([3, 1, 1])
 text = col1.text_input("按问题搜索", "")
 STATUS_LABELS = {"全部": "全部", "answered": "已回答", "no_evidence": "无充分证据", "unverifiable": "无法核查",
-                 "blocked": "被拦截", "error": "出错"}
+                 "blocked": "被拦截", "error": "出错", "interrupted": "被中断"}
 status = col2.selectbox("状态", list(STATUS_LABELS), format_func=STATUS_LABELS.get)
 since = col3.date_input("起始日期", value=None)
 records = engine.records.list(
@@ -23,7 +23,7 @@ records = engine.records.list(
 )
 if not records:
     st.info("还没有符合条件的回答。")
-labels = {r.answer_id: f"{r.created_at:%Y-%m-%d %H:%M} · [{STATUS_LABELS[r.status]}] {r.query[:60]}" for r in records}
+labels = {r.answer_id: f"{r.created_at:%Y-%m-%d %H:%M} · [{STATUS_LABELS.get(r.status, r.status)}] {r.query[:60]}" for r in records}
 chosen = st.selectbox("选择一个回答重放", list(labels), format_func=labels.get) if records else None
 if chosen:
     record = next(r for r in records if r.answer_id == chosen)

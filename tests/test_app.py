@@ -162,3 +162,40 @@ def test_snapshot_of_an_updated_source_shows_stored_and_current_text(app_env, tm
     assert any(t.value == snap.text for t in at.text)
     diff = "\n".join(el.proto.body for el in at.get("html"))
     assert "<ins>【新增】</ins>" in diff
+
+
+def test_interrupted_answer_is_shown_in_the_conversation_after_the_next_question(app_env):
+    """Streamlit stops the script mid-stream (StopException, a BaseException): the
+    turn is stored as interrupted with what was shown, and the page lists it."""
+    from streamlit.runtime.scriptrunner_utils.exceptions import StopException
+
+    from components.resources import get_engine
+    from core.generators.base import Generator
+
+    class StopsMidStream(Generator):
+        name = "extractive"
+
+        def generate(self, question, chunks, history=()):
+            raise AssertionError("stream() is used")
+
+        def stream(self, question, chunks, history=()):
+            yield "CronJob 的调度"
+            raise StopException()
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    engine = get_engine()  # the page's engine (one cache_resource per process)
+    real = engine.generators["extractive"]
+    engine.generators["extractive"] = StopsMidStream()
+    try:
+        at.chat_input[0].set_value("CronJob 的时间表语法是什么？").run(timeout=120)
+    finally:
+        engine.generators["extractive"] = real
+    conversation = at.query_params["c"]
+    (stored,) = engine.records.list(conversation_id=conversation)
+    assert stored.status == "interrupted" and stored.answer_text == "CronJob 的调度"
+    _chat(at, "Deployment 和 StatefulSet 有什么区别？")
+    html = _html(at)
+    assert "回答被中断" in html and "CronJob 的调度" in html
+    assert [m.value for m in at.text if m.value.endswith("？")][:2] == [
+        "CronJob 的时间表语法是什么？", "Deployment 和 StatefulSet 有什么区别？"]

@@ -84,3 +84,31 @@ def test_bad_setting_is_a_clear_error(tmp_path):
     env = dict(os.environ, YINZHENG_DATA_DIR=str(tmp_path), YINZHENG_TOP_K="0")
     p = subprocess.run([sys.executable, "-m", "core", "ask", "x"], cwd=ROOT, env=env, capture_output=True, text=True)
     assert p.returncode == 1 and "YINZHENG_TOP_K" in p.stderr
+
+
+def _run_bytes(args, data_dir, stdin: bytes = b""):
+    env = dict(os.environ, YINZHENG_DATA_DIR=str(data_dir), HF_HUB_OFFLINE="1")
+    return subprocess.run([sys.executable, "-m", *args], cwd=ROOT, env=env, input=stdin, capture_output=True, timeout=300)
+
+
+def test_undecodable_byte_in_argv_question_is_answered_and_audited(data_dir):
+    # what `python -m core ask "$(printf 'Pod \xff 是什么？')"` passes: Python decodes \xff as \udcff
+    p = _run_bytes(["core", "ask", b"CronJob \xff " + "的时间表语法是什么？".encode(), "--json"], data_dir)
+    assert p.returncode == 0, p.stderr.decode()
+    assert b"Traceback" not in p.stderr
+    r = json.loads(p.stdout.decode("utf-8"))
+    assert r["query"] == "CronJob \ufffd 的时间表语法是什么？"
+    assert r["status"] == "answered"
+    assert [(a["action"], a["detail"]["field"]) for a in r["audit"] if a["detail"].get("kind") == "lone_surrogate"] == [
+        ("repaired", "query")]
+
+
+def test_stdin_batch_goes_on_after_a_bad_line(data_dir):
+    stdin = "CronJob 的时间表语法是什么？\n".encode() + b"Pod \xff \xed\xa0\xbd?\n" + "消息队列的消费者重平衡是怎么工作的？\n".encode()
+    p = _run_bytes(["core", "ask", "--json", "-"], data_dir, stdin)
+    assert p.returncode == 0, p.stderr.decode()
+    lines = [json.loads(line) for line in p.stdout.decode("utf-8").splitlines()]
+    assert len(lines) == 3
+    assert lines[1]["query"].startswith("Pod \ufffd ")
+    assert lines[0]["status"] == "answered" and lines[2]["status"] == "no_evidence"
+    assert any(a["detail"].get("field") == "query" for a in lines[1]["audit"])

@@ -33,7 +33,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from core.errors import GenerationError
-from core.models import Chunk, Draft, DraftSupport, GeneratorInfo, RetrievedChunk, Scalar
+from core.models import AuditEntry, Chunk, Draft, DraftSupport, GeneratorInfo, RetrievedChunk, Scalar
 
 # --------------------------------------------------------------------------
 # Mode 1: the structured answer schema (sent as ``response_schema``)
@@ -452,7 +452,30 @@ def draft_from_grounded_parts(
                 score=score,
             )
         )
-    return Draft(parts=tuple(kept), supports=tuple(supports), generator=info, extra_chunks=tuple(extra))
+    audit = grounding_notes(metadata, supports, "".join(kept))
+    return Draft(parts=tuple(kept), supports=tuple(supports), generator=info, extra_chunks=tuple(extra), audit=audit)
+
+
+GROUNDING_MISSING = "Gemini 没有返回任何 grounding 元数据：回答无法与来源核对（不同于“有元数据但没有出处”）。"
+GROUNDING_NO_SUPPORTS = "Gemini 返回了 grounding 元数据，但其中没有任何出处（grounding_supports 为空）。"
+
+
+def grounding_notes(metadata: Any, supports: Sequence[DraftSupport], text: str) -> tuple[AuditEntry, ...]:
+    """One ``flagged`` audit entry when a non-empty answer has no supports:
+    ``detail.kind`` is ``grounding_missing`` when the response carried no
+    ``grounding_metadata`` at all, ``grounding_no_supports`` when it did but
+    listed no supports. Empty tuple otherwise."""
+    if supports or not text.strip():
+        return ()
+    if metadata is None:
+        return (AuditEntry(action="flagged", reason=GROUNDING_MISSING, detail={"kind": "grounding_missing"}),)
+    n_chunks = len(_get(metadata, "grounding_chunks") or ())
+    return (
+        AuditEntry(
+            action="flagged", reason=GROUNDING_NO_SUPPORTS,
+            detail={"kind": "grounding_no_supports", "grounding_chunks": n_chunks},
+        ),
+    )
 
 
 def candidate_parts(candidate: Any) -> list[tuple[str | None, bool]]:

@@ -1,0 +1,71 @@
+"""Text that cannot be stored: lone surrogates, replaced at the edge and audited.
+
+A Python ``str`` may hold a lone surrogate code point (U+D800..U+DFFF): the
+command line decodes an undecodable argv/stdin byte with ``surrogateescape``
+(``b"\\xff"`` -> ``"\\udcff"``), and ``json.loads`` accepts ``"\\ud83d"``
+(a half emoji in a model's JSON answer). Such text cannot be encoded as UTF-8,
+so neither SQLite/JSON storage nor the browser nor a provider request takes it.
+
+What a user expects: the question is still answered and stored. So every lone
+surrogate is replaced by U+FFFD (the replacement character, shown as "�"), one
+code point for one code point, and an ``AuditEntry`` (action ``repaired``)
+names the field and the count. Because U+FFFD is one code point, three UTF-8
+bytes and one UTF-16 unit - exactly how ``core.grounding`` counts a lone
+surrogate - no offset in any unit moves. A surrogate *pair* stored as two code
+points is replaced too (two U+FFFD): joining it would shift offsets.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from core.models import AnswerRecord, AuditEntry
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+REPLACEMENT = "\ufffd"
+
+
+def scrub(text: str) -> tuple[str, int]:
+    """``text`` with each surrogate code point replaced by U+FFFD, and how many were replaced.
+
+    Length in code points is unchanged. Does not mutate anything (``str`` is immutable).
+    """
+    return _LONE_SURROGATE.subn(REPLACEMENT, text)
+
+
+def repair_audit(field: str, count: int) -> AuditEntry:
+    """The audit entry for ``count`` replaced surrogates in ``field`` (a dotted path, e.g. ``query``)."""
+    return AuditEntry(
+        action="repaired",
+        reason=f"{field} 中有 {count} 个无效的 Unicode 字符（孤立代理项，如无法解码的字节），已替换为 U+FFFD（�）",
+        detail={"field": field, "count": count, "kind": "lone_surrogate"},
+    )
+
+
+def _walk(value: Any, path: str, found: dict[str, int]) -> Any:
+    if isinstance(value, str):
+        clean, n = scrub(value)
+        if n:
+            found[path] = found.get(path, 0) + n
+        return clean
+    if isinstance(value, dict):
+        return {
+            _walk(k, f"{path}.<key>", found): _walk(v, f"{path}.{k}" if path else str(k), found)
+            for k, v in value.items()
+        }
+    if isinstance(value, (list, tuple)):
+        return [_walk(v, f"{path}.{i}", found) for i, v in enumerate(value)]
+    return value
+
+
+def scrub_record(record: AnswerRecord) -> AnswerRecord:
+    """``record`` itself when every string in it can be encoded as UTF-8; otherwise a
+    copy with lone surrogates replaced (U+FFFD) and one ``repaired`` audit entry per
+    field (dotted path such as ``answer_text`` or ``chunks.0.text``). Offsets stay valid."""
+    found: dict[str, int] = {}
+    data = _walk(record.model_dump(), "", found)
+    if not found:
+        return record
+    data["audit"] = [*data["audit"], *(repair_audit(f, n).model_dump() for f, n in found.items())]
+    return AnswerRecord.model_validate(data)
