@@ -6,12 +6,44 @@ table the span ends in. Unsupported sentences get ``〔本段无出处〕``. One
 footnote per cited chunk, numbered by first appearance like the page:
 ``[^n]: 标题 › 路径 — URL（片段 chunk_id，版本 version）``.
 The JSON export is ``AnswerRecord.model_dump_json()``.
+
+Everything that is not the answer's own Markdown - the question, titles and
+heading paths, chunk ids, error messages, link labels - is untrusted text and is
+escaped with markdownify's ``MarkdownConverter.escape`` (backslash before
+``[ ] < > & ` ~ = + | \\ * _`` and before line-leading ``#``, ``-`` and list
+numbers; CommonMark lets any ASCII punctuation be backslash-escaped), so a title
+such as ``<img onerror=…>`` or ``[l](javascript:…)`` shows as text. URLs are
+written only when they are http(s), percent-encoded and in ``<…>``.
 """
 
 from __future__ import annotations
 
+import re
+from urllib.parse import quote, urlparse
+
+from markdownify import MarkdownConverter
+
 from core.grounding import layout, validate_supports
 from core.models import AnswerRecord
+
+_ESCAPER = MarkdownConverter(escape_misc=True, escape_asterisks=True, escape_underscores=True)
+
+
+def escape_text(text: str) -> str:
+    """``text`` as inert Markdown inline text on one line (whitespace runs, newlines
+    included, become one space; Markdown syntax is backslash-escaped)."""
+    return _ESCAPER.escape(re.sub(r"\s+", " ", text).strip(), set())
+
+
+def safe_url(url: str | None) -> str | None:
+    """``<url>`` for an http(s) URL with a host (spaces, ``<``, ``>`` and other unsafe
+    characters percent-encoded), else None."""
+    if not url:
+        return None
+    parts = urlparse(url.strip())
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+        return None
+    return "<" + quote(url.strip(), safe=":/?#[]@!$&'()*+,;=%~") + ">"
 
 UNSUPPORTED_MARK = "〔本段无出处〕"
 
@@ -21,13 +53,17 @@ STATUS_TEXT = {
 }
 
 
-def to_markdown(record: AnswerRecord) -> str:
-    """The record as Markdown: question, answer with footnote markers, footnotes, links."""
-    out = [f"## 问题\n\n{record.query}\n", "## 回答\n"]
+def to_markdown(record: AnswerRecord, *, label_prefix: str = "") -> str:
+    """The record as Markdown: question, answer with footnote markers, footnotes, links.
+
+    Footnote labels are ``[^{label_prefix}{n}]``; only the labels this function
+    writes carry the prefix (text in the answer or question is never rewritten).
+    """
+    out = [f"## 问题\n\n{escape_text(record.query)}\n", "## 回答\n"]
     if record.status in STATUS_TEXT:
         out.append(STATUS_TEXT[record.status] + "\n")
     elif record.status == "error":
-        out.append(f"出错了：{record.error or '未知错误'}\n")
+        out.append(f"出错了：{escape_text(record.error or '未知错误')}\n")
     else:
         supports, _ = validate_supports(record.answer_text, record.supports, [c.chunk_id for c in record.chunks])
         lay = layout(record.answer_text, supports)
@@ -37,7 +73,7 @@ def to_markdown(record: AnswerRecord) -> str:
             if slot.unsupported and not slot.chunk_ids:
                 mark = UNSUPPORTED_MARK
             else:
-                mark = "".join(f"[^{numbers.setdefault(c, len(numbers) + 1)}]" for c in slot.chunk_ids)
+                mark = "".join(f"[^{label_prefix}{numbers.setdefault(c, len(numbers) + 1)}]" for c in slot.chunk_ids)
             if slot.anchor_token is not None and record.answer_text[slot.position - 1 : slot.position] == "\n":
                 mark = "\n" + mark + "\n"
             inserts.append((slot.position, mark))
@@ -51,11 +87,17 @@ def to_markdown(record: AnswerRecord) -> str:
                 snap = record.chunk(cid)
                 if snap is None:
                     continue
-                where = f" — {snap.uri}" if snap.uri and snap.uri.startswith(("http://", "https://")) else ""
-                out.append(f"[^{n}]: {' › '.join(snap.heading_path)}{where}（片段 {cid}，版本 {snap.version}）")
-    if record.recommended_links:
+                url = safe_url(snap.uri)
+                where = f" — {url}" if url else ""
+                path = " › ".join(escape_text(h) for h in snap.heading_path)
+                out.append(
+                    f"[^{label_prefix}{n}]: {path}{where}"
+                    f"（片段 {escape_text(cid)}，版本 {escape_text(snap.version)}）"
+                )
+    links = [(escape_text(l.label), safe_url(l.url)) for l in record.recommended_links]
+    if any(url for _, url in links):
         out.append("\n## 推荐链接\n")
-        out += [f"- [{l.label}]({l.url})" for l in record.recommended_links]
+        out += [f"- [{label}]({url})" for label, url in links if url]
     return "\n".join(out).rstrip() + "\n"
 
 
@@ -67,7 +109,7 @@ def conversation_to_markdown(records: list[AnswerRecord]) -> str:
     """
     out = []
     for turn, record in enumerate(records, start=1):
-        md = to_markdown(record).replace("[^", f"[^{turn}-")
+        md = to_markdown(record, label_prefix=f"{turn}-")
         out.append(f"# 第 {turn} 轮\n\n" + md)
     return "\n".join(out)
 

@@ -2,7 +2,10 @@
 
 from datetime import datetime, timezone
 
-from core.export import UNSUPPORTED_MARK, to_markdown
+from markdown_it import MarkdownIt
+from mdit_py_plugins.footnote import footnote_plugin
+
+from core.export import UNSUPPORTED_MARK, conversation_to_markdown, to_markdown
 from core.models import AnswerRecord, ChunkSnapshot, GeneratorInfo, RecommendedLink, Support
 
 T = datetime(2026, 1, 1, tzinfo=timezone.utc)
@@ -35,17 +38,57 @@ def test_footnotes_follow_supported_sentences_and_number_by_first_appearance():
     # the first sentence ends at 。; the emoji belongs to the unsupported gap before 月
     assert body.startswith(f"地球是圆的。{UNSUPPORTED_MARK}🌍月球绕地球转。[^1]太阳很大。[^2][^1]\n")
     assert "[^1]: 乙（片段 b#0，版本 v1）" in md
-    assert "[^2]: 甲 › 一 — https://example.org/a（片段 a#0，版本 v1）" in md
+    assert "[^2]: 甲 › 一 — <https://example.org/a>（片段 a#0，版本 v1）" in md
 
 
 def test_no_evidence_and_links():
     r = record("", [], [], status="no_evidence",
                recommended_links=(RecommendedLink(label="首页", url="https://example.org/"),))
     md = to_markdown(r)
-    assert "没有足够的证据" in md and "- [首页](https://example.org/)" in md
+    assert "没有足够的证据" in md and "- [首页](<https://example.org/>)" in md
     assert "[^" not in md
 
 
 def test_javascript_uri_is_not_exported_as_a_link():
     r = record("一句话。", [Support(start=0, end=4, chunk_ids=("a#0",))], [snap("a#0", ("甲",), "javascript:alert(1)")])
     assert "javascript:" not in to_markdown(r)
+
+
+def _html(md: str) -> str:
+    return MarkdownIt("commonmark").use(footnote_plugin).render(md)
+
+
+def test_conversation_export_prefixes_only_its_own_footnote_labels():
+    q = "正则 [^0-9] 和 [^a] 是什么意思？"
+    text = "它匹配非数字 [^0-9]。"
+    r = record(text, [Support(start=0, end=len(text), chunk_ids=("a#0",))], [snap("a#0", ("甲",))]).model_copy(
+        update={"query": q})
+    md = conversation_to_markdown([r, r])
+    assert "[^1-0-9]" not in md and "[^2-0-9]" not in md
+    assert "它匹配非数字 [^0-9]。[^1-1]" in md and "它匹配非数字 [^0-9]。[^2-1]" in md
+    assert "[^1-1]: 甲" in md and "[^2-1]: 甲" in md
+    assert "正则 \\[^0-9\\] 和 \\[^a\\] 是什么意思？" in md  # the question is text, not Markdown
+    html = _html(md)
+    assert "正则 [^0-9] 和 [^a] 是什么意思？" in html
+
+
+HOSTILE = "<img src=x onerror=alert(1)>[l](javascript:alert(1)) *强调* `码` # 标题\n- 列表"
+
+
+def test_titles_heading_paths_and_labels_are_escaped_text():
+    r = record(
+        "一句话。",
+        [Support(start=0, end=4, chunk_ids=("a#0",))],
+        [snap("a#0", (HOSTILE, "节 [x](https://evil.example)"), "https://example.org/a b<c>")],
+        recommended_links=(RecommendedLink(label="[坏](javascript:alert(1))", url="https://example.org/"),
+                           RecommendedLink(label="脚本", url="javascript:alert(1)")),
+    ).model_copy(update={"query": HOSTILE})
+    md = to_markdown(r)
+    html = _html(md)
+    assert "<img" not in html and "<em>" not in html and "<code>" not in html and "<h1>" not in html
+    assert 'href="javascript' not in html and "javascript:alert(1)</a>" not in html
+    assert 'href="https://evil.example"' not in html
+    # shown as the literal text, on one footnote line
+    assert "&lt;img src=x onerror=alert(1)&gt;[l](javascript:alert(1)) *强调* `码` # 标题 - 列表" in html
+    assert 'href="https://example.org/a%20b%3Cc%3E"' in html
+    assert "[坏](javascript:alert(1))" in html and "脚本" not in md
