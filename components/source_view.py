@@ -1,4 +1,10 @@
-"""The snapshot page body: the stored chunk exactly as the answer used it."""
+"""The snapshot page body: the stored chunk exactly as the answer used it.
+
+Titles, heading paths, the question and ids from the URL are untrusted text:
+they are shown as escaped HTML or with ``st.text``, never as Streamlit Markdown
+(which would turn ``:ok:`` into an emoji, ``~删除~`` into strike-through and
+``[x](…)`` into a link).
+"""
 
 from __future__ import annotations
 
@@ -15,6 +21,21 @@ DIFF_CSS = """<style>
 .yz-diff del { background: rgba(231, 76, 60, 0.18); text-decoration: line-through; }
 .yz-diff ins { background: rgba(46, 204, 113, 0.22); text-decoration: none; }
 </style>"""
+
+TEXT_CSS = """<style>
+.yz-snap-title { font-size: 1.5rem; font-weight: 600; margin: 0.2rem 0; }
+.yz-snap-path, .yz-snap-query { color: rgba(49, 51, 63, 0.6); font-size: 0.875rem; white-space: pre-wrap; }
+</style>"""
+
+
+def text_html(text: str, cls: str) -> str:
+    """``text`` as one escaped ``<div class=cls>`` (no Markdown, no HTML from the text)."""
+    return f'<div class="{cls}">{escape(text)}</div>'
+
+
+def header_html(title: str, heading_path: tuple[str, ...] | list[str]) -> str:
+    """The snapshot's title and heading path (``A › B › C``) as escaped HTML."""
+    return TEXT_CSS + text_html(title, "yz-snap-title") + text_html(" › ".join(heading_path), "yz-snap-path")
 
 
 def diff_html(old: str, new: str) -> str:
@@ -44,14 +65,15 @@ def show_snapshot(
         st.info("从回答的来源卡片打开此页，可查看该片段在作答时的快照。")
         return
     if record is None:
-        st.error(f"找不到回答 {answer_id!r}：它可能来自另一个数据目录，或链接不完整。")
+        st.error("找不到这个回答：它可能来自另一个数据目录，或链接不完整。")
+        st.text(f"回答 ID：{answer_id}")
         return
     snap = record.chunk(chunk_id)
     if snap is None:
-        st.error(f"回答 {answer_id!r} 中没有片段 {chunk_id!r}。")
+        st.error("这个回答中没有所请求的片段。")
+        st.text(f"回答 ID：{answer_id}\n片段 ID：{chunk_id}")
         return
-    st.subheader(snap.title)
-    st.caption(" › ".join(snap.heading_path))
+    st.html(header_html(snap.title, snap.heading_path))
     state = snapshot_state(snap, current_versions)
     if state in ("deleted", "unknown"):
         st.warning("来源已删除：以下为作答时保存的快照。")
@@ -81,4 +103,4 @@ def show_snapshot(
     st.dataframe({"字段": list(rows), "值": list(rows.values())}, hide_index=True, use_container_width=True)
     if url:
         st.link_button("打开公开页面", url)
-    st.caption(f"问题：{record.query}")
+    st.html(TEXT_CSS + text_html(f"问题：{record.query}", "yz-snap-query"))

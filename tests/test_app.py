@@ -99,7 +99,8 @@ def test_sources_page_unknown_id_is_a_clear_message(app_env):
     at.query_params["chunk_id"] = "x#0"
     at.run()
     assert not at.exception
-    assert "does-not-exist" in at.error[0].value
+    assert "找不到这个回答" in at.error[0].value
+    assert any("does-not-exist" in t.value for t in at.text)
 
 
 def test_history_replays_a_stored_answer(app_env):
@@ -199,3 +200,26 @@ def test_interrupted_answer_is_shown_in_the_conversation_after_the_next_question
     assert "回答被中断" in html and "CronJob 的调度" in html
     assert [m.value for m in at.text if m.value.endswith("？")][:2] == [
         "CronJob 的时间表语法是什么？", "Deployment 和 StatefulSet 有什么区别？"]
+
+
+def test_snapshot_page_shows_titles_and_paths_as_text_not_markdown(app_env):
+    from core.models import AnswerRecord
+
+    record = app_env.ask("Pod 的重启策略有哪些？")
+    snap = record.chunks[0]
+    hostile = snap.model_copy(update={"title": ":ok: ~删除~ **粗** [l](javascript:alert(1))",
+                                      "heading_path": (":ok: ~删除~", "<b>节</b>")})
+    forged = record.model_copy(update={"answer_id": "hostile-titles", "chunks": (hostile,), "supports": (),
+                                       "query": ":ok: ~问~"})
+    app_env.records.save(AnswerRecord.model_validate(forged.model_dump()))
+    at = AppTest.from_file(str(ROOT / "pages" / "sources.py"), default_timeout=60)
+    at.query_params["answer_id"] = "hostile-titles"
+    at.query_params["chunk_id"] = snap.chunk_id
+    at.run()
+    assert not at.exception, at.exception
+    html = _html(at)
+    assert ":ok: ~删除~ **粗** [l](javascript:alert(1))" in html
+    assert ":ok: ~删除~ › &lt;b&gt;节&lt;/b&gt;" in html
+    assert "问题：:ok: ~问~" in html
+    shown_as_markdown = [m.value for m in (*at.markdown, *at.subheader, *at.caption)]
+    assert not any(":ok:" in v or "删除" in v for v in shown_as_markdown)
