@@ -81,7 +81,7 @@ def test_conversation_reopens_in_a_fresh_session(app_env):
 def test_sources_page_shows_the_stored_snapshot(app_env):
     record = app_env.ask("Pod 的重启策略有哪些？")
     chunk_id = record.supports[0].chunk_ids[0]
-    at = AppTest.from_file(str(ROOT / "pages" / "sources.py"), default_timeout=60)
+    at = AppTest.from_file(str(ROOT / "app_pages" / "sources.py"), default_timeout=60)
     at.query_params["answer_id"] = record.answer_id
     at.query_params["chunk_id"] = chunk_id
     at.run()
@@ -94,7 +94,7 @@ def test_sources_page_shows_the_stored_snapshot(app_env):
 
 
 def test_sources_page_unknown_id_is_a_clear_message(app_env):
-    at = AppTest.from_file(str(ROOT / "pages" / "sources.py"), default_timeout=60)
+    at = AppTest.from_file(str(ROOT / "app_pages" / "sources.py"), default_timeout=60)
     at.query_params["answer_id"] = "does-not-exist"
     at.query_params["chunk_id"] = "x#0"
     at.run()
@@ -105,7 +105,7 @@ def test_sources_page_unknown_id_is_a_clear_message(app_env):
 
 def test_history_replays_a_stored_answer(app_env):
     record = app_env.ask("Init 容器有什么用？")
-    at = AppTest.from_file(str(ROOT / "pages" / "history.py"), default_timeout=60)
+    at = AppTest.from_file(str(ROOT / "app_pages" / "history.py"), default_timeout=60)
     at.run()
     assert not at.exception, at.exception
     at.text_input[0].set_value("Init 容器").run()
@@ -116,7 +116,7 @@ def test_history_replays_a_stored_answer(app_env):
 
 def test_library_page_lists_documents(app_env):
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.switch_page("pages/library.py").run()
+    at.switch_page("app_pages/library.py").run()
     assert not at.exception, at.exception
     table = at.dataframe[0].value
     assert len(table) == 40
@@ -154,7 +154,7 @@ def test_snapshot_of_an_updated_source_shows_stored_and_current_text(app_env, tm
 
     os.environ["YINZHENG_DATA_DIR"] = str(settings.data_dir)
     st.cache_resource.clear()
-    at = AppTest.from_file(str(ROOT / "pages" / "sources.py"), default_timeout=60)
+    at = AppTest.from_file(str(ROOT / "app_pages" / "sources.py"), default_timeout=60)
     at.query_params["answer_id"] = record.answer_id
     at.query_params["chunk_id"] = cited
     at.run()
@@ -212,7 +212,7 @@ def test_snapshot_page_shows_titles_and_paths_as_text_not_markdown(app_env):
     forged = record.model_copy(update={"answer_id": "hostile-titles", "chunks": (hostile,), "supports": (),
                                        "query": ":ok: ~问~"})
     app_env.records.save(AnswerRecord.model_validate(forged.model_dump()))
-    at = AppTest.from_file(str(ROOT / "pages" / "sources.py"), default_timeout=60)
+    at = AppTest.from_file(str(ROOT / "app_pages" / "sources.py"), default_timeout=60)
     at.query_params["answer_id"] = "hostile-titles"
     at.query_params["chunk_id"] = snap.chunk_id
     at.run()
@@ -223,3 +223,19 @@ def test_snapshot_page_shows_titles_and_paths_as_text_not_markdown(app_env):
     assert "问题：:ok: ~问~" in html
     shown_as_markdown = [m.value for m in (*at.markdown, *at.subheader, *at.caption)]
     assert not any(":ok:" in v or "删除" in v for v in shown_as_markdown)
+
+
+@pytest.mark.parametrize("page", ["history", "sources"])
+def test_first_request_deep_link_runs_app_py_with_its_sidebar(app_env, page):
+    """A fresh server (AppTest resets Streamlit's page registry) whose first request
+    is a deep link to /history or /sources?…: app.py runs, with navigation and sidebar."""
+    record = app_env.ask("Pod 的重启策略有哪些？")
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    if page == "sources":
+        at.query_params["answer_id"] = record.answer_id
+        at.query_params["chunk_id"] = record.chunks[0].chunk_id
+    at.switch_page(f"app_pages/{page}.py")
+    at.run()
+    assert not at.exception, at.exception
+    assert [s.label for s in at.sidebar.selectbox] == ["生成方式"]  # app.py's shared sidebar ran
+    assert [t.value for t in at.title] == [{"history": "历史回答", "sources": "来源快照"}[page]]

@@ -46,9 +46,19 @@ def test_only_index_module_imports_chromadb():
 
 def test_pages_do_not_import_each_other_and_core_does_not_import_up():
     for p in (ROOT / "core").rglob("*.py"):
-        assert not ({"components", "pages", "app"} & _imports(p)), p
+        assert not ({"components", "app_pages", "pages", "app"} & _imports(p)), p
     for p in (ROOT / "components").rglob("*.py"):
-        assert not ({"pages", "app"} & _imports(p)), p
+        assert not ({"app_pages", "pages", "app"} & _imports(p)), p
+
+
+def test_no_legacy_pages_folder_beside_the_entry_point():
+    """Streamlit runs a ``pages/`` folder beside ``app.py`` as a legacy (v1) multipage
+    app until some session has called ``st.navigation`` ("As soon as any session of your
+    app executes the st.navigation command, your app will ignore the pages/ directory",
+    st.navigation docs): right after start, a deep link would run a page without
+    ``app.py``. Page scripts live in ``app_pages/``."""
+    assert not (ROOT / "pages").exists()
+    assert sorted(p.name for p in (ROOT / "app_pages").glob("*.py")) == ["chat.py", "history.py", "library.py", "sources.py"]
 
 
 def test_public_names_pinned():

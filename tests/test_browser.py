@@ -8,6 +8,7 @@ clicks through to the snapshot page. Skipped when chromium is not installed.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -45,35 +46,45 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
+@contextlib.contextmanager
+def run_app(data_dir: Path, **env_extra: str):
+    """``streamlit run app.py`` on a free port with ``data_dir``; yields its base URL."""
     port = _free_port()
     env = dict(
         os.environ,
-        YINZHENG_DATA_DIR=str(tmp_path_factory.mktemp("browser-data")),
+        YINZHENG_DATA_DIR=str(data_dir),
         YINZHENG_BACKGROUND_EMBEDDING="0",
         HF_HUB_OFFLINE="1",
+        **env_extra,
     )
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
          "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                break
-        except OSError:
-            if proc.poll() is not None:
-                pytest.fail("streamlit exited: " + (proc.stdout.read() if proc.stdout else ""))
-            time.sleep(0.5)
-    yield f"http://127.0.0.1:{port}"
-    proc.terminate()
     try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=1):
+                    break
+            except OSError:
+                if proc.poll() is not None:
+                    pytest.fail("streamlit exited: " + (proc.stdout.read() if proc.stdout else ""))
+                time.sleep(0.5)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    with run_app(tmp_path_factory.mktemp("browser-data")) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -143,3 +154,21 @@ def test_no_evidence_in_the_browser(server, browser):
     assert page.locator("sup.yz-cite").count() == 0
     page.screenshot(path=str(ARTIFACTS / "no-evidence.png"), full_page=False)
     page.close()
+
+
+@pytest.mark.parametrize("path", ["history", "sources?answer_id=nope&chunk_id=x%230"])
+def test_deep_link_as_the_first_request_runs_app_py(tmp_path, browser, path):
+    """Right after the server starts, a deep link is the first request: the page
+    must still come from app.py's st.navigation (its sidebar and page list)."""
+    with run_app(tmp_path / "data", YINZHENG_EMBEDDING="hash") as url:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(f"{url}/{path}", wait_until="domcontentloaded")
+        title = "历史回答" if path == "history" else "来源快照"
+        page.get_by_role("heading", name=title).wait_for(timeout=120_000)
+        sidebar = page.get_by_test_id("stSidebar")
+        sidebar.get_by_text("生成方式").wait_for(timeout=30_000)  # app.py's shared sidebar
+        nav = page.get_by_test_id("stSidebarNav")
+        for label in ("问答", "来源快照", "历史", "知识库"):  # st.navigation's titles, not file names
+            nav.get_by_text(label, exact=True).wait_for(timeout=10_000)
+        assert nav.get_by_text("chat", exact=True).count() == 0
+        page.close()
