@@ -44,6 +44,7 @@ from collections.abc import Iterable, Sequence
 from itertools import accumulate
 from typing import Literal, NamedTuple
 
+import regex
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
@@ -545,18 +546,18 @@ def insert_at(text: str, inserts: Sequence[tuple[int, str]]) -> str:
 
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
-_EXTENDERS = {0x200D, 0x20E3} | set(range(0xFE00, 0xFE10)) | set(range(0x1F3FB, 0x1F400))
+_GRAPHEME = regex.compile(r"\X")  # extended grapheme clusters (Unicode UAX #29, the `regex` package)
 
 
-def _is_extender(ch: str) -> bool:
-    o = ord(ch)
-    if o in _EXTENDERS or 0xE0020 <= o <= 0xE007F or 0xE0100 <= o <= 0xE01EF:
-        return True
-    return unicodedata.category(ch) in ("Mn", "Me", "Mc")
-
-
-def _is_ri(ch: str) -> bool:
-    return 0x1F1E6 <= ord(ch) <= 0x1F1FF
+def grapheme_boundary(text: str, p: int) -> int:
+    """The smallest extended-grapheme-cluster boundary ``>= p`` in ``text``
+    (code points; UAX #29 as implemented by ``regex``'s ``\\X``)."""
+    if p <= 0 or p >= len(text):
+        return max(0, min(p, len(text)))
+    for m in _GRAPHEME.finditer(text):
+        if m.end() >= p:
+            return m.start() if m.start() == p else m.end()
+    return len(text)
 
 
 class _Block(NamedTuple):
@@ -696,14 +697,7 @@ def _retreat_ws(text: str, p: int, floor: int) -> int:
 def _local_fix(text: str, p: int, region: _Region) -> int:
     n = len(text)
     # never split a grapheme: combining marks, ZWJ sequences, variation selectors, flags
-    while p < region.end and p < n and (_is_extender(text[p]) or text[p - 1] == "\u200d"):
-        p += 1
-    if p < n and _is_ri(text[p]) and _is_ri(text[p - 1]):
-        k = p - 1
-        while k >= 0 and _is_ri(text[k]):
-            k -= 1
-        if (p - 1 - k) % 2 == 1:
-            p += 1
+    p = grapheme_boundary(text, p)
     # never split a delimiter run (** __ ~~ ``)
     while 0 < p < n and p < region.end and text[p] == text[p - 1] and text[p] in "*_~`":
         p += 1
@@ -784,6 +778,36 @@ def _locate_codes(tokens: Sequence[Token], codes: Sequence[str]) -> dict[str, ob
     return out
 
 
+def _split_graphemes(tokens: Sequence[Token], codes: Sequence[str]) -> set[str]:
+    """Placeholder codes that sit inside a grapheme cluster of the *rendered* text.
+
+    Per inline token, the visible text of its children (text and inline code,
+    markup dropped, placeholders removed) is joined; a code whose place in that
+    text is not a cluster boundary (UAX #29) would carry a combining mark, ZWJ,
+    variation selector or half a flag on the marker - e.g. after ``</code>``
+    before U+0301.
+    """
+    code_set = set(codes)
+    bad: set[str] = set()
+    for t in tokens:
+        if t.type != "inline" or not t.children:
+            continue
+        stream = "".join(ch.content for ch in t.children if ch.type in ("text", "code_inline"))
+        clean: list[str] = []
+        at: list[tuple[str, int]] = []
+        for ch in stream:
+            if ch in code_set:
+                at.append((ch, len(clean)))
+            else:
+                clean.append(ch)
+        if not at:
+            continue
+        text = "".join(clean)
+        bounds = {0, len(text), *(m.end() for m in _GRAPHEME.finditer(text))}
+        bad.update(c for c, i in at if i not in bounds)
+    return bad
+
+
 def _render_with(doc: _Doc, inserts: Sequence[tuple[int, str]], strip: dict[int, None]):
     ph_text = insert_at(doc.text, inserts)
     tokens = _MD.parse(ph_text)
@@ -803,10 +827,13 @@ def _check_inline(doc: _Doc, positions: Sequence[int]) -> dict[int, object]:
     inserts = list(zip(positions, codes))
     tokens, same = _render_with(doc, inserts, strip)
     where = _locate_codes(tokens, codes)
+    split = _split_graphemes(tokens, codes)
     bad: dict[int, object] = {}
     for p, c in inserts:
         if where[c] != "text":
             bad[p] = where[c]
+        elif c in split:
+            bad[p] = "grapheme"
     if not same:
         for p, c in inserts:
             if p in bad:
@@ -819,14 +846,20 @@ def _check_inline(doc: _Doc, positions: Sequence[int]) -> dict[int, object]:
     return bad
 
 
+def _inline_loc(doc: _Doc, q: int) -> _Loc | None:
+    """An inline marker location at ``q`` (moved to a grapheme boundary), if ``q`` is in text."""
+    q = grapheme_boundary(doc.text, q)
+    if doc.region_at(q) is not None and doc.block_at(q) is None:
+        return _Loc(q, None)
+    return None
+
+
 def _after_code_span(doc: _Doc, p: int, run: int) -> _Loc | None:
-    """The position after the closing backtick run (length ``run``) of the code span containing p."""
+    """The position after the closing backtick run (length ``run``) of the code span
+    containing p, moved past a combining mark or other cluster extender that follows it."""
     for m in re.finditer(r"`+", doc.text[p:]):
         if len(m.group()) == run:
-            q = p + m.end()
-            if doc.region_at(q) is not None and doc.block_at(q) is None:
-                return _Loc(q, None)
-            return None
+            return _inline_loc(doc, p + m.end())
     return None
 
 
@@ -844,10 +877,13 @@ def _resolve(doc: _Doc, requests: Sequence[list[_Loc]]) -> list[_Loc | None]:
             if loc is None or loc.anchor is not None or loc.pos not in bad:
                 continue
             problem = bad[loc.pos]
+            nxt = None
             if isinstance(problem, tuple) and problem[0] == "code":
                 nxt = _after_code_span(doc, loc.pos, problem[1])  # type: ignore[arg-type]
-                if nxt is not None and nxt not in cands[k]:
-                    cands[k].insert(idx[k] + 1, nxt)
+            elif problem == "grapheme":
+                nxt = _inline_loc(doc, grapheme_boundary(doc.text, loc.pos + 1))
+            if nxt is not None and nxt not in cands[k]:
+                cands[k].insert(idx[k] + 1, nxt)
             idx[k] += 1
     # give up on inline positions: keep block anchors only (always safe)
     out: list[_Loc | None] = []

@@ -641,3 +641,34 @@ def test_core_grounding_does_not_import_streamlit() -> None:
     code = "import sys, core.grounding; assert 'streamlit' not in sys.modules"
     res = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, timeout=120)
     assert res.returncode == 0, res.stderr.decode()
+
+
+# -- markers never split a grapheme cluster (issue 10) -------------------------------------
+
+GRAPHEME_CASES = [
+    # (answer text, support end in code points, what the page shows)
+    ("写作 `cafe`\u0301 即可。", 8, "写作 cafe\u0301[1] 即可。"),  # combining mark after </code>
+    ("写作 ``a`b``\u0301\u0302 即可。", 8, "写作 a`b\u0301\u0302[1] 即可。"),  # two marks, double backticks
+    ("e\u0301 结束。", 1, "e\u0301[1] 结束。"),
+    ("家庭 👨\u200d👩\u200d👧 很好。", 4, "家庭 👨\u200d👩\u200d👧[1] 很好。"),  # ZWJ sequence
+    ("家庭 👨\u200d👩\u200d👧 很好。", 6, "家庭 👨\u200d👩\u200d👧[1] 很好。"),
+    ("符号 ❤\ufe0f 很好。", 4, "符号 ❤\ufe0f[1] 很好。"),  # variation selector 16
+    ("按 1\ufe0f\u20e3 键。", 3, "按 1\ufe0f\u20e3[1] 键。"),  # keycap
+    ("拇指 👍🏽 很好。", 4, "拇指 👍🏽[1] 很好。"),  # skin tone modifier
+    ("国旗 🇺🇸🇨🇳 很好。", 4, "国旗 🇺🇸[1]🇨🇳 很好。"),  # regional indicator pairs
+]
+
+
+@pytest.mark.parametrize("text,end,shown", GRAPHEME_CASES)
+def test_marker_never_splits_a_grapheme_cluster(text, end, shown):
+    import regex
+
+    from core.grounding import layout
+
+    lay = layout(text, [Support(start=0, end=end, chunk_ids=("c1",))])
+    boundaries = {0, *(m.end() for m in regex.finditer(r"\X", text))}
+    assert all(slot.position in boundaries for slot in lay.slots), lay.slots
+    html = render_answer(record(text, [Support(start=0, end=end, chunk_ids=("c1",))], [chunk("c1")]))
+    assert visible(html) == shown
+    # nothing that extends a cluster follows a marker in the HTML either
+    assert not re.search(r"</sup>(?:</span>)*[\u0300-\u036f\u200d\ufe0f\u20e3\U0001F3FB-\U0001F3FF]", html)
