@@ -48,6 +48,7 @@ import regex
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from core.cjk_emphasis import cjk_emphasis_plugin
 from core.errors import OffsetError
 from core.models import AuditEntry, Draft, Frozen, Segment, Support
 
@@ -481,10 +482,12 @@ def markdown_parser() -> MarkdownIt:
     CommonMark plus GFM tables; raw HTML off (it stays literal text); no
     strikethrough, math, emoji shortcodes, linkify or typographer; the
     ``reference`` rule (link reference definitions) and images disabled; links
-    only to ``http(s)`` URLs. Grounding and rendering both use it, so marker
-    placement is decided on exactly the structure the page shows.
+    only to ``http(s)`` URLs; emphasis next to CJK punctuation works
+    (``这是**“重要”**内容。``, :mod:`core.cjk_emphasis`). Grounding and rendering
+    both use it, so marker placement is decided on exactly the structure the page shows.
     """
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+    md.use(cjk_emphasis_plugin)
     md.enable("table")
     md.disable(["reference", "image"])
     md.validateLink = safe_link  # type: ignore[method-assign]

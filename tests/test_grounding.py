@@ -364,12 +364,18 @@ def test_marker_never_splits_a_delimiter_run_or_escape() -> None:
     lay = layout(text, [Support(start=0, end=text.index("**后") + 1, chunk_ids=("c1",))])
     (slot,) = [s for s in lay.slots if s.chunk_ids]
     assert slot.position == text.index("后")
-    # CommonMark: after 。 the closing ** is not right-flanking, so this is *not* bold;
-    # a placeholder right after ** would make it bold -> the marker goes to the line end
+    # CommonMark alone: after 。 the closing ** is not right-flanking (not bold); with the
+    # CJK-friendly rule (core.cjk_emphasis) it is bold, so the marker follows the closing **
     odd = "**粗体句子。**后文。"
     lay = layout(odd, [Support(start=0, end=odd.index("**后") + 1, chunk_ids=("c1",))])
     (slot,) = [s for s in lay.slots if s.chunk_ids]
-    assert slot.position == len(odd)
+    assert slot.position == odd.index("后")
+    # Latin text keeps CommonMark: a"b."**c is not bold, a placeholder after ** would
+    # make it bold -> the marker goes to the line end
+    latin = 'Say **"bold."**then stop.'
+    lay = layout(latin, [Support(start=0, end=latin.index("**then") + 1, chunk_ids=("c1",))])
+    (slot,) = [s for s in lay.slots if s.chunk_ids]
+    assert slot.position == len(latin)
     text2 = "价格 \\*不是强调\\* 结束。"
     lay2 = layout(text2, [Support(start=0, end=text2.index("*不是"), chunk_ids=("c1",))])
     (slot2,) = [s for s in lay2.slots if s.chunk_ids]

@@ -672,3 +672,34 @@ def test_marker_never_splits_a_grapheme_cluster(text, end, shown):
     assert visible(html) == shown
     # nothing that extends a cluster follows a marker in the HTML either
     assert not re.search(r"</sup>(?:</span>)*[\u0300-\u036f\u200d\ufe0f\u20e3\U0001F3FB-\U0001F3FF]", html)
+
+
+# -- CJK emphasis next to full-width punctuation (issue 10) ---------------------------------
+
+
+@pytest.mark.parametrize(
+    "text,bold",
+    [
+        ("这是**“重要”**内容。", "“重要”"),
+        ("详见**《用户手册》**第3页。", "《用户手册》"),
+        ("中文*「引号」*中文。", None),  # single * is <em>
+        ("请**（务必）**先备份。", "（务必）"),
+    ],
+)
+def test_cjk_emphasis_around_punctuation_renders(text, bold):
+    for end in (len(text), text.index("**") + 4 if "**" in text else 3):  # marker after the sentence / inside the bold
+        html = render_answer(record(text, [Support(start=0, end=end, chunk_ids=("c1",))], [chunk("c1")]))
+        assert visible(html).replace("[1]", "") == text.replace("*", "")  # no literal ** left
+        assert html.count("<strong>" if bold else "<em>") == 1
+        assert len(parse_html(html).markers) == 1
+    html = render_answer(record(text, [], [chunk("c1")]))
+    assert (f"<strong>{bold}</strong>" in html) if bold else ("<em>「引号」</em>" in html)
+
+
+def test_latin_flanking_rules_are_unchanged():
+    from core.grounding import markdown_parser
+
+    md = markdown_parser()
+    assert md.render('a**"b"**c').strip() == "<p>a**&quot;b&quot;**c</p>"  # CommonMark: not emphasis
+    assert md.render("snake_case_name").strip() == "<p>snake_case_name</p>"
+    assert md.render("foo*bar*").strip() == "<p>foo<em>bar</em></p>"
