@@ -196,6 +196,9 @@ def main(argv: list[str] | None = None) -> int:
     except AppError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:  # an answer cut off here is already stored as "interrupted"
+        print("interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

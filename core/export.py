@@ -47,6 +47,8 @@ def safe_url(url: str | None) -> str | None:
 
 UNSUPPORTED_MARK = "〔本段无出处〕"
 
+INTERRUPTED_NOTE = "（回答被中断：以下是中断前已生成的部分，未经核对。）"
+
 STATUS_TEXT = {
     "no_evidence": "在当前检索设置下，知识库中没有足够的证据回答这个问题。",
     "blocked": "回答被模型服务拦截。",
@@ -65,6 +67,8 @@ def to_markdown(record: AnswerRecord, *, label_prefix: str = "") -> str:
     elif record.status == "error":
         out.append(f"出错了：{escape_text(record.error or '未知错误')}\n")
     else:
+        if record.status == "interrupted":
+            out.append(INTERRUPTED_NOTE + "\n")
         supports, _ = validate_supports(record.answer_text, record.supports, [c.chunk_id for c in record.chunks])
         lay = layout(record.answer_text, supports)
         numbers: dict[str, int] = {}

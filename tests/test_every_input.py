@@ -201,3 +201,16 @@ def test_mode1_answer_is_not_flagged_for_grounding():
     with StubGemini([Reply(json=gc_body(json.dumps(answer, ensure_ascii=False)))]) as stub:
         d = gen("gemini", stub).generate("q", CHUNKS)
     assert d.audit == ()
+
+
+def test_interactions_without_annotations_are_flagged():
+    from core.generators.gemini_parse import draft_from_interaction
+
+    def body(block: dict) -> dict:
+        return {"status": "completed", "outputs": [{"type": "text", **block}]}
+
+    info = GeneratorInfo(name="gemini-search")
+    missing = draft_from_interaction(body({"text": "没有注释。"}), info)
+    empty = draft_from_interaction(body({"text": "空注释。", "annotations": []}), info)
+    assert missing.text == "没有注释。" and _kinds(missing) == ["grounding_missing"]
+    assert empty.text == "空注释。" and _kinds(empty) == ["grounding_no_supports"]

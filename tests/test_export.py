@@ -92,3 +92,11 @@ def test_titles_heading_paths_and_labels_are_escaped_text():
     assert "&lt;img src=x onerror=alert(1)&gt;[l](javascript:alert(1)) *强调* `码` # 标题 - 列表" in html
     assert 'href="https://example.org/a%20b%3Cc%3E"' in html
     assert "[坏](javascript:alert(1))" in html and "脚本" not in md
+
+
+def test_interrupted_answer_is_exported_with_a_note():
+    from core.export import INTERRUPTED_NOTE
+
+    r = record("只说了一半", [], [], status="interrupted")
+    md = to_markdown(r)
+    assert INTERRUPTED_NOTE in md and md.index(INTERRUPTED_NOTE) < md.index("只说了一半")

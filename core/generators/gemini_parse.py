@@ -554,7 +554,9 @@ def draft_from_interaction(data: Any, info: GeneratorInfo) -> Draft:
     ``DraftSupport(unit="utf8", part_index=<block>)``. Annotations with the
     identical span are merged into one support citing all their sources, in
     order. Other annotation types are ignored. A ``failed``/``blocked`` status
-    without text gives ``Draft(status="blocked")``.
+    without text gives ``Draft(status="blocked")``. A non-empty answer without
+    supports gets a ``grounding_notes`` audit entry (no ``annotations`` at all:
+    ``grounding_missing``; annotations but no citation: ``grounding_no_supports``).
     """
     if not isinstance(data, Mapping):
         data = data.model_dump(mode="json", exclude_none=True)
@@ -581,4 +583,7 @@ def draft_from_interaction(data: Any, info: GeneratorInfo) -> Draft:
         DraftSupport(start=s, end=e, chunk_ids=tuple(ids), unit="utf8", part_index=bi)
         for (bi, s, e), ids in merged.items()
     )
-    return Draft(parts=parts, supports=supports, generator=info, extra_chunks=tuple(extra))
+    # no "annotations" key on any block = no grounding data at all (flagged apart from empty lists)
+    annotated = {} if any("annotations" in b for b in blocks) else None
+    audit = grounding_notes(annotated, supports, "".join(parts))
+    return Draft(parts=parts, supports=supports, generator=info, extra_chunks=tuple(extra), audit=audit)
