@@ -214,3 +214,26 @@ def test_interactions_without_annotations_are_flagged():
     empty = draft_from_interaction(body({"text": "空注释。", "annotations": []}), info)
     assert missing.text == "没有注释。" and _kinds(missing) == ["grounding_missing"]
     assert empty.text == "空注释。" and _kinds(empty) == ["grounding_no_supports"]
+
+
+def test_cli_batch_reports_a_line_whose_record_cannot_be_stored_and_goes_on(monkeypatch, capsys):
+    """One JSON line per input line, also when the answer store fails for one of them."""
+    import io
+    import sys
+    import types
+
+    import core.__main__ as cli
+    from core.errors import RecordError
+
+    def ask(q, generator=None):
+        if q.startswith("坏"):
+            raise RecordError("answer store error: disk full")
+        return AnswerRecord(query=q, status="no_evidence", generator=GeneratorInfo(name="x"))
+
+    index = types.SimpleNamespace(active_chunks=lambda: [1], dense_coverage=lambda: (1, 1))
+    monkeypatch.setattr(cli, "_engine", lambda args: types.SimpleNamespace(ask=ask, index=index))
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO("一\n坏\n三\n".encode())))
+    assert cli.main(["ask", "--json", "-"]) == 1
+    out = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(r["query"], r["status"]) for r in out] == [("一", "no_evidence"), ("坏", "error"), ("三", "no_evidence")]
+    assert out[1]["stored"] is False and "disk full" in out[1]["error"]
