@@ -188,7 +188,8 @@ class _Turn:
         )
         try:
             if self.pending is not None:
-                self.finish(self.pending)
+                if self.records is not None:
+                    self.records.save(self.pending)
                 return
             self.finish(
                 AnswerRecord(

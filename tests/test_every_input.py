@@ -140,10 +140,12 @@ def test_interruption_after_the_record_was_stored_does_not_store_twice(sample_en
 
     monkeypatch.setattr(sample_engine.records, "save", save_then_stop)
     with pytest.raises(FakeStop):
-        sample_engine.ask(QUESTION, generator=Streaming(["甲。"]), conversation_id="conv-once")
+        sample_engine.ask("CronJob \udcff 的时间表语法是什么？", generator=Streaming(["甲。"]), conversation_id="conv-once")
     monkeypatch.undo()
     assert saves == ["answered", "answered"]  # the finished record again (same id), not a downgraded one
-    assert [r.status for r in sample_engine.records.list(conversation_id="conv-once")] == ["answered"]
+    (stored,) = sample_engine.records.list(conversation_id="conv-once")
+    assert stored.status == "answered"
+    assert [a.detail["field"] for a in stored.audit if a.detail.get("kind") == "lone_surrogate"] == ["query"]
 
 
 def test_interrupted_record_renders_partial_text_with_notice():
