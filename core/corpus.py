@@ -31,6 +31,7 @@ Nothing is dropped in silence:
 
 from __future__ import annotations
 
+import codecs
 import errno
 import json
 import logging
@@ -243,8 +244,10 @@ def _read(path: Path) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
+        utf16 = data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE) or data.count(0) > len(data) // 5
         raise _ReadError(
             f"不是有效的 UTF-8 文本（偏移 {exc.start} 处的字节 0x{data[exc.start]:02x}），未导入"
+            + ("；看起来是 UTF-16 编码，请另存为 UTF-8" if utf16 else "")
         ) from exc
 
 

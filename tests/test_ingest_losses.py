@@ -39,17 +39,19 @@ def test_empty_whitespace_and_garbled_text_files_fail_with_a_chinese_reason(tmp_
         "bom-only.md": "\ufeff".encode(),
         "blank.txt": " \n\t\n\u3000\n".encode(),
         "utf16.txt": "## 版权\n\nCopyright notice here.\n".encode("utf-16-le"),
+        "utf16-cjk.txt": "## 标题\n\n正文内容。\n".encode("utf-16"),
         "nuls.md": ("\x00版\x00权\x00所\x00有\x00").encode(),
         "good.md": "## 一节\n\n正常的内容。\n".encode(),
     })
     report = ingest(index, [root], embed=False)
     reasons = {f.source_id: f.reason for f in report.failures}
-    assert set(reasons) == {"empty.md", "bom-only.md", "blank.txt", "utf16.txt", "nuls.md"}
+    assert set(reasons) == {"empty.md", "bom-only.md", "blank.txt", "utf16.txt", "utf16-cjk.txt", "nuls.md"}
     assert "文件为空" in reasons["empty.md"] and "文件为空" in reasons["bom-only.md"]
     assert "空白" in reasons["blank.txt"]
     assert "无法识别" in reasons["nuls.md"] and "UTF-16" in reasons["utf16.txt"]
+    assert "UTF-8" in reasons["utf16-cjk.txt"] and "UTF-16" in reasons["utf16-cjk.txt"]
     assert report.results == {"good.md": "added"}
-    assert report.counts()["failed"] == 5
+    assert report.counts()["failed"] == 6
     assert {c.source_id for c in index.active_chunks().values()} == {"good.md"}
 
 
