@@ -72,18 +72,21 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         embed=not args.no_embed,
         embed_progress=_progress_printer("embed"),
     )
-    if args.json:
+    if args.json:  # as_dict escapes lone surrogates: always valid UTF-8
         print(json.dumps(report.as_dict(), ensure_ascii=False))
     else:
-        for f in report.failures:
-            print(f"failed   {f.source_id}: {f.reason}")
-        for sid, result in sorted(report.results.items()):
-            if result != "unchanged":
-                print(f"{result:<8} {sid}")
+        for f in report.as_dict()["files"]:
+            if f["result"] == "failed":
+                print(f"failed   {f['source_id']}: {f['reason']}")
+            elif f["result"] != "unchanged" or f.get("warnings"):
+                print(f"{f['result']:<8} {f['source_id']}")
+            for w in f.get("warnings", []):
+                print(f"  warning: {w}")
         c = report.counts()
         print(
             f"added {c['added']}, updated {c['updated']}, unchanged {c['unchanged']}, "
-            f"removed {c['removed']}, failed {c['failed']}; {report.chunks} chunks, {report.embedded} embedded"
+            f"removed {c['removed']}, failed {c['failed']}, warned {c['warned']}; "
+            f"{report.chunks} chunks, {report.embedded} embedded"
         )
     return 0
 

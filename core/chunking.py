@@ -62,6 +62,8 @@ from typing import Any
 
 import yaml
 from markdown_it import MarkdownIt
+from markdown_it.parser_block import ParserBlock
+from markdown_it.rules_block import StateBlock
 from markdown_it.token import Token
 from mdit_py_plugins.front_matter import front_matter_plugin
 
@@ -170,11 +172,66 @@ _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 _md_instance: MarkdownIt | None = None
 
+# Leading blockquote markers of a line flattened past the nesting limit.
+_QUOTE_MARKERS = re.compile(r"^(?:[ \t]*>)+[ \t]?")
+
+
+class _FlatteningBlockParser(ParserBlock):
+    """markdown-it's block parser, except that content nested deeper than the
+    ``maxNesting`` option (20 in the commonmark preset: 20 blockquotes, or about
+    10 nested list levels) is kept as plain paragraphs instead of being skipped.
+
+    markdown-it stops recursing at that depth to bound its (recursive) block
+    parse and silently drops everything below it (``parser_block.tokenize``:
+    "skip tail to the end"). Here the lines below the limit become one
+    paragraph per blank-line-separated group, blockquote markers stripped and
+    list markers kept as text, so every word stays searchable. Raising
+    ``maxNesting`` instead only moves the limit: each level costs two Python
+    frames, so a 1,000-level list would hit the recursion limit.
+    """
+
+    def tokenize(self, state: StateBlock, startLine: int, endLine: int) -> None:
+        if state.level < state.md.options.maxNesting:
+            super().tokenize(state, startLine, endLine)
+            return
+        line = state.line = state.skipEmptyLines(startLine)
+        group: list[int] = []
+        while line < endLine:
+            empty = state.isEmpty(line)
+            if not empty and state.sCount[line] < state.blkIndent:
+                break  # the same end as a nested parse (a dedented line)
+            if empty:
+                self._paragraph(state, group)
+                group = []
+            else:
+                group.append(line)
+            line += 1
+        self._paragraph(state, group)
+        state.line = line
+
+    @staticmethod
+    def _paragraph(state: StateBlock, lines: list[int]) -> None:
+        if not lines:
+            return
+        first, last = lines[0], lines[-1] + 1
+        raw = state.getLines(first, last, state.blkIndent, False)
+        content = "\n".join(_QUOTE_MARKERS.sub("", ln) for ln in raw.split("\n")).strip()
+        if not content:
+            return
+        state.push("paragraph_open", "p", 1).map = [first, last]
+        tok = state.push("inline", "", 0)
+        tok.content, tok.map, tok.children = content, [first, last], []
+        state.push("paragraph_close", "p", -1)
+
 
 def _md() -> MarkdownIt:
     global _md_instance
     if _md_instance is None:
-        _md_instance = MarkdownIt("commonmark").enable("table").use(front_matter_plugin)
+        md = MarkdownIt("commonmark")
+        flat = _FlatteningBlockParser()
+        flat.ruler = md.block.ruler  # keep the preset's enabled rules
+        md.block = flat
+        _md_instance = md.enable("table").use(front_matter_plugin)
     return _md_instance
 
 
@@ -286,15 +343,34 @@ def _as_datetime(value: Any) -> datetime | None:
     return dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)
 
 
+def _json_default(value: Any) -> str:
+    return value.isoformat() if isinstance(value, datetime | date) else str(value)
+
+
 def _scalar_metadata(fm: Mapping[str, Any]) -> dict[str, Scalar]:
+    """Front matter as scalar metadata (Chroma and ``SourceDocument`` hold scalars only).
+
+    bool/int/float are kept, strings stripped, dates become ISO 8601 text.
+    Lists and mappings (``pages: [3, 4]``, ``tags: [网络, 服务]``) become JSON
+    text (``"[3, 4]"``, ``'["网络", "服务"]'``; non-ASCII kept, dates as ISO
+    text) so a source card can show them. ``null`` values are dropped on
+    purpose: YAML ``null`` / an empty value means "not set", and an absent key
+    says the same. Anything else becomes ``str(value)``.
+    """
     out: dict[str, Scalar] = {}
     for k, v in fm.items():
+        if v is None:
+            continue
         if isinstance(v, bool | int | float):
             out[k] = v
         elif isinstance(v, str):
             out[k] = v.strip()
         elif isinstance(v, datetime | date):
             out[k] = v.isoformat()
+        elif isinstance(v, list | tuple | dict):
+            out[k] = json.dumps(v, ensure_ascii=False, default=_json_default)
+        else:
+            out[k] = str(v)
     return out
 
 

@@ -109,7 +109,7 @@ class Settings(BaseModel):
         """The public URL prefix for sources under ``path`` (only the configured corpus has one)."""
         try:
             same = Path(path).resolve() == self.corpus_dir.resolve()
-        except OSError:
+        except (OSError, RuntimeError):  # RuntimeError: a symlink loop (Python < 3.13)
             same = False
         return self.corpus_base_url if same else None
 

@@ -3,15 +3,36 @@
 ``load_sources`` walks folders (or single files), reads each file as UTF-8,
 parses it with :func:`core.chunking.parse_markdown` and collects every file that
 cannot be read or parsed as an :class:`IngestFailure` instead of stopping, so one
-bad file never blocks the rest.
+bad file never blocks the rest. Reasons and warnings are Chinese text for the
+知识库 page.
 
 ``source_id`` is the POSIX path of a file relative to the folder it was found
 under (``"concepts/workloads/pods/_index.md"`` for a root of ``…/docs``), or the
 file name for a single file given directly.
+
+Nothing is dropped in silence:
+
+- Folders are walked following symbolic links; each directory is read once
+  (by ``(st_dev, st_ino)``), so a symlink loop ends instead of recursing. A
+  folder that cannot be listed is reported as a failure.
+- A file name that is not valid UTF-8 (decoded by Python with
+  ``surrogateescape``) is ingested under a safe source id in which each
+  undecodable byte is written ``\\xNN`` (``bad\\xffname.md``), with a warning;
+  a source id never holds a lone surrogate, so JSON output stays valid UTF-8.
+- Empty and whitespace-only files fail ("文件为空"). Text in which more than
+  :data:`GARBLED_SHARE` of the non-space code points are unreadable (control
+  characters such as NUL, U+FFFD, private-use or unassigned code points) is not
+  stored as searchable text: a file fails, a PDF page is left out with a
+  warning (a PDF with no readable page fails). Below that share, control
+  characters are removed, with a warning giving their count.
+- A file that parses to no chunk (front matter only, comments only) is stored
+  with a warning: it is listed but cannot be found by a question.
 """
 
 from __future__ import annotations
 
+import codecs
+import errno
 import json
 import logging
 import os
@@ -23,6 +44,7 @@ from urllib.parse import quote
 from core.chunking import parse_front_matter, parse_markdown
 from core.errors import IngestError
 from core.models import Chunk, SourceDocument
+from core.sourcetext import GARBLED_SHARE, UnreadableText, check_text, escape_surrogates, remove_controls, unreadable_share
 
 __all__ = [
     "K8S_ZH_BASE",
@@ -46,9 +68,13 @@ logging.getLogger("pypdf").setLevel(logging.ERROR)
 _INDEX_STEMS = ("_index", "index")
 
 
+
 @dataclass(frozen=True)
 class IngestFailure:
-    """A file that could not be read or parsed; ``reason`` is readable text."""
+    """A file that could not be read or parsed; ``reason`` is readable (Chinese) text.
+
+    ``source_id`` and ``path`` never hold lone surrogates (see :func:`escape_surrogates`).
+    """
 
     source_id: str
     path: str
@@ -57,11 +83,13 @@ class IngestFailure:
 
 @dataclass(frozen=True)
 class ParsedSource:
-    """One parsed file: its document, its chunks (document order) and its path."""
+    """One parsed file: its document, its chunks (document order), its path and
+    its warnings (Chinese text: what was removed or why it cannot be found)."""
 
     document: SourceDocument
     chunks: list[Chunk]
     path: Path
+    warnings: tuple[str, ...] = ()
 
 
 def public_url(source_id: str, base_url: str | None = K8S_ZH_BASE) -> str | None:
@@ -127,47 +155,99 @@ def iter_source_files(paths: Sequence[Path]) -> list[tuple[Path, str]]:
 
     A folder contributes each entry below it whose name ends in one of
     :data:`SOURCE_SUFFIXES` (hidden entries skipped), sorted by source id; the
-    source id is the POSIX path relative to that folder. Entries are listed even
-    when they are not regular files (a directory named ``x.md``), so that
-    :func:`load_sources` can report them. A path that is not a folder is listed
-    as itself with its file name as source id (a missing one too).
+    source id is the POSIX path relative to that folder, with undecodable
+    file-name bytes escaped (:func:`escape_surrogates`). Symbolic links to
+    folders are followed, each directory once (a loop ends). Entries are
+    listed even when they are not regular files (a directory named ``x.md``),
+    so that :func:`load_sources` can report them. A path that is not a folder
+    is listed as itself with its file name as source id (a missing one too).
+    Folders that cannot be listed are left out here; :func:`load_sources`
+    reports them.
     """
+    return _list_sources(paths)[0]
+
+
+def _os_reason(exc: OSError) -> str:
+    known = {
+        errno.ELOOP: "符号链接循环",
+        errno.ENOENT: "不存在（或是失效的符号链接）",
+        errno.EACCES: "没有读取权限",
+        errno.EPERM: "没有读取权限",
+        errno.ENAMETOOLONG: "路径太长",
+    }
+    return known.get(exc.errno or -1) or (exc.strerror or str(exc))
+
+
+def _escaped_name(path: Path, source_id: str) -> bool:
+    """Whether ``source_id`` escapes undecodable bytes of ``path``'s own name parts."""
+    parts = PurePosixPath(source_id).parts
+    tail = Path(*path.parts[-len(parts):]) if parts and len(path.parts) >= len(parts) else path
+    return escape_surrogates(str(tail)) != str(tail)
+
+
+def _list_sources(paths: Sequence[Path]) -> tuple[list[tuple[Path, str]], list[IngestFailure]]:
     out: list[tuple[Path, str]] = []
+    problems: list[IngestFailure] = []
     for root in paths:
         root = Path(root)
-        if root.is_dir():
-            found: list[tuple[Path, str]] = []
-            for dirpath, dirnames, filenames in os.walk(root):
-                dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-                for name in list(filenames) + list(dirnames):
-                    if not name.lower().endswith(SOURCE_SUFFIXES) or name.startswith("."):
-                        continue
-                    full = Path(dirpath) / name
-                    rel = PurePosixPath(full.relative_to(root).as_posix())
-                    if not _is_hidden(rel):
-                        found.append((full, rel.as_posix()))
-            out.extend(sorted(found, key=lambda t: t[1]))
-        else:
-            out.append((root, root.name))
-    return out
+        if not root.is_dir():
+            out.append((root, escape_surrogates(root.name)))
+            continue
+        found: list[tuple[Path, str]] = []
+        visited: set[tuple[int, int]] = set()
+
+        def unlisted(exc: OSError, root: Path = root) -> None:
+            where = Path(exc.filename) if exc.filename else root
+            rel = where.relative_to(root).as_posix() if where.is_relative_to(root) else str(where)
+            sid = escape_surrogates(rel)
+            problems.append(IngestFailure(sid, escape_surrogates(str(where)),
+                                          f"{sid}：无法读取文件夹（{_os_reason(exc)}），其中的文件未导入"))
+
+        for dirpath, dirnames, filenames in os.walk(root, onerror=unlisted, followlinks=True):
+            try:
+                st = os.stat(dirpath)
+            except OSError as exc:
+                unlisted(exc)
+                dirnames[:] = []
+                continue
+            if (st.st_dev, st.st_ino) in visited:  # reached again through a symlink: read once
+                dirnames[:] = []
+                continue
+            visited.add((st.st_dev, st.st_ino))
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            for name in list(filenames) + list(dirnames):
+                if not name.lower().endswith(SOURCE_SUFFIXES) or name.startswith("."):
+                    continue
+                full = Path(dirpath) / name
+                rel = PurePosixPath(full.relative_to(root).as_posix())
+                if not _is_hidden(rel):
+                    found.append((full, escape_surrogates(rel.as_posix())))
+        out.extend(sorted(found, key=lambda t: t[1]))
+    return out, problems
 
 
 class _ReadError(Exception):
     pass
 
 
-def _read(path: Path) -> str:
+def _read_bytes(path: Path) -> bytes:
     try:
         if path.is_dir():
-            raise _ReadError("is a directory, not a file")
-        data = path.read_bytes()
+            raise _ReadError("是文件夹（directory），不是文件")
+        return path.read_bytes()
     except OSError as exc:
-        raise _ReadError(f"cannot read ({exc.strerror or exc})") from exc
+        raise _ReadError(f"无法读取（{_os_reason(exc)}）") from exc
+
+
+def _read(path: Path) -> str:
+    data = _read_bytes(path)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
+        utf16 = data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE) or data.count(0) > len(data) // 5
         raise _ReadError(
-            f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})"
+            f"不是有效的 UTF-8 文本（偏移 {exc.start} 处的字节 0x{data[exc.start]:02x}），未导入"
+            + ("；看起来是 UTF-16 编码，请另存为 UTF-8" if utf16 else "")
         ) from exc
 
 
@@ -206,12 +286,20 @@ def _escape_md_line_starts(text: str) -> str:
     return "\n".join(out)
 
 
-def pdf_to_markdown(path: Path) -> tuple[str, str | None, int]:
+def _pages(numbers: Sequence[int]) -> str:
+    return "、".join(str(n) for n in numbers[:10]) + ("…" if len(numbers) > 10 else "")
+
+
+def pdf_to_markdown(path: Path) -> tuple[str, str | None, int, list[str]]:
     """Markdown for a PDF: one ``## 第 N 页`` section per page (1-based), the
     text of each page as ``pypdf`` extracts it, plus the document title from
-    its metadata. Returns ``(markdown, title, page_count)``.
+    its metadata. Returns ``(markdown, title, page_count, warnings)``.
 
-    Raises ``_ReadError`` for an encrypted or unreadable PDF.
+    A page whose text is mostly unreadable (:data:`GARBLED_SHARE`, e.g. a font
+    without a usable ToUnicode map extracts as NULs and U+FFFD) is left out
+    with a warning; control characters are removed from the other pages.
+    Raises ``_ReadError`` (Chinese reason) for an encrypted or unreadable PDF,
+    and for one with no readable text at all (scanned, or every page garbled).
     """
     from pypdf import PdfReader
     from pypdf.errors import PdfReadError
@@ -219,33 +307,68 @@ def pdf_to_markdown(path: Path) -> tuple[str, str | None, int]:
     try:
         reader = PdfReader(str(path))
         if reader.is_encrypted:
-            raise _ReadError("the PDF is encrypted")
+            raise _ReadError("PDF 已加密，无法读取")
         title = (reader.metadata.title if reader.metadata else None) or None
-        sections = []
+        sections: list[str] = []
+        garbled: list[tuple[int, float]] = []
+        removed = 0
         for n, page in enumerate(reader.pages, start=1):
-            text = (page.extract_text() or "").strip()
+            raw = page.extract_text() or ""
+            share = unreadable_share(raw)
+            if share > GARBLED_SHARE:
+                garbled.append((n, share))
+                continue
+            text, k = remove_controls(raw)
+            removed += k
+            text = text.strip()
             if text:
                 sections.append(f"## {PAGE_HEADING.format(n=n)}\n\n{_escape_md_line_starts(text)}")
-        return "\n\n".join(sections), title, len(reader.pages)
+        page_count = len(reader.pages)
     except _ReadError:
         raise
     except (PdfReadError, OSError, ValueError, KeyError, TypeError) as exc:
-        raise _ReadError(f"not a readable PDF ({exc})") from exc
+        raise _ReadError(f"不是可读取的 PDF（{exc}）") from exc
+    garbled_note = ""
+    if garbled:
+        worst = max(s for _, s in garbled)
+        garbled_note = (
+            f"第 {_pages([n for n, _ in garbled])} 页提取出的文字大多无法识别（最多约 {worst:.0%} 是控制字符"
+            "或替换字符，常见原因是字体缺少 ToUnicode 映射），不作为可检索文本保存"
+        )
+    if not sections:
+        if garbled_note:
+            raise _ReadError(garbled_note + "；未导入。请换用可复制文字的 PDF，或先转成文本")
+        raise _ReadError("PDF 中没有可提取的文字（可能是扫描件或图片），未导入")
+    warnings = [garbled_note] if garbled_note else []
+    if removed:
+        warnings.append(f"已删除 {removed} 个控制字符（如 NUL）")
+    return "\n\n".join(sections), title, page_count, warnings
 
 
 def parse_file(
     path: Path, source_id: str, *, glossary: dict[str, str] | None = None, uri: str | None = None
-) -> tuple[SourceDocument, list[Chunk]]:
+) -> tuple[SourceDocument, list[Chunk], list[str]]:
     """Parse one file by its suffix: Markdown/text, HTML (→ Markdown) or PDF
     (→ one section per page; each chunk gets ``metadata["page"]``, 1-based).
 
-    Raises ``_ReadError`` (unreadable, not UTF-8, not a PDF) or ``IngestError``.
+    Returns ``(document, chunks, warnings)`` (warnings: Chinese text).
+    Raises ``_ReadError`` (unreadable, not UTF-8, not a PDF, empty, mostly
+    unreadable text; see :func:`core.sourcetext.check_text`) or ``IngestError``.
     """
+    doc, chunks, warnings = _parse_by_suffix(path, source_id, glossary, uri)
+    if not chunks:
+        warnings.append("没有可检索的正文（例如只有 front matter 或注释）：文档已登记，但提问时检索不到")
+    return doc, chunks, warnings
+
+
+def _parse_by_suffix(
+    path: Path, source_id: str, glossary: dict[str, str] | None, uri: str | None
+) -> tuple[SourceDocument, list[Chunk], list[str]]:
     suffix = path.suffix.lower()
     if suffix == ".pdf":
         if path.is_dir():
-            raise _ReadError("is a directory, not a file")
-        text, title, _pages = pdf_to_markdown(path)
+            raise _ReadError("是文件夹（directory），不是文件")
+        text, title, _pages, warnings = pdf_to_markdown(path)
         if title:
             text = f"---\ntitle: {json.dumps(title, ensure_ascii=False)}\n---\n" + text
         doc, chunks = parse_markdown(text, source_id, glossary=glossary, uri=uri)
@@ -255,14 +378,18 @@ def parse_file(
                 (int(h.split()[1]) for h in c.heading_path[1:2] if h.startswith("第 ") and h.endswith(" 页")), None
             )
             out.append(c.model_copy(update={"metadata": {**c.metadata, "page": page}}) if page else c)
-        return doc, out
-    text = _read(path)
+        return doc, out, warnings
+    try:
+        text, warnings = check_text(_read(path))
+    except UnreadableText as exc:
+        raise _ReadError(str(exc)) from exc
     if suffix in (".html", ".htm"):
         md, title = html_to_markdown(text)
         if title:
             md = f"---\ntitle: {json.dumps(title, ensure_ascii=False)}\n---\n" + md
         text = md
-    return parse_markdown(text, source_id, glossary=glossary, uri=uri)
+    doc, chunks = parse_markdown(text, source_id, glossary=glossary, uri=uri)
+    return doc, chunks, warnings
 
 
 def load_sources(
@@ -280,32 +407,38 @@ def load_sources(
     not stable across clones), else ``None``.
 
     ``progress(done, total, source_id)`` is called after each file (``done`` is
-    1-based). Returns ``(parsed, failures)``: parsed sources in listing order,
-    and one :class:`IngestFailure` per file that could not be read (missing,
-    permission denied, a directory, invalid UTF-8), had a duplicate source id,
-    or could not be parsed. Never raises for a bad file.
+    1-based). Returns ``(parsed, failures)``: parsed sources in listing order
+    (each with its warnings: removed control characters, dropped garbled PDF
+    pages, an escaped file name, no searchable body), and one
+    :class:`IngestFailure` per folder that could not be listed and per file
+    that could not be read (missing, permission denied, a symlink loop, a
+    directory, invalid UTF-8), was empty, whitespace-only or mostly unreadable,
+    had a duplicate source id, or could not be parsed. Never raises for a bad file.
     """
     glossary: dict[str, str] = {}
     for root in paths:
         if Path(root).is_dir():
             for k, v in load_glossary(Path(root)).items():
                 glossary.setdefault(k, v)
-    files = iter_source_files(paths)
+    files, failures = _list_sources(paths)
+    escaped = {sid for path, sid in files if _escaped_name(path, sid)}
     parsed: list[ParsedSource] = []
-    failures: list[IngestFailure] = []
     seen: set[str] = set()
     total = len(files)
     for n, (path, source_id) in enumerate(files, start=1):
+        shown_path = escape_surrogates(str(path))
         try:
             if source_id in seen:
-                raise _ReadError("duplicate source id (already read from another folder)")
+                raise _ReadError("来源 ID 重复（已从另一个文件夹读取过同名文件），未导入")
             seen.add(source_id)
-            doc, chunks = parse_file(path, source_id, glossary=glossary, uri=public_url(source_id, base_url))
-            parsed.append(ParsedSource(document=doc, chunks=chunks, path=path))
+            doc, chunks, warnings = parse_file(path, source_id, glossary=glossary, uri=public_url(source_id, base_url))
+            if source_id in escaped:
+                warnings.insert(0, f"文件名含有非 UTF-8 字节，按来源 ID {source_id} 导入")
+            parsed.append(ParsedSource(document=doc, chunks=chunks, path=path, warnings=tuple(warnings)))
         except _ReadError as exc:
-            failures.append(IngestFailure(source_id, str(path), f"{source_id}: {exc}"))
+            failures.append(IngestFailure(source_id, shown_path, f"{source_id}：{exc}"))
         except IngestError as exc:  # its message already names the source id
-            failures.append(IngestFailure(source_id, str(path), str(exc)))
+            failures.append(IngestFailure(source_id, shown_path, escape_surrogates(str(exc))))
         if progress is not None:
             progress(n, total, source_id)
     return parsed, failures

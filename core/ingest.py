@@ -5,8 +5,11 @@ Stage 1 (fast, seconds for hundreds of files): parse + chunk every file
 catalog transaction, rebuild BM25. Questions can be answered from here on.
 Stage 2 (slow on a CPU): ``KnowledgeIndex.embed_pending`` fills in vectors.
 
-A file that cannot be read or parsed is reported with its reason and skipped;
-the rest goes on, and what was there before stays served.
+A file that cannot be read or parsed (or is empty, or mostly unreadable
+text) is reported with its reason and skipped; the rest goes on, and what was
+there before stays served. A file stored with a caveat (control characters
+removed, garbled PDF pages left out, no searchable body, an escaped file name)
+keeps its result and gets a warning.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from core.corpus import IngestFailure, load_sources
+from core.sourcetext import escape_surrogates
 from core.index import KnowledgeIndex
 
 Progress = Callable[[int, int, str], None]
@@ -23,10 +27,17 @@ Progress = Callable[[int, int, str], None]
 
 @dataclass
 class IngestReport:
-    """Per-file results and counts. ``results`` maps source_id → added/updated/unchanged/removed."""
+    """Per-file results and counts.
+
+    ``results`` maps source_id → added/updated/unchanged/removed; ``warnings``
+    maps a stored source_id → its warnings (Chinese text); ``failures`` lists
+    what was not stored, with the reason. ``counts()["warned"]`` is the number
+    of stored files with a warning.
+    """
 
     results: dict[str, str] = field(default_factory=dict)
     failures: list[IngestFailure] = field(default_factory=list)
+    warnings: dict[str, list[str]] = field(default_factory=dict)
     chunks: int = 0
     embedded: int = 0
 
@@ -34,16 +45,23 @@ class IngestReport:
         out = {"added": 0, "updated": 0, "unchanged": 0, "removed": 0, "failed": len(self.failures)}
         for status in self.results.values():
             out[status] = out.get(status, 0) + 1
+        out["warned"] = sum(1 for sid, w in self.warnings.items() if w and sid in self.results)
         return out
 
     def as_dict(self) -> dict[str, object]:
-        return {
-            "counts": self.counts(),
-            "chunks": self.chunks,
-            "embedded": self.embedded,
-            "files": [{"source_id": s, "result": r} for s, r in sorted(self.results.items())]
-            + [{"source_id": f.source_id, "result": "failed", "reason": f.reason} for f in self.failures],
-        }
+        """The report as JSON-ready data; every string encodes as UTF-8 (lone
+        surrogates escaped), so ``json.dumps(..., ensure_ascii=False)`` is valid UTF-8."""
+        files: list[dict[str, object]] = []
+        for sid, result in sorted(self.results.items()):
+            entry: dict[str, object] = {"source_id": escape_surrogates(sid), "result": result}
+            if self.warnings.get(sid):
+                entry["warnings"] = [escape_surrogates(w) for w in self.warnings[sid]]
+            files.append(entry)
+        files += [
+            {"source_id": escape_surrogates(f.source_id), "result": "failed", "reason": escape_surrogates(f.reason)}
+            for f in self.failures
+        ]
+        return {"counts": self.counts(), "chunks": self.chunks, "embedded": self.embedded, "files": files}
 
 
 def ingest(
@@ -65,7 +83,12 @@ def ingest(
     """
     parsed, failures = load_sources(list(paths), progress=progress, base_url=base_url)
     results = index.apply([(p.document, p.chunks) for p in parsed], remove_missing=remove_missing)
-    report = IngestReport(results=results, failures=list(failures), chunks=sum(len(p.chunks) for p in parsed))
+    report = IngestReport(
+        results=results,
+        failures=list(failures),
+        warnings={p.document.source_id: list(p.warnings) for p in parsed if p.warnings},
+        chunks=sum(len(p.chunks) for p in parsed),
+    )
     if embed:
         report.embedded = index.embed_pending(progress=embed_progress)
     return report

@@ -15,6 +15,7 @@ from typing import Callable, Sequence
 from core.corpus import SOURCE_SUFFIXES, IngestFailure
 from core.index import KnowledgeIndex
 from core.ingest import IngestReport, ingest
+from core.sourcetext import escape_surrogates
 
 MAX_UPLOAD_BYTES = 50 * 1024 * 1024
 
@@ -53,13 +54,13 @@ def ingest_uploads(
     for raw_name, data in files:
         name = safe_name(raw_name)
         if name is None:
+            shown = escape_surrogates(raw_name)
             failures.append(
-                IngestFailure(raw_name, raw_name, f"{raw_name}: unsupported file name or type "
-                              f"(allowed: {', '.join(SOURCE_SUFFIXES)})")
+                IngestFailure(shown, shown, f"{shown}：文件名或类型不受支持（支持：{'、'.join(SOURCE_SUFFIXES)}）")
             )
             continue
         if len(data) > MAX_UPLOAD_BYTES:
-            failures.append(IngestFailure(name, name, f"{name}: larger than {MAX_UPLOAD_BYTES // 2**20} MiB"))
+            failures.append(IngestFailure(name, name, f"{name}：文件超过 {MAX_UPLOAD_BYTES // 2**20} MiB，未导入"))
             continue
         (uploads_dir / name).write_bytes(data)
         names.append(name)
@@ -79,8 +80,10 @@ def ingest_folder(
 ) -> IngestReport:
     """Ingest every supported file under ``folder`` (a folder on the server).
 
-    A folder that does not exist is one failure, not an exception.
+    A folder that does not exist or cannot be reached (a symlink loop, no
+    permission) is one failure, not an exception.
     """
     if not folder.is_dir():
-        return IngestReport(failures=[IngestFailure(str(folder), str(folder), f"{folder}: not a folder")])
+        shown = escape_surrogates(str(folder))
+        return IngestReport(failures=[IngestFailure(shown, shown, f"{shown}：不是文件夹，或无法访问（不存在、没有权限或符号链接循环）")])
     return ingest(index, [folder], base_url=base_url, progress=progress, embed=False)

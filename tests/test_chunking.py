@@ -498,6 +498,68 @@ def test_public_url(source_id, url):
 
 
 # --------------------------------------------------------------------------- #
+# Nothing dropped in silence: nesting past markdown-it's limit, front-matter lists
+# --------------------------------------------------------------------------- #
+
+_WORD = re.compile(r"w\d+x")
+
+
+def _deep_list(n: int, step: str = "  ", marker: str = "- ") -> str:
+    return "\n".join(step * i + f"{marker}w{i}x" for i in range(n))
+
+
+DEEP_INPUTS = {
+    "list of 1000 levels": _deep_list(1000),
+    "ordered list of 100 levels": _deep_list(100, "   ", "1. "),
+    "20 blockquotes on one line": ">" * 20 + " w0x",
+    "1000 blockquotes on one line": ">" * 1000 + " w0x w1x",
+    "blockquote one level deeper per line": "\n".join(">" * (i + 1) + f" w{i}x" for i in range(60)),
+    "paragraphs 30 quotes deep": "\n".join(["> " * 30 + "w1x", "> " * 30 + "w2x", "> " * 30, "> " * 30 + "w3x"]),
+    "quote and list alternating": "".join("> " if i % 2 else "- " for i in range(50)) + "w1x\n\nw2x",
+    "fence 25 quotes deep": "> " * 25 + "```\n" + "> " * 25 + "w1x code\n" + "> " * 25 + "```",
+    "html 25 quotes deep": "> " * 25 + "<div>w1x</div>",
+    "40 nested link brackets": "[" * 40 + "w1x" + "]" * 40 + "(http://x) w2x",
+}
+
+
+@pytest.mark.parametrize("name", list(DEEP_INPUTS))
+def test_deeply_nested_markdown_keeps_every_word(name):
+    src = DEEP_INPUTS[name] + "\n\nw9999x 之后的段落。\n\n## 之后的标题\n\nw9998x 标题下的正文。\n"
+    doc, chunks = parse_markdown(src, "deep.md")
+    text = "\n".join(c.text for c in chunks)
+    missing = [w for w in dict.fromkeys(_WORD.findall(src)) if w not in text]
+    assert missing == [], f"{len(missing)} words lost, e.g. {missing[:5]}"
+    # what follows the deep part keeps its own structure
+    after = next(c for c in chunks if "w9998x" in c.text)
+    assert after.heading_path == (doc.title, "之后的标题")
+    norm = normalized_text(chunks)
+    assert all(0 < len(c.text) <= MAX_CHUNK_CHARS and norm[c.char_start : c.char_end] == c.text for c in chunks)
+
+
+def test_structure_within_the_nesting_limit_is_unchanged():
+    src = _deep_list(5)
+    _, chunks = parse_markdown(src, "a.md")
+    assert chunks[0].text == "- w0x\n  - w1x\n    - w2x\n      - w3x\n        - w4x"
+
+
+def test_front_matter_lists_kept_as_json_text_and_nulls_dropped():
+    md = (
+        "---\ntitle: 手册\npages: [3, 4]\ntags: [网络, \"服务\"]\nsection: null\nempty:\n"
+        "sitemap:\n  priority: 0.5\nreviewed: [2024-01-02]\nweight: 3\n---\n\n## 一节\n\n正文。\n"
+    )
+    doc, chunks = parse_markdown(md, "m.md")
+    assert doc.metadata["pages"] == "[3, 4]"
+    assert doc.metadata["tags"] == '["网络", "服务"]'
+    assert doc.metadata["sitemap"] == '{"priority": 0.5}'
+    assert doc.metadata["reviewed"] == '["2024-01-02"]'
+    assert doc.metadata["weight"] == 3
+    assert "section" not in doc.metadata and "empty" not in doc.metadata
+    # metadata does not change the content version
+    plain, _ = parse_markdown("---\ntitle: 手册\n---\n\n## 一节\n\n正文。\n", "m.md")
+    assert plain.version == doc.version
+
+
+# --------------------------------------------------------------------------- #
 # Property test
 # --------------------------------------------------------------------------- #
 
