@@ -158,7 +158,7 @@ class KnowledgeIndex:
         self._collection: Any = None
         self._next_claim = 0.0
         self._cached: VectorMatrix | None = None  # dense vectors from the catalog cache (non-owner only)
-        if chroma_client is not None or settings.chroma_host or store_lock.acquire(settings.chroma_dir):
+        if chroma_client is not None or settings.chroma_host or self._take_store():
             self._collection = self._open_collection(chroma_client)
         self._lexical = LexicalIndex([], [])
         self._active: dict[str, Chunk] = {}
@@ -470,11 +470,18 @@ class KnowledgeIndex:
             return None
         self._next_claim = now + CLAIM_SECONDS
         with self._lock:
-            if self._collection is None and store_lock.acquire(self.settings.chroma_dir):
+            if self._collection is None and self._take_store():
                 self._collection = self._open_collection(None)
                 self._cached = None
                 self._count_cache = None
         return self._collection
+
+    def _take_store(self) -> bool:
+        """Try to become the owner of the embedded Chroma folder (``store_lock.acquire``)."""
+        try:
+            return store_lock.acquire(self.settings.chroma_dir)
+        except OSError as exc:
+            raise IndexError_(f"cannot lock the vector store {self.settings.chroma_dir}: {exc}") from exc
 
     def owns_vectors(self) -> bool:
         """Whether this process reads and writes the vector store itself (it owns the
