@@ -42,6 +42,9 @@ def show_index_status(engine, worker) -> None:  # noqa: ANN001 - Engine / Embedd
         st.progress(embedded / total, text=f"向量索引构建中 {embedded}/{total}（此期间使用关键词检索）")
     elif total:
         st.caption(f"向量索引已就绪（{engine.embedder.name}）")
+    owner = engine.index.store_owner()
+    if owner is not None:
+        st.caption(f"向量库由{owner.describe()}持有：本进程用目录中缓存的向量检索，新向量由它补齐。")
     if worker is not None and worker.error:
         st.warning(worker.error)
 

@@ -5,12 +5,9 @@ background embedding worker is started once.
 
 from __future__ import annotations
 
-import threading
-from dataclasses import dataclass, field
-
 import streamlit as st
 
-from core.errors import AppError
+from core.embedding_worker import EmbeddingWorker
 from core.ingest import ingest
 from core.pipeline import Engine
 
@@ -20,46 +17,13 @@ def get_engine() -> Engine:
     return Engine.open()
 
 
-@dataclass
-class EmbeddingWorker:
-    """Fills in dense vectors in one background thread; the chat works meanwhile (BM25).
-
-    ``wake()`` after an ingest makes it look for new chunks again.
-    """
-
-    error: str | None = None
-    thread: threading.Thread | None = field(default=None, repr=False)
-    _wake: threading.Event = field(default_factory=threading.Event, repr=False)
-
-    @property
-    def running(self) -> bool:
-        return self.thread is not None and self.thread.is_alive()
-
-    def wake(self) -> None:
-        self._wake.set()
-
-
 @st.cache_resource(show_spinner=False)
 def embedding_worker() -> EmbeddingWorker:
-    engine = get_engine()
-    worker = EmbeddingWorker()
-    if not engine.settings.background_embedding:
-        return worker
-
-    def run() -> None:
-        while True:
-            try:
-                worker.error = None
-                engine.index.embed_pending()
-            except AppError as exc:
-                worker.error = str(exc)
-            except Exception as exc:  # keep the app alive; show the reason in the sidebar
-                worker.error = f"embedding stopped: {exc}"
-            worker._wake.wait()
-            worker._wake.clear()
-
-    worker.thread = threading.Thread(target=run, name="yinzheng-embed", daemon=True)
-    worker.thread.start()
+    """The process's background embedding worker (``core.embedding_worker``): started
+    once, it also picks up ingests made by other processes (catalog generation)."""
+    worker = EmbeddingWorker(get_engine().index)
+    if get_engine().settings.background_embedding:
+        worker.start()
     return worker
 
 

@@ -55,21 +55,42 @@ def ensure_ingested(engine, *, embed: bool) -> None:
     )
 
 
+def _owner_note(engine) -> str | None:
+    """Why this process leaves the vector store alone (another process owns the
+    embedded folder; see ``core.store_lock``), or None when it may use it."""
+    owner = engine.index.store_owner()
+    if owner is None:
+        return None
+    return (
+        f"向量库 {engine.settings.chroma_dir} 由{owner.describe()}持有，本进程不打开它。"
+        "（多个进程同时使用请配置 CHROMA_HOST 使用 Chroma 服务器。）"
+    )
+
+
 def cmd_ingest(args: argparse.Namespace) -> int:
+    from core import store_lock
     from core.index import reset_index
     from core.config import load_settings
     from core.ingest import ingest
 
     if args.rebuild:
-        reset_index(load_settings())
+        settings = load_settings()
+        if not settings.chroma_host and not store_lock.acquire(settings.chroma_dir):
+            owner = store_lock.owner(settings.chroma_dir) or store_lock.StoreOwner(None, "", "")
+            print(f"error: 不能重建：向量库 {settings.chroma_dir} 由{owner.describe()}持有；请先停止它。", file=sys.stderr)
+            return 1
+        reset_index(settings)
     engine = _engine(args)
+    note = _owner_note(engine)
+    if note and not args.no_embed:
+        print(note + "目录与关键词索引照常更新，向量由持有它的进程（运行中的应用的后台向量任务）补齐。", file=sys.stderr)
     paths = [Path(p) for p in args.paths] or [engine.settings.corpus_dir]
     report = ingest(
         engine.index,
         paths,
         base_url=engine.settings.base_url_for(paths[0]) if len(paths) == 1 else None,
         progress=_progress_printer("parse"),
-        embed=not args.no_embed,
+        embed=not args.no_embed and note is None,
         embed_progress=_progress_printer("embed"),
     )
     if args.json:  # as_dict escapes lone surrogates: always valid UTF-8
@@ -95,7 +116,10 @@ def cmd_ask(args: argparse.Namespace) -> int:
     engine = _engine(args)
     ensure_ingested(engine, embed=False)
     embedded, total = engine.index.dense_coverage()
-    if embedded < total:
+    note = _owner_note(engine)
+    if note:
+        print(f"note: {note}向量相似度取自目录中缓存的向量（{embedded}/{total} 个片段有向量，其余只用关键词检索）。", file=sys.stderr)
+    if embedded < total and not note:
         print(
             f"note: dense vectors for {embedded}/{total} chunks; the rest are found by BM25 only "
             "(run `python -m core ingest` to embed them)",

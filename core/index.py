@@ -19,6 +19,14 @@ scalar metadata). Everything it returns is our own values.
   data folders may share, it is ``yinzheng-<index_id>`` (one per catalog).
   Writes go in batches (``CHROMA_BATCH``); the only full read of the ids is
   the reconciliation at the start of ``embed_pending``.
+* One owner per embedded Chroma folder (``core.store_lock``): only the process
+  holding the folder's lock opens it; it takes the lock when it opens the index,
+  or later (tried at most every ``CLAIM_SECONDS``) once the owner is gone.
+  Another process keeps the catalog and BM25 as usual but never touches Chroma:
+  its dense scores come from the catalog's embedding cache
+  (``core.cached_vectors``), its writes leave the vectors to the owner (whose
+  ``embed_pending`` reconciles), and ``embed_pending`` refuses. No lock with a
+  Chroma server or an explicit client: the server owns its files.
 * Lexical: ``core.lexical.LexicalIndex`` over the active chunks, rebuilt after
   each ingest (incrementally: only new chunk texts are tokenized) and swapped in
   atomically.
@@ -43,6 +51,8 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
+from core import store_lock
+from core.cached_vectors import VectorMatrix
 from core.config import Settings
 from core.embeddings import Embedder
 from core.errors import EmbeddingMismatchError, IndexError_
@@ -68,6 +78,8 @@ CHROMA_BATCH = 1000
 FLUSH_SECONDS = 2.0
 #: Seconds a vector count is reused (writes through this index drop it at once).
 COUNT_TTL = 5.0
+#: Seconds between two attempts of a non-owner to take over the embedded store.
+CLAIM_SECONDS = 2.0
 
 
 def lexical_text(chunk: Chunk) -> str:
@@ -127,6 +139,8 @@ class KnowledgeIndex:
     Raises ``EmbeddingMismatchError`` when the collection was built with another
     embedding model, ``IndexError_`` when the store cannot be opened.
     Thread-safe: reads may run while ``embed_pending`` or an ingest writes.
+    Opens the embedded Chroma folder only when this process owns it (see the
+    module doc); ``store_owner()`` names the other process when it does not.
     """
 
     def __init__(
@@ -141,7 +155,11 @@ class KnowledgeIndex:
         self._db_path = settings.catalog_path
         self._init_catalog()
         self.collection_name = collection_name or collection_name_for(settings, self.index_id)
-        self._collection = self._open_collection(chroma_client)
+        self._collection: Any = None
+        self._next_claim = 0.0
+        self._cached: VectorMatrix | None = None  # dense vectors from the catalog cache (non-owner only)
+        if chroma_client is not None or settings.chroma_host or self._take_store():
+            self._collection = self._open_collection(chroma_client)
         self._lexical = LexicalIndex([], [])
         self._active: dict[str, Chunk] = {}
         self._generation = ""
@@ -438,24 +456,96 @@ class KnowledgeIndex:
         except Exception as exc:
             raise IndexError_(f"cannot open the vector store: {exc}") from exc
 
+    # ------------------------------------------------------- store ownership
+    def _store(self) -> Any | None:
+        """The Chroma collection when this process may open it (owner of the embedded
+        folder, or a server), else None. A non-owner tries to take over at most every
+        ``CLAIM_SECONDS`` (e.g. the app after a command-line ingest ended) and opens
+        Chroma when it gets the lock."""
+        store = self._collection
+        if store is not None:
+            return store
+        now = time.monotonic()
+        if now < self._next_claim:
+            return None
+        self._next_claim = now + CLAIM_SECONDS
+        with self._lock:
+            if self._collection is None and self._take_store():
+                self._collection = self._open_collection(None)
+                self._cached = None
+                self._count_cache = None
+        return self._collection
+
+    def _take_store(self) -> bool:
+        """Try to become the owner of the embedded Chroma folder (``store_lock.acquire``)."""
+        try:
+            return store_lock.acquire(self.settings.chroma_dir)
+        except OSError as exc:
+            raise IndexError_(f"cannot lock the vector store {self.settings.chroma_dir}: {exc}") from exc
+
+    def owns_vectors(self) -> bool:
+        """Whether this process reads and writes the vector store itself (it owns the
+        embedded folder, or uses a server). False: another process owns it."""
+        return self._store() is not None
+
+    def store_owner(self) -> store_lock.StoreOwner | None:
+        """The other process that owns the embedded vector store, or None when this
+        process may use it (owner, or server mode)."""
+        if self.owns_vectors():
+            return None
+        return store_lock.owner(self.settings.chroma_dir) or store_lock.StoreOwner(None, "", "")
+
+    def _chroma_read(self, what: str, read: Callable[[Any], Any]) -> Any:
+        """Run a Chroma read. A read that fails mid-swap (e.g. "Error finding id" when
+        an ingest removed vectors under it) is retried once on the catalog's current
+        generation (``refresh_if_changed``); a second failure raises ``IndexError_``."""
+        store = self._store()
+        try:
+            return read(store)
+        except Exception:  # noqa: BLE001 - retried once below, then mapped
+            self._count_cache = None
+            self.refresh_if_changed()
+        try:
+            return read(store)
+        except Exception as exc:
+            raise IndexError_(f"{what}: {exc}") from exc
+
+    def _cached_matrix(self) -> VectorMatrix:
+        """Non-owner: the vectors of the active chunks from the catalog's embedding cache
+        (written by the owner's ``embed_pending``), rebuilt when the active set changes,
+        and every ``COUNT_TTL`` seconds while some active chunk has none yet."""
+        active = self._active
+        m = self._cached
+        if m is not None and m.source is active and (len(m) == len(active) or time.monotonic() - m.built_at < COUNT_TTL):
+            return m
+        keys = {cid: sha256_hex(embedding_text(c)) for cid, c in active.items()}
+        vectors = self._cached_vectors(sorted(set(keys.values())))
+        ids = [cid for cid in active if keys[cid] in vectors]
+        matrix = np.stack([vectors[keys[cid]] for cid in ids]) if ids else np.zeros((0, self.embedder.dim), np.float32)
+        m = VectorMatrix(ids, matrix, source=active)
+        self._cached = m
+        return m
+
     def _drop_vectors(self, chunk_ids: Sequence[str]) -> None:
-        """Delete the vectors of chunks that are no longer served (ids not in Chroma are ignored)."""
+        """Delete the vectors of chunks that are no longer served (ids not in Chroma are
+        ignored). A non-owner leaves them: the owner's ``embed_pending`` reconciles."""
         active = self._active
         stale = [i for i in chunk_ids if i not in active]
-        if not stale:
+        store = self._store()
+        if not stale or store is None:
             return
         self._count_cache = None
         try:
             for i in range(0, len(stale), CHROMA_BATCH):
-                self._collection.delete(ids=stale[i : i + CHROMA_BATCH])
+                store.delete(ids=stale[i : i + CHROMA_BATCH])
         except Exception as exc:
             raise IndexError_(f"cannot write the vector store: {exc}") from exc
 
     def _vector_ids(self) -> set[str]:
-        try:
-            return set(self._collection.get(include=[])["ids"])
-        except Exception as exc:
-            raise IndexError_(f"cannot read the vector store: {exc}") from exc
+        """Ids with a vector: in Chroma (owner), or active chunks with a cached vector (non-owner)."""
+        if self._store() is None:
+            return set(self._cached_matrix().ids)
+        return set(self._chroma_read("cannot read the vector store", lambda c: c.get(include=[])["ids"]))
 
     def _drop_inactive_vectors(self) -> None:
         """Full sweep: delete every vector whose chunk is not active (one read of all ids)."""
@@ -464,15 +554,15 @@ class KnowledgeIndex:
 
     def _vector_count(self) -> int:
         """Vectors in the collection; cached for ``COUNT_TTL`` seconds (a count is a
-        round trip to Chroma, and every question needs it), dropped on our own writes."""
+        round trip to Chroma, and every question needs it), dropped on our own writes.
+        Non-owner: active chunks with a cached vector."""
+        if self._store() is None:
+            return len(self._cached_matrix())
         cached = self._count_cache
         now = time.monotonic()
         if cached is not None and now - cached[0] < COUNT_TTL:
             return cached[1]
-        try:
-            n = self._collection.count()
-        except Exception as exc:
-            raise IndexError_(f"cannot read the vector store: {exc}") from exc
+        n = self._chroma_read("cannot read the vector store", lambda c: c.count())
         self._count_cache = (now, n)
         return n
 
@@ -507,8 +597,15 @@ class KnowledgeIndex:
 
         Vectors come from the cache when the same text was embedded before.
         Calls ``progress(done, total)`` after each batch. Returns the number of
-        chunks added. Safe to call again after an interruption.
+        chunks added. Safe to call again after an interruption. Raises
+        ``IndexError_`` naming the owner when another process owns the store.
         """
+        store = self._store()
+        if store is None:
+            raise IndexError_(
+                f"向量库 {self.settings.chroma_dir} 由{self.store_owner().describe()}持有：本进程不写入它，"
+                "向量由持有它的进程（应用的后台向量任务）补齐"
+            )
         have = self._vector_ids()
         active = self._active
         stale = [i for i in have if i not in active]
@@ -533,7 +630,7 @@ class KnowledgeIndex:
             rows = [(c, v) for c, v in buffer if c.chunk_id in live]
             for i in range(0, len(rows), CHROMA_BATCH):
                 part = rows[i : i + CHROMA_BATCH]
-                self._collection.upsert(
+                store.upsert(
                     ids=[c.chunk_id for c, _ in part],
                     embeddings=np.stack([v for _, v in part]).astype(np.float32),
                     metadatas=[{"source_id": c.source_id, "document_id": c.document_id} for c, _ in part],
@@ -579,10 +676,12 @@ class KnowledgeIndex:
         n = self._vector_count()
         if qv is None or n == 0:
             return []
-        try:
-            res = self._collection.query(query_embeddings=[qv.tolist()], n_results=min(n, k * 2), include=["distances"])
-        except Exception as exc:
-            raise IndexError_(f"vector query failed: {exc}") from exc
+        if self._store() is None:
+            return self._cached_matrix().search(qv, k)
+        res = self._chroma_read(
+            "vector query failed",
+            lambda c: c.query(query_embeddings=[qv.tolist()], n_results=min(n, k * 2), include=["distances"]),
+        )
         active = self._active
         ids, dists = res["ids"][0], res["distances"][0]
         return [(cid, 1.0 - float(d)) for cid, d in zip(ids, dists) if cid in active][:k]
@@ -592,10 +691,9 @@ class KnowledgeIndex:
         (one Chroma ``get``); chunks without a vector are left out."""
         if qv is None or not chunk_ids:
             return {}
-        try:
-            res = self._collection.get(ids=list(chunk_ids), include=["embeddings"])
-        except Exception as exc:
-            raise IndexError_(f"vector read failed: {exc}") from exc
+        if self._store() is None:
+            return self._cached_matrix().similarities(qv, chunk_ids)
+        res = self._chroma_read("vector read failed", lambda c: c.get(ids=list(chunk_ids), include=["embeddings"]))
         embs = res.get("embeddings")
         if embs is None or len(embs) == 0:
             return {}
