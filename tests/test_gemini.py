@@ -1,6 +1,7 @@
 """Gemini generators, offline: the real ``genai.Client`` against a stub HTTP
 server on 127.0.0.1 (tests/gemini_server.py), golden fixtures from
-/work/shared/fixtures/gemini with their ``.expect.json`` sidecars.
+``../shared/fixtures/gemini`` (beside the repository) with their ``.expect.json``
+sidecars; the tests that read them skip when that folder is absent.
 
 Tests that need ``core.grounding`` skip while it does not exist.
 """
@@ -41,9 +42,10 @@ from core.generators.gemini_parse import (
     scan_sentence_texts,
 )
 from core.models import Chunk, Draft, GeneratorInfo, RetrievedChunk
+from tests.conftest import shared_path, skip_without_shared
 from tests.gemini_server import Reply, StubGemini
 
-FIXTURES = Path(os.environ.get("YINZHENG_GEMINI_FIXTURES", "/work/shared/fixtures/gemini"))
+FIXTURES = shared_path("fixtures", "gemini")
 GC_FIXTURES = ["a_search_zh_bytes", "c_search_unsupported_sentence", "f_search_multipart", "h_file_search_retrieved_context"]
 IA_FIXTURES = ["g_interactions_url_citation", "h2_interactions_file_citation"]
 MODEL = "gemini-2.5-flash"
@@ -53,6 +55,8 @@ INFO = GeneratorInfo(name="gemini-search", model=MODEL)
 
 
 def load(name: str) -> tuple[dict, dict]:
+    if FIXTURES is None:
+        skip_without_shared("fixtures", "gemini")
     body = json.loads((FIXTURES / f"{name}.json").read_text(encoding="utf-8"))
     expect = json.loads((FIXTURES / f"{name}.expect.json").read_text(encoding="utf-8"))
     return body, expect

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -26,22 +25,12 @@ from core.grounding import (
     validate_supports,
 )
 from core.models import Draft, DraftSupport, GeneratorInfo, RetrievedChunk, Chunk, Segment, Support
+from tests.conftest import shared_path
 
 
-def _fixture_dir() -> Path | None:
-    root = Path(__file__).resolve().parents[1]
-    for cand in (
-        root.parent / "shared" / "fixtures" / "gemini",
-        Path(os.environ.get("YINZHENG_SHARED", "/nonexistent")) / "fixtures" / "gemini",
-    ):
-        if cand.is_dir():
-            return cand
-    return None
-
-
-FIXTURES = _fixture_dir()
+FIXTURES = shared_path("fixtures", "gemini")
 SIDECARS = sorted(FIXTURES.glob("*.expect.json")) if FIXTURES else []
-needs_fixtures = pytest.mark.skipif(not SIDECARS, reason="shared/fixtures/gemini not found")
+needs_fixtures = pytest.mark.skipif(not SIDECARS, reason="../shared/fixtures/gemini not found beside the repository")
 
 
 def draft(parts, *supports: DraftSupport, extra=()) -> Draft:  # noqa: ANN001
