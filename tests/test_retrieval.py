@@ -32,7 +32,8 @@ def test_workload_question_retrieves_workload_docs(sample_engine):
     assert not res.no_evidence
     sources = [rc.chunk.source_id for rc in res.evidence]
     assert any("statefulset" in s for s in sources)
-    assert all(rc.rank == i for i, rc in enumerate(res.chunks, start=1))
+    assert len(res.chunks) == sample_engine.settings.top_k == 5  # many chunks share the terms: a full list
+    assert [rc.rank for rc in res.chunks] == [1, 2, 3, 4, 5]
     assert [rc.fused_score for rc in res.chunks] == sorted((rc.fused_score for rc in res.chunks), reverse=True)
 
 
@@ -111,4 +112,6 @@ def test_dense_vectors_are_cached_by_content(tmp_path):
     assert Counting.calls == first + 1
     assert index.dense_coverage() == (2, 2)
     hits = index.dense_search("内容二改了", 2)
-    assert all(cid in index.active_chunks() for cid, _ in hits)
+    active = index.active_chunks()
+    # only the current version's two vectors answer (a stale one would not be active), the changed text first
+    assert [active[cid].text for cid, _ in hits if cid in active] == ["内容二改了。", "内容一。"]
