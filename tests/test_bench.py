@@ -37,6 +37,15 @@ def test_quick_bench_report_is_complete(tmp_path, capsys):
     for k in ("retrieval_ms", "answer_ms"):
         assert set(run[k]) >= {"median", "p95", "n"}
     assert run["documents"] >= 2 and run["chunks"] >= 10 and not run["dense_extrapolated"]
+    # the --quick slice: whole sample documents are added until it holds at least 60 chunks
+    assert run["size_label"] == "60" and run["chunks"] >= 60
+    assert run["embedding_model"] == "hash/char-ngrams-256" and run["failures"] == 0
+    # every rate is its count over its time
+    for st in run["stages"].values():
+        assert st["documents_per_s"] == pytest.approx(run["documents"] / st["seconds"])
+        assert st["chunks_per_s"] == pytest.approx(run["chunks"] / st["seconds"])
+    assert run["pipeline_chunks_per_s"] == pytest.approx(run["chunks"] / run["ingest_total_s"])
+    assert run["reingest_unchanged_ratio"] == pytest.approx(run["reingest_unchanged_s"] / run["ingest_total_s"])
     for path, value in _numbers(run):
         assert math.isfinite(value), path
         if path != ".failures":

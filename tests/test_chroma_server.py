@@ -27,10 +27,8 @@ pytestmark = pytest.mark.skipif(not HOST, reason="CHROMA_HOST is not set (no Chr
 
 # The same checks as in embedded mode, collected again in this module with the server fixture below.
 from tests.test_pipeline import (  # noqa: E402,F401
-    test_a_cited_id_that_was_not_sent_is_dropped_and_audited,
-    test_a_failing_generator_keeps_question_and_evidence_on_record,
+    test_contact_intent_adds_contact_link_and_links_are_not_evidence,
     test_deployment_vs_statefulset_is_answered_with_cited_workload_chunks,
-    test_no_evidence_does_not_call_the_generator_and_is_recorded,
 )
 from tests.test_retrieval import (  # noqa: E402,F401
     test_chunk_ids_do_not_come_from_result_positions,

