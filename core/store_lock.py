@@ -151,5 +151,6 @@ def _command_line() -> str:
         argv[0] = "python -m " + Path(argv[0]).parent.name
     elif argv:
         argv[0] = Path(argv[0]).name
-    text = " ".join(argv)
+    # argv decoded with surrogateescape may hold lone surrogates (a non-UTF-8 byte): written as "?"
+    text = " ".join(argv).encode("utf-8", "replace").decode("utf-8")
     return text if len(text) <= 200 else text[:199] + "…"

@@ -35,7 +35,7 @@ def test_folder_ingest_shows_failures_and_warnings_with_chinese_reasons(page_env
     (folder / "utf16.txt").write_bytes("## 标题\n\n正文内容。\n".encode("utf-16-le"))
     (folder / "_index.md").write_text("---\ntitle: 只有标题\n---\n", encoding="utf-8")
     (folder / "ok.md").write_text("## 节\n\n正常的内容。\n", encoding="utf-8")
-    at = AppTest.from_file(str(ROOT / "pages" / "library.py"), default_timeout=120).run()
+    at = AppTest.from_file(str(ROOT / "app_pages" / "library.py"), default_timeout=120).run()
     assert not at.exception, at.exception
     at.text_input[0].set_value(str(folder)).run()
     next(b for b in at.button if b.label == "导入文件夹").click().run()
