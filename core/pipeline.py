@@ -252,6 +252,9 @@ class _Turn:
         except Exception as exc:  # a bug in a generator must not lose the question
             error = f"the generator failed unexpectedly: {exc}"
             return self.finish(AnswerRecord(status="error", error=error, chunks=snapshots, **base))
+        # the generator's own sources and text are untrusted: no lone surrogate reaches a hash or the store
+        draft, repaired = textsafe.scrub_model(draft, "generator_output")
+        self.notes.extend(repaired)
         sent = {s.chunk_id for s in snapshots}
         snapshots = snapshots + tuple(
             ChunkSnapshot.from_retrieved(rc) for rc in draft.extra_chunks if rc.chunk_id not in sent

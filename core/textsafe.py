@@ -18,9 +18,13 @@ points is replaced too (two U+FFFD): joining it would shift offsets.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from core.models import AnswerRecord, AuditEntry
+
+M = TypeVar("M", bound=BaseModel)
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 REPLACEMENT = "\ufffd"
@@ -59,13 +63,22 @@ def _walk(value: Any, path: str, found: dict[str, int]) -> Any:
     return value
 
 
-def scrub_record(record: AnswerRecord) -> AnswerRecord:
-    """``record`` itself when every string in it can be encoded as UTF-8; otherwise a
-    copy with lone surrogates replaced (U+FFFD) and one ``repaired`` audit entry per
-    field (dotted path such as ``answer_text`` or ``chunks.0.text``). Offsets stay valid."""
+def scrub_model(value: M, prefix: str = "") -> tuple[M, tuple[AuditEntry, ...]]:
+    """``value`` itself and no entries when every string in it (nested models, lists,
+    dict keys and values) can be encoded as UTF-8; otherwise a re-validated copy with
+    lone surrogates replaced (U+FFFD) and one ``repaired`` entry per field (dotted
+    path such as ``answer_text`` or ``chunks.0.text``, after ``prefix``)."""
     found: dict[str, int] = {}
-    data = _walk(record.model_dump(), "", found)
+    data = _walk(value.model_dump(), prefix, found)
     if not found:
+        return value, ()
+    return type(value).model_validate(data), tuple(repair_audit(f, n) for f, n in found.items())
+
+
+def scrub_record(record: AnswerRecord) -> AnswerRecord:
+    """``record`` with lone surrogates replaced and audited (see :func:`scrub_model`).
+    Offsets stay valid."""
+    clean, entries = scrub_model(record)
+    if not entries:
         return record
-    data["audit"] = [*data["audit"], *(repair_audit(f, n).model_dump() for f, n in found.items())]
-    return AnswerRecord.model_validate(data)
+    return clean.model_copy(update={"audit": (*clean.audit, *entries)})

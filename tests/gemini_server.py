@@ -25,6 +25,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
+def _wire(body: Any) -> bytes:
+    """UTF-8 JSON; text with a lone surrogate goes out as a ``\\uD83D`` escape, as a server would send it."""
+    try:
+        return json.dumps(body, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(body, ensure_ascii=True).encode("ascii")
+
+
 @dataclass
 class Reply:
     status: int = 200
@@ -95,14 +103,12 @@ class StubGemini:
                     return
                 if reply.sse is not None:
                     payload = b"".join(
-                        b"data: " + json.dumps(ev, ensure_ascii=False).encode("utf-8") + b"\n\n"
+                        b"data: " + _wire(ev) + b"\n\n"
                         for ev in reply.sse
                     )
                     ctype = "text/event-stream"
                 else:
-                    payload = json.dumps(reply.json if reply.json is not None else {}, ensure_ascii=False).encode(
-                        "utf-8"
-                    )
+                    payload = _wire(reply.json if reply.json is not None else {})
                     ctype = "application/json; charset=utf-8"
                 self.send_response(reply.status)
                 self.send_header("Content-Type", ctype)

@@ -10,7 +10,7 @@ import pytest
 
 from core import textsafe
 from core.generators.base import Generator
-from core.models import AnswerRecord, Draft, DraftSupport, GeneratorInfo, RetrievedChunk
+from core.models import AnswerRecord, Draft, DraftSupport, GeneratorInfo, RetrievedChunk, sha256_hex
 from tests.gemini_server import Reply, StubGemini
 from tests.test_gemini import CHUNKS, IDS, gc_body, gen, grounded_body, split_sse_json
 
@@ -77,7 +77,7 @@ def test_generator_output_with_lone_surrogate_is_stored_with_offsets_intact(samp
     assert r.answer_text == "CronJob 使用 Cron 语法 \ufffd。"
     assert seen == [r.answer_text]  # the page never receives a lone surrogate
     assert [(s.start, s.end) for s in r.supports] == [(0, len(r.answer_text))]
-    assert _repairs(r) == {"answer_text": 1}
+    assert _repairs(r) == {"generator_output.parts.0": 1}
     assert sample_engine.records.get(r.answer_id) == r
 
 
@@ -92,7 +92,7 @@ def test_gemini_json_answer_with_half_emoji_is_stored(sample_engine):
     assert r.status == "answered", (r.status, r.error)
     assert r.answer_text == "CronJob 使用 Cron 语法 \ufffd。"
     assert r.supports[0].chunk_ids == (cited,)
-    assert _repairs(r) == {"answer_text": 1}
+    assert _repairs(r) == {"generator_output.parts.0": 1}
     assert sample_engine.records.get(r.answer_id).answer_text == r.answer_text
 
 
@@ -239,3 +239,18 @@ def test_cli_batch_reports_a_line_whose_record_cannot_be_stored_and_goes_on(monk
     out = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [(r["query"], r["status"]) for r in out] == [("一", "no_evidence"), ("坏", "error"), ("三", "no_evidence")]
     assert out[1]["stored"] is False and "disk full" in out[1]["error"]
+
+
+def test_grounding_chunk_title_with_half_emoji_is_stored(sample_engine):
+    """Gemini's own sources are untrusted too: a title with ``\\ud83d`` is repaired in the snapshot."""
+    text = "甲乙。"
+    body = grounded_body([{"text": text}], [{"segment": {"endIndex": len(text.encode())}, "groundingChunkIndices": [0]}],
+                         [{"web": {"uri": "https://a.example/x", "title": "标题 \ud83d"}}])
+    with StubGemini([Reply(sse=[body])]) as stub:  # "\ud83d" escaped on the wire
+        r = sample_engine.ask("Pod 是什么？", generator=gen("gemini-search", stub))
+    assert r.status == "answered", (r.status, r.error)
+    assert r.chunks[0].title == "标题 \ufffd"
+    assert _repairs(r) == {"generator_output.extra_chunks.0.chunk.title": 1,
+                           "generator_output.extra_chunks.0.chunk.heading_path.0": 1}
+    assert r.chunks[0].content_sha256 == sha256_hex(r.chunks[0].text)
+    assert sample_engine.records.get(r.answer_id) == r

@@ -268,7 +268,7 @@ def _get(obj: Any, name: str) -> Any:
 
 def _short_hash(*values: object) -> str:
     joined = "\x1f".join("" if v is None else str(v) for v in values)
-    return hashlib.sha256(joined.encode("utf-8")).hexdigest()[:16]
+    return hashlib.sha256(joined.encode("utf-8", "surrogatepass")).hexdigest()[:16]  # a half emoji must not crash
 
 
 def blocked_draft(info: GeneratorInfo, reason: str, detail: str | None = None) -> Draft:
