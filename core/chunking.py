@@ -20,7 +20,9 @@ Pipeline
    are decoded; soft line breaks are joined without a space between CJK
    characters / CJK punctuation and with one space otherwise; code fences are
    kept as fenced Markdown; tables become pipe-table text; lists keep their
-   ``-`` / ``1.`` markers; links keep their text (URLs are dropped).
+   ``-`` / ``1.`` markers; links keep their text (URLs are dropped). Content
+   nested deeper than markdown-it's ``maxNesting`` (20) is flattened into plain
+   paragraphs instead of being skipped (:class:`_FlatteningBlockParser`).
 4. Shortcodes are rendered as the site shows them (see :data:`HEADING_I18N`,
    :data:`ADMONITION_LABELS`; ``comment`` and ``mermaid`` bodies are dropped;
    variables such as ``param``/``skew`` and includes are dropped).
@@ -343,8 +345,15 @@ def _as_datetime(value: Any) -> datetime | None:
     return dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)
 
 
-def _json_default(value: Any) -> str:
-    return value.isoformat() if isinstance(value, datetime | date) else str(value)
+def _jsonable(value: Any) -> Any:
+    """``value`` with mapping keys as text and dates as ISO 8601 text (for ``json.dumps``)."""
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {str(_jsonable(k)): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    return value if value is None or isinstance(value, str | int | float | bool) else str(value)
 
 
 def _scalar_metadata(fm: Mapping[str, Any]) -> dict[str, Scalar]:
@@ -368,7 +377,7 @@ def _scalar_metadata(fm: Mapping[str, Any]) -> dict[str, Scalar]:
         elif isinstance(v, datetime | date):
             out[k] = v.isoformat()
         elif isinstance(v, list | tuple | dict):
-            out[k] = json.dumps(v, ensure_ascii=False, default=_json_default)
+            out[k] = json.dumps(_jsonable(v), ensure_ascii=False)
         else:
             out[k] = str(v)
     return out

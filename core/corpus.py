@@ -309,6 +309,10 @@ def pdf_to_markdown(path: Path) -> tuple[str, str | None, int, list[str]]:
         if reader.is_encrypted:
             raise _ReadError("PDF 已加密，无法读取")
         title = (reader.metadata.title if reader.metadata else None) or None
+        if title and unreadable_share(title) <= GARBLED_SHARE:  # a UTF-16 title read as bytes holds NULs too
+            title = remove_controls(title)[0].strip() or None
+        else:
+            title = None
         sections: list[str] = []
         garbled: list[tuple[int, float]] = []
         removed = 0

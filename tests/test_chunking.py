@@ -546,7 +546,8 @@ def test_structure_within_the_nesting_limit_is_unchanged():
 def test_front_matter_lists_kept_as_json_text_and_nulls_dropped():
     md = (
         "---\ntitle: 手册\npages: [3, 4]\ntags: [网络, \"服务\"]\nsection: null\nempty:\n"
-        "sitemap:\n  priority: 0.5\nreviewed: [2024-01-02]\nweight: 3\n---\n\n## 一节\n\n正文。\n"
+        "sitemap:\n  priority: 0.5\nreviewed: [2024-01-02]\nweight: 3\nlog:\n  2024-01-02: 发布\n"
+        "---\n\n## 一节\n\n正文。\n"
     )
     doc, chunks = parse_markdown(md, "m.md")
     assert doc.metadata["pages"] == "[3, 4]"
@@ -554,6 +555,7 @@ def test_front_matter_lists_kept_as_json_text_and_nulls_dropped():
     assert doc.metadata["sitemap"] == '{"priority": 0.5}'
     assert doc.metadata["reviewed"] == '["2024-01-02"]'
     assert doc.metadata["weight"] == 3
+    assert doc.metadata["log"] == '{"2024-01-02": "发布"}'
     assert "section" not in doc.metadata and "empty" not in doc.metadata
     # metadata does not change the content version
     plain, _ = parse_markdown("---\ntitle: 手册\n---\n\n## 一节\n\n正文。\n", "m.md")

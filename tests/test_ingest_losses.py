@@ -91,7 +91,7 @@ def test_unreadable_share_rule():
 # --------------------------------------------------------------------------- #
 
 
-def _pdf(pages: list[str], nul_pages: dict[int, str] | None = None) -> bytes:
+def _pdf(pages: list[str], nul_pages: dict[int, str] | None = None, title: str | None = None) -> bytes:
     """A PDF (fpdf2, Helvetica) whose page ``n`` in ``nul_pages`` draws its text
     as UTF-16BE bytes in a simple font, the way some producers do: pypdf then
     extracts a NUL before every character (``\\x00C\\x00o…``)."""
@@ -99,6 +99,8 @@ def _pdf(pages: list[str], nul_pages: dict[int, str] | None = None) -> bytes:
 
     pdf = FPDF()
     pdf.set_compression(False)
+    if title:
+        pdf.set_title(title)
     patches: list[tuple[bytes, bytes]] = []
     for n, text in enumerate(pages, start=1):
         pdf.add_page()
@@ -135,13 +137,14 @@ def test_pdf_whose_text_extracts_as_nuls_fails_with_a_reason(tmp_path, index):
 
 
 def test_garbled_pdf_page_is_left_out_and_the_rest_is_stored_with_a_warning(tmp_path, index):
-    pdf = _pdf(["Refunds are issued within 14 days.", "x"], {2: "Shipping costs are not refunded"})
+    pdf = _pdf(["Refunds are issued within 14 days.", "x"], {2: "Shipping costs are not refunded"}, title="Po\x00licy")
     root = _write(tmp_path / "docs", {"policy.pdf": pdf})
     report = ingest(index, [root], embed=False)
     assert report.results == {"policy.pdf": "added"}
     assert any("第 2 页" in w for w in report.warnings["policy.pdf"])
-    texts = [c.text for c in index.active_chunks().values()]
-    assert texts == ["Refunds are issued within 14 days."]
+    chunks = list(index.active_chunks().values())
+    assert [c.text for c in chunks] == ["Refunds are issued within 14 days."]
+    assert chunks[0].title == "Policy"
 
 
 def test_pdf_extraction_with_nuls_between_cjk_characters_is_not_stored(tmp_path, monkeypatch):
