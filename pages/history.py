@@ -21,6 +21,8 @@ records = engine.records.list(
     since=datetime.combine(since, time.min, tzinfo=timezone.utc) if since else None,
     limit=200,
 )
+if records.skipped:
+    st.warning(f"有 {len(records.skipped)} 条记录无法读取，已跳过：" + "、".join(r.answer_id for r in records.skipped[:5]))
 if not records:
     st.info("还没有符合条件的回答。")
 labels = {r.answer_id: f"{r.created_at:%Y-%m-%d %H:%M} · [{STATUS_LABELS[r.status]}] {r.query[:60]}" for r in records}
