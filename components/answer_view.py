@@ -90,7 +90,10 @@ ANSWER_CSS = """<style>
   .yz-cite-link { anchor-name: --yz-cite; }
   .yz-card { position: fixed; position-anchor: --yz-cite; top: anchor(bottom); left: anchor(left);
     right: auto; margin-top: 0.3em;
-    position-try-fallbacks: flip-inline, flip-block, flip-block flip-inline; }
+    position-try-fallbacks: flip-inline, flip-block, flip-block flip-inline, --yz-fit-below, --yz-fit-above; }
+  /* On a narrow screen neither side of the marker may fit: centre the card in the viewport. */
+  @position-try --yz-fit-below { top: anchor(bottom); bottom: auto; left: 0.5em; right: 0.5em; margin: 0.3em auto 0; }
+  @position-try --yz-fit-above { top: auto; bottom: anchor(top); left: 0.5em; right: 0.5em; margin: 0 auto 0.3em; }
 }
 .yz-card > span { display: block; }
 .yz-card-title { font-weight: 600; margin-bottom: 0.2em; }

@@ -14,6 +14,8 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -45,14 +47,16 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
+@contextmanager
+def run_app(data_dir: Path, **env: str) -> Iterator[str]:
+    """``streamlit run app.py`` on a free local port over ``data_dir``; yields its URL."""
     port = _free_port()
     env = dict(
         os.environ,
-        YINZHENG_DATA_DIR=str(tmp_path_factory.mktemp("browser-data")),
+        YINZHENG_DATA_DIR=str(data_dir),
         YINZHENG_BACKGROUND_EMBEDDING="0",
         HF_HUB_OFFLINE="1",
+        **env,
     )
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
@@ -68,12 +72,20 @@ def server(tmp_path_factory):
             if proc.poll() is not None:
                 pytest.fail("streamlit exited: " + (proc.stdout.read() if proc.stdout else ""))
             time.sleep(0.5)
-    yield f"http://127.0.0.1:{port}"
-    proc.terminate()
     try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    with run_app(tmp_path_factory.mktemp("browser-data")) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
