@@ -158,7 +158,7 @@ class AlignedQuote(Frozen):
     ``start``/``end``: 0-based, end-exclusive **code points** into the text of
     chunk ``chunk_id`` (``ChunkSnapshot.text[start:end]``), not into the answer.
     Readers must not trust them: a span outside the chunk text is shown without
-    a highlight (see ``components.source_view.highlight_quote``).
+    a highlight (see ``components.verdict_view.highlight_html``).
     """
 
     chunk_id: str

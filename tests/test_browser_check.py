@@ -112,9 +112,14 @@ def test_checking_a_pasted_text(check_server, browser):  # noqa: F811
     page = _open(browser, f"{check_server}/check", "desktop")
     box = page.locator("textarea").first
     box.wait_for(timeout=120_000)
-    box.fill("CronJob 创建基于时隔重复调度的 Job。Kubernetes 由火星开源基金会于 2031 年发布。")
+    box.fill("CronJob 创建基于时隔重复调度的 Job。默认设置分别为 10 和 1。Kubernetes 由火星开源基金会于 2031 年发布。")
     page.get_by_role("button", name="核查").click()
     page.locator(".yz-unsupported").first.wait_for(timeout=120_000)
-    assert page.locator("sup.yz-cite").count() >= 1
+    assert page.locator("sup.yz-cite").count() >= 2
+    assert page.locator(".yz-contradicted").inner_text() == "⚠ 与来源矛盾"
+    sup = page.locator("sup.yz-cite-contradicted")
+    sup.locator("a.yz-cite-link").hover()
+    sup.locator(".yz-card").wait_for(state="visible", timeout=5_000)
+    assert "默认设置分别为 3 和 1" in sup.locator(".yz-card mark").inner_text()
     page.screenshot(path=str(ARTIFACTS / "check-live.png"), full_page=False)
     page.close()

@@ -62,7 +62,7 @@ def test_check_page_shows_all_verdicts_stores_and_exports(app_env, fake_check):
     assert re.findall(r"<sup .*?</sup>", _html(fresh)) == re.findall(r"<sup .*?</sup>", html)
     hist = AppTest.from_file(str(ROOT / "pages" / "history.py"), default_timeout=60)
     hist.run()
-    assert any("CronJob 创建基于时隔" in o for o in hist.selectbox[1].options)
+    assert any("[核查 · 已回答] CronJob 创建基于时隔" in o for o in hist.selectbox[1].options)
 
 
 def test_check_page_asks_for_text_first(app_env, fake_check):
