@@ -175,7 +175,7 @@ def test_the_worst_verdict_of_a_marker_wins() -> None:
 
 
 def test_marker_verdicts_map_supports_past_dropped_ones() -> None:
-    text = "第一句。第二句。"
+    # answer "第一句。第二句。": slots after each sentence (code points 4 and 8)
     original = [
         Support(start=0, end=99, chunk_ids=("a#0",), verdict="supported"),  # dropped: past the end
         Support(start=0, end=4, chunk_ids=("a#0",), verdict="supported", aligned_quote=AlignedQuote(chunk_id="a#0", start=3, end=9)),
@@ -185,7 +185,6 @@ def test_marker_verdicts_map_supports_past_dropped_ones() -> None:
     v = marker_verdicts(original, kept, [(4, ("a#0",)), (8, ("b#0",))], {"a#0": A.text, "b#0": B.text})
     assert v[(4, "a#0")].support_index == 1 and v[(4, "a#0")].quote == (3, 9)
     assert v[(8, "b#0")].kind == "review" and v[(8, "b#0")].reason == "来源中找不到支持这句话的内容。"
-    assert len(text) == 8
 
 
 def test_export_says_the_verdicts_in_words() -> None:
@@ -227,3 +226,22 @@ def test_snapshot_quote_follows_the_url_then_the_first_usable_quote() -> None:
     assert snapshot_quote(rec.supports, "b#0", B.text, "0")[0] == 1  # type: ignore[index]  # support 0 is in a#0
     assert snapshot_quote(rec.supports, "a#0", A.text, "x<script>")[0] == 0  # type: ignore[index]
     assert snapshot_quote(rec.supports, "c#0", C.text, None) is None
+
+
+def test_gemini_answer_with_an_unsupported_cited_sentence_shows_review() -> None:
+    """The shape the pipeline stores for a Gemini answer whose cited chunk does not
+    support one sentence (verdict set, status needs_review): 待复核 on that sentence only."""
+    src = chunk("g#0", "备份任务每天凌晨两点运行，结果保存在对象存储中，保留 30 天。", title="备份")
+    text = "备份任务每天凌晨两点运行。备份会保留 90 天 😀。"
+    cut = text.index("备份会")
+    sups = [
+        Support(start=0, end=cut, chunk_ids=("g#0",), verdict="supported", verification_score=0.9,
+                aligned_quote=AlignedQuote(chunk_id="g#0", start=0, end=12)),
+        Support(start=cut, end=len(text), chunk_ids=("g#0",), status="needs_review", verdict="contradicted",
+                verification_score=0.1, verdict_reason="来源写的是 30 天，句子写的是 90 天",
+                aligned_quote=AlignedQuote(chunk_id="g#0", start=24, end=32)),
+    ]
+    html = render_answer(record(text, sups, [src], generator="gemini"))
+    assert visible(html) == "备份任务每天凌晨两点运行。[1]备份会保留 90 天 😀。[1]⚠ 与来源矛盾"
+    assert _sup_classes(html) == ["yz-cite", "yz-cite yz-cite-contradicted"]
+    assert "<mark>保留 30 天。</mark>" in html and "来源写的是 30 天，句子写的是 90 天" in html
