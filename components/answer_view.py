@@ -28,6 +28,14 @@ from urllib.parse import quote, urlsplit
 
 import nh3
 
+from components.verdict_view import (
+    VERDICT_CSS,
+    aria_suffix,
+    card_quote_html,
+    card_verdict_html,
+    slot_marks_html,
+    sup_class,
+)
 from core.grounding import (
     Layout,
     MarkerSlot,
@@ -39,14 +47,6 @@ from core.grounding import (
     placeholder_codes,
     safe_link,
     validate_supports,
-)
-from components.verdict_view import (
-    VERDICT_CSS,
-    aria_suffix,
-    card_quote_html,
-    card_verdict_html,
-    slot_marks_html,
-    sup_class,
 )
 from core.models import AnswerRecord, AuditEntry, ChunkSnapshot, SourceCard
 from core.replay import snapshot_state

@@ -67,8 +67,8 @@ def _chunk_text(container, snap: ChunkSnapshot, record: AnswerRecord, support: o
         container.text(snap.text)
         return
     index, sp = found
-    container.caption(_quote_caption(record, index))
-    container.html(VERDICT_CSS + highlight_html(snap.text, quote_span(sp, snap.chunk_id, snap.text)))
+    caption = f'<div class="yz-quote-caption">{escape(_quote_caption(record, index))}</div>'  # untrusted text
+    container.html(VERDICT_CSS + caption + highlight_html(snap.text, quote_span(sp, snap.chunk_id, snap.text)))
     st.html(SCROLL_TO_QUOTE, unsafe_allow_javascript=True)
 
 

@@ -35,6 +35,7 @@ VERDICT_CSS = """<style>
 .yz-answer mark, .yz-quote-text mark { background: #fff3a3; color: inherit; padding: 0 0.1em; border-radius: 2px; }
 .yz-cite-contradicted mark { background: #f9d3cf; }
 .yz-quote-text { white-space: pre-wrap; line-height: 1.8; }
+.yz-quote-caption { font-size: 0.875rem; opacity: 0.7; margin-bottom: 0.5em; }
 .yz-quote-text mark { scroll-margin-top: 30vh; box-shadow: 0 0 0 2px #f4d03f; }
 </style>"""
 

@@ -111,7 +111,7 @@ def test_snapshot_page_highlights_and_scrolls_to_the_quote(app_env):
     q = rec.supports[1].aligned_quote
     assert any(f'<mark id="yz-quote">{text[q.start:q.end]}</mark>' in b for b in bodies)  # type: ignore[union-attr]
     assert any("scrollIntoView" in b for b in bodies)
-    assert any("与来源矛盾" in c.value and "来源写的是 3" in c.value for c in at.caption)
+    assert any('<div class="yz-quote-caption">' in b and "与来源矛盾：来源写的是 3" in b for b in bodies)
     assert not any(t.value == text for t in at.text)  # the highlighted text replaces the plain one
 
 
@@ -136,3 +136,12 @@ def test_real_check_over_the_sample(app_env):
     assert '<sup class="yz-cite' in html and "本段无出处" in html
     rec = app_env.records.get(at.query_params["answer_id"])
     assert rec is not None and rec.generator.name == "check" and any(c.source_id == CRON for c in rec.chunks)
+
+
+def test_snapshot_caption_escapes_the_reason_and_sentence(app_env):
+    rec = sample_checked_record(app_env.index.active_chunks(), answer_id="snap-evil")
+    evil = rec.supports[1].model_copy(update={"verdict_reason": "<img src=x onerror=alert(1)> [链接](javascript:x)"})
+    rec = rec.model_copy(update={"supports": (rec.supports[0], evil, rec.supports[2])})
+    at = _snapshot(app_env, rec, evil.chunk_ids[0], "1")
+    caption = next(el.proto.body for el in at.get("html") if "yz-quote-caption" in el.proto.body)
+    assert "<img" not in caption and "&lt;img src=x onerror=alert(1)&gt; [链接](javascript:x)" in caption
