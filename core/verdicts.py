@@ -154,11 +154,6 @@ def marker_verdicts(
     return best
 
 
-def slot_kinds(verdicts: Mapping[tuple[int, str], MarkerVerdict], position: int, chunk_ids: Sequence[str]) -> set[str]:
-    """The kinds of the markers in one slot (``position`` in code points)."""
-    return {verdicts[(position, c)].kind for c in chunk_ids if (position, c) in verdicts}
-
-
 def snapshot_quote(
     supports: Sequence[Support], chunk_id: str, chunk_text: str, support_index: object = None
 ) -> tuple[int, Support] | None:
