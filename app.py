@@ -15,6 +15,7 @@ except AppError as exc:  # e.g. a bad setting or an index built with another emb
 page = st.navigation(
     [
         st.Page("app_pages/chat.py", title="问答", icon="💬", default=True),
+        st.Page("app_pages/check.py", title="核查", icon="🔎", url_path="check"),
         st.Page("app_pages/sources.py", title="来源快照", icon="📄", url_path="sources"),
         st.Page("app_pages/history.py", title="历史", icon="🕘", url_path="history"),
         st.Page("app_pages/library.py", title="知识库", icon="📚", url_path="library"),

@@ -21,9 +21,12 @@ records = engine.records.list(
     since=datetime.combine(since, time.min, tzinfo=timezone.utc) if since else None,
     limit=200,
 )
+if records.skipped:
+    st.warning(f"有 {len(records.skipped)} 条记录无法读取，已跳过：" + "、".join(r.answer_id for r in records.skipped[:5]))
 if not records:
     st.info("还没有符合条件的回答。")
-labels = {r.answer_id: f"{r.created_at:%Y-%m-%d %H:%M} · [{STATUS_LABELS.get(r.status, r.status)}] {r.query[:60]}" for r in records}
+labels = {r.answer_id: f"{r.created_at:%Y-%m-%d %H:%M} · [{'核查 · ' if r.generator.name == 'check' else ''}"
+                       f"{STATUS_LABELS.get(r.status, r.status)}] {r.query[:60]}" for r in records}
 chosen = st.selectbox("选择一个回答重放", list(labels), format_func=labels.get) if records else None
 if chosen:
     record = next(r for r in records if r.answer_id == chosen)

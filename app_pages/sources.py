@@ -13,4 +13,4 @@ chunk_id = st.query_params.get("chunk_id", "")
 record = engine.records.get(answer_id) if answer_id else None
 snap = record.chunk(chunk_id) if record else None
 current = current_counterpart(engine.index, snap) if snap else None
-show_snapshot(record, answer_id, chunk_id, engine.index.current_versions(), current)
+show_snapshot(record, answer_id, chunk_id, engine.index.current_versions(), current, st.query_params.get("support"))

@@ -28,6 +28,14 @@ from urllib.parse import quote, urlsplit
 
 import nh3
 
+from components.verdict_view import (
+    VERDICT_CSS,
+    aria_suffix,
+    card_quote_html,
+    card_verdict_html,
+    slot_marks_html,
+    sup_class,
+)
 from core.grounding import (
     Layout,
     MarkerSlot,
@@ -42,11 +50,13 @@ from core.grounding import (
 )
 from core.models import AnswerRecord, AuditEntry, ChunkSnapshot, SourceCard
 from core.replay import snapshot_state
+from core.verdicts import MarkerVerdict, marker_verdicts
 
 __all__ = ["ANSWER_CSS", "render_answer", "source_cards", "snapshot_url", "display_title"]
 
 UNSUPPORTED_LABEL = "本段无出处"
 EXTRACTIVE_NOTE = "抽取式回答：句子原文摘自知识库"
+CHECK_NOTE = "核查结果：每句话都在知识库中检索并与来源核对"
 NO_EVIDENCE_MESSAGE = "在当前检索设置下，知识库中没有足够的证据回答这个问题。"
 UNVERIFIABLE_MESSAGE = "无法核实：这段回答中没有任何内容能与来源核对。"
 BLOCKED_MESSAGE = "模型提供方拦截了这次回答，未显示内容。"
@@ -81,7 +91,10 @@ ANSWER_CSS = """<style>
   .yz-cite-link { anchor-name: --yz-cite; }
   .yz-card { position: fixed; position-anchor: --yz-cite; top: anchor(bottom); left: anchor(left);
     right: auto; margin-top: 0.3em;
-    position-try-fallbacks: flip-inline, flip-block, flip-block flip-inline; }
+    position-try-fallbacks: flip-inline, flip-block, flip-block flip-inline, --yz-fit-below, --yz-fit-above; }
+  /* On a narrow screen neither side of the marker may fit: centre the card in the viewport. */
+  @position-try --yz-fit-below { top: anchor(bottom); bottom: auto; left: 0.5em; right: 0.5em; margin: 0.3em auto 0; }
+  @position-try --yz-fit-above { top: auto; bottom: anchor(top); left: 0.5em; right: 0.5em; margin: 0 auto 0.3em; }
 }
 .yz-card > span { display: block; }
 .yz-card-title { font-weight: 600; margin-bottom: 0.2em; }
@@ -106,14 +119,14 @@ ANSWER_CSS = """<style>
 .yz-links-list li { margin: 0.2em 0; }
 .yz-link-kind { font-size: 0.85em; opacity: 0.7; margin-left: 0.4em; }
 .yz-audit summary { cursor: pointer; opacity: 0.8; }
-</style>"""
+</style>""" + VERDICT_CSS
 
 # -- sanitizer allowlist (our own tags, attributes and classes only) ---------------
 
 _TAGS = {
     "a", "p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "strong", "em", "code", "pre",
     "blockquote", "ul", "ol", "li", "table", "thead", "tbody", "tr", "th", "td", "sup", "span",
-    "div", "section", "details", "summary", "time",
+    "div", "section", "details", "summary", "time", "mark",
 }  # fmt: skip
 _ATTRIBUTES = {
     "a": {"href", "title", "aria-label", "target"},
@@ -126,15 +139,17 @@ _ATTRIBUTES = {
 }
 _CLASSES = {
     "a": {"yz-cite-link", "yz-card-link", "yz-evidence-title", "yz-origin", "yz-link"},
-    "sup": {"yz-cite"},
+    "sup": {"yz-cite", "yz-cite-review", "yz-cite-contradicted"},
     "span": {
         "yz-card", "yz-card-title", "yz-card-path", "yz-card-snippet", "yz-card-meta",
         "yz-badge", "yz-badge-updated", "yz-badge-deleted", "yz-unsupported", "yz-num",
         "yz-path", "yz-snippet", "yz-meta", "yz-link-kind", "yz-evidence-head", "yz-domain",
+        "yz-review", "yz-contradicted", "yz-card-verdict", "yz-card-verdict-review",
+        "yz-card-verdict-contradicted", "yz-card-verdict-supported", "yz-card-quote", "yz-quote-label",
     },
     "div": {
         "yz-answer", "yz-answer-body", "yz-notice", "yz-error", "yz-unverifiable", "yz-blocked", "yz-interrupted",
-        "yz-no-evidence", "yz-note", "yz-extractive", "yz-query", "yz-after-block",
+        "yz-no-evidence", "yz-note", "yz-extractive", "yz-check", "yz-query", "yz-after-block",
         "yz-orphans",
     },
     "section": {"yz-evidence", "yz-links"},
@@ -249,6 +264,12 @@ class _View:
                 changed=snapshot_state(chunk, current_versions),  # type: ignore[arg-type]
             )
         self.cards = cards
+        self.verdicts = marker_verdicts(
+            record.supports,
+            self.supports,
+            [(s.position, s.chunk_ids) for s in self.layout.slots],
+            {c.chunk_id: c.text for c in record.chunks},
+        )
 
 
 def source_cards(
@@ -291,27 +312,36 @@ def _badge(card: SourceCard) -> str:
     return ""
 
 
-def _cite_html(card: SourceCard) -> str:
+def _verdict_link(card: SourceCard, verdict: MarkerVerdict | None) -> str:
+    """The snapshot link; with ``&support=i`` when the page can highlight that support's quote."""
+    if verdict is None or verdict.quote is None or verdict.support_index is None:
+        return card.snapshot_url
+    return f"{card.snapshot_url}&support={verdict.support_index}"
+
+
+def _cite_html(card: SourceCard, verdict: MarkerVerdict | None = None, chunk_text: str = "") -> str:
     path = " › ".join(card.heading_path)
+    href = _verdict_link(card, verdict)
+    label = f"来源 {card.number}：{card.title}{aria_suffix(verdict)}"
     parts = [
-        '<sup class="yz-cite">',
-        f'<a class="yz-cite-link" href="{_e(card.snapshot_url)}" target="_blank" '
-        f'aria-label="{_e(f"来源 {card.number}：{card.title}")}">[{card.number}]</a>',
+        f'<sup class="{sup_class(verdict)}">',
+        f'<a class="yz-cite-link" href="{_e(href)}" target="_blank" '
+        f'aria-label="{_e(label)}">[{card.number}]</a>',
         '<span class="yz-card" role="tooltip">',
         f'<span class="yz-card-title">{_e(card.title)}</span>',
     ]
     if path:
         parts.append(f'<span class="yz-card-path">{_e(path)}</span>')
-    parts.append(f'<span class="yz-card-snippet">{_e(card.snippet)}</span>')
+    parts.append(card_verdict_html(verdict))
+    quote = card_quote_html(chunk_text, verdict)
+    parts.append(quote if quote is not None else f'<span class="yz-card-snippet">{_e(card.snippet)}</span>')
     meta = _meta_line(card)
     if meta:
         parts.append(f'<span class="yz-card-meta">{meta}</span>')
     badge = _badge(card)
     if badge:
         parts.append(f"<span>{badge}</span>")
-    parts.append(
-        f'<span><a class="yz-card-link" href="{_e(card.snapshot_url)}" target="_blank">查看来源快照</a></span>'
-    )
+    parts.append(f'<span><a class="yz-card-link" href="{_e(href)}" target="_blank">查看来源快照</a></span>')
     parts.append("</span></sup>")
     return "".join(parts)
 
@@ -320,11 +350,39 @@ def _unsupported_html() -> str:
     return f'<span class="yz-unsupported" title="{UNSUPPORTED_LABEL}">{UNSUPPORTED_LABEL}</span>'
 
 
-def _slot_html(slot: MarkerSlot, cards: Mapping[str, SourceCard]) -> str:
-    out = [_cite_html(cards[cid]) for cid in slot.chunk_ids if cid in cards]
+def _slot_html(slot: MarkerSlot, cards: Mapping[str, SourceCard], verdicts: _Verdicts | None = None) -> str:
+    if verdicts is None:
+        out = [_cite_html(cards[cid]) for cid in slot.chunk_ids if cid in cards]
+    else:
+        out = _verdict_slot_html(slot, cards, verdicts)
     if slot.unsupported:
         out.append(_unsupported_html())
     return "".join(out)
+
+
+class _Verdicts:
+    """What the verdict rendering needs besides the cards: marker verdicts and chunk texts."""
+
+    def __init__(self, view: _View) -> None:
+        self.by_marker = view.verdicts
+        self.texts = {c.chunk_id: c.text for c in view.record.chunks}
+
+
+def _verdict_slot_html(slot: MarkerSlot, cards: Mapping[str, SourceCard], verdicts: _Verdicts) -> list[str]:
+    """A slot's markers styled by their verdicts, then ⚠ 与来源矛盾 / 待复核 after them."""
+    out, kinds, reasons = [], set(), []
+    for cid in slot.chunk_ids:
+        if cid not in cards:
+            continue
+        v = verdicts.by_marker.get((slot.position, cid))
+        out.append(_cite_html(cards[cid], v, verdicts.texts.get(cid, "")))
+        if v is not None and v.kind in ("review", "contradicted"):
+            kinds.add(v.kind)
+            reasons.append(v.reason or "")
+    marks = slot_marks_html(kinds, reasons)
+    if marks:
+        out.append(marks)
+    return out
 
 
 _BLOCK_ANCHORS = ("fence", "code_block", "table_close", "paragraph_close", "heading_close")
@@ -357,7 +415,7 @@ _RENDERER = _renderer()
 _PLAIN = markdown_parser()
 
 
-def _body_html(text: str, lay: Layout, cards: Mapping[str, SourceCard]) -> str:
+def _body_html(text: str, lay: Layout, cards: Mapping[str, SourceCard], verdicts: _Verdicts | None = None) -> str:
     """The answer's Markdown rendered with its markers (unsanitized; the caller sanitizes)."""
     slots = [s for s in lay.slots if s.unsupported or any(c in cards for c in s.chunk_ids)]
     try:
@@ -366,7 +424,7 @@ def _body_html(text: str, lay: Layout, cards: Mapping[str, SourceCard]) -> str:
         codes = []
     if not codes:
         body = _RENDERER.render(text)
-        tail = "".join(_slot_html(s, cards) for s in slots)
+        tail = "".join(_slot_html(s, cards, verdicts) for s in slots)
         return body + (f'<div class="yz-orphans">{tail}</div>' if tail else "")
     inline = [(s.position, c) for s, c in zip(slots, codes) if s.anchor_token is None]
     anchors = {s.anchor_token: c for s, c in zip(slots, codes) if s.anchor_token is not None}
@@ -375,7 +433,7 @@ def _body_html(text: str, lay: Layout, cards: Mapping[str, SourceCard]) -> str:
     if [(t.type, t.map) for t in tokens] != [(t.type, t.map) for t in base]:
         anchors = {}  # structure differs (should not happen): anchored markers go last
     body = _RENDERER.renderer.render(tokens, _RENDERER.options, {"yz_anchors": anchors})
-    replacement = {c: _slot_html(s, cards) for s, c in zip(slots, codes)}
+    replacement = {c: _slot_html(s, cards, verdicts) for s, c in zip(slots, codes)}
     found: set[str] = set()
 
     def sub(m: re.Match[str]) -> str:
@@ -499,7 +557,9 @@ def render_answer(
             out.append(_notice("unverifiable", UNVERIFIABLE_MESSAGE))
         if record.generator.name == "extractive":
             out.append(f'<div class="yz-note yz-extractive">{_e(EXTRACTIVE_NOTE)}</div>')
-        body = _body_html(record.answer_text, view.layout, view.cards)
+        elif record.generator.name == "check":
+            out.append(f'<div class="yz-note yz-check">{_e(CHECK_NOTE)}</div>')
+        body = _body_html(record.answer_text, view.layout, view.cards, _Verdicts(view))
         out.append(f'<div class="yz-answer-body">{body}</div>')
         out.append(_evidence_html(cards))
         out.append(_links_html(record))

@@ -4,6 +4,13 @@ Titles, heading paths, the question and ids from the URL are untrusted text:
 they are shown as escaped HTML or with ``st.text``, never as Streamlit Markdown
 (which would turn ``:ok:`` into an emoji, ``~删除~`` into strike-through and
 ``[x](…)`` into a link).
+
+When the answer's verification aligned a sentence with a passage of this chunk
+(``Support.aligned_quote``, code points into the chunk text), the passage is
+highlighted in ``<mark id="yz-quote">`` and the page scrolls to it (a constant
+script in ``st.html(..., unsafe_allow_javascript=True)``; the chunk text itself
+is escaped and goes through a separate, script-free ``st.html``). A bad offset
+shows the text without a highlight.
 """
 
 from __future__ import annotations
@@ -13,8 +20,23 @@ from urllib.parse import urlparse
 
 import streamlit as st
 
-from core.models import AnswerRecord, Chunk
+from components.verdict_view import VERDICT_CSS, highlight_html
+from core.models import AnswerRecord, Chunk, ChunkSnapshot
 from core.replay import char_diff, snapshot_state
+from core.verdicts import CONTRADICTED_LABEL, REVIEW_LABEL, quote_span, snapshot_quote, support_kind, support_reason
+
+SCROLL_TO_QUOTE = """<script>
+(function () {
+  let tries = 0;
+  const timer = setInterval(function () {
+    const mark = document.getElementById("yz-quote");
+    if (mark || ++tries > 50) {
+      clearInterval(timer);
+      if (mark) mark.scrollIntoView({ block: "center" });
+    }
+  }, 100);
+})();
+</script>"""
 
 DIFF_CSS = """<style>
 .yz-diff { white-space: pre-wrap; line-height: 1.7; font-size: 0.95em; }
@@ -47,6 +69,29 @@ def diff_html(old: str, new: str) -> str:
     return f'<div class="yz-diff">{"".join(parts)}</div>'
 
 
+def _quote_caption(record: AnswerRecord, index: int) -> str:
+    sp = record.supports[index]
+    sentence = " ".join(record.answer_text[sp.start : sp.end].split())
+    if len(sentence) > 80:
+        sentence = sentence[:79] + "…"
+    kind = support_kind(sp)
+    verdict = {"contradicted": CONTRADICTED_LABEL, "review": REVIEW_LABEL}.get(kind, "")
+    why = f"（{verdict}：{support_reason(sp)}）" if verdict else ""
+    return f"高亮部分是与回答句子「{sentence}」对齐的原文{why}"
+
+
+def _chunk_text(container, snap: ChunkSnapshot, record: AnswerRecord, support: object) -> None:  # noqa: ANN001
+    """The snapshot text, with the aligned quote highlighted and scrolled to when there is one."""
+    found = snapshot_quote(record.supports, snap.chunk_id, snap.text, support)
+    if found is None:
+        container.text(snap.text)
+        return
+    index, sp = found
+    caption = f'<div class="yz-quote-caption">{escape(_quote_caption(record, index))}</div>'  # untrusted text
+    container.html(VERDICT_CSS + caption + highlight_html(snap.text, quote_span(sp, snap.chunk_id, snap.text)))
+    st.html(SCROLL_TO_QUOTE, unsafe_allow_javascript=True)
+
+
 def _safe_url(url: str | None) -> str | None:
     if url and urlparse(url).scheme in ("http", "https"):
         return url
@@ -59,8 +104,13 @@ def show_snapshot(
     chunk_id: str,
     current_versions: dict[str, str | None],
     current: Chunk | None = None,
+    support: object = None,
 ) -> None:
-    """Show the snapshot of ``chunk_id`` stored in ``record``, or a clear message."""
+    """Show the snapshot of ``chunk_id`` stored in ``record``, or a clear message.
+
+    ``support`` is the URL's ``support`` parameter (untrusted): the index of the
+    support whose aligned quote is highlighted (see ``core.verdicts.snapshot_quote``).
+    """
     if not answer_id or not chunk_id:
         st.info("从回答的来源卡片打开此页，可查看该片段在作答时的快照。")
         return
@@ -77,19 +127,19 @@ def show_snapshot(
     state = snapshot_state(snap, current_versions)
     if state in ("deleted", "unknown"):
         st.warning("来源已删除：以下为作答时保存的快照。")
-        st.text(snap.text)
+        _chunk_text(st, snap, record, support)
     elif state == "updated":
         st.warning(f"来源已更新（当前版本 {current_versions[snap.source_id]}）：左侧为作答时保存的快照（版本 {snap.version}），右侧为当前内容。")
         left, right = st.columns(2)
         left.markdown("**作答时（快照）**")
-        left.text(snap.text)
+        _chunk_text(left, snap, record, support)
         right.markdown("**当前**")
         if current is not None:
             right.html(DIFF_CSS + diff_html(snap.text, current.text))
         else:
             right.caption("当前版本中找不到对应的片段。")
     else:
-        st.text(snap.text)
+        _chunk_text(st, snap, record, support)
     url = _safe_url(snap.uri)
     rows = {
         "文档版本": snap.version,

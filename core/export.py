@@ -2,7 +2,10 @@
 
 Markers go where the chat page puts them (``core.grounding.layout``): inline
 ``[^n]`` after a supported span, or on its own line after a code block or
-table the span ends in. Unsupported sentences get ``〔本段无出处〕``. One
+table the span ends in. Unsupported sentences get ``〔本段无出处〕``. Verified
+supports say their verdict in words after their markers, as the page does
+(``core.verdicts``): ``〔待复核：理由〕`` and ``〔⚠ 与来源矛盾：理由；来源原文：“…”〕``
+(reason and quote are untrusted: Markdown punctuation in them is escaped). One
 footnote per cited chunk, numbered by first appearance like the page:
 ``[^n]: 标题 › 路径 — URL（片段 chunk_id，版本 version）``.
 The JSON export is ``AnswerRecord.model_dump_json()``.
@@ -25,6 +28,7 @@ from markdownify import MarkdownConverter
 
 from core.grounding import layout, validate_supports
 from core.models import AnswerRecord
+from core.verdicts import CONTRADICTED_LABEL, QUOTE_LABEL, REVIEW_LABEL, MarkerVerdict, marker_verdicts
 
 _ESCAPER = MarkdownConverter(escape_misc=True, escape_asterisks=True, escape_underscores=True)
 
@@ -55,6 +59,21 @@ STATUS_TEXT = {
 }
 
 
+def _verdict_words(record: AnswerRecord, verdicts: list[MarkerVerdict]) -> str:
+    """What a slot's verdicts say in the export (empty when every marker is plain or supported)."""
+    out = []
+    for v in verdicts:
+        if v.kind == "contradicted":
+            words = f"{CONTRADICTED_LABEL}：{escape_text(v.reason or '')}"
+            snap = record.chunk(v.chunk_id)
+            if v.quote is not None and snap is not None:
+                words += f"；{QUOTE_LABEL}：“{escape_text(snap.text[v.quote[0] : v.quote[1]])}”"
+            out.append(f"〔{words}〕")
+        elif v.kind == "review":
+            out.append(f"〔{REVIEW_LABEL}：{escape_text(v.reason or '')}〕")
+    return "".join(dict.fromkeys(out))
+
+
 def to_markdown(record: AnswerRecord, *, label_prefix: str = "") -> str:
     """The record as Markdown: question, answer with footnote markers, footnotes, links.
 
@@ -71,6 +90,12 @@ def to_markdown(record: AnswerRecord, *, label_prefix: str = "") -> str:
             out.append(INTERRUPTED_NOTE + "\n")
         supports, _ = validate_supports(record.answer_text, record.supports, [c.chunk_id for c in record.chunks])
         lay = layout(record.answer_text, supports)
+        verdicts = marker_verdicts(
+            record.supports,
+            supports,
+            [(s.position, s.chunk_ids) for s in lay.slots],
+            {c.chunk_id: c.text for c in record.chunks},
+        )
         numbers: dict[str, int] = {}
         inserts: list[tuple[int, str]] = []
         for slot in lay.slots:
@@ -78,6 +103,9 @@ def to_markdown(record: AnswerRecord, *, label_prefix: str = "") -> str:
                 mark = UNSUPPORTED_MARK
             else:
                 mark = "".join(f"[^{label_prefix}{numbers.setdefault(c, len(numbers) + 1)}]" for c in slot.chunk_ids)
+                mark += _verdict_words(
+                    record, [verdicts[(slot.position, c)] for c in slot.chunk_ids if (slot.position, c) in verdicts]
+                )
             if slot.anchor_token is not None and record.answer_text[slot.position - 1 : slot.position] == "\n":
                 mark = "\n" + mark + "\n"
             inserts.append((slot.position, mark))

@@ -20,7 +20,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""Version of the ``AnswerRecord`` JSON form. 1: no verification fields; 2: ``Support``
+gains ``verdict``, ``verification_score``, ``aligned_quote`` and ``verdict_reason``
+(all optional; ``core.records.migrate_record`` reads version 1)."""
 
 Scalar = str | int | float | bool
 
@@ -146,10 +149,34 @@ class RetrievedChunk(Frozen):
 
 
 SupportStatus = Literal["verified", "needs_review"]
+Verdict = Literal["supported", "contradicted", "unsupported"]
+
+
+class AlignedQuote(Frozen):
+    """The span of one chunk's text that best matches a sentence.
+
+    ``start``/``end``: 0-based, end-exclusive **code points** into the text of
+    chunk ``chunk_id`` (``ChunkSnapshot.text[start:end]``), not into the answer.
+    Readers must not trust them: a span outside the chunk text is shown without
+    a highlight (see ``components.verdict_view.highlight_html``).
+    """
+
+    chunk_id: str
+    start: int
+    end: int
 
 
 class Support(Frozen):
-    """Ties the answer span ``[start, end)`` (code points) to chunk ids."""
+    """Ties the answer span ``[start, end)`` (code points) to chunk ids.
+
+    Verification (schema version 2; all None on records that were not verified):
+    ``verdict`` is ``supported``, ``contradicted`` (the aligned passage disagrees)
+    or ``unsupported``; ``verification_score`` is the verifier's support score in
+    0..1; ``aligned_quote`` locates the passage in the cited chunk's text;
+    ``verdict_reason`` says why in Chinese (untrusted text: escape before HTML).
+    A support whose verdict is not ``supported`` or whose ``status`` is
+    ``needs_review`` is shown as 待复核, never as a plain citation.
+    """
 
     start: int
     end: int
@@ -157,6 +184,10 @@ class Support(Frozen):
     quote: str | None = None
     score: float | None = None
     status: SupportStatus = "verified"
+    verdict: Verdict | None = None
+    verification_score: float | None = None
+    aligned_quote: AlignedQuote | None = None
+    verdict_reason: str | None = None
 
 
 class Segment(Frozen):
@@ -251,6 +282,36 @@ class ChunkSnapshot(Frozen):
         )
 
 
+def _v1_to_v2(data: dict) -> dict:
+    # Version 2 only adds optional verification fields to Support: None = "not verified".
+    return {**data, "schema_version": 2}
+
+
+_MIGRATIONS = {1: _v1_to_v2}
+
+
+def migrate_record_data(data: dict) -> dict:
+    """Upgrade the JSON form (a dict) of an ``AnswerRecord`` to :data:`SCHEMA_VERSION`.
+
+    Keyed by ``schema_version`` (every stored record has one; a dict without it
+    is a record being built in code, taken as current): each step ``n -> n+1`` is applied
+    in turn; the input dict is not mutated. Raises ``ValueError`` (so pydantic
+    reports a ``ValidationError``) for a version newer than this program or not
+    a positive integer. Runs on every read (``AnswerRecord.model_validate*``).
+    """
+    version = data.get("schema_version", SCHEMA_VERSION)
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise ValueError(f"schema_version must be a positive integer, got {version!r}")
+    if version > SCHEMA_VERSION:
+        raise ValueError(
+            f"record schema_version {version} is newer than this program reads ({SCHEMA_VERSION})"
+        )
+    while version < SCHEMA_VERSION:
+        data = _MIGRATIONS[version](data)
+        version = data["schema_version"]
+    return data
+
+
 # ``interrupted``: the answer was cut off while streaming (page stop/rerun, Ctrl-C);
 # ``answer_text`` holds what was shown so far, without supports.
 AnswerStatus = Literal["answered", "no_evidence", "unverifiable", "blocked", "error", "interrupted"]
@@ -263,6 +324,7 @@ class AnswerRecord(Frozen):
     ``chunks`` are the snapshots the generator saw (the only chunk ids a
     support may cite). ``audit`` lists every support that was dropped or
     repaired. ``error`` holds a user-facing message when ``status == "error"``.
+    Older JSON forms are upgraded on read (:func:`migrate_record_data`).
     """
 
     answer_id: str = Field(default_factory=lambda: uuid.uuid4().hex)
@@ -279,6 +341,11 @@ class AnswerRecord(Frozen):
     audit: tuple[AuditEntry, ...] = ()
     retrieval: dict[str, Scalar | None] = Field(default_factory=dict)
     error: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _migrate(cls, data: object) -> object:
+        return migrate_record_data(data) if isinstance(data, dict) else data
 
     def chunk(self, chunk_id: str) -> ChunkSnapshot | None:
         for c in self.chunks:

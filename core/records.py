@@ -2,22 +2,43 @@
 
 The row holds the record as JSON plus indexed columns (created_at, status,
 conversation_id, query). Records keep their own chunk snapshots, so replay
-never depends on the current index.
+never depends on the current index. Rows written by an older version are
+upgraded on read (``core.models.migrate_record_data``, keyed by
+``schema_version``); a row that cannot be read is skipped by :meth:`RecordStore.list`
+and reported in ``RecordList.skipped``, never fatal for a page.
 """
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import threading
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator, NamedTuple
 
 from pydantic import ValidationError
 
 from core.errors import RecordError
 from core.models import AnswerRecord
+
+log = logging.getLogger(__name__)
+
+
+class SkippedRow(NamedTuple):
+    """A stored row that could not be read: its id and why (English, for logs and the page)."""
+
+    answer_id: str
+    reason: str
+
+
+class RecordList(list):  # list[AnswerRecord]
+    """The records :meth:`RecordStore.list` could read; ``skipped`` lists the rows it could not."""
+
+    def __init__(self, records: Iterable[AnswerRecord] = (), skipped: Iterable[SkippedRow] = ()) -> None:
+        super().__init__(records)
+        self.skipped: tuple[SkippedRow, ...] = tuple(skipped)
 
 
 class RecordStore:
@@ -86,8 +107,13 @@ class RecordStore:
         since: datetime | None = None,
         conversation_id: str | None = None,
         limit: int = 100,
-    ) -> list[AnswerRecord]:
-        """Newest first (oldest first within a conversation), filtered."""
+    ) -> RecordList:
+        """Newest first (oldest first within a conversation), filtered.
+
+        A row whose JSON cannot be read as a record (corrupt, or written by a
+        newer version) is skipped, logged and listed in the result's ``skipped``;
+        storage failures still raise ``RecordError``.
+        """
         where, args = [], []
         if text:
             where.append("query LIKE ?")
@@ -102,10 +128,17 @@ class RecordStore:
             where.append("conversation_id = ?")
             args.append(conversation_id)
         order = "ASC" if conversation_id else "DESC"
-        sql = "SELECT record_json FROM answers"
+        sql = "SELECT answer_id, record_json FROM answers"
         if where:
             sql += " WHERE " + " AND ".join(where)
         sql += f" ORDER BY created_at {order} LIMIT ?"
         with self._db() as db:
             rows = db.execute(sql, (*args, limit)).fetchall()
-        return [self._parse(r[0]) for r in rows]
+        records, skipped = [], []
+        for answer_id, js in rows:
+            try:
+                records.append(self._parse(js))
+            except RecordError as exc:
+                log.warning("skipping unreadable answer record %s: %s", answer_id, exc)
+                skipped.append(SkippedRow(answer_id, str(exc)))
+        return RecordList(records, skipped)

@@ -4,6 +4,7 @@ conversation by URL in a fresh session."""
 
 from __future__ import annotations
 
+import html
 import re
 from pathlib import Path
 
@@ -29,6 +30,16 @@ def app_env(sample_engine, monkeypatch):
 def _html(at: AppTest) -> str:
     """The HTML the page shows, without the (trusted, constant) stylesheet."""
     return re.sub(r"<style>.*?</style>", "", "\n".join(el.proto.body for el in at.get("html")), flags=re.S)
+
+
+def snapshot_texts(at: AppTest) -> list[str]:
+    """The chunk texts the snapshot page shows: plain ``st.text`` or the highlighted-quote HTML."""
+    texts = [t.value for t in at.text]
+    for el in at.get("html"):
+        m = re.search(r'<div class="yz-quote-text">(.*)</div>', el.proto.body, flags=re.S)
+        if m:
+            texts.append(html.unescape(re.sub(r"</?mark[^>]*>", "", m.group(1))))
+    return texts
 
 
 def _chat(at: AppTest, question: str) -> AppTest:
@@ -88,7 +99,7 @@ def test_sources_page_shows_the_stored_snapshot(app_env):
     at.run()
     assert not at.exception, at.exception
     snap = record.chunk(chunk_id)
-    assert any(t.value == snap.text for t in at.text)
+    assert snap.text in snapshot_texts(at)
     meta = at.dataframe[0].value
     assert dict(zip(meta["字段"], meta["值"]))["内容哈希 (SHA-256)"] == snap.content_sha256
     assert dict(zip(meta["字段"], meta["值"]))["片段 ID"] == chunk_id
@@ -161,7 +172,7 @@ def test_snapshot_of_an_updated_source_shows_stored_and_current_text(app_env, tm
     at.run()
     assert not at.exception, at.exception
     assert any("来源已更新" in w.value for w in at.warning)
-    assert any(t.value == snap.text for t in at.text)
+    assert snap.text in snapshot_texts(at)
     diff = "\n".join(el.proto.body for el in at.get("html"))
     assert "<ins>【新增】</ins>" in diff
 

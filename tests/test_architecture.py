@@ -60,7 +60,7 @@ def test_no_legacy_pages_folder_beside_the_entry_point():
     st.navigation docs): right after start, a deep link would run a page without
     ``app.py``. Page scripts live in ``app_pages/``."""
     assert not (ROOT / "pages").exists()
-    assert sorted(p.name for p in (ROOT / "app_pages").glob("*.py")) == ["chat.py", "history.py", "library.py", "sources.py"]
+    assert sorted(p.name for p in (ROOT / "app_pages").glob("*.py")) == ["chat.py", "check.py", "history.py", "library.py", "sources.py"]
 
 
 def test_public_names_pinned():

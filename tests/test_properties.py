@@ -192,7 +192,7 @@ def test_segments_tile_the_text_and_markers_are_consistent(case: tuple[str, list
 
 # -- rendering ------------------------------------------------------------------------------------------------
 
-_MARKERS = {"yz-cite", "yz-unsupported", "yz-after-block", "yz-orphans"}
+_MARKERS = {"yz-cite", "yz-unsupported", "yz-review", "yz-contradicted", "yz-after-block", "yz-orphans"}
 
 
 class _Events(HTMLParser):

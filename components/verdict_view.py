@@ -1,0 +1,150 @@
+"""Verification verdicts as HTML: marker classes, 待复核 / ⚠ 与来源矛盾 marks, card lines, the highlighted quote.
+
+Pure functions, no Streamlit. Which verdict a marker shows is decided in
+``core.verdicts``; this module only draws it. Every text that comes from a
+record (reasons, chunk text) is escaped here; ``components.answer_view``
+sanitizes the whole fragment afterwards (its allowlist names the classes below).
+Offsets are code points into the chunk text.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+from core.verdicts import (
+    CONTRADICTED_LABEL,
+    QUOTE_LABEL,
+    REVIEW_LABEL,
+    SUPPORTED_LABEL,
+    MarkerVerdict,
+)
+
+VERDICT_CSS = """<style>
+.yz-cite-review .yz-cite-link { color: #9a5b00; text-decoration: underline dashed; }
+.yz-cite-contradicted .yz-cite-link { color: #b03a2e; text-decoration: underline wavy; }
+.yz-review, .yz-contradicted { display: inline-block; font-size: 0.72em; vertical-align: super;
+  line-height: 1; border-radius: 3px; padding: 0.05em 0.3em; margin: 0 0.15em; white-space: nowrap; }
+.yz-review { color: #7e5109; background: #fdebd0; border: 1px dashed #d68910; }
+.yz-contradicted { color: #78281f; background: #fadbd8; border: 1px solid #cd6155; font-weight: 600; }
+.yz-card-verdict { margin: 0.2em 0; padding: 0.15em 0.4em; border-radius: 3px; }
+.yz-card-verdict-review { background: #fef5e7; color: #7e5109; }
+.yz-card-verdict-contradicted { background: #fdedec; color: #78281f; }
+.yz-card-verdict-supported { background: #eafaf1; color: #1d6a39; }
+.yz-quote-label { font-weight: 600; margin-right: 0.3em; }
+.yz-answer mark, .yz-quote-text mark { background: #fff3a3; color: inherit; padding: 0 0.1em; border-radius: 2px; }
+.yz-cite-contradicted mark { background: #f9d3cf; }
+.yz-quote-text { white-space: pre-wrap; line-height: 1.8; }
+.yz-quote-caption { font-size: 0.875rem; opacity: 0.7; margin-bottom: 0.5em; }
+.yz-quote-text mark { scroll-margin-top: 30vh; box-shadow: 0 0 0 2px #f4d03f; }
+</style>"""
+
+_WS = re.compile(r"\s+")
+
+
+def _e(text: object) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _flat(text: str) -> str:
+    return _WS.sub(" ", text)
+
+
+def quote_window_html(text: str, span: tuple[int, int] | None, *, context: int = 40, limit: int = 200) -> str | None:
+    """Escaped HTML of the quote ``text[start:end]`` in ``<mark>`` with up to ``context``
+    code points either side (whitespace flattened, cut ends shown as …).
+
+    ``span`` is ``(start, end)`` in code points into ``text``; None or a span
+    outside ``0 <= start < end <= len(text)`` returns None (the caller shows its
+    plain snippet). A quote longer than ``limit`` code points is cut with ….
+    """
+    if span is None:
+        return None
+    start, end = span
+    if not (isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(text)):
+        return None
+    before = text[max(0, start - context) : start]
+    quote = text[start:end]
+    after = text[end : end + context]
+    if len(quote) > limit:
+        quote = quote[: limit - 1] + "…"
+    lead = "…" if start - context > 0 else ""
+    tail = "…" if end + context < len(text) else ""
+    return (
+        f"{lead}{_e(_flat(before).lstrip())}<mark>{_e(_flat(quote))}</mark>"
+        f"{_e(_flat(after).rstrip())}{tail}"
+    )
+
+
+def highlight_html(text: str, span: tuple[int, int] | None, *, mark_id: str = "yz-quote") -> str:
+    """The whole ``text`` escaped, with ``text[start:end]`` (code points) in ``<mark id=mark_id>``.
+
+    A missing or bad span gives the escaped text without a highlight (never raises).
+    Whitespace is kept (the container uses ``white-space: pre-wrap``).
+    """
+    ok = (
+        span is not None
+        and isinstance(span[0], int)
+        and isinstance(span[1], int)
+        and 0 <= span[0] < span[1] <= len(text)
+    )
+    if not ok:
+        return f'<div class="yz-quote-text">{_e(text)}</div>'
+    start, end = span  # type: ignore[misc]
+    return (
+        f'<div class="yz-quote-text">{_e(text[:start])}<mark id="{_e(mark_id)}">{_e(text[start:end])}</mark>'
+        f"{_e(text[end:])}</div>"
+    )
+
+
+def sup_class(verdict: MarkerVerdict | None) -> str:
+    """The class attribute of a marker's ``<sup>``."""
+    if verdict is None or verdict.kind in ("plain", "supported"):
+        return "yz-cite"
+    return f"yz-cite yz-cite-{verdict.kind}"
+
+
+def aria_suffix(verdict: MarkerVerdict | None) -> str:
+    """Words appended to a marker's aria-label (empty for a plain citation)."""
+    if verdict is None or verdict.kind in ("plain", "supported"):
+        return ""
+    return "（与来源矛盾）" if verdict.kind == "contradicted" else f"（{REVIEW_LABEL}）"
+
+
+def card_verdict_html(verdict: MarkerVerdict | None) -> str:
+    """The verdict line of a source card (empty for an unverified, plain citation)."""
+    if verdict is None or verdict.kind == "plain":
+        return ""
+    if verdict.kind == "supported":
+        score = f"（核对得分 {verdict.score:.2f}）" if verdict.score is not None else ""
+        return f'<span class="yz-card-verdict yz-card-verdict-supported">{SUPPORTED_LABEL}{score}</span>'
+    label = CONTRADICTED_LABEL if verdict.kind == "contradicted" else REVIEW_LABEL
+    return (
+        f'<span class="yz-card-verdict yz-card-verdict-{verdict.kind}">'
+        f"{_e(label)}：{_e(verdict.reason or '')}</span>"
+    )
+
+
+def card_quote_html(chunk_text: str, verdict: MarkerVerdict | None) -> str | None:
+    """The card's snippet with the aligned quote in ``<mark>``, or None (use the plain snippet).
+
+    A contradicted marker labels it 来源原文 (the conflicting passage).
+    """
+    if verdict is None:
+        return None
+    window = quote_window_html(chunk_text, verdict.quote)
+    if window is None:
+        return None
+    label = f'<span class="yz-quote-label">{QUOTE_LABEL}：</span>' if verdict.kind == "contradicted" else ""
+    return f'<span class="yz-card-snippet yz-card-quote">{label}{window}</span>'
+
+
+def slot_marks_html(kinds: set[str], reasons: list[str]) -> str:
+    """The marks after a slot's markers: ⚠ 与来源矛盾 and/or 待复核 (reasons as the title)."""
+    title = _e("；".join(dict.fromkeys(r for r in reasons if r)))
+    out = []
+    if "contradicted" in kinds:
+        out.append(f'<span class="yz-contradicted" role="note" title="{title}">{_e(CONTRADICTED_LABEL)}</span>')
+    if "review" in kinds:
+        out.append(f'<span class="yz-review" role="note" title="{title}">{REVIEW_LABEL}</span>')
+    return "".join(out)
