@@ -46,7 +46,8 @@ def test_v1_golden_record_reads_and_renders_unchanged() -> None:
     rec = AnswerRecord.model_validate_json(raw)
     assert SCHEMA_VERSION == 2 and rec.schema_version == 2
     assert all(s.verdict is None and s.aligned_quote is None for s in rec.supports)
-    # the HTML and Markdown were written by the code before the schema change
+    # the HTML was written by the code before the schema change; the Markdown by the export after
+    # issue 10 wrapped URLs in <…> (the only difference from the pre-schema-2 output)
     assert render_answer(rec) + "\n" == (GOLDEN / "v1_extractive_answer.html").read_text(encoding="utf-8")
     assert to_markdown(rec) == (GOLDEN / "v1_extractive_answer.md").read_text(encoding="utf-8")
     assert "待复核" not in render_answer(rec)
