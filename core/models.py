@@ -146,10 +146,25 @@ class RetrievedChunk(Frozen):
 
 
 SupportStatus = Literal["verified", "needs_review"]
+Verdict = Literal["supported", "contradicted", "unsupported"]
+
+
+class AlignedQuote(Frozen):
+    """The span ``text[start:end]`` of one chunk's text (code points, end-exclusive)."""
+
+    chunk_id: str
+    start: int
+    end: int
 
 
 class Support(Frozen):
-    """Ties the answer span ``[start, end)`` (code points) to chunk ids."""
+    """Ties the answer span ``[start, end)`` (code points) to chunk ids.
+
+    Verification fields (``core.verification``; None = not verified, e.g. old
+    records): ``verdict``, ``verification_score`` (0..1 support score),
+    ``aligned_quote`` (the chunk span that best supports the sentence) and
+    ``verdict_reason`` (Chinese, for people).
+    """
 
     start: int
     end: int
@@ -157,6 +172,10 @@ class Support(Frozen):
     quote: str | None = None
     score: float | None = None
     status: SupportStatus = "verified"
+    verdict: Verdict | None = None
+    verification_score: float | None = None
+    aligned_quote: AlignedQuote | None = None
+    verdict_reason: str | None = None
 
 
 class Segment(Frozen):
