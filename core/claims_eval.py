@@ -115,16 +115,16 @@ def score_rows(rows: Sequence[dict[str, Any]], latencies: Sequence[float]) -> di
     }
 
 
-def run(engine: Any, answers: Sequence[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[float]]:
+def run(engine: Any, answers: Sequence[dict[str, Any]], *, dense: bool = False) -> tuple[list[dict[str, Any]], list[float]]:
     """Check every answer with ``engine``; per-sentence rows and per-answer latencies (ms)."""
     from core.check import check_text
 
     if answers:
-        check_text(engine, answers[0]["answer_text"], save=False)  # warm-up: models, jieba, caches
+        check_text(engine, answers[0]["answer_text"], save=False, dense=dense)  # warm-up: models, jieba, caches
     rows, latencies = [], []
     for ans in answers:
         t0 = time.perf_counter()
-        record = check_text(engine, ans["answer_text"], save=False)
+        record = check_text(engine, ans["answer_text"], save=False, dense=dense)
         latencies.append((time.perf_counter() - t0) * 1000)
         for s in ans["sentences"]:
             pred, ids = predicted(record, s["start"], s["end"])
@@ -165,6 +165,7 @@ def add_cli(subparsers: Any) -> argparse.ArgumentParser:
     p = subparsers.add_parser("eval-claims", help="measure support verification on a claims set (see core/claims_eval.py)")
     p.add_argument("answers", nargs="?", default=None, help="claims JSON Lines (default: the shared dev set)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("--dense", action="store_true", help="retrieve with the embedder too (default: BM25 only)")
     p.add_argument("--rows", default=None, help="write per-sentence rows (JSON Lines) to this file")
     p.set_defaults(func=cmd_eval_claims)
     return p
@@ -183,9 +184,10 @@ def cmd_eval_claims(args: argparse.Namespace) -> int:
     if not engine.index.active_chunks():
         print("the knowledge base is empty: run `python -m core ingest` first", file=sys.stderr)
         return 1
-    rows, latencies = run(engine, answers)
+    rows, latencies = run(engine, answers, dense=args.dense)
     report = score_rows(rows, latencies)
-    report["config"] = {"answers": str(path), "embedding": engine.embedder.name, "top_k": engine.settings.top_k}
+    report["config"] = {"answers": str(path), "top_k": engine.settings.top_k,
+                        "retrieval": f"bm25 + {engine.embedder.name}" if args.dense else "bm25"}
     if args.rows:
         Path(args.rows).write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     print(json.dumps(report, ensure_ascii=False, indent=2) if args.json else format_table(report))

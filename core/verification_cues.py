@@ -23,10 +23,12 @@ from core.lexical import tokenize
 
 @dataclass(frozen=True)
 class Conflict:
-    """``kind``: number · negation · quantifier · entity; ``reason`` in Chinese."""
+    """``kind``: number · negation · quantifier · entity; ``reason`` in Chinese;
+    ``name``: for an entity conflict, the sentence's name the passage lacks."""
 
     kind: str
     reason: str
+    name: str | None = None
 
 
 # ---------------------------------------------------------------- markup
@@ -250,7 +252,7 @@ def entity_conflict(sentence: str, passage: str) -> Conflict | None:
             continue
         other = next((r for r, r_shape in sorted(rivals.items()) if r_shape == shape), None)
         if other is not None:
-            return Conflict("entity", f"来源写的是 `{other}`，句子写的是 `{name}`")
+            return Conflict("entity", f"来源写的是 `{other}`，句子写的是 `{name}`", name)
     return None
 
 
