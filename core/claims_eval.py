@@ -40,6 +40,7 @@ def default_set() -> Path:
     return Path(env) / rel if env and not here.is_file() else here
 
 _SHORTCODE = re.compile(r"\{\{[<%].*?[%>]\}\}")
+_SHORTCODE_TEXT = re.compile(r"\{\{<\s*glossary_tooltip\b[^}]*?\btext=\"([^\"]*)\"[^}]*>\}\}")
 _NOISE = re.compile(r"[\s`*_\"“”]+")
 
 
@@ -62,6 +63,7 @@ def load_answers(path: Path) -> list[dict[str, Any]]:
 def quote_in(quote: str, text: str) -> bool:
     """Whether ``quote`` (raw Markdown, maybe with shortcodes) occurs in chunk ``text``."""
     hay = _NOISE.sub("", text)
+    quote = _SHORTCODE_TEXT.sub(lambda m: m.group(1), quote)  # a glossary link renders as its text
     pieces = [_NOISE.sub("", p) for p in _SHORTCODE.split(quote)]
     pieces = [p for p in pieces if len(p) >= 2]
     return bool(pieces) and all(p in hay for p in pieces)

@@ -123,3 +123,45 @@ def test_cli_check_file_and_json_lines_on_stdin(tmp_path, corpus):
 
     p = run(["check", str(tmp_path / "missing.txt")], data, corpus)
     assert p.returncode == 1 and "missing.txt" in p.stderr
+
+
+# ----------------------------------------------------------------- the measure (core/claims_eval.py)
+
+
+def test_quote_matching_ignores_markup_whitespace_and_shortcodes():
+    from core.claims_eval import quote_in
+
+    chunk = "静态 Pod 的 `spec` 不能引用其他的 API 对象（例如：ServiceAccount、ConfigMap、Secret 等）。"
+    assert quote_in("静态 Pod 的 `spec` 不能引用其他的 API 对象（例如：", chunk)
+    assert quote_in('{{< glossary_tooltip text="ServiceAccount" term_id="service-account" >}}、', chunk)
+    assert quote_in("**不能引用**其他的", chunk)
+    assert not quote_in("静态 Pod 的 `spec` 可以引用", chunk)
+    assert not quote_in('{{< note >}}', chunk)  # nothing left to match
+
+
+def test_scores_per_label_flags_kinds_and_latency():
+    from core.claims_eval import predicted, score_rows
+    from core.models import AnswerRecord, GeneratorInfo, Support
+
+    record = AnswerRecord(query="q", answer_text="甲。乙。丙。", status="answered", generator=GeneratorInfo(name="check"),
+                          supports=(Support(start=0, end=2, chunk_ids=("a#0",), verdict="supported"),
+                                    Support(start=2, end=4, chunk_ids=("b#0",), verdict="contradicted")))
+    assert predicted(record, 0, 2) == ("supported", ("a#0",))
+    assert predicted(record, 0, 4) == ("contradicted", ("a#0", "b#0"))
+    assert predicted(record, 4, 6) == ("unsupported", ())
+    rows = [
+        {"label": "supported", "pred": "supported", "kind": "verbatim", "gold_cited": True},
+        {"label": "supported", "pred": "unsupported", "kind": "paraphrase", "gold_cited": False},
+        {"label": "contradicted", "pred": "contradicted", "kind": "number", "gold_cited": True},
+        {"label": "contradicted", "pred": "supported", "kind": "negation", "gold_cited": False},
+        {"label": "unsupported", "pred": "unsupported", "kind": "invented", "gold_cited": False},
+    ]
+    r = score_rows(rows, [100.0, 200.0])
+    assert r["per_label"]["supported"] == {"precision": 0.5, "recall": 0.5, "n": 2}
+    assert r["per_label"]["unsupported"] == {"precision": 0.5, "recall": 1.0, "n": 1}
+    assert r["flags"] == {"precision": round(2 / 3, 4), "recall": round(2 / 3, 4)}
+    assert r["per_kind"]["negation"] == 0.0 and r["per_kind"]["number"] == 1.0
+    assert r["supported_cited_to_gold"] == 0.5 and r["contradictions_recognised"] == 0.5
+    assert r["accuracy"] == 0.6
+    lat = r["latency_ms_per_answer"]
+    assert lat["mean"] == 150.0 and lat["max"] == 200.0 and lat["per_5_sentences_mean"] == 300.0
