@@ -165,3 +165,14 @@ def test_scores_per_label_flags_kinds_and_latency():
     assert r["accuracy"] == 0.6
     lat = r["latency_ms_per_answer"]
     assert lat["mean"] == 150.0 and lat["max"] == 200.0 and lat["per_5_sentences_mean"] == 300.0
+
+
+def test_extractive_answers_are_verified_too(engine):
+    """The verify step runs for every generator: the extractive default quotes its chunks, so
+    each support is supported with an aligned quote inside the cited chunk."""
+    record = engine.ask("备份任务每天凌晨两点运行，结果保存在对象存储中保留多少天？", save=False)
+    assert record.status == "answered" and record.supports
+    for s in record.supports:
+        assert s.verdict == "supported" and s.status == "verified" and s.verification_score >= 0.42
+        q = s.aligned_quote
+        assert q.chunk_id in s.chunk_ids and 0 <= q.start < q.end <= len(record.chunk(q.chunk_id).text)
