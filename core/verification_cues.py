@@ -100,7 +100,7 @@ _UNITS = (
     "kib|mib|gib|tib|kb|mb|gb|tb|ki|mi|gi|ti|k|g"
 )
 _NUMBER = re.compile(
-    r"(?<![\w.\-/])(v?\d+(?:\.\d+)*)\s*(" + _UNITS + r")?(?![\w])", re.I
+    r"(?<![A-Za-z0-9_.\-/])(v?\d+(?:\.\d+)*)\s*(" + _UNITS + r")?(?![A-Za-z0-9_])", re.I
 )
 _UNIT_NORM = {"秒钟": "秒", "s": "秒", "ms": "毫秒", "m": "分钟", "h": "小时", "d": "天"}
 

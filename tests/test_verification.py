@@ -185,3 +185,17 @@ def test_gemini_recorded_response_sentence_its_chunk_does_not_support_needs_revi
     assert record.answer_text[wrong.start : wrong.end].startswith("备份会保留 90 天")
     assert wrong.verdict != "supported" and wrong.status == "needs_review"
     assert wrong.chunk_ids == (ids[0],) and "30" in wrong.verdict_reason
+
+
+def test_numbers_keep_units_and_skip_numbers_inside_names():
+    from core.verification_cues import numbers
+
+    found = numbers("删除操作带有30秒钟的宽限期，v1.25 起上限是 1 MiB，端口8080；UTF-8、k8s、e5 不算。")
+    assert [(v, u) for v, u, _ in found] == [("30", "秒"), ("1.25", ""), ("1", "mib"), ("8080", "")]
+    assert [w for _, _, w in found][2] == "1 MiB"
+
+
+def test_number_written_without_spaces_between_chinese_is_compared():
+    chunk = snap("重启回退计时器在容器正常运行10分钟后重置。", cid="docs/restart.md@v1#0")
+    v = verify("容器正常运行30分钟后，重启回退计时器才会重置。", [chunk])
+    assert v.verdict == "contradicted" and "10分钟" in v.reason and "30分钟" in v.reason
