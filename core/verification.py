@@ -58,6 +58,7 @@ from core.verification_cues import (
     entity_conflict,
     find_conflict,
     missing_names,
+    named,
     plain,
     without_names,
 )
@@ -223,7 +224,8 @@ def verify(sentence: str, chunks: Sequence[ChunkSnapshot]) -> Verification:
         c_quote = AlignedQuote(chunk_id=c_chunk.chunk_id, start=ca, end=cb)
         return Verification("contradicted", round(score * 0.25, 4), c_quote, conflict.reason, c_chunk.chunk_id)
     if missing:
-        names = "、".join(f"`{m}`" for m in missing[:3])
+        shown = {low: name for low, (_, name) in named(sentence).items()}
+        names = "、".join(f"`{shown.get(m, m)}`" for m in missing[:3])
         return Verification("unsupported", round(score * 0.5, 4), quote, f"来源中没有 {names}", chunk.chunk_id)
     if score >= SUPPORT_THRESHOLD:
         return Verification("supported", score, quote, None, chunk.chunk_id)

@@ -18,7 +18,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import jieba
+
 from core.lexical import tokenize
+
+
+def jieba_words(text: str) -> list[str]:
+    """``text`` cut by jieba (precise mode), lowercased, whitespace dropped."""
+    return [w.lower() for w in jieba.lcut(text) if w.strip()]
 
 
 @dataclass(frozen=True)
@@ -66,16 +73,16 @@ def _shape(name: str) -> str:
     return "value"
 
 
-def named(text: str) -> dict[str, str]:
-    """Named objects in ``text``: lowercased name → shape (see ``_shape``). Backticked
-    spans, dotted paths (``.spec.os.name``), flags (``--recursive``), CamelCase words."""
+def named(text: str) -> dict[str, tuple[str, str]]:
+    """Named objects in ``text``: lowercased name → (shape, as written); see ``_shape``.
+    Backticked spans, dotted paths (``.spec.os.name``), flags (``--recursive``), CamelCase words."""
     found = [m.group(1).strip() for m in _BACKTICK.finditer(text)]
     found += [m.group(0) for m in _IDENT.finditer(_BACKTICK.sub(" ", text))]
-    out: dict[str, str] = {}
+    out: dict[str, tuple[str, str]] = {}
     for name in found:
         low = name.lower()
         if sum(c.isalnum() for c in low) >= 2 and low not in _GENERIC and not low.isdigit():
-            out.setdefault(low, _shape(name))
+            out.setdefault(low, (_shape(name), name))
     return out
 
 
@@ -152,9 +159,10 @@ def _is_negator(text: str, start: int, end: int) -> bool:
     return not any(text.startswith(w, start) or text[max(0, start - 1) : end] == w for w in _NOT_NEG)
 
 
-def _polarity(text: str) -> tuple[set[str], set[str]]:
-    """(words negated, words in clauses without any negator): Chinese terms of 2+ characters."""
-    neg: set[str] = set()
+def _polarity(text: str) -> tuple[dict[str, str], set[str]]:
+    """(negated word → the clause text from its negator to the word, words in clauses
+    without any negator): Chinese terms of 2+ characters."""
+    neg: dict[str, str] = {}
     pos: set[str] = set()
     for clause in _CLAUSE.split(plain(text)):
         hits = [m for m in _NEG_RE.finditer(clause) if _is_negator(clause, m.start(), m.end())]
@@ -167,9 +175,11 @@ def _polarity(text: str) -> tuple[set[str], set[str]]:
                 if after.startswith(modal) and len(after) > len(modal) + 1:
                     after = after[len(modal) :]
                     break
-            words = [t for t in tokenize(after[:6]) if len(t) >= 2 and not t.isascii()]
+            first = jieba_words(after[:6])[:1]  # only the word right after the negator
+            words = [t for t in first if len(t) >= 2 and not t.isascii()]
             if words:
-                neg.add(words[0])
+                end = clause.find(words[0], m.end())
+                neg.setdefault(words[0], clause[m.start() : end + len(words[0])] if end >= 0 else m.group(0) + words[0])
     return neg, pos
 
 
@@ -179,12 +189,12 @@ def negation_conflict(sentence: str, passage: str) -> Conflict | None:
         return None  # "必须匹配，否则拒绝" says "不匹配则拒绝": polarity flips legitimately
     s_neg, s_pos = _polarity(sentence)
     p_neg, p_pos = _polarity(passage)
-    for w in sorted(p_neg & s_pos):
+    for w in sorted(p_neg.keys() & s_pos):
         if w not in p_pos and w not in s_neg:
-            return Conflict("negation", f"来源写的是否定（“不{w}”），句子写的是肯定")
-    for w in sorted(s_neg & p_pos):
+            return Conflict("negation", f"来源写的是“{p_neg[w]}”，句子写的是肯定的“{w}”")
+    for w in sorted(s_neg.keys() & p_pos):
         if w not in s_pos and w not in p_neg:
-            return Conflict("negation", f"句子写的是否定（“不{w}”），来源写的是肯定")
+            return Conflict("negation", f"句子写的是“{s_neg[w]}”，来源写的是肯定的“{w}”")
     return None
 
 
@@ -242,22 +252,21 @@ def quantifier_conflict(sentence: str, passage: str) -> Conflict | None:
 
 def entity_conflict(sentence: str, passage: str) -> Conflict | None:
     """The sentence names an object the passage does not, where the passage names
-    another object of the same shape (see ``named``) instead."""
-    s_ids = named(sentence)
+    another object of the same shape (see ``named``) instead. ``Conflict.name`` is lowercased."""
     low_p = plain(passage).lower()
     low_s = plain(sentence).lower()
-    rivals = {n: shape for n, shape in named(passage).items() if n not in low_s}
-    for name, shape in sorted(s_ids.items()):
+    rivals = {n: v for n, v in named(passage).items() if n not in low_s}
+    for name, (shape, shown) in sorted(named(sentence).items()):
         if _present(name, low_p):
             continue
-        other = next((r for r, r_shape in sorted(rivals.items()) if r_shape == shape), None)
+        other = next((r_shown for _, (r_shape, r_shown) in sorted(rivals.items()) if r_shape == shape), None)
         if other is not None:
-            return Conflict("entity", f"来源写的是 `{other}`，句子写的是 `{name}`", name)
+            return Conflict("entity", f"来源写的是 `{other}`，句子写的是 `{shown}`", name)
     return None
 
 
 def missing_names(sentence: str, context: str) -> list[str]:
-    """Named objects and numbers of the sentence that occur nowhere in ``context`` (lowercased)."""
+    """Named objects (lowercased) and numbers (as written) of the sentence that occur nowhere in ``context``."""
     low = plain(context).lower()
     out = [i for i in sorted(identifiers(sentence)) if not _present(i, low)]
     ctx_values = {v for v, _, _ in numbers(context)}

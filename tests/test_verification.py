@@ -42,8 +42,8 @@ BACKUP = snap("备份任务每天凌晨两点运行，结果保存在对象存�
     ("sentence", "chunk", "kind_words"),
     [
         ("上传的单个文件最大可以有 2 MiB。", UPLOAD, ("1 MiB", "2 MiB")),  # number + unit
-        ("存储类创建以后，仍然可以随时修改它的 `provisioner` 字段。", CLASS, ("否定",)),  # negation
-        ("设为 `Delete` 时，删除申领后会保留数据卷，由管理员手动清理。", STORAGE, ("retain", "delete")),  # named object
+        ("存储类创建以后，仍然可以随时修改它的 `provisioner` 字段。", CLASS, ("不能修改", "肯定")),  # negation
+        ("设为 `Delete` 时，删除申领后会保留数据卷，由管理员手动清理。", STORAGE, ("`Retain`", "`Delete`")),  # named object
         ("所有用户都可以创建存储类。", CLASS, ("只/仅", "所有")),  # scope / quantifier
         ("备份结果保存在对象存储中，保留 90 天。", BACKUP, ("30 天", "90 天")),
     ],
