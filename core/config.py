@@ -18,16 +18,22 @@ YINZHENG_DISPLAY_THRESHOLD   relevance (0..1) a cited chunk needs to be shown
 YINZHENG_GENERATOR         ``extractive`` (default), ``gemini`` (over our chunks),
                            ``gemini-search`` or ``gemini-file-search``
 GEMINI_API_KEY / GOOGLE_API_KEY  key for Gemini (optional)
-YINZHENG_GEMINI_MODEL      Gemini model name (default ``gemini-2.5-flash``)
+YINZHENG_GEMINI_MODEL      Gemini model name (default ``gemini-2.5-flash``; no spaces)
 YINZHENG_GEMINI_FILE_SEARCH_STORE  File Search store name for ``gemini-file-search``
+                           (``fileSearchStores/<id>``, as ``python -m core store create``
+                           prints it)
 CHROMA_HOST / CHROMA_PORT  use a Chroma server instead of the embedded store
 YINZHENG_BACKGROUND_EMBEDDING  ``0`` stops the app from embedding in the background
 ========================  =====================================================
+
+This is the only module that reads the environment; adapters get ``Settings``
+(``env_var(field)`` names a field's variable in their messages).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from pathlib import Path
 from typing import Mapping
@@ -42,6 +48,22 @@ LINKS_FILE = REPO_ROOT / "data" / "links.json"
 
 
 GENERATORS = ("extractive", "gemini", "gemini-search", "gemini-file-search")
+
+# FileSearchStore.name in the Gemini API reference (ai.google.dev/api/file-search/file-search-stores):
+# "fileSearchStores/" + an id of up to 40 lowercase alphanumeric characters or dashes.
+_FILE_SEARCH_STORE = re.compile(r"fileSearchStores/[a-z0-9-]{1,40}")
+
+
+def check_file_search_store(name: str) -> str:
+    """``name`` without surrounding whitespace if it is a File Search store
+    resource name (``fileSearchStores/<id>``); raises ``ValueError`` otherwise."""
+    stripped = name.strip()
+    if not _FILE_SEARCH_STORE.fullmatch(stripped):
+        raise ValueError(
+            "must be a File Search store name such as fileSearchStores/kb-abc123 "
+            f"(printed by `python -m core store create`), got {name!r}"
+        )
+    return stripped
 
 
 class Settings(BaseModel):
@@ -96,6 +118,19 @@ class Settings(BaseModel):
             raise ValueError(f"must be one of {', '.join(GENERATORS)}, got {v!r}")
         return v
 
+    @field_validator("gemini_model")
+    @classmethod
+    def _gemini_model(cls, v: str) -> str:
+        v = v.strip()
+        if not v or any(ch.isspace() or not ch.isprintable() for ch in v):
+            raise ValueError(f"must be a Gemini model name such as gemini-2.5-flash, got {v!r}")
+        return v
+
+    @field_validator("gemini_file_search_store")
+    @classmethod
+    def _file_search_store(cls, v: str | None) -> str | None:
+        return None if v is None else check_file_search_store(v)
+
     @field_validator("corpus_base_url")
     @classmethod
     def _base_url(cls, v: str | None) -> str | None:
@@ -143,6 +178,14 @@ _ENV = {
 }
 
 
+def env_var(field: str) -> str:
+    """The environment variable that sets ``Settings.<field>`` (for messages);
+    ``field`` itself when no variable sets it."""
+    if field == "gemini_api_key":
+        return "GEMINI_API_KEY"
+    return next((var for var, f in _ENV.items() if f == field), field)
+
+
 def _secrets(path: Path) -> dict[str, str]:
     if not path.is_file():
         return {}
@@ -180,5 +223,4 @@ def load_settings(
     except ValidationError as exc:
         err = exc.errors()[0]
         field = str(err["loc"][0]) if err["loc"] else "?"
-        var = next((v for v, f in _ENV.items() if f == field), field)
-        raise ConfigError(f"{var}: {err['msg']}") from exc
+        raise ConfigError(f"{env_var(field)}: {err['msg']}") from exc

@@ -42,3 +42,37 @@ def test_broken_secrets_file_is_a_clear_error(tmp_path):
     secrets.write_text("GEMINI_API_KEY = \n", encoding="utf-8")
     with pytest.raises(ConfigError, match="secrets.toml"):
         load_settings({}, secrets_path=secrets)
+
+
+@pytest.mark.parametrize(
+    "var,value",
+    [
+        ("YINZHENG_GEMINI_FILE_SEARCH_STORE", "my-store"),  # the id without fileSearchStores/
+        ("YINZHENG_GEMINI_FILE_SEARCH_STORE", "fileSearchStores/Kb_1"),  # upper case, underscore
+        ("YINZHENG_GEMINI_FILE_SEARCH_STORE", "fileSearchStores/"),  # no id
+        ("YINZHENG_GEMINI_FILE_SEARCH_STORE", "fileSearchStores/" + "a" * 41),  # id over 40 characters
+        ("YINZHENG_GEMINI_MODEL", " "),
+        ("YINZHENG_GEMINI_MODEL", "gemini 2.5 flash"),
+    ],
+)
+def test_invalid_gemini_values_name_the_variable(tmp_path, var, value):
+    with pytest.raises(ConfigError) as err:
+        load_settings({var: value}, secrets_path=tmp_path / "none.toml")
+    assert str(err.value).startswith(f"{var}: ") and repr(value.strip()) in str(err.value)
+
+
+def test_gemini_values_are_read_and_trimmed(tmp_path):
+    s = load_settings(
+        {"YINZHENG_GEMINI_FILE_SEARCH_STORE": " fileSearchStores/kb-abc123 ", "YINZHENG_GEMINI_MODEL": "gemini-2.5-pro "},
+        secrets_path=tmp_path / "none.toml",
+    )
+    assert (s.gemini_file_search_store, s.gemini_model) == ("fileSearchStores/kb-abc123", "gemini-2.5-pro")
+    assert load_settings({}, secrets_path=tmp_path / "none.toml").gemini_file_search_store is None
+
+
+def test_env_var_names_the_variable_of_a_field():
+    from core.config import env_var
+
+    assert env_var("gemini_file_search_store") == "YINZHENG_GEMINI_FILE_SEARCH_STORE"
+    assert env_var("gemini_model") == "YINZHENG_GEMINI_MODEL"
+    assert env_var("gemini_api_key") == "GEMINI_API_KEY"

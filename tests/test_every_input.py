@@ -206,7 +206,7 @@ def test_mode1_answer_is_not_flagged_for_grounding():
 
 
 def test_interactions_without_annotations_are_flagged():
-    from core.generators.gemini_parse import draft_from_interaction
+    from core.generators.gemini_interactions import draft_from_interaction
 
     def body(block: dict) -> dict:
         return {"status": "completed", "outputs": [{"type": "text", **block}]}

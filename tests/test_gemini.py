@@ -31,12 +31,12 @@ from core.generators.gemini import (
     GeminiFileSearchGenerator,
     GeminiGenerator,
     GeminiSearchGenerator,
-    build_evidence_prompt,
     default_retry_options,
-    draft_from_interaction,
     make_gemini_generator,
 )
-from core.generators.gemini_parse import (
+from core.generators.gemini_interactions import draft_from_interaction
+from core.generators.gemini_prompt import build_evidence_prompt
+from core.generators.gemini_structured import (
     StructuredStreamPreview,
     assemble_sentences,
     scan_sentence_texts,
@@ -633,3 +633,53 @@ def test_live_mode1():
     assert isinstance(draft, Draft) and draft.status in ("ok", "blocked")
     if draft.status == "ok":
         assert draft.text and "".join(out[:-1]) in draft.text
+
+
+# --------------------------------------------------------------------------- settings, not the environment
+
+
+def test_file_search_store_comes_from_settings_not_the_environment(monkeypatch):
+    monkeypatch.setenv("YINZHENG_GEMINI_FILE_SEARCH_STORE", "fileSearchStores/from-env")
+    with pytest.raises(ConfigError, match="YINZHENG_GEMINI_FILE_SEARCH_STORE"):
+        make_gemini_generator("gemini-file-search", settings())
+    fs = make_gemini_generator("gemini-file-search", settings(gemini_file_search_store="fileSearchStores/kb-1"))
+    assert fs.file_search_store == "fileSearchStores/kb-1"
+
+
+def test_malformed_store_name_is_a_config_error_naming_the_variable():
+    with pytest.raises(ConfigError) as info:
+        make_gemini_generator("gemini-file-search", settings(), file_search_store="kb-1")
+    assert "YINZHENG_GEMINI_FILE_SEARCH_STORE" in str(info.value) and "'kb-1'" in str(info.value)
+
+
+class _RaisingModels:
+    def __init__(self, exc: BaseException) -> None:
+        self.exc = exc
+
+    def generate_content(self, **kw):
+        raise self.exc
+
+    generate_content_stream = generate_content
+
+
+class _RaisingClient:
+    def __init__(self, exc: BaseException) -> None:
+        self.models = _RaisingModels(exc)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_foreign_exceptions_pass_unchanged(stream):
+    """Only what the SDK / HTTP stack raises is mapped: a programming error stays itself."""
+    g = GeminiGenerator(client=_RaisingClient(KeyError("bug")))
+    with pytest.raises(KeyError, match="bug"):
+        list(g.stream("q", CHUNKS)) if stream else g.generate("q", CHUNKS)
+
+
+def test_mapped_error_is_logged_with_its_traceback(caplog):
+    with StubGemini([Reply(close=True)]) as stub:
+        with caplog.at_level("WARNING", logger="core.generators.gemini"):
+            with pytest.raises(GeneratorNetworkError):
+                gen("gemini", stub).generate("q", CHUNKS)
+    (rec,) = [r for r in caplog.records if r.name == "core.generators.gemini"]
+    assert rec.levelname == "WARNING" and rec.exc_info is not None
+    assert MODEL in rec.getMessage()

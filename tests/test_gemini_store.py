@@ -19,12 +19,9 @@ import pytest
 
 from core.config import Settings
 from core.errors import AuthenticationError, GeneratorNetworkError, IngestError, MissingKeyError
-from core.generators.gemini import (
-    FileSearchStoreResult,
-    create_file_search_store,
-    default_retry_options,
-    store_main,
-)
+from core.__main__ import store_main
+from core.generators.gemini import default_retry_options
+from core.generators.gemini_store import FileSearchStoreResult, create_file_search_store
 from tests.gemini_server import Reply, StubGemini
 
 STORE = "fileSearchStores/yinzheng-kb-abc123"
@@ -237,3 +234,35 @@ def test_store_main_app_error_exits_1(kb, monkeypatch, capsys):
     assert store_main(["create", "--name", "x"]) == 1
     out = capsys.readouterr()
     assert out.out == "" and "GEMINI_API_KEY" in out.err
+
+
+class _Stores:
+    """``client.file_search_stores`` whose upload raises ``exc``."""
+
+    def __init__(self, exc: BaseException) -> None:
+        self.exc = exc
+
+    def create(self, config):
+        return type("Store", (), {"name": STORE})()
+
+    def upload_to_file_search_store(self, **kw):
+        raise self.exc
+
+
+def test_unreadable_file_is_recorded_and_logged_but_a_bug_stops_the_run(kb, caplog):
+    client = type("Client", (), {})()
+    client.file_search_stores = _Stores(PermissionError(13, "Permission denied"))
+    with caplog.at_level("WARNING", logger="core.generators.gemini_store"):
+        result = create_file_search_store(Settings(), [kb / "ops.html"], display_name="x", client=client)
+    assert result.failed == (("ops.html", "PermissionError: [Errno 13] Permission denied"),)
+    assert [r.exc_info is not None for r in caplog.records if r.name == "core.generators.gemini_store"] == [True]
+
+    client.file_search_stores = _Stores(AttributeError("a bug, not a file problem"))
+    with pytest.raises(AttributeError, match="a bug"):
+        create_file_search_store(Settings(), [kb / "ops.html"], display_name="x", client=client)
+
+
+def test_store_create_needs_a_name(capsys):
+    with pytest.raises(SystemExit) as info:
+        store_main(["create"])
+    assert info.value.code == 2 and "--name" in capsys.readouterr().err
