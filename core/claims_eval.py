@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import statistics
 import sys
@@ -33,11 +32,9 @@ from core.models import AnswerRecord
 LABELS = ("supported", "contradicted", "unsupported")
 
 def default_set() -> Path:
-    """``../shared/eval-dev/claims/answers.jsonl`` beside the repository, or under ``$YINZHENG_SHARED``."""
-    rel = Path("eval-dev") / "claims" / "answers.jsonl"
-    here = Path(__file__).resolve().parent.parent.parent / "shared" / rel
-    env = os.environ.get("YINZHENG_SHARED")
-    return Path(env) / rel if env and not here.is_file() else here
+    """``../shared/eval-dev/claims/answers.jsonl`` beside the repository root."""
+    return Path(__file__).resolve().parent.parent.parent / "shared" / "eval-dev" / "claims" / "answers.jsonl"
+
 
 _SHORTCODE = re.compile(r"\{\{[<%].*?[%>]\}\}")
 _SHORTCODE_TEXT = re.compile(r"\{\{<\s*glossary_tooltip\b[^}]*?\btext=\"([^\"]*)\"[^}]*>\}\}")
