@@ -12,9 +12,12 @@ one case to each rule; this plugin applies it:
 * a delimiter run preceded by punctuation is still **right-flanking** when it is
   followed by a CJK character.
 
-"CJK character" here is a character whose Unicode East Asian Width is Wide or
-Fullwidth (``unicodedata.east_asian_width`` in ``W``/``F``): Han, kana, Hangul,
-CJK and fullwidth punctuation. Everything else in markdown-it is unchanged,
+"CJK character" here is :func:`core.cjk.is_cjk` (the code base's one
+definition: Han, kana, Bopomofo, Hangul, CJK and full-/half-width punctuation
+and forms; not emoji). The draft's own definition (East Asian Width W/F/H, not
+an RGI emoji, or Hangul script) differs only for scripts outside Chinese,
+Japanese and Korean prose (Yi, Tangut, vertical and small form variants,
+conjoining Hangul Jamo). Everything else in markdown-it is unchanged,
 including the ``*`` / ``_`` intraword rules. The parser is changed per
 ``MarkdownIt`` instance (its inline parser builds a :class:`CjkStateInline`),
 never globally, and no source text is rewritten, so token offsets stay the
@@ -24,17 +27,13 @@ offsets of the source (code points).
 from __future__ import annotations
 
 import types
-import unicodedata
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import isMdAsciiPunct, isPunctChar, isWhiteSpace
 from markdown_it.rules_inline.state_inline import Scanned, StateInline
 from markdown_it.token import Token
 
-
-def is_cjk(ch: str) -> bool:
-    """True when ``ch`` (one code point) has East Asian Width Wide or Fullwidth."""
-    return unicodedata.east_asian_width(ch) in ("W", "F")
+from core.cjk import is_cjk
 
 
 def _punct(ch: str) -> bool:

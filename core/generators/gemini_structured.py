@@ -16,6 +16,7 @@ from typing import Any, Iterable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from core.cjk import is_cjk
 from core.errors import GenerationError
 from core.generators.gemini_parse import BLOCK_FINISH_REASONS, blocked_draft, enum_name
 from core.models import Draft, DraftSupport, GeneratorInfo
@@ -40,15 +41,11 @@ class StructuredAnswer(BaseModel):
     answer: list[AnswerSentence] = Field(description="The answer as a list of sentences in reading order.")
 
 
-def _is_cjk(ch: str) -> bool:
-    return ord(ch) >= 0x2E80
-
-
 def _separator(prev: str, nxt: str) -> str:
     """The text put between two sentences: a space between two non-CJK ends."""
     if not prev or not nxt or prev[-1].isspace() or nxt[0].isspace():
         return ""
-    if _is_cjk(prev[-1]) or _is_cjk(nxt[0]):
+    if is_cjk(prev[-1]) or is_cjk(nxt[0]):
         return ""
     return " "
 
