@@ -68,11 +68,13 @@ class Engine:
         *,
         generator: str | Generator | None = None,
         conversation_id: str | None = None,
-        history: Sequence[tuple[str, str]] = (),
+        history: Sequence[str | tuple[str, str]] = (),
         on_text: Callable[[str], None] | None = None,
         save: bool = True,
     ) -> AnswerRecord:
-        """Answer ``question``; always returns a stored record (also for no_evidence and errors)."""
+        """Answer ``question``; always returns a stored record (also for no_evidence and errors).
+
+        ``history``: earlier turns of the conversation, oldest first (see ``ask``)."""
         return ask(
             question,
             retriever=self.retriever(),
@@ -122,16 +124,26 @@ def ask(
     records: RecordStore | None,
     settings: Settings,
     conversation_id: str | None = None,
-    history: Sequence[tuple[str, str]] = (),
+    history: Sequence[str | tuple[str, str]] = (),
     on_text: Callable[[str], None] | None = None,
 ) -> AnswerRecord:
     """Run the whole pipeline for one question and store the record.
 
+    ``history`` holds the earlier turns of the conversation, oldest first: each an
+    earlier user question (``str``) or a ``(question, answer)`` pair (answer ``""``
+    when it had none), e.g. ``core.records.conversation_history``. Retrieval searches
+    for the question resolved against the earlier questions (``core.query``); when
+    that differs from the question, it is stored as ``record.retrieval_query``. A
+    generator with ``uses_history`` gets the question and the turns; one without
+    (the extractive one) gets the resolved query.
+
     Never raises an ``AppError``: failures become a record with status
     ``error`` that keeps the question and the retrieved evidence.
     """
+    turns = [(h, "") if isinstance(h, str) else (h[0], h[1]) for h in history]
     gen_info = generator.info if isinstance(generator, Generator) else GeneratorInfo(name="unavailable")
     links = recommended_links(question, settings.links_file)
+    gen_question = question
     base = dict(query=question, conversation_id=conversation_id, generator=gen_info, recommended_links=links)
     if len(question) > MAX_QUESTION_CHARS:
         error = f"问题太长（{len(question)} 个字符）：请缩短到 {MAX_QUESTION_CHARS} 个字符以内。"
@@ -142,9 +154,14 @@ def ask(
         base["retrieval"] = {"retrieval": f"by the generator ({generator.name})"}
     else:
         try:
-            retrieval: RetrievalResult = retriever.retrieve(question)
+            resolved = retriever.resolve(question, [q for q, _ in turns])
+            if resolved.rewritten:
+                base["retrieval_query"] = resolved.text
+            retrieval: RetrievalResult = retriever.retrieve(resolved.text)
         except AppError as exc:
             return _finish(records, AnswerRecord(status="error", error=str(exc), **base))
+        if not generator_uses_history(generator):
+            gen_question = resolved.text
         evidence = retrieval.evidence
         snapshots = tuple(ChunkSnapshot.from_retrieved(rc) for rc in evidence)
         base["retrieval"] = dict(retrieval.config, display_threshold=settings.display_threshold)
@@ -154,7 +171,7 @@ def ask(
         return _finish(records, AnswerRecord(status="error", error=str(generator), chunks=snapshots, **base))
     try:
         draft: Draft | None = None
-        for piece in generator.stream(question, evidence, history):
+        for piece in generator.stream(gen_question, evidence, turns):
             if isinstance(piece, Draft):
                 draft = piece
             elif on_text is not None:
@@ -191,6 +208,11 @@ def ask(
             **base,
         ),
     )
+
+
+def generator_uses_history(generator: Generator | AppError) -> bool:
+    """Whether the generator reads the conversation itself (an LLM) rather than the resolved query."""
+    return isinstance(generator, Generator) and generator.uses_history
 
 
 def _finish(records: RecordStore | None, record: AnswerRecord) -> AnswerRecord:

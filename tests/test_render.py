@@ -641,3 +641,12 @@ def test_core_grounding_does_not_import_streamlit() -> None:
     code = "import sys, core.grounding; assert 'streamlit' not in sys.modules"
     res = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, timeout=120)
     assert res.returncode == 0, res.stderr.decode()
+
+
+def test_a_resolved_follow_up_shows_the_query_it_searched_escaped() -> None:
+    asked = record("", status="no_evidence", query="那它呢？", retrieval_query="CronJob <b>suspend</b> 那它呢？")
+    html = render_answer(asked)
+    assert "检索详情" in html and "结合上文检索：CronJob &lt;b&gt;suspend&lt;/b&gt; 那它呢？" in html
+    assert "<b>" not in html
+    assert_safe(html)
+    assert "检索详情" not in render_answer(record("", status="no_evidence", query="那它呢？"))
