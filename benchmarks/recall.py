@@ -106,7 +106,6 @@ def run(data_dir: Path, *, dense: bool, shared: Path, show_rows: bool) -> dict[s
     from core.config import Settings, load_settings
     from core.embeddings import make_embedder
     from core.index import KnowledgeIndex
-    from core.query import resolve_query
     from core.retrieval import HybridRetriever
 
     base = load_settings(env={})
@@ -126,8 +125,8 @@ def run(data_dir: Path, *, dense: bool, shared: Path, show_rows: bool) -> dict[s
             variants.append(("followup-alone", ()))
         for kind, history in variants:
             t0 = time.perf_counter()
-            resolved = resolve_query(q.question, history, index.lexical)
-            result = retriever.retrieve(resolved.text)
+            resolved = retriever.resolve(q.question, history)
+            result = retriever.retrieve(resolved)
             times.append((time.perf_counter() - t0) * 1000)
             texts = [rc.chunk.text for rc in result.chunks]
             rank = gold_rank(texts, q.golds, q.require_all)

@@ -157,7 +157,7 @@ def ask(
             resolved = retriever.resolve(question, [q for q, _ in turns])
             if resolved.rewritten:
                 base["retrieval_query"] = resolved.text
-            retrieval: RetrievalResult = retriever.retrieve(resolved.text)
+            retrieval: RetrievalResult = retriever.retrieve(resolved)
         except AppError as exc:
             return _finish(records, AnswerRecord(status="error", error=str(exc), **base))
         if not generator_uses_history(generator):

@@ -118,8 +118,10 @@ class HybridRetriever:
             return ResolvedQuery(question.strip(), question.strip())
         return resolve_query(question, history, self.index.lexical)
 
-    def retrieve(self, question: str) -> RetrievalResult:
-        question = question.strip()
+    def retrieve(self, question: str | ResolvedQuery) -> RetrievalResult:
+        """The ``top_k`` best chunks for ``question`` (a plain question, or one resolved
+        against its conversation by ``resolve``: its ``text`` is searched)."""
+        question = (question.text if isinstance(question, ResolvedQuery) else question).strip()
         if not question:
             raise RetrievalError("the question is empty")
         self.index.refresh_if_changed()
