@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 import weakref
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
 from core.lexical import LexicalIndex, general_frequency, tokenize
@@ -137,7 +137,7 @@ def resolve_query(question: str, history: Sequence[str] = (), lexical: LexicalIn
         return ResolvedQuery(question, question)
     subject: list[str] = []
     for turn in history:
-        subject = _carry(turn.strip(), subject, lexical)[0] or subject
+        subject = _carry(turn.strip(), subject, lexical) or subject
     own = salient_terms(question, lexical)
     if refers_back(question):
         reason = "follow-up: refers back"
@@ -151,12 +151,12 @@ def resolve_query(question: str, history: Sequence[str] = (), lexical: LexicalIn
     return ResolvedQuery(question, " ".join(carried) + " " + question, carried, reason)
 
 
-def _carry(turn: str, subject: list[str], lexical: LexicalIndex) -> tuple[list[str], bool]:
+def _carry(turn: str, subject: list[str], lexical: LexicalIndex) -> list[str]:
     """The subject after ``turn``: its own salient terms, plus the earlier subject when it refers back."""
     own = salient_terms(turn, lexical)
     if refers_back(turn) or not own:
-        return list(dict.fromkeys(own + subject))[:MAX_CARRIED], True
-    return own[:MAX_CARRIED], False
+        return list(dict.fromkeys(own + subject))[:MAX_CARRIED]
+    return own[:MAX_CARRIED]
 
 
 # ------------------------------------------------------------------ plans
@@ -172,7 +172,7 @@ class QueryPlan:
     lexical_weight: float = 1.0
     dense_weight: float = 1.0
     cross_script: bool = False
-    expansion: tuple[str, ...] = field(default=())
+    expansion: tuple[str, ...] = ()
 
 
 def mine_glossary(texts: Iterable[str]) -> dict[str, tuple[str, ...]]:
@@ -217,7 +217,7 @@ def glossary_for(lexical: LexicalIndex, texts: Iterable[str]) -> Mapping[str, tu
     return g
 
 
-def plan_query(text: str, lexical: LexicalIndex, glossary: Mapping[str, tuple[str, ...]] = {}) -> QueryPlan:
+def plan_query(text: str, lexical: LexicalIndex, glossary: Mapping[str, tuple[str, ...]] | None = None) -> QueryPlan:
     """The plan for ``text`` (see module doc): cross-script weighting and glossary expansion."""
     corpus_cjk = lexical.cjk_share()
     q_cjk = cjk_share(text)
@@ -226,7 +226,7 @@ def plan_query(text: str, lexical: LexicalIndex, glossary: Mapping[str, tuple[st
     )
     if not cross:
         return QueryPlan(text, text)
-    low = text.lower()
+    low, glossary = text.lower(), glossary or {}
     if q_cjk <= CROSS_SCRIPT_SHARE:  # English question: the Chinese terms glossed with its words
         extra = [zh for en, zhs in glossary.items() if _LATIN.match(en) and _contains_phrase(low, en) for zh in zhs]
     else:  # Chinese question over English text: the English terms glossed with its words
