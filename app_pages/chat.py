@@ -6,6 +6,7 @@ import streamlit as st
 
 from components.chat_view import ask_and_show, show_export_buttons, show_record
 from components.resources import ensure_ready
+from core.records import conversation_history
 
 engine = ensure_ready()
 
@@ -34,11 +35,10 @@ if question := st.chat_input("向知识库提问，例如：Deployment 和 State
     with st.chat_message("user"):
         st.text(question)
     with st.chat_message("assistant"):
-        history = [(r.query, r.answer_text) for r in records if r.status in ("answered", "unverifiable")]
         ask_and_show(
             engine,
             question,
             generator=st.session_state.get("generator"),
             conversation_id=conversation_id,
-            history=history[-4:],
+            history=conversation_history(records),
         )

@@ -118,7 +118,7 @@ ANSWER_CSS = """<style>
 .yz-num { font-weight: 600; margin-right: 0.3em; }
 .yz-links-list li { margin: 0.2em 0; }
 .yz-link-kind { font-size: 0.85em; opacity: 0.7; margin-left: 0.4em; }
-.yz-audit summary { cursor: pointer; opacity: 0.8; }
+.yz-audit summary, .yz-retrieval summary { cursor: pointer; opacity: 0.8; }
 </style>""" + VERDICT_CSS
 
 # -- sanitizer allowlist (our own tags, attributes and classes only) ---------------
@@ -153,7 +153,7 @@ _CLASSES = {
         "yz-orphans",
     },
     "section": {"yz-evidence", "yz-links"},
-    "details": {"yz-audit"},
+    "details": {"yz-audit", "yz-retrieval"},
     "ul": {"yz-evidence-list", "yz-links-list", "yz-audit-list"},
     "li": {"yz-evidence-item"},
     "h4": {"yz-section-title"},
@@ -514,6 +514,16 @@ def _audit_html(entries: Sequence[AuditEntry]) -> str:
     )
 
 
+def _retrieval_html(record: AnswerRecord) -> str:
+    """The query retrieval actually searched, when it differs from the question (a resolved follow-up)."""
+    if not record.retrieval_query or record.retrieval_query == record.query:
+        return ""
+    return (
+        '<details class="yz-retrieval"><summary>检索详情</summary>'
+        f'<div class="yz-query">结合上文检索：{_e(record.retrieval_query)}</div></details>'
+    )
+
+
 def _notice(kind: str, message: str) -> str:
     return f'<div class="yz-notice yz-{kind}" role="status">{_e(message)}</div>'
 
@@ -541,6 +551,7 @@ def render_answer(
     status = record.status
     if status == "no_evidence":
         out.append(_notice("no-evidence", NO_EVIDENCE_MESSAGE))
+        out.append(_retrieval_html(record))
         out.append(_links_html(record))
     elif status == "error":
         out.append(_notice("error", ERROR_PREFIX + (record.error or "未知错误")))
@@ -563,6 +574,7 @@ def render_answer(
         out.append(f'<div class="yz-answer-body">{body}</div>')
         out.append(_evidence_html(cards))
         out.append(_links_html(record))
+        out.append(_retrieval_html(record))
         out.append(_audit_html([*record.audit, *view.render_audit]))
     out.append("</div>")
     return _sanitize("".join(out))

@@ -1,7 +1,7 @@
 """Command line: the same code path as the UI.
 
     python -m core ingest [PATH ...] [--json] [--no-embed] [--rebuild]
-    python -m core ask "问题" [--json] [--generator NAME] [--store FILE_SEARCH_STORE]
+    python -m core ask "问题" [--json] [--generator NAME] [--store FILE_SEARCH_STORE] [--conversation ID]
     python -m core ask --json -          # one question per line on stdin → JSON Lines
     python -m core export ANSWER_ID [--format json|md]
     python -m core eval QUESTIONS.jsonl DOCS... [--report PATH] [...]   # quality figures
@@ -132,8 +132,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
     questions = _stdin_questions() if args.question == "-" else [args.question]
     failed = 0
     for q in questions:
+        history = engine.records.history(args.conversation) if args.conversation else ()
         try:
-            record = engine.ask(q, generator=args.generator)
+            record = engine.ask(q, generator=args.generator, conversation_id=args.conversation, history=history)
         except AppError as exc:  # the store itself failed: say so for this line, go on with the next
             failed += 1
             _print_failed_line(q, exc, as_json=args.json)
@@ -285,6 +286,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", action="store_true", help="print the AnswerRecord as JSON (JSON Lines for '-')")
     p.add_argument("--generator", default=None, help="extractive (default), gemini, gemini-search, gemini-file-search")
     p.add_argument("--store", default=None, help="File Search store name for --generator gemini-file-search")
+    p.add_argument(
+        "--conversation", default=None, metavar="ID",
+        help="ask inside conversation ID (the chat page's ?c=): earlier questions of it are the history, "
+        "and the answer joins it",
+    )
     p.set_defaults(func=cmd_ask)
     p = sub.add_parser("export", help="export a stored answer")
     p.add_argument("answer_id")

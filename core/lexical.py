@@ -77,6 +77,13 @@ def tokenize(text: str) -> list[str]:
     return [t for t in map(_term, words) if t is not None]
 
 
+def general_frequency(word: str) -> int:
+    """How often ``word`` occurs in general Chinese: its count in jieba's bundled
+    dictionary (``dict.txt``, about 60 million words in total); 0 when absent."""
+    with _jieba_lock:
+        return int(jieba.get_FREQ(word) or 0)
+
+
 @functools.lru_cache(maxsize=256)
 def _query_terms(query: str) -> tuple[str, ...]:
     """``tokenize(query)``, cached: a question is searched and then scored for coverage."""
@@ -114,6 +121,7 @@ class LexicalIndex:
         self._n = len(self.ids)
         self._pos = {cid: i for i, cid in enumerate(self.ids)}
         self._bm25: bm25s.BM25 | None = None
+        self._cjk_share: float | None = None
         if self._n:
             self._bm25 = bm25s.BM25()
             self._bm25.index([t or [""] for t in self._tokens], show_progress=False)
@@ -125,6 +133,20 @@ class LexicalIndex:
 
     def __len__(self) -> int:
         return self._n
+
+    def df(self, term: str) -> int:
+        """How many indexed chunks contain ``term`` (a ``tokenize`` term)."""
+        return self._df.get(term, 0)
+
+    def cjk_share(self) -> float:
+        """Share (0..1) of the indexed term occurrences (counted once per chunk) that contain a
+        CJK ideograph: the script of the knowledge base (0.73 for the Kubernetes zh-cn sample,
+        whose code blocks are English). 0 when empty; cached."""
+        if self._cjk_share is None:
+            total = sum(self._df.values())
+            cjk = sum(n for t, n in self._df.items() if any("\u3400" <= ch <= "\u9fff" for ch in t))
+            self._cjk_share = cjk / total if total else 0.0
+        return self._cjk_share
 
     def idf(self, term: str) -> float:
         """BM25-style IDF, ``ln(1 + (N - df + 0.5) / (df + 0.5))``; the maximum for an unseen term."""

@@ -332,6 +332,9 @@ class AnswerRecord(Frozen):
     created_at: datetime = Field(default_factory=utc_now)
     conversation_id: str | None = None
     query: str
+    #: What retrieval searched for when it differs from ``query`` (a follow-up resolved
+    #: against the earlier turns of its conversation, ``core.query``); None otherwise.
+    retrieval_query: str | None = None
     answer_text: str = ""
     status: AnswerStatus
     generator: GeneratorInfo

@@ -69,11 +69,13 @@ class Engine:
         *,
         generator: str | Generator | None = None,
         conversation_id: str | None = None,
-        history: Sequence[tuple[str, str]] = (),
+        history: Sequence[str | tuple[str, str]] = (),
         on_text: Callable[[str], None] | None = None,
         save: bool = True,
     ) -> AnswerRecord:
-        """Answer ``question``; always returns a stored record (also for no_evidence and errors)."""
+        """Answer ``question``; always returns a stored record (also for no_evidence and errors).
+
+        ``history``: earlier turns of the conversation, oldest first (see ``ask``)."""
         return ask(
             question,
             retriever=self.retriever(),
@@ -123,10 +125,18 @@ def ask(
     records: RecordStore | None,
     settings: Settings,
     conversation_id: str | None = None,
-    history: Sequence[tuple[str, str]] = (),
+    history: Sequence[str | tuple[str, str]] = (),
     on_text: Callable[[str], None] | None = None,
 ) -> AnswerRecord:
     """Run the whole pipeline for one question and store the record.
+
+    ``history`` holds the earlier turns of the conversation, oldest first: each an
+    earlier user question (``str``) or a ``(question, answer)`` pair (answer ``""``
+    when it had none), e.g. ``core.records.conversation_history``. Retrieval searches
+    for the question resolved against the earlier questions (``core.query``); when
+    that differs from the question, it is stored as ``record.retrieval_query``. A
+    generator with ``uses_history`` gets the question and the turns; one without
+    (the extractive one) gets the resolved query.
 
     Every input ends as a stored record:
 
@@ -151,6 +161,11 @@ def ask(
             raise
         turn.save_interrupted(exc)
         raise
+
+
+def generator_uses_history(generator: Generator | AppError) -> bool:
+    """Whether the generator reads the conversation itself (an LLM) rather than the resolved query."""
+    return isinstance(generator, Generator) and generator.uses_history
 
 
 INTERRUPTED_REASON = "回答在生成过程中被中断（页面停止、重新运行或用户中止）；保存的是中断前已显示的部分，未经核对。"
@@ -206,7 +221,7 @@ class _Turn:
         question: str,
         retriever: HybridRetriever,
         generator: Generator | AppError,
-        history: Sequence[tuple[str, str]],
+        history: Sequence[str | tuple[str, str]],
         on_text: Callable[[str], None] | None,
     ) -> AnswerRecord:
         settings, base = self.settings, self.base
@@ -214,6 +229,8 @@ class _Turn:
         if bad:
             self.notes.append(textsafe.repair_audit("query", bad))
         base["query"] = question
+        turns = [(h, "") if isinstance(h, str) else (h[0], h[1]) for h in history]
+        gen_question = question
         if isinstance(generator, Generator):
             base["generator"] = generator.info
         base["recommended_links"] = recommended_links(question, settings.links_file)
@@ -225,9 +242,14 @@ class _Turn:
             base["retrieval"] = {"retrieval": f"by the generator ({generator.name})"}
         else:
             try:
-                retrieval: RetrievalResult = retriever.retrieve(question)
+                resolved = retriever.resolve(question, [q for q, _ in turns])
+                if resolved.rewritten:
+                    base["retrieval_query"] = resolved.text
+                retrieval: RetrievalResult = retriever.retrieve(resolved)
             except AppError as exc:
                 return self.finish(AnswerRecord(status="error", error=str(exc), **base))
+            if not generator_uses_history(generator):
+                gen_question = resolved.text
             evidence = retrieval.evidence
             self.snapshots = tuple(ChunkSnapshot.from_retrieved(rc) for rc in evidence)
             base["retrieval"] = dict(retrieval.config, display_threshold=settings.display_threshold)
@@ -238,7 +260,7 @@ class _Turn:
             return self.finish(AnswerRecord(status="error", error=str(generator), chunks=snapshots, **base))
         try:
             draft: Draft | None = None
-            for piece in generator.stream(question, evidence, history):
+            for piece in generator.stream(gen_question, evidence, turns):
                 if isinstance(piece, Draft):
                     draft = piece
                     continue

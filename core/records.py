@@ -16,7 +16,7 @@ import threading
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Iterable, Iterator, NamedTuple
+from typing import Iterable, Iterator, NamedTuple, Sequence
 
 from pydantic import ValidationError
 
@@ -39,6 +39,22 @@ class RecordList(list):  # list[AnswerRecord]
     def __init__(self, records: Iterable[AnswerRecord] = (), skipped: Iterable[SkippedRow] = ()) -> None:
         super().__init__(records)
         self.skipped: tuple[SkippedRow, ...] = tuple(skipped)
+
+
+#: Earlier turns a new question of a conversation is asked with.
+HISTORY_TURNS = 4
+_ANSWERED = ("answered", "unverifiable")
+
+
+def conversation_history(records: Sequence[AnswerRecord], limit: int = HISTORY_TURNS) -> list[tuple[str, str]]:
+    """The earlier turns of a conversation for ``core.pipeline.ask``: ``(question,
+    answer)`` pairs of the last ``limit`` records (oldest first, as ``records`` are),
+    with the answer ``""`` for a turn that has no answer to show (no_evidence,
+    error, blocked). Every user question counts, so a follow-up to an unanswered
+    question still carries its subject. The chat page and ``ask --conversation``
+    both use this."""
+    turns = [(r.query, r.answer_text if r.status in _ANSWERED else "") for r in records]
+    return turns[-limit:] if limit > 0 else []
 
 
 class RecordStore:
@@ -87,6 +103,10 @@ class RecordStore:
                     record.model_dump_json(),
                 ),
             )
+
+    def history(self, conversation_id: str, limit: int = HISTORY_TURNS) -> list[tuple[str, str]]:
+        """``conversation_history`` of the stored records of ``conversation_id``."""
+        return conversation_history(self.list(conversation_id=conversation_id, limit=1000), limit)
 
     def get(self, answer_id: str) -> AnswerRecord | None:
         with self._db() as db:

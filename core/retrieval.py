@@ -23,11 +23,12 @@ exists, relevance is the coverage alone.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, Sequence
 
 from core.errors import RetrievalError
 from core.index import KnowledgeIndex
 from core.models import RetrievedChunk, utc_now
+from core.query import QueryPlan, ResolvedQuery, glossary_for, plan_query, resolve_query
 
 RRF_K = 60
 CANDIDATES = 50
@@ -60,6 +61,28 @@ class RetrievalResult:
         return not self.evidence
 
 
+def fuse(rankings: list[tuple[list[tuple[str, float]], float]]) -> dict[str, float]:
+    """Weighted reciprocal rank fusion: ``Σ_r w_r / (RRF_K + rank_r(d))`` over
+    ``(ranking best first as (chunk_id, score), weight)`` pairs; chunk_id -> fused score."""
+    fused: dict[str, float] = {}
+    for ranking, weight in rankings:
+        if weight <= 0:
+            continue
+        for rank, (cid, _) in enumerate(ranking, start=1):
+            fused[cid] = fused.get(cid, 0.0) + weight / (RRF_K + rank)
+    return fused
+
+
+def plan_config(plan: QueryPlan) -> dict[str, str | float]:
+    """The record's description of a query plan (scalars only; empty for a plain query)."""
+    if not plan.cross_script:
+        return {}
+    out: dict[str, str | float] = {"cross_script": "yes", "dense_weight": plan.dense_weight}
+    if plan.expansion:
+        out["lexical_expansion"] = " ".join(plan.expansion)
+    return out
+
+
 class Retriever(Protocol):
     def retrieve(self, question: str) -> RetrievalResult: ...
 
@@ -88,27 +111,34 @@ class HybridRetriever:
         self.evidence_threshold = evidence_threshold
         self.use_dense = use_dense
 
-    def retrieve(self, question: str) -> RetrievalResult:
-        question = question.strip()
+    def resolve(self, question: str, history: Sequence[str] = ()) -> ResolvedQuery:
+        """``question`` resolved against ``history`` (earlier user questions, oldest
+        first) over this index's vocabulary (``core.query.resolve_query``)."""
+        if not history:
+            return ResolvedQuery(question.strip(), question.strip())
+        return resolve_query(question, history, self.index.lexical)
+
+    def retrieve(self, question: str | ResolvedQuery) -> RetrievalResult:
+        """The ``top_k`` best chunks for ``question`` (a plain question, or one resolved
+        against its conversation by ``resolve``: its ``text`` is searched)."""
+        question = (question.text if isinstance(question, ResolvedQuery) else question).strip()
         if not question:
             raise RetrievalError("the question is empty")
         self.index.refresh_if_changed()
         active, lexical = self.index.serving()
+        plan = plan_query(question, lexical, glossary_for(lexical, (c.text for c in active.values())))
         try:
-            lex = lexical.search(question, CANDIDATES)
-            qv = self.index.query_vector(question) if self.use_dense else None
+            lex = lexical.search(plan.lexical_text, CANDIDATES)
+            qv = self.index.query_vector(plan.dense_text) if self.use_dense else None
             dense = self.index.dense_search_vector(qv, CANDIDATES)
         except RetrievalError:
             raise
         except Exception as exc:
             raise RetrievalError(f"retrieval failed: {exc}") from exc
         embedded, total = self.index.dense_coverage()
-        fused: dict[str, float] = {}
         lex_score = dict(lex)
         dense_score = dict(dense)
-        for ranking in (lex, dense):
-            for rank, (cid, _) in enumerate(ranking, start=1):
-                fused[cid] = fused.get(cid, 0.0) + 1.0 / (RRF_K + rank)
+        fused = fuse([(lex, plan.lexical_weight), (dense, plan.dense_weight if dense else 0.0)])
         ordered = sorted((c for c in fused if c in active), key=lambda c: (-fused[c], c))[: self.top_k]
         # Relevance must not depend on whether a chunk made the dense candidate list:
         # score every returned chunk that has a vector with its exact cosine.
@@ -141,6 +171,7 @@ class HybridRetriever:
             "dense_coverage": f"{embedded}/{total}",
             "tokenization": "jieba.lcut_for_search + stopwords",
             "fusion": f"rrf(k={RRF_K})",
+            **plan_config(plan),
             "top_k": self.top_k,
             "evidence_threshold": self.evidence_threshold,
         }

@@ -112,3 +112,19 @@ def test_stdin_batch_goes_on_after_a_bad_line(data_dir):
     assert lines[1]["query"].startswith("Pod \ufffd ")
     assert lines[0]["status"] == "answered" and lines[2]["status"] == "no_evidence"
     assert any(a["detail"].get("field") == "query" for a in lines[1]["audit"])
+
+
+def test_ask_in_a_conversation_resolves_a_follow_up_from_stored_records(data_dir):
+    first = run(["core", "ask", "CronJob 的 .spec.startingDeadlineSeconds 字段是干什么用的？", "--json",
+                 "--conversation", "c-cli-1"], data_dir)
+    assert first.returncode == 0, first.stderr
+    assert json.loads(first.stdout)["conversation_id"] == "c-cli-1"
+    p = run(["core", "ask", "那如果我压根不设置它呢？", "--json", "--conversation", "c-cli-1"], data_dir)
+    assert p.returncode == 0, p.stderr
+    r = json.loads(p.stdout)
+    assert r["conversation_id"] == "c-cli-1" and r["query"] == "那如果我压根不设置它呢？"
+    assert r["retrieval_query"].startswith("spec.startingDeadlineSeconds CronJob")
+    assert any("startingDeadlineSeconds" in c["text"] for c in r["chunks"])
+    # another conversation (or none) does not see that history
+    other = json.loads(run(["core", "ask", "那如果我压根不设置它呢？", "--json", "--conversation", "c-cli-2"], data_dir).stdout)
+    assert other["retrieval_query"] is None

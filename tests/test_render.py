@@ -709,3 +709,12 @@ def test_latin_flanking_rules_are_unchanged():
     assert md.render('a**"b"**c').strip() == "<p>a**&quot;b&quot;**c</p>"  # CommonMark: not emphasis
     assert md.render("snake_case_name").strip() == "<p>snake_case_name</p>"
     assert md.render("foo*bar*").strip() == "<p>foo<em>bar</em></p>"
+
+
+def test_a_resolved_follow_up_shows_the_query_it_searched_escaped() -> None:
+    asked = record("", status="no_evidence", query="那它呢？", retrieval_query="CronJob <b>suspend</b> 那它呢？")
+    html = render_answer(asked)
+    assert "检索详情" in html and "结合上文检索：CronJob &lt;b&gt;suspend&lt;/b&gt; 那它呢？" in html
+    assert "<b>" not in html
+    assert_safe(html)
+    assert "检索详情" not in render_answer(record("", status="no_evidence", query="那它呢？"))

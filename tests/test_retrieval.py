@@ -115,3 +115,39 @@ def test_dense_vectors_are_cached_by_content(tmp_path):
     active = index.active_chunks()
     # only the current version's two vectors answer (a stale one would not be active), the changed text first
     assert [active[cid].text for cid, _ in hits if cid in active] == ["内容二改了。", "内容一。"]
+
+
+# --- what users type (issue 12): the sample as on a first start (BM25; vectors not built yet) ---
+
+
+def _gold_rank(result, gold: str) -> int | None:
+    norm = "".join(gold.split())
+    return next((rc.rank for rc in result.chunks if norm in "".join(rc.chunk.text.split())), None)
+
+
+def test_an_english_question_finds_the_chinese_gold_chunk(sample_engine):
+    # dev-022 of shared/eval-dev/k8s; the docs are Chinese, the question English
+    r = sample_engine.retriever().retrieve("What happens if more than one IngressClass in a cluster is marked as the default?")
+    assert _gold_rank(r, "如果集群中有多个 IngressClass 被标记为默认，准入控制器将阻止创建新的未指定") == 1
+    assert r.config["cross_script"] == "yes"
+
+
+def test_a_follow_up_finds_its_gold_chunk_only_with_its_conversation(sample_engine):
+    # dev-030: "它" is NetworkPolicy's policyTypes, named only in the earlier turn
+    retriever = sample_engine.retriever()
+    gold = "如果 NetworkPolicy 未指定 `policyTypes` 则默认情况下始终设置 `Ingress`；"
+    follow_up = "要是我没写这个字段，它默认会是什么？"
+    alone = retriever.retrieve(follow_up)
+    assert _gold_rank(alone, gold) is None
+    resolved = retriever.resolve(follow_up, ["NetworkPolicy 里的 policyTypes 字段表示什么？"])
+    assert resolved.rewritten and "policyTypes" in resolved.carried
+    assert _gold_rank(retriever.retrieve(resolved), gold) == 1
+
+
+def test_a_reworded_question_finds_its_gold_chunk(sample_engine):
+    # dev-015: everyday words for "a Pod cannot reach itself through its Service IP" (hairpin mode)
+    r = sample_engine.retriever().retrieve(
+        "某个后端实例经由自己所属服务的虚拟地址回连到它自己就是不通，而别的实例这样访问都正常，这通常是哪里的配置问题？"
+    )
+    rank = _gold_rank(r, "标志必须被设置为 `hairpin-veth` 或者 `promiscuous-bridge`")
+    assert rank is not None and rank <= 5

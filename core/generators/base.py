@@ -27,6 +27,11 @@ class Generator(ABC):
     model: str | None = None
     own_retrieval: bool = False
 
+    #: Whether the generator reads the earlier turns itself (an LLM). One that does not
+    #: (the extractive one) is given the question resolved against them instead
+    #: (``core.pipeline.ask``).
+    uses_history: bool = True
+
     @property
     def info(self) -> GeneratorInfo:
         return GeneratorInfo(name=self.name, model=self.model)

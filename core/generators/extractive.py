@@ -1,18 +1,36 @@
 """The offline extractive generator (the embedded default: no key, no network).
 
 It answers with up to ``max_sentences`` sentences copied verbatim from the
-retrieved chunks: each sentence of each chunk is scored by the IDF-weighted
+retrieved chunks. Each sentence of each chunk is scored by the IDF-weighted
 share of the question's terms it contains (terms found only in the chunk's
-heading path count half; plus a small prior for the chunk's rank),
-near-duplicates are skipped (maximal marginal relevance on term sets,
-Carbonell & Goldstein 1998), and the chosen sentences are put back in reading
-order (chunk rank, then position). Each sentence becomes one list item with one
-support on exactly its span, citing the chunk it came from, with the sentence
-as ``quote``. Offsets are code points.
+heading path count half; plus a small prior for the chunk's rank, and a bonus
+for a number when the question asks 多少/多久/几/how many).
+
+What is kept (``select``):
+* only sentences that address the question: at least one question term in the
+  sentence itself and a score of at least half the best one;
+* no filler: navigation sentences ("阅读 Secret。", "参阅……") are never used;
+* no sentence that needs its lost context: one that starts with a connective
+  (不过/但是/因此/此外/否则…) is used only together with the sentence before it
+  in its chunk, and one that starts with a pronoun (这/该/此/它/其…) only when it
+  opens its chunk (its heading names the subject) or comes with its predecessor;
+* near-duplicates are skipped (maximal marginal relevance on term sets,
+  Carbonell & Goldstein 1998), at most ``max_per_chunk`` per chunk;
+* a comparison ("X 和 Y 有什么区别", "difference between X and Y") gets the best
+  sentence about each side; when the chunks say nothing about one side, the
+  answer ends with a sentence that says so (it cites nothing, so it is shown as
+  本段无出处).
+
+Layout: the best sentence (with its predecessor when it needs one) leads as
+its own paragraph; the others follow as a list grouped by source (document in
+order of first appearance, then chunk rank, then position). Each quoted
+sentence has one support on exactly its span, citing the chunk it came from,
+with the sentence as ``quote``. Offsets are code points.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import Sequence
@@ -28,6 +46,26 @@ _SENT = re.compile(r"(?:`[^`\n]*`|[^。！？!?；`]|`)+(?:[。！？!?；]+[”
 _LEAD_IN = ("：", ":", "，", ",")
 _MIN_CHARS = 6
 _MAX_CHARS = 300
+# Sentences that only point elsewhere.
+_FILLER = re.compile(r"^(?:请)?(?:阅读|参阅|参见|参考|查看|浏览|访问|进一步了解|了解更多|更多信息|更多细节|有关.{0,30}?(?:请|可)?参阅|See |Read |Learn more)")
+# Short sentences that announce a block which follows (the block is not quoted).
+_POINTER = re.compile(r"以下|如下|下面|下列|the following", re.IGNORECASE)
+_POINTER_MAX = 20
+# Discourse connectives that tie a sentence to the one before it.
+_CONNECTIVE = re.compile(
+    r"^(?:不过|但是|但|然而|而是|因此|所以|因而|于是|此外|另外|同时|而且|并且|否则|那么|总之|换句话说|也就是说|相反|反之|尽管如此|除此之外)"
+)
+# Pronouns: fine at the start of a chunk (the heading names the subject), else need the predecessor.
+_PRONOUN = re.compile(r"^(?:这|那些|那个|该|此|它|其|他们|上述|以上|后者|前者)")
+_NUMBER_QUESTION = re.compile(r"多少|多久|多长|几个|几次|几秒|几种|how many|how long|how much", re.IGNORECASE)
+_COMPARE = re.compile(
+    r"(?P<x>[\w.\-/]+?)\s*(?:和|与|跟|及|同|vs\.?|versus)\s*(?P<y>[\w.\-/]+?)\s*(?:之间)?\s*(?:的|有)?(?:什么|何|哪些)?(?:区别|差别|不同|差异|异同)"
+    r"|(?:比较|对比)\s*(?P<x2>[\w.\-/]+?)\s*(?:和|与|跟)\s*(?P<y2>[\w.\-/]+)"
+    r"|difference between (?:(?:a|an|the) )?(?P<x3>[\w.\-/ ]+?) and (?:(?:a|an|the) )?(?P<y3>[\w.\-/]+)"
+    r"|compare (?:(?:a|an|the) )?(?P<x4>[\w.\-/ ]+?) (?:and|with|to) (?:(?:a|an|the) )?(?P<y4>[\w.\-/]+)",
+    re.IGNORECASE,
+)
+MISSING_SIDE = "知识库中没有找到关于「{}」的说明。"
 
 
 @dataclass(frozen=True)
@@ -37,6 +75,8 @@ class _Candidate:
     position: int
     terms: frozenset[str]
     heading_terms: frozenset[str] = frozenset()
+    order: int = 0  # index among the chunk's sentences
+    needs_previous: bool = False
 
 
 def split_sentences(text: str) -> list[tuple[int, str]]:
@@ -69,11 +109,38 @@ def split_sentences(text: str) -> list[tuple[int, str]]:
     return out
 
 
+def is_filler(sentence: str) -> bool:
+    """Whether ``sentence`` only points elsewhere ("阅读 Secret。", "参阅……") or, short, at
+    what follows it ("将产生以下 ConfigMap。", a code block the answer does not show)."""
+    s = sentence.strip()
+    return bool(_FILLER.match(s)) or (len(s) <= _POINTER_MAX and bool(_POINTER.search(s)))
+
+
+def needs_previous(sentence: str, first_in_chunk: bool) -> bool:
+    """Whether ``sentence`` needs the sentence before it to be understood: it opens with a
+    connective (不过/因此/此外…), or with a pronoun (这/该/它…) and does not open its chunk."""
+    s = sentence.strip()
+    return bool(_CONNECTIVE.match(s)) or (not first_in_chunk and bool(_PRONOUN.match(s)))
+
+
+def compared_sides(question: str) -> tuple[str, str] | None:
+    """The two things a comparison question names ("X 和 Y 有什么区别" → ``(X, Y)``), or None."""
+    m = _COMPARE.search(question)
+    if not m:
+        return None
+    pairs = [(m.group(a), m.group(b)) for a, b in (("x", "y"), ("x2", "y2"), ("x3", "y3"), ("x4", "y4"))]
+    x, y = next((p for p in pairs if p[0] and p[1]), (None, None))
+    if not x or not y:
+        return None
+    return x.strip(), y.strip()
+
+
 class ExtractiveGenerator(Generator):
     """Verbatim sentences from the chunks, each with its support."""
 
     name = "extractive"
     model = None
+    uses_history = False
 
     def __init__(self, max_sentences: int = 5, max_per_chunk: int = 2) -> None:
         if max_sentences <= 0:
@@ -87,68 +154,133 @@ class ExtractiveGenerator(Generator):
         chunks: Sequence[RetrievedChunk],
         history: Sequence[tuple[str, str]] = (),
     ) -> Draft:
-        q_terms = [t for t in dict.fromkeys(tokenize(question)) if t not in STOPWORDS]
-        cands: list[_Candidate] = []
-        for ci, rc in enumerate(chunks):
-            heading = frozenset(tokenize(" ".join(rc.chunk.heading_path)))
-            for pos, sent in split_sentences(rc.chunk.text):
-                if len(sent) > _MAX_CHARS:
-                    continue
-                cands.append(_Candidate(sent, ci, pos, frozenset(tokenize(sent)), heading))
+        cands, previous = _candidates(chunks)
         if not cands:
             return Draft(parts=("",), supports=(), generator=self.info)
+        q_terms = [t for t in dict.fromkeys(tokenize(question)) if t not in STOPWORDS]
         df: dict[str, int] = {}
         for c in cands:
             for t in c.terms:
                 df[t] = df.get(t, 0) + 1
-        import math
-
         n = len(cands)
         weight = {t: math.log(1 + n / (1 + df.get(t, 0))) for t in q_terms}
         total = sum(weight.values()) or 1.0
+        wants_number = bool(_NUMBER_QUESTION.search(question))
 
         def relevance(c: _Candidate) -> float:
             # question terms in the sentence, plus half weight for those only in its heading path
             # (measured: CMRC answers containing gold 78.8% → 82.7%, k8s-dev unchanged; README)
             hit = sum(w for t, w in weight.items() if t in c.terms)
             hit += 0.5 * sum(w for t, w in weight.items() if t in c.heading_terms and t not in c.terms)
-            return hit / total + 0.15 / (1 + c.chunk_index)
+            number = 0.1 if wants_number and any(ch.isdigit() for ch in c.text) else 0.0
+            return hit / total + 0.15 / (1 + c.chunk_index) + number
 
-        scored = sorted(cands, key=lambda c: (-relevance(c), c.chunk_index, c.position))
-        chosen: list[_Candidate] = []
+        pool = [c for c in cands if any(t in c.terms for t in weight)]
+        if not pool:
+            # nothing in the sentences matches the question's words (e.g. an English question over
+            # Chinese text): the opening sentences of the best-ranked chunk, which retrieval chose
+            first = min(c.chunk_index for c in cands)
+            pool = [c for c in cands if c.chunk_index == first and not c.needs_previous][:1]
+        units = self._select(sorted(pool, key=lambda c: (-relevance(c), c.chunk_index, c.position)), previous, relevance)
+        note = ""
+        sides = compared_sides(question)
+        if sides and units:
+            for side in sides:
+                if any(side.lower() in c.text.lower() for u in units for c in u):
+                    continue
+                about = [c for c in cands if side.lower() in c.text.lower() and _unit(c, previous)]
+                if about:
+                    units.append(_unit(max(about, key=relevance), previous))  # type: ignore[arg-type]
+                else:
+                    note = MISSING_SIDE.format(side)
+        return self._draft(units, chunks, relevance, note)
+
+    def _select(self, scored, previous, relevance) -> list[list[_Candidate]]:  # noqa: ANN001
+        """Units (a sentence, or a sentence with the predecessor it needs), best first."""
+        units: list[list[_Candidate]] = []
+        used = 0
         per_chunk: dict[int, int] = {}
         for c in scored:
-            if len(chosen) >= self.max_sentences:
+            if used >= self.max_sentences or (units and relevance(c) < 0.5 * relevance(units[0][-1])):
                 break
             if per_chunk.get(c.chunk_index, 0) >= self.max_per_chunk:
                 continue
-            if any(c.text == o.text or _jaccard(c.terms, o.terms) > 0.6 for o in chosen):
+            if any(c.text == o.text or _jaccard(c.terms, o.terms) > 0.6 for u in units for o in u):
                 continue
-            if chosen and relevance(c) < 0.5 * relevance(chosen[0]):
-                break
-            chosen.append(c)
+            unit = _unit(c, previous)
+            if unit is None:
+                continue
+            unit = [x for x in unit if not any(x is o for u in units for o in u)]
+            if used + len(unit) > self.max_sentences:
+                continue
+            units.append(unit)
+            used += len(unit)
             per_chunk[c.chunk_index] = per_chunk.get(c.chunk_index, 0) + 1
-        chosen.sort(key=lambda c: (c.chunk_index, c.position))
-        parts: list[str] = []
+        return units
+
+    def _draft(self, units, chunks, relevance, note: str) -> Draft:  # noqa: ANN001
+        """Lead unit as a paragraph, the rest as a list grouped by source, then the note."""
+        if not units:
+            return Draft(parts=(note,) if note else ("",), supports=(), generator=self.info)
+        doc_order: dict[str, int] = {}
+        for rc in chunks:
+            doc_order.setdefault(rc.chunk.source_id, len(doc_order))
+        lead, rest = units[0], units[1:]
+        rest.sort(key=lambda u: (doc_order[chunks[u[0].chunk_index].chunk.source_id], u[0].chunk_index, u[0].position))
+        text = ""
         supports: list[DraftSupport] = []
-        offset = 0
-        for i, c in enumerate(chosen):
-            prefix = "- "
-            start = offset + len(prefix)
-            end = start + len(c.text)
-            parts.append(prefix + c.text + ("\n" if i < len(chosen) - 1 else ""))
-            supports.append(
-                DraftSupport(
-                    start=start,
-                    end=end,
-                    chunk_ids=(chunks[c.chunk_index].chunk_id,),
-                    unit="codepoint",
-                    quote=c.text,
-                    score=round(relevance(c), 4),
+
+        def put(unit: list[_Candidate]) -> None:
+            nonlocal text
+            for i, c in enumerate(unit):
+                if i and not _CJK_END.search(text):
+                    text += " "
+                supports.append(
+                    DraftSupport(
+                        start=len(text),
+                        end=len(text) + len(c.text),
+                        chunk_ids=(chunks[c.chunk_index].chunk_id,),
+                        unit="codepoint",
+                        quote=c.text,
+                        score=round(relevance(c), 4),
+                    )
                 )
-            )
-            offset += len(parts[-1])
-        return Draft(parts=("".join(parts),), supports=tuple(supports), generator=self.info)
+                text += c.text
+
+        put(lead)
+        for i, u in enumerate(rest):
+            text += "\n- " if i else "\n\n- "
+            put(u)
+        if note:
+            text += "\n\n" + note
+        return Draft(parts=(text,), supports=tuple(supports), generator=self.info)
+
+
+_CJK_END = re.compile(r"[\u3400-\u9fff。！？；：，、）」』”]$")
+
+
+def _candidates(chunks: Sequence[RetrievedChunk]) -> tuple[list[_Candidate], dict[tuple[int, int], _Candidate]]:
+    """Usable sentences of the chunks, and every sentence by (chunk index, order) for predecessors."""
+    cands: list[_Candidate] = []
+    every: dict[tuple[int, int], _Candidate] = {}
+    for ci, rc in enumerate(chunks):
+        heading = frozenset(tokenize(" ".join(rc.chunk.heading_path)))
+        for k, (pos, sent) in enumerate(split_sentences(rc.chunk.text)):
+            c = _Candidate(sent, ci, pos, frozenset(tokenize(sent)), heading, k, needs_previous(sent, k == 0))
+            every[(ci, k)] = c
+            if len(sent) <= _MAX_CHARS and not is_filler(sent):
+                cands.append(c)
+    return cands, every
+
+
+def _unit(c: _Candidate, previous: dict[tuple[int, int], _Candidate]) -> list[_Candidate] | None:
+    """``[c]``, or ``[predecessor, c]`` when ``c`` needs it; None when it needs one it cannot have."""
+    if not c.needs_previous:
+        return [c]
+    p = previous.get((c.chunk_index, c.order - 1))
+    if p is None or p.needs_previous or is_filler(p.text) or len(p.text) > _MAX_CHARS:
+        return None
+    return [p, c]
 
 
 def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:

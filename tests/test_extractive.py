@@ -1,0 +1,121 @@
+"""The extractive answer answers: relevant sentences only, the best first, grouped by
+source, both sides of a comparison, no filler, no sentence cut off from its context."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from core.generators.extractive import (
+    MISSING_SIDE,
+    ExtractiveGenerator,
+    compared_sides,
+    is_filler,
+    needs_previous,
+)
+from core.models import Chunk, RetrievedChunk
+
+
+def rc(cid: str, heading: tuple[str, ...], text: str, rank: int, source: str | None = None) -> RetrievedChunk:
+    source = source or cid.split("@")[0]
+    chunk = Chunk(chunk_id=cid, document_id=f"{source}@v", source_id=source, version="v", ordinal=rank,
+                  title=heading[0], heading_path=heading, text=text)
+    return RetrievedChunk(chunk=chunk, rank=rank, relevance=0.9, retrieved_at=datetime(2026, 1, 1, tzinfo=timezone.utc))
+
+
+def quotes(draft) -> list[str]:
+    return [s.quote for s in draft.supports]
+
+
+def test_filler_and_off_topic_sentences_are_left_out():
+    chunks = [rc("secret@v#0", ("Secret", "使用 Secret"),
+                 "阅读 Secret。Secret 可以以卷的形式挂载到 Pod 中。集群管理员负责升级节点。", 1)]
+    draft = ExtractiveGenerator().generate("Secret 怎么挂载到 Pod？", chunks)
+    assert quotes(draft) == ["Secret 可以以卷的形式挂载到 Pod 中。"]
+    assert "阅读" not in draft.text and "升级节点" not in draft.text
+
+
+def test_a_sentence_that_needs_its_predecessor_comes_with_it_or_not_at_all():
+    text = "此时 backend Deployment 已经运行，并有一个 Service 路由流量。不过，这个服务在集群外部无法访问也无法解析。"
+    chunks = [rc("svc@v#0", ("连接前端与后端", "创建前端"), text, 1)]
+    draft = ExtractiveGenerator().generate("这个服务在集群外部能访问吗？", chunks)
+    assert quotes(draft) == ["此时 backend Deployment 已经运行，并有一个 Service 路由流量。",
+                             "不过，这个服务在集群外部无法访问也无法解析。"]
+    s0, s1 = draft.supports
+    assert s0.end <= s1.start and draft.text[s0.start:s1.end].startswith("此时")
+    # the predecessor is missing (the sentence opens the chunk): the sentence is not used alone
+    alone = [rc("svc@v#1", ("连接前端与后端",), "不过，这个服务在集群外部无法访问。Service 可以从集群外部访问。", 1)]
+    assert quotes(ExtractiveGenerator().generate("服务在集群外部能访问吗？", alone)) == ["Service 可以从集群外部访问。"]
+
+
+def test_the_best_sentence_leads_and_the_rest_are_grouped_by_source():
+    chunks = [
+        rc("a@v#0", ("Pod",), "Pod 的 restartPolicy 决定容器退出后是否重启。", 1, source="a"),
+        rc("b@v#0", ("Pod 的重启策略",), "Pod 的 restartPolicy 可以取 Always、OnFailure 和 Never，默认值是 Always。", 2, source="b"),
+        rc("a@v#1", ("Pod", "重启"), "容器失败后 kubelet 按 Pod 的 restartPolicy 重启它们。", 3, source="a"),
+    ]
+    draft = ExtractiveGenerator().generate("Pod 的 restartPolicy 可以取哪些值？", chunks)
+    assert draft.text.startswith("Pod 的 restartPolicy 可以取 Always")
+    rest = draft.text.split("\n\n", 1)[1]
+    assert rest.startswith("- ") and rest.index("决定容器退出") < rest.index("kubelet 按 Pod")
+    for s in draft.supports:
+        assert draft.text[s.start:s.end] == s.quote
+
+
+def test_a_comparison_gives_both_sides():
+    chunks = [
+        rc("d@v#0", ("Deployment",), "Deployment 为无状态应用提供声明式更新。Deployment 管理 ReplicaSet。", 1, source="d"),
+        rc("d@v#1", ("Deployment", "用例"), "Deployment 适合无状态的 Web 服务。", 2, source="d"),
+        rc("s@v#0", ("StatefulSet",), "StatefulSet 为每个 Pod 维护一个粘性标识。", 3, source="s"),
+    ]
+    draft = ExtractiveGenerator(max_sentences=2).generate("Deployment 和 StatefulSet 有什么区别？", chunks)
+    assert any("StatefulSet 为每个 Pod" in q for q in quotes(draft))
+    assert any(q.startswith("Deployment") for q in quotes(draft))
+
+
+def test_a_comparison_says_which_side_is_missing():
+    chunks = [rc("c@v#0", ("ConfigMap",), "ConfigMap 是一种 API 对象，用来将非机密性的数据保存到键值对中。", 1)]
+    draft = ExtractiveGenerator().generate("ConfigMap 和 Kafka 有什么区别？", chunks)
+    assert draft.text.endswith(MISSING_SIDE.format("Kafka"))
+    assert quotes(draft) == ["ConfigMap 是一种 API 对象，用来将非机密性的数据保存到键值对中。"]
+    assert all(s.end <= draft.text.index("知识库中没有") for s in draft.supports)
+
+
+@pytest.mark.parametrize(
+    ("question", "sides"),
+    [("Deployment 和 StatefulSet 有什么区别？", ("Deployment", "StatefulSet")),
+     ("比较 ConfigMap 与 Secret", ("ConfigMap", "Secret")),
+     ("What is the difference between a Job and a CronJob?", ("Job", "CronJob")),
+     ("Pod 是什么？", None)],
+)
+def test_compared_sides(question, sides):
+    assert compared_sides(question) == sides
+
+
+@pytest.mark.parametrize(
+    ("sentence", "first", "expected"),
+    [("不过，这个服务在集群外部无法访问也无法解析。", True, True),
+     ("因此 Pod 会被重新调度。", False, True),
+     ("这意味着 Pod 会被重新调度。", False, True),
+     ("它适合有状态应用。", True, False),  # opens its chunk: the heading names the subject
+     ("Pod 会被重新调度。", False, False)],
+)
+def test_needs_previous(sentence, first, expected):
+    assert needs_previous(sentence, first) is expected
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [("阅读 Secret。", True), ("参阅 Pod 生命周期了解更多。", True), ("将产生以下 ConfigMap。", True),
+     ("Secret 可以以卷的形式挂载。", False), ("以下字段在创建后不可修改：spec.selector、spec.template 和其它在集群中决定调度的字段。", False)],
+)
+def test_is_filler(sentence, expected):
+    assert is_filler(sentence) is expected
+
+
+def test_generate_does_not_mutate_its_input():
+    chunks = [rc("a@v#0", ("Pod",), "Pod 是最小部署单元。不过，Pod 很少被直接创建。", 1)]
+    before = [c.model_copy(deep=True) for c in chunks]
+    ExtractiveGenerator().generate("Pod 是什么？", chunks)
+    assert chunks == before

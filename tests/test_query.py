@@ -1,0 +1,86 @@
+"""Query resolution (follow-ups), cross-script plans and the KB's own glossary (``core.query``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.query import (
+    cjk_share,
+    mine_glossary,
+    plan_query,
+    refers_back,
+    resolve_query,
+    salient_terms,
+)
+
+
+@pytest.fixture(scope="module")
+def lexical(sample_engine):
+    return sample_engine.index.lexical
+
+
+def test_a_follow_up_carries_the_subject_of_the_previous_question(lexical):
+    history = ["CronJob 的 .spec.startingDeadlineSeconds 字段是干什么用的？"]
+    r = resolve_query("那如果我压根不设置它呢？", history, lexical)
+    assert r.rewritten and r.reason == "follow-up: refers back"
+    assert r.carried == ("spec.startingDeadlineSeconds", "CronJob")
+    assert r.text.endswith("那如果我压根不设置它呢？")
+    # everyday words of the earlier turn (干什么, 用) are not carried
+    assert not any(t in r.carried for t in ("干什么", "字段"))
+
+
+def test_a_subject_survives_two_follow_ups(lexical):
+    history = ["StatefulSet 的 podManagementPolicy 有哪些取值？", "它设成 Parallel 会怎样？"]
+    r = resolve_query("那这个对滚动更新有影响吗？", history, lexical)
+    assert {"podManagementPolicy", "StatefulSet", "Parallel"} <= set(r.carried)
+
+
+def test_a_self_contained_question_is_not_rewritten(lexical):
+    r = resolve_query("Ingress 的 pathType 有哪几种？", ["CronJob 的时间表语法是什么？"], lexical)
+    assert not r.rewritten and r.text == "Ingress 的 pathType 有哪几种？" and r.carried == ()
+
+
+def test_without_history_the_question_is_used_as_asked(lexical):
+    assert resolve_query("  它默认是什么？ ", (), lexical).text == "它默认是什么？"
+
+
+def test_resolution_does_not_mutate_its_input(lexical):
+    history = ["CronJob 的 .spec.suspend 设为 true 会有什么效果？"]
+    before = list(history)
+    resolve_query("挂起期间错过的执行会补跑吗？", history, lexical)
+    assert history == before
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [("那如果这两个都没写呢？", True), ("它对滚动更新也起作用吗？", True), ("What does it default to?", True),
+     ("Ingress 是什么？", False), ("How do I expose a Deployment?", False)],
+)
+def test_refers_back(question, expected):
+    assert refers_back(question) is expected
+
+
+def test_salient_terms_keep_names_and_rare_domain_words(lexical):
+    terms = salient_terms("gRPC 存活探针需要满足什么前提才能用？", lexical)
+    assert terms[0] == "gRPC"
+    assert "前提" not in terms and "满足" not in terms  # everyday words (jieba dictionary counts)
+
+
+def test_an_english_question_over_the_chinese_sample_weights_the_dense_ranking(lexical):
+    plan = plan_query("How do I expose a Deployment outside the cluster?", lexical)
+    assert plan.cross_script and plan.dense_weight > plan.lexical_weight
+    same = plan_query("怎样从集群外部访问 Deployment？", lexical)
+    assert not same.cross_script and same.dense_weight == same.lexical_weight == 1.0
+
+
+def test_cjk_share_counts_letters_only():
+    assert cjk_share("Pod 是什么？") == pytest.approx(3 / 6)
+    assert cjk_share("What is a Pod?") == 0.0 and cjk_share("123 ？") == 0.0
+
+
+def test_the_glossary_is_mined_from_the_text_in_both_directions(lexical):
+    g = mine_glossary(["一个 Pod 可以运行边车（sidecar）容器。", "端点的状况 Ready（就绪）为真。"])
+    assert g["sidecar"] == ("边车",) and g["边车"] == ("sidecar",)
+    assert g["ready"] == ("就绪",)
+    plan = plan_query("What is a sidecar container used for?", lexical, g)
+    assert plan.expansion == ("边车",) and "边车" in plan.lexical_text and plan.dense_text.startswith("What")
