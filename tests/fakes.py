@@ -24,6 +24,7 @@ from core.generators.base import Generator
 from core.generators.extractive import ExtractiveGenerator
 from core.index import KnowledgeIndex
 from core.ingest import ingest
+from core.query import ResolvedQuery
 from core.models import Chunk, Draft, DraftSupport, RetrievedChunk, sha256_hex
 from core.pipeline import Engine
 from core.records import RecordStore
@@ -64,8 +65,12 @@ class FakeRetriever:
         self.fail = fail
         self.questions: list[str] = []
 
-    def retrieve(self, question: str) -> RetrievalResult:
-        self.questions.append(question)
+    def resolve(self, question: str, history: Sequence[str] = ()) -> ResolvedQuery:
+        """No conversation handling: the question is searched as it is."""
+        return ResolvedQuery(question, question)
+
+    def retrieve(self, question: str | ResolvedQuery) -> RetrievalResult:
+        self.questions.append(question.text if isinstance(question, ResolvedQuery) else question)
         if self.fail is not None:
             raise self.fail
         evidence = tuple(rc for rc in self.chunks if rc.relevance >= self.evidence_threshold)

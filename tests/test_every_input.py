@@ -227,7 +227,7 @@ def test_cli_batch_reports_a_line_whose_record_cannot_be_stored_and_goes_on(monk
     import core.__main__ as cli
     from core.errors import RecordError
 
-    def ask(q, generator=None):
+    def ask(q, generator=None, **_):
         if q.startswith("坏"):
             raise RecordError("answer store error: disk full")
         return AnswerRecord(query=q, status="no_evidence", generator=GeneratorInfo(name="x"))

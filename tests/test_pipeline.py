@@ -133,8 +133,9 @@ def test_extractive_caps_sentences_per_answer_and_per_chunk_in_reading_order():
     ]
     draft = ExtractiveGenerator(max_sentences=3, max_per_chunk=2).generate("ClusterIP 怎么分配？", chunks)
     # By hand: every sentence but the weather one holds both terms (score 1 + 0.15 / chunk position);
-    # a.md gives its first two (per-chunk cap 2), then b.md (rank 2) beats c.md; reading order.
-    assert draft.text == "- ClusterIP 从服务网段中分配。\n- ClusterIP 分配后不会改变。\n- 每个 Service 都会分配一个 ClusterIP。"
+    # a.md gives its first two (per-chunk cap 2), then b.md (rank 2) beats c.md; the best leads as a
+    # paragraph, the rest follow as a list grouped by source (issue 12).
+    assert draft.text == "ClusterIP 从服务网段中分配。\n\n- ClusterIP 分配后不会改变。\n- 每个 Service 都会分配一个 ClusterIP。"
     assert [(s.chunk_ids, s.quote) for s in draft.supports] == [
         (("a.md@v1#0",), "ClusterIP 从服务网段中分配。"),
         (("a.md@v1#0",), "ClusterIP 分配后不会改变。"),
