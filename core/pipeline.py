@@ -19,7 +19,9 @@ from core.generators.base import Generator
 from core.generators.extractive import ExtractiveGenerator
 from core.index import KnowledgeIndex
 from core.links import recommended_links
-from core.models import AnswerRecord, AuditEntry, ChunkSnapshot, Draft, GeneratorInfo, Support
+from core.models import (
+    AnswerRecord, AuditEntry, Candidate, ChunkSnapshot, Draft, GeneratorInfo, SufficiencyInfo, Support,
+)
 from core.records import RecordStore
 from core.retrieval import HybridRetriever, RetrievalResult
 
@@ -68,11 +70,12 @@ class Engine:
         *,
         generator: str | Generator | None = None,
         conversation_id: str | None = None,
-        history: Sequence[tuple[str, str]] = (),
+        history: Sequence[str | tuple[str, str]] = (),
         on_text: Callable[[str], None] | None = None,
         save: bool = True,
     ) -> AnswerRecord:
-        """Answer ``question``; always returns a stored record (also for no_evidence and errors)."""
+        """Answer ``question``; always returns a stored record (also for no_evidence and errors).
+        ``history``: earlier turns, oldest first (see ``ask``)."""
         return ask(
             question,
             retriever=self.retriever(),
@@ -122,14 +125,20 @@ def ask(
     records: RecordStore | None,
     settings: Settings,
     conversation_id: str | None = None,
-    history: Sequence[tuple[str, str]] = (),
+    history: Sequence[str | tuple[str, str]] = (),
     on_text: Callable[[str], None] | None = None,
 ) -> AnswerRecord:
     """Run the whole pipeline for one question and store the record.
 
+    ``history`` is the conversation so far, oldest first: each turn an earlier
+    user question (``str``) or a ``(question, answer)`` pair. The retriever
+    gets the questions (``history=``), the generator the pairs (an answer of
+    ``""`` when only the question is known).
+
     Never raises an ``AppError``: failures become a record with status
     ``error`` that keeps the question and the retrieved evidence.
     """
+    turns = tuple((h, "") if isinstance(h, str) else (h[0], h[1]) for h in history)
     gen_info = generator.info if isinstance(generator, Generator) else GeneratorInfo(name="unavailable")
     links = recommended_links(question, settings.links_file)
     base = dict(query=question, conversation_id=conversation_id, generator=gen_info, recommended_links=links)
@@ -142,19 +151,21 @@ def ask(
         base["retrieval"] = {"retrieval": f"by the generator ({generator.name})"}
     else:
         try:
-            retrieval: RetrievalResult = retriever.retrieve(question)
+            retrieval: RetrievalResult = retriever.retrieve(question, history=tuple(q for q, _ in turns))
         except AppError as exc:
             return _finish(records, AnswerRecord(status="error", error=str(exc), **base))
         evidence = retrieval.evidence
         snapshots = tuple(ChunkSnapshot.from_retrieved(rc) for rc in evidence)
         base["retrieval"] = dict(retrieval.config, display_threshold=settings.display_threshold)
+        if retrieval.decision is not None:
+            base["sufficiency"] = SufficiencyInfo(**retrieval.decision.as_record())
         if retrieval.no_evidence:
-            return _finish(records, AnswerRecord(status="no_evidence", **base))
+            return _finish(records, AnswerRecord(status="no_evidence", candidates=_candidates(retrieval), **base))
     if not isinstance(generator, Generator):
         return _finish(records, AnswerRecord(status="error", error=str(generator), chunks=snapshots, **base))
     try:
         draft: Draft | None = None
-        for piece in generator.stream(question, evidence, history):
+        for piece in generator.stream(question, evidence, turns):
             if isinstance(piece, Draft):
                 draft = piece
             elif on_text is not None:
@@ -190,6 +201,14 @@ def ask(
             audit=grounded.audit + dropped,
             **base,
         ),
+    )
+
+
+def _candidates(retrieval: RetrievalResult) -> tuple[Candidate, ...]:
+    """The retrieved chunks of a no_evidence result with their sufficiency scores (none cited)."""
+    scores = retrieval.decision.scores if retrieval.decision is not None else {}
+    return tuple(
+        Candidate(chunk=ChunkSnapshot.from_retrieved(rc), score=scores.get(rc.chunk_id, 0.0)) for rc in retrieval.chunks
     )
 
 

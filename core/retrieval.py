@@ -6,8 +6,14 @@ Fusion: RRF, ``score(d) = Σ_r 1 / (k_rrf + rank_r(d))`` with ``k_rrf = 60``
 (Cormack, Clarke & Büttcher, "Reciprocal Rank Fusion outperforms Condorcet and
 individual Rank Learning Methods", SIGIR 2009).
 
-Relevance (0..1) is what the thresholds compare against; it is never shown as a
-confidence. Two signals:
+Whether the evidence answers the question is decided by ``core.sufficiency``
+(a calibrated model over coverage, dense similarity, ranker agreement and
+question type, plus the named-thing check); ``decide_evidence`` below is the
+one place that calls it. The chunks it accepts are the evidence; no chunk
+accepted means ``no_evidence``.
+
+Relevance (0..1) is a per-chunk relevance estimate for display (the display
+threshold compares against it); it is never shown as a confidence. Two signals:
 * the lexical coverage: the IDF-weighted share of the question's terms found in
   the chunk (``core.lexical``), and
 * the dense similarity rescaled per model: ``(cos - floor) / (ceil - floor)``
@@ -23,11 +29,13 @@ exists, relevance is the coverage alone.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, Sequence
 
+from core import sufficiency
 from core.errors import RetrievalError
-from core.index import KnowledgeIndex
-from core.models import RetrievedChunk, utc_now
+from core.index import KnowledgeIndex, lexical_text
+from core.lexical import LexicalIndex
+from core.models import Chunk, RetrievedChunk, utc_now
 
 RRF_K = 60
 CANDIDATES = 50
@@ -49,11 +57,19 @@ def dense_relevance(model_name: str, cosine: float) -> float:
 
 @dataclass(frozen=True)
 class RetrievalResult:
-    """Ranked chunks (best first, at most ``top_k``) and the settings that produced them."""
+    """Ranked chunks (best first, at most ``top_k``) and the settings that produced them.
+
+    ``evidence`` are the chunks the sufficiency decision accepted (empty:
+    no_evidence); ``decision`` is that decision (None for results made
+    without one); ``ranking`` the fused ranking down to the retriever's
+    ``depth`` (``chunks`` is its first ``top_k``).
+    """
 
     chunks: tuple[RetrievedChunk, ...]
     evidence: tuple[RetrievedChunk, ...]
     config: dict[str, str | int | float | None] = field(default_factory=dict)
+    decision: sufficiency.Decision | None = None
+    ranking: tuple[RetrievedChunk, ...] = ()
 
     @property
     def no_evidence(self) -> bool:
@@ -61,7 +77,7 @@ class RetrievalResult:
 
 
 class Retriever(Protocol):
-    def retrieve(self, question: str) -> RetrievalResult: ...
+    def retrieve(self, question: str, history: Sequence[str] = ()) -> RetrievalResult: ...
 
 
 class HybridRetriever:
@@ -78,6 +94,8 @@ class HybridRetriever:
         top_k: int = 5,
         evidence_threshold: float = 0.35,
         use_dense: bool = True,
+        depth: int | None = None,
+        model: sufficiency.SufficiencyModel | None = None,
     ) -> None:
         if top_k <= 0:
             raise ValueError(f"top_k must be > 0, got {top_k}")
@@ -87,8 +105,12 @@ class HybridRetriever:
         self.top_k = top_k
         self.evidence_threshold = evidence_threshold
         self.use_dense = use_dense
+        self.depth = max(top_k, depth or top_k)
+        self.model = model
 
-    def retrieve(self, question: str) -> RetrievalResult:
+    def retrieve(self, question: str, history: Sequence[str] = ()) -> RetrievalResult:
+        """Rank chunks for ``question``; ``history`` holds earlier user questions of the
+        conversation, oldest first (for resolving follow-ups)."""
         question = question.strip()
         if not question:
             raise RetrievalError("the question is empty")
@@ -109,7 +131,7 @@ class HybridRetriever:
         for ranking in (lex, dense):
             for rank, (cid, _) in enumerate(ranking, start=1):
                 fused[cid] = fused.get(cid, 0.0) + 1.0 / (RRF_K + rank)
-        ordered = sorted((c for c in fused if c in active), key=lambda c: (-fused[c], c))[: self.top_k]
+        ordered = sorted((c for c in fused if c in active), key=lambda c: (-fused[c], c))[: self.depth]
         # Relevance must not depend on whether a chunk made the dense candidate list:
         # score every returned chunk that has a vector with its exact cosine.
         try:
@@ -135,7 +157,10 @@ class HybridRetriever:
                     retrieved_at=now,
                 )
             )
-        evidence = tuple(rc for rc in out if rc.relevance >= self.evidence_threshold)
+        chunks = tuple(out[: self.top_k])
+        hybrid = self.use_dense and total > 0 and embedded == total
+        decision = self.decide_evidence(question, chunks, lexical, active, lex, dense, hybrid=hybrid)
+        evidence = tuple(rc for rc in chunks if rc.chunk_id in decision.evidence_ids)
         config = {
             "embedding_model": self.index.embedder.name,
             "dense_coverage": f"{embedded}/{total}",
@@ -143,5 +168,49 @@ class HybridRetriever:
             "fusion": f"rrf(k={RRF_K})",
             "top_k": self.top_k,
             "evidence_threshold": self.evidence_threshold,
+            "retrieval_mode": decision.mode,
         }
-        return RetrievalResult(chunks=tuple(out), evidence=evidence, config=config)
+        return RetrievalResult(chunks=chunks, evidence=evidence, config=config, decision=decision, ranking=tuple(out))
+
+    def decide_evidence(
+        self,
+        question: str,
+        chunks: Sequence[RetrievedChunk],
+        lexical: LexicalIndex,
+        active: dict[str, Chunk],
+        lex: Sequence[tuple[str, float]],
+        dense: Sequence[tuple[str, float]],
+        *,
+        hybrid: bool,
+    ) -> sufficiency.Decision:
+        """The sufficiency decision over the top-k ``chunks`` (see ``core.sufficiency``).
+
+        ``lex``/``dense`` are the BM25 and dense candidate rankings (best first);
+        ``hybrid`` says every chunk has a vector. The hybrid model is used only
+        with the embedding model it was fit with; otherwise the keyword model.
+        """
+        model = self.model or sufficiency.load_model()
+        family = self.index.embedder.name.split("/")[0]
+        hybrid = hybrid and family == model.embedding_model
+        lex_rank = {cid: n for n, (cid, _) in enumerate(lex, start=1)}
+        dense_rank = {cid: n for n, (cid, _) in enumerate(dense, start=1)}
+        candidates = [
+            sufficiency.Candidate(
+                chunk_id=rc.chunk_id,
+                text=lexical_text(rc.chunk),
+                coverage=_coverage_of(rc, lexical, question),
+                dense=None if rc.dense_score is None else dense_relevance(self.index.embedder.name, rc.dense_score),
+                bm25_rank=lex_rank.get(rc.chunk_id),
+                dense_rank=dense_rank.get(rc.chunk_id),
+                fused_rank=rc.rank,
+            )
+            for rc in chunks
+        ]
+        return sufficiency.decide(
+            question, candidates, lexical, kb_text=sufficiency.kb_text(lexical, active), hybrid=hybrid, model=model
+        )
+
+
+def _coverage_of(rc: RetrievedChunk, lexical: LexicalIndex, question: str) -> float:
+    pos = lexical.position(rc.chunk_id)
+    return 0.0 if pos is None else lexical.coverage(question, [pos])[0]
