@@ -51,6 +51,9 @@ NO_EVIDENCE_MESSAGE = "在当前检索设置下，知识库中没有足够的证
 UNVERIFIABLE_MESSAGE = "无法核实：这段回答中没有任何内容能与来源核对。"
 BLOCKED_MESSAGE = "模型提供方拦截了这次回答，未显示内容。"
 ERROR_PREFIX = "出错了："
+CANDIDATES_TITLE = "最接近的片段（不作为证据）"
+REPHRASE_HINT = "可以换个说法再问：用文档里的术语（例如 Pod、Service、ConfigMap），写出具体的对象、字段或版本，或把问题拆成更小的问题。"
+KEYWORD_MODE_NOTE = "关键词检索：向量索引尚未建完，本次只按关键词判断证据。"
 
 ANSWER_CSS = """<style>
 .yz-answer { line-height: 1.7; color: inherit; }
@@ -105,6 +108,10 @@ ANSWER_CSS = """<style>
 .yz-links-list li { margin: 0.2em 0; }
 .yz-link-kind { font-size: 0.85em; opacity: 0.7; margin-left: 0.4em; }
 .yz-audit summary { cursor: pointer; opacity: 0.8; }
+.yz-candidates { margin-top: 0.6em; font-size: 0.9em; }
+.yz-candidates summary { cursor: pointer; opacity: 0.8; }
+.yz-candidate-list { list-style: none; padding-left: 0; margin: 0.3em 0; opacity: 0.85; }
+.yz-candidate-list li { margin: 0.35em 0; }
 </style>"""
 
 # -- sanitizer allowlist (our own tags, attributes and classes only) ---------------
@@ -134,11 +141,11 @@ _CLASSES = {
     "div": {
         "yz-answer", "yz-answer-body", "yz-notice", "yz-error", "yz-unverifiable", "yz-blocked",
         "yz-no-evidence", "yz-note", "yz-extractive", "yz-query", "yz-after-block",
-        "yz-orphans",
+        "yz-orphans", "yz-keyword-mode", "yz-uncovered", "yz-hint",
     },
     "section": {"yz-evidence", "yz-links"},
-    "details": {"yz-audit"},
-    "ul": {"yz-evidence-list", "yz-links-list", "yz-audit-list"},
+    "details": {"yz-audit", "yz-candidates"},
+    "ul": {"yz-evidence-list", "yz-links-list", "yz-audit-list", "yz-candidate-list"},
     "li": {"yz-evidence-item"},
     "h4": {"yz-section-title"},
 }  # fmt: skip
@@ -455,6 +462,39 @@ def _audit_html(entries: Sequence[AuditEntry]) -> str:
     )
 
 
+def _candidates_html(record: AnswerRecord) -> str:
+    """The retrieved candidates of a no_evidence record, collapsed, marked as not evidence."""
+    if not record.candidates:
+        return ""
+    items = []
+    for cand in record.candidates:
+        c = cand.chunk
+        snippet = c.text if len(c.text) <= 140 else c.text[:140] + "…"
+        items.append(
+            f'<li><span class="yz-path">{_e(" › ".join(c.heading_path) or c.title)}</span>'
+            f'<span class="yz-snippet">{_e(snippet)}</span>'
+            f'<span class="yz-meta">相关度 {c.relevance:.2f} · 充分性 {cand.score:.2f}（低于阈值，未引用）</span></li>'
+        )
+    return (
+        f'<details class="yz-candidates"><summary>{_e(CANDIDATES_TITLE)}</summary>'
+        f'<div class="yz-note yz-hint">{_e(REPHRASE_HINT)}</div>'
+        f'<ul class="yz-candidate-list">{"".join(items)}</ul></details>'
+    )
+
+
+def _sufficiency_notes(record: AnswerRecord) -> str:
+    """关键词检索 while vectors are incomplete; the sentence about an uncovered part of the question."""
+    suff = record.sufficiency
+    if suff is None:
+        return ""
+    out = ""
+    if suff.note and record.status != "no_evidence":
+        out += f'<div class="yz-note yz-uncovered">{_e(suff.note)}</div>'
+    if suff.mode == "keyword":
+        out += f'<div class="yz-note yz-keyword-mode">{_e(KEYWORD_MODE_NOTE)}</div>'
+    return out
+
+
 def _notice(kind: str, message: str) -> str:
     return f'<div class="yz-notice yz-{kind}" role="status">{_e(message)}</div>'
 
@@ -469,8 +509,10 @@ def render_answer(
 
     Supports are read as code-point offsets into ``record.answer_text``; broken
     ones (out of range, reversed, unknown chunk ids) are skipped and listed in the
-    page's audit next to ``record.audit``. Status views: ``no_evidence`` (plain
-    notice), ``unverifiable`` (nothing could be checked against the sources; also
+    page's audit next to ``record.audit``. Status views: ``no_evidence`` (notice —
+    naming the missing term when the sufficiency decision found one — and the
+    retrieved candidates collapsed under 最接近的片段（不作为证据） with a hint
+    on rephrasing), ``unverifiable`` (nothing could be checked against the sources; also
     shown for an ``answered`` record without a usable support), ``error``
     (``record.error`` and the question), ``blocked``. ``current_versions``
     (source_id -> current version, None = deleted) adds 来源已更新/来源已删除 to
@@ -480,7 +522,10 @@ def render_answer(
     out = ['<div class="yz-answer">']
     status = record.status
     if status == "no_evidence":
-        out.append(_notice("no-evidence", NO_EVIDENCE_MESSAGE))
+        named = record.sufficiency is not None and record.sufficiency.missing_terms and record.sufficiency.message
+        out.append(_notice("no-evidence", record.sufficiency.message if named else NO_EVIDENCE_MESSAGE))
+        out.append(_sufficiency_notes(record))
+        out.append(_candidates_html(record))
         out.append(_links_html(record))
     elif status == "error":
         out.append(_notice("error", ERROR_PREFIX + (record.error or "未知错误")))
@@ -495,6 +540,7 @@ def render_answer(
             out.append(_notice("unverifiable", UNVERIFIABLE_MESSAGE))
         if record.generator.name == "extractive":
             out.append(f'<div class="yz-note yz-extractive">{_e(EXTRACTIVE_NOTE)}</div>')
+        out.append(_sufficiency_notes(record))
         body = _body_html(record.answer_text, view.layout, view.cards)
         out.append(f'<div class="yz-answer-body">{body}</div>')
         out.append(_evidence_html(cards))
