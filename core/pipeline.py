@@ -95,9 +95,12 @@ class Engine:
 
 
 def _apply_display_threshold(
-    supports: Sequence[Support], snapshots: Sequence[ChunkSnapshot], threshold: float
+    supports: Sequence[Support], snapshots: Sequence[ChunkSnapshot], threshold: float, accepted: frozenset[str] = frozenset()
 ) -> tuple[tuple[Support, ...], tuple[AuditEntry, ...]]:
-    relevance = {s.chunk_id: s.relevance for s in snapshots}
+    """Drop citations of chunks whose relevance is below ``threshold``, except the chunks in
+    ``accepted`` (those the sufficiency decision admitted as evidence: the calibrated decision,
+    not the relevance estimate, says whether they answer)."""
+    relevance = {s.chunk_id: (1.0 if s.chunk_id in accepted else s.relevance) for s in snapshots}
     kept: list[Support] = []
     audit: list[AuditEntry] = []
     for i, sup in enumerate(supports):
@@ -189,7 +192,8 @@ def ask(
             AnswerRecord(status="blocked", error=draft.message, answer_text=draft.text, chunks=snapshots, **base),
         )
     grounded = grounding.ground(draft, [s.chunk_id for s in snapshots])
-    supports, dropped = _apply_display_threshold(grounded.supports, snapshots, settings.display_threshold)
+    accepted = frozenset(rc.chunk_id for rc in evidence)
+    supports, dropped = _apply_display_threshold(grounded.supports, snapshots, settings.display_threshold, accepted)
     status = grounding.answer_status(supports)
     return _finish(
         records,

@@ -145,3 +145,21 @@ def test_keyword_mode_is_recorded_while_vectors_are_missing(duty_engine):
     assert embedded < total
     record = duty_engine.ask("收到告警后多久要确认？", save=False)
     assert record.sufficiency.mode == "keyword" and record.retrieval["retrieval_mode"] == "keyword"
+
+
+def test_display_threshold_spares_chunks_the_decision_accepted():
+    from datetime import datetime, timezone
+
+    from core.models import ChunkSnapshot, Support, sha256_hex
+    from core.pipeline import _apply_display_threshold
+
+    def snap(cid: str, relevance: float) -> ChunkSnapshot:
+        return ChunkSnapshot(chunk_id=cid, document_id="d@1", source_id="d", version="1", title="t",
+                             heading_path=("t",), text="x", content_sha256=sha256_hex("x"), rank=1,
+                             relevance=relevance, retrieved_at=datetime(2025, 1, 1, tzinfo=timezone.utc))
+
+    sups = [Support(start=0, end=1, chunk_ids=("a",)), Support(start=1, end=2, chunk_ids=("b",))]
+    snaps = [snap("a", 0.2), snap("b", 0.2)]
+    kept, audit = _apply_display_threshold(sups, snaps, 0.35, frozenset({"a"}))
+    assert [s.chunk_ids for s in kept] == [("a",)]  # a: accepted by the decision; b: below threshold, dropped
+    assert len(audit) == 1 and audit[0].detail["chunk_id"] == "b"
