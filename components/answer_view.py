@@ -112,6 +112,7 @@ ANSWER_CSS = """<style>
 .yz-candidates summary { cursor: pointer; opacity: 0.8; }
 .yz-candidate-list { list-style: none; padding-left: 0; margin: 0.3em 0; opacity: 0.85; }
 .yz-candidate-list li { margin: 0.35em 0; }
+.yz-candidate-list li > span { display: block; }
 </style>"""
 
 # -- sanitizer allowlist (our own tags, attributes and classes only) ---------------
