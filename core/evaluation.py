@@ -74,6 +74,10 @@ Metrics (every share is a fraction 0..1; latency in milliseconds)
   collapsed) is a substring of the chunk text (same collapse) and, when the
   gold names a ``file``, the chunk's ``source_id`` is that file.
 * **Goals** (``goals``): the figures issue 12 sets targets for, in one place.
+
+Length: over 400 lines because the question formats, each metric's definition
+and code, the runner and the table are one job (measure one configuration) and
+must agree with each other; the metric docs above are the contract for all of them.
 """
 
 from __future__ import annotations
