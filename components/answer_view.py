@@ -62,6 +62,9 @@ UNVERIFIABLE_MESSAGE = "无法核实：这段回答中没有任何内容能与�
 BLOCKED_MESSAGE = "模型提供方拦截了这次回答，未显示内容。"
 ERROR_PREFIX = "出错了："
 INTERRUPTED_MESSAGE = "回答被中断：以下是中断前已生成的部分，未经核对。"
+CANDIDATES_TITLE = "最接近的片段（不作为证据）"
+REPHRASE_HINT = "可以换个说法再问：用文档里的术语（例如 Pod、Service、ConfigMap），写出具体的对象、字段或版本，或把问题拆成更小的问题。"
+KEYWORD_MODE_NOTE = "关键词检索：向量索引尚未建完，本次只按关键词判断证据。"
 
 ANSWER_CSS = """<style>
 .yz-answer { line-height: 1.7; color: inherit; }
@@ -119,6 +122,11 @@ ANSWER_CSS = """<style>
 .yz-links-list li { margin: 0.2em 0; }
 .yz-link-kind { font-size: 0.85em; opacity: 0.7; margin-left: 0.4em; }
 .yz-audit summary, .yz-retrieval summary { cursor: pointer; opacity: 0.8; }
+.yz-candidates { margin-top: 0.6em; font-size: 0.9em; }
+.yz-candidates summary { cursor: pointer; opacity: 0.8; }
+.yz-candidate-list { list-style: none; padding-left: 0; margin: 0.3em 0; opacity: 0.85; }
+.yz-candidate-list li { margin: 0.35em 0; }
+.yz-candidate-list li > span { display: block; }
 </style>""" + VERDICT_CSS
 
 # -- sanitizer allowlist (our own tags, attributes and classes only) ---------------
@@ -150,11 +158,11 @@ _CLASSES = {
     "div": {
         "yz-answer", "yz-answer-body", "yz-notice", "yz-error", "yz-unverifiable", "yz-blocked", "yz-interrupted",
         "yz-no-evidence", "yz-note", "yz-extractive", "yz-check", "yz-query", "yz-after-block",
-        "yz-orphans",
+        "yz-orphans", "yz-keyword-mode", "yz-uncovered", "yz-hint",
     },
     "section": {"yz-evidence", "yz-links"},
-    "details": {"yz-audit", "yz-retrieval"},
-    "ul": {"yz-evidence-list", "yz-links-list", "yz-audit-list"},
+    "details": {"yz-audit", "yz-retrieval", "yz-candidates"},
+    "ul": {"yz-evidence-list", "yz-links-list", "yz-audit-list", "yz-candidate-list"},
     "li": {"yz-evidence-item"},
     "h4": {"yz-section-title"},
 }  # fmt: skip
@@ -524,6 +532,40 @@ def _retrieval_html(record: AnswerRecord) -> str:
     )
 
 
+
+def _candidates_html(record: AnswerRecord) -> str:
+    """The retrieved candidates of a no_evidence record, collapsed, marked as not evidence."""
+    if not record.candidates:
+        return ""
+    items = []
+    for cand in record.candidates:
+        c = cand.chunk
+        snippet = c.text if len(c.text) <= 140 else c.text[:140] + "…"
+        items.append(
+            f'<li><span class="yz-path">{_e(" › ".join(c.heading_path) or c.title)}</span>'
+            f'<span class="yz-snippet">{_e(snippet)}</span>'
+            f'<span class="yz-meta">相关度 {c.relevance:.2f} · 充分性 {cand.score:.2f}（低于阈值，未引用）</span></li>'
+        )
+    return (
+        f'<details class="yz-candidates"><summary>{_e(CANDIDATES_TITLE)}</summary>'
+        f'<div class="yz-note yz-hint">{_e(REPHRASE_HINT)}</div>'
+        f'<ul class="yz-candidate-list">{"".join(items)}</ul></details>'
+    )
+
+
+def _sufficiency_notes(record: AnswerRecord) -> str:
+    """关键词检索 while vectors are incomplete; the sentence about an uncovered part of the question."""
+    suff = record.sufficiency
+    if suff is None:
+        return ""
+    out = ""
+    if suff.note and record.status != "no_evidence":
+        out += f'<div class="yz-note yz-uncovered">{_e(suff.note)}</div>'
+    if suff.mode == "keyword":
+        out += f'<div class="yz-note yz-keyword-mode">{_e(KEYWORD_MODE_NOTE)}</div>'
+    return out
+
+
 def _notice(kind: str, message: str) -> str:
     return f'<div class="yz-notice yz-{kind}" role="status">{_e(message)}</div>'
 
@@ -538,8 +580,10 @@ def render_answer(
 
     Supports are read as code-point offsets into ``record.answer_text``; broken
     ones (out of range, reversed, unknown chunk ids) are skipped and listed in the
-    page's audit next to ``record.audit``. Status views: ``no_evidence`` (plain
-    notice), ``unverifiable`` (nothing could be checked against the sources; also
+    page's audit next to ``record.audit``. Status views: ``no_evidence`` (notice —
+    naming the missing term when the sufficiency decision found one — and the
+    retrieved candidates collapsed under 最接近的片段（不作为证据） with a hint
+    on rephrasing), ``unverifiable`` (nothing could be checked against the sources; also
     shown for an ``answered`` record without a usable support), ``error``
     (``record.error`` and the question), ``blocked``, ``interrupted`` (a notice,
     then the partial text as stored, every sentence marked 本段无出处). ``current_versions``
@@ -550,7 +594,10 @@ def render_answer(
     out = ['<div class="yz-answer">']
     status = record.status
     if status == "no_evidence":
-        out.append(_notice("no-evidence", NO_EVIDENCE_MESSAGE))
+        named = record.sufficiency is not None and record.sufficiency.missing_terms and record.sufficiency.message
+        out.append(_notice("no-evidence", record.sufficiency.message if named else NO_EVIDENCE_MESSAGE))
+        out.append(_sufficiency_notes(record))
+        out.append(_candidates_html(record))
         out.append(_retrieval_html(record))
         out.append(_links_html(record))
     elif status == "error":
@@ -570,6 +617,7 @@ def render_answer(
             out.append(f'<div class="yz-note yz-extractive">{_e(EXTRACTIVE_NOTE)}</div>')
         elif record.generator.name == "check":
             out.append(f'<div class="yz-note yz-check">{_e(CHECK_NOTE)}</div>')
+        out.append(_sufficiency_notes(record))
         body = _body_html(record.answer_text, view.layout, view.cards, _Verdicts(view))
         out.append(f'<div class="yz-answer-body">{body}</div>')
         out.append(_evidence_html(cards))

@@ -4,15 +4,26 @@ same ``core.pipeline.ask`` the UI uses.
 
 Input
 -----
-A JSON Lines file, one question per line, in the format of
-``shared/eval-dev/cmrc/questions.jsonl``::
+A JSON Lines file, one question per line, in one of two formats.
+
+* ``shared/eval-dev/cmrc/questions.jsonl`` (and ``data/eval/k8s-dev``)::
 
     {"id": "...", "question": "...", "answers": [{"text": "..."}, ...],
      "context_id": "...", "context_file": "..."}
 
-An empty ``answers`` list means the question is unanswerable from the
-documents. ``answer_start``, ``context_id`` and ``context_file`` are read but
-not needed. The documents (folders or files) are ingested into a temporary data
+  An empty ``answers`` list means unanswerable. ``answer_start``,
+  ``context_id`` and ``context_file`` are read but not needed. The kind is
+  ``answerable`` or ``unanswerable``.
+* ``shared/eval-dev/k8s/questions.jsonl`` (see its README)::
+
+    {"id": "...", "question": "...", "kind": "followup", "history": ["..."],
+     "gold": [{"file": "...", "heading_path": [...], "answer_text": "..."}]}
+
+  ``kind`` is one of ``paraphrase | english | followup | multi |
+  unanswerable``; ``history`` holds earlier user questions, oldest first, and
+  is passed to ``core.pipeline.ask`` as the conversation; an empty ``gold``
+  means unanswerable. For ``multi`` every gold entry is required, for the
+  other kinds each entry is an acceptable alternative. The documents (folders or files) are ingested into a temporary data
 folder (or ``--data-dir``, which keeps the embedding cache between runs; it is
 made to hold exactly the given documents).
 
@@ -50,7 +61,23 @@ Metrics (every share is a fraction 0..1; latency in milliseconds)
   ``answerable_no_evidence`` the share of answerable ones wrongly answered
   ``no_evidence`` (lower is better).
 * **Latency**: wall time of one ``ask`` (retrieve + generate + ground), median
-  and p95 (nearest rank), in milliseconds.
+  and p95 (nearest rank), in milliseconds; one untimed warm-up question runs
+  first, so the figures are warm.
+* **By kind** (``by_kind``, one entry per ``kind`` plus ``overall``):
+  ``no_evidence`` share; ``gold_in_cited`` — answerable questions whose gold
+  passage is in the *cited* evidence (a chunk some support cites after the
+  display threshold; for ``multi`` every passage, ``gold_in_cited_any`` at
+  least one); ``cited_precision`` — of the answerable questions that got an
+  answer (``answered``/``unverifiable``), the share whose cited evidence holds
+  the gold passage (same rule); ``recall@5`` and ``contains_gold`` as above.
+  A gold passage is in a chunk when its ``answer_text`` (whitespace runs
+  collapsed) is a substring of the chunk text (same collapse) and, when the
+  gold names a ``file``, the chunk's ``source_id`` is that file.
+* **Goals** (``goals``): the figures issue 12 sets targets for, in one place.
+
+Length: over 400 lines because the question formats, each metric's definition
+and code, the runner and the table are one job (measure one configuration) and
+must agree with each other; the metric docs above are the contract for all of them.
 """
 
 from __future__ import annotations
@@ -79,30 +106,67 @@ RECALL_KS = (1, 5, 10)
 
 
 @dataclass(frozen=True)
+class GoldPassage:
+    """One gold evidence location: ``answer_text`` (verbatim, no line break) in ``file``
+    (a ``source_id``, POSIX path relative to the corpus root; None: any file)."""
+
+    answer_text: str
+    file: str | None = None
+    heading_path: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class EvalQuestion:
-    """One evaluation question; ``answers`` empty means unanswerable."""
+    """One evaluation question; ``answers`` empty means unanswerable.
+
+    ``passages`` are the gold locations (one per answer text when the file
+    gives none); ``require_all`` means every passage is needed (``multi``);
+    ``history`` holds earlier user questions, oldest first.
+    """
 
     id: str
     question: str
     answers: tuple[str, ...]
     context_file: str | None = None
+    kind: str = ""
+    history: tuple[str, ...] = ()
+    passages: tuple[GoldPassage, ...] = ()
+    require_all: bool = False
 
     @property
     def answerable(self) -> bool:
         return bool(self.answers)
 
 
+def _parse_question(obj: dict[str, Any]) -> EvalQuestion:
+    history = tuple(str(h) for h in obj.get("history") or ())
+    if "gold" in obj:
+        passages = tuple(
+            GoldPassage(str(g["answer_text"]), g.get("file"), tuple(g.get("heading_path") or ())) for g in obj["gold"]
+        )
+        kind = str(obj.get("kind") or ("answerable" if passages else "unanswerable"))
+        return EvalQuestion(
+            str(obj["id"]), str(obj["question"]), tuple(p.answer_text for p in passages), None, kind, history,
+            passages, require_all=kind == "multi",
+        )
+    answers = tuple(a["text"] if isinstance(a, dict) else str(a) for a in obj.get("answers") or ())
+    kind = str(obj.get("kind") or ("answerable" if answers else "unanswerable"))
+    return EvalQuestion(
+        str(obj["id"]), str(obj["question"]), answers, obj.get("context_file"), kind, history,
+        tuple(GoldPassage(a) for a in answers),
+    )
+
+
 def load_questions(path: Path, limit: int | None = None) -> list[EvalQuestion]:
-    """Read a questions JSON Lines file (see module doc). Raises ``ValueError`` naming the bad line."""
+    """Read a questions JSON Lines file (either format of the module doc).
+    Raises ``ValueError`` naming the bad line."""
     out: list[EvalQuestion] = []
     for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
-            answers = tuple(a["text"] if isinstance(a, dict) else str(a) for a in obj.get("answers") or ())
-            out.append(EvalQuestion(str(obj["id"]), str(obj["question"]), answers, obj.get("context_file")))
-        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            out.append(_parse_question(json.loads(line)))
+        except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as exc:
             raise ValueError(f"{path}:{n}: not a question object ({exc})") from exc
         if limit is not None and len(out) >= limit:
             break
@@ -123,6 +187,43 @@ def first_gold_rank(chunk_texts: Sequence[str], golds: Sequence[str]) -> int | N
         if contains_gold(text, golds):
             return rank
     return None
+
+
+_SPACE = re.compile(r"\s+")
+
+
+def _collapse(text: str) -> str:
+    return _SPACE.sub(" ", text).strip()
+
+
+def passage_in_chunk(passage: GoldPassage, chunk_text: str, source_id: str | None = None) -> bool:
+    """Whether ``chunk_text`` (of ``source_id``) holds ``passage``: its answer text with
+    whitespace runs collapsed is a substring of the collapsed chunk text, and the
+    source matches when the passage names a file."""
+    if passage.file and source_id is not None and source_id != passage.file:
+        return False
+    needle = _collapse(passage.answer_text)
+    return bool(needle) and needle in _collapse(chunk_text)
+
+
+def gold_in_chunks(q: EvalQuestion, chunks: Sequence[Any], *, require_all: bool | None = None) -> bool:
+    """Whether ``chunks`` (objects with ``text`` and ``source_id``) hold the question's gold:
+    every passage when ``require_all`` (default: ``q.require_all``), else at least one."""
+    if not q.passages:
+        return False
+    found = [any(passage_in_chunk(p, c.text, c.source_id) for c in chunks) for p in q.passages]
+    return all(found) if (q.require_all if require_all is None else require_all) else any(found)
+
+
+def cited_chunks(record: AnswerRecord) -> list[Any]:
+    """The snapshots some support of ``record`` cites, each once, in citation order."""
+    seen: dict[str, Any] = {}
+    for sup in record.supports:
+        for cid in sup.chunk_ids:
+            snap = record.chunk(cid)
+            if snap is not None and cid not in seen:
+                seen[cid] = snap
+    return list(seen.values())
 
 
 def recall_at(ranks: Sequence[int | None], k: int) -> float | None:
@@ -263,22 +364,21 @@ def _share(n: int, d: int) -> float | None:
 
 
 class _RecordingRetriever(HybridRetriever):
-    """A ``HybridRetriever`` that retrieves ``depth`` >= ``top_k`` chunks once,
-    keeps the deep ranking for the retrieval metrics, and hands the pipeline
-    exactly what a plain ``HybridRetriever(top_k)`` returns (the fused order and
-    each chunk's relevance do not depend on ``top_k``)."""
+    """A ``HybridRetriever`` that also ranks down to ``depth`` >= ``top_k`` (for the
+    retrieval metrics) and keeps its last result in ``last``; what it hands the
+    pipeline is exactly what a plain ``HybridRetriever(top_k)`` returns (the
+    fused order, relevance and the sufficiency decision over the first
+    ``top_k`` do not depend on the depth)."""
 
     def __init__(self, index: Any, *, top_k: int, evidence_threshold: float, use_dense: bool, depth: int) -> None:
-        super().__init__(index, top_k=max(top_k, depth), evidence_threshold=evidence_threshold, use_dense=use_dense)
+        super().__init__(index, top_k=top_k, evidence_threshold=evidence_threshold, use_dense=use_dense, depth=depth)
         self.visible_top_k = top_k
         self.last: RetrievalResult | None = None
 
-    def retrieve(self, question: str) -> RetrievalResult:
-        deep = super().retrieve(question)
-        self.last = deep
-        chunks = deep.chunks[: self.visible_top_k]
-        evidence = tuple(rc for rc in chunks if rc.relevance >= self.evidence_threshold)
-        return RetrievalResult(chunks=chunks, evidence=evidence, config=dict(deep.config, top_k=self.visible_top_k))
+    def retrieve(self, question: str, history: Sequence[str] = ()) -> RetrievalResult:
+        self.last = None
+        self.last = super().retrieve(question, history=history)
+        return self.last
 
 
 def _progress(label: str, stream=None) -> Callable[..., None]:
@@ -299,13 +399,16 @@ def run_eval(
     limit: int | None = None,
     embedder: Any = None,
     progress: bool = True,
+    use_history: bool = True,
 ) -> dict[str, Any]:
     """Index ``docs``, ask every question, and return the report (a JSON-able dict).
 
     Unset options come from ``core.config.load_settings()`` (the UI's
     configuration). ``embedder`` overrides ``embedding`` with a ready instance
-    (tests). Report keys: ``config``, ``counts``, ``retrieval``, ``answer``,
-    ``citations``, ``abstention``, ``latency_ms``, ``questions`` (per question).
+    (tests). ``use_history=False`` asks follow-ups without their conversation.
+    Report keys: ``config``, ``counts``, ``retrieval``, ``answer``,
+    ``citations``, ``abstention``, ``latency_ms``, ``by_kind``, ``goals``,
+    ``questions`` (per question).
     Shares are fractions 0..1 (None when nothing to count); latency in ms.
     """
     from core.config import load_settings
@@ -366,11 +469,16 @@ def run_eval(
         show = _progress("eval") if progress else None
         rows: list[dict[str, Any]] = []
         records: list[AnswerRecord] = []
+        if questions:  # warm-up (untimed): loads the query encoder and jieba's dictionary
+            ask(questions[0].question, retriever=retriever, generator=gen, records=None, settings=settings)
         for n, q in enumerate(questions, start=1):
             t0 = time.perf_counter()
-            record = ask(q.question, retriever=retriever, generator=gen, records=None, settings=settings)
+            record = ask(
+                q.question, retriever=retriever, generator=gen, records=None, settings=settings,
+                history=q.history if use_history else (),
+            )
             elapsed = (time.perf_counter() - t0) * 1000
-            deep = retriever.last.chunks if retriever.last is not None else ()
+            deep = retriever.last.ranking if retriever.last is not None else ()
             rows.append(_row(q, record, deep, elapsed))
             records.append(record)
             if show:
@@ -391,6 +499,7 @@ def run_eval(
             "display_threshold": settings.display_threshold,
             "generator": settings.generator,
             "limit": limit,
+            "history": use_history,
         }
         return summarize(rows, config)
     finally:
@@ -412,9 +521,21 @@ def _row(q: EvalQuestion, record: AnswerRecord, deep: Sequence[Any], elapsed_ms:
         **cites,
         "answer_text": record.answer_text,
     }
+    row["kind"] = q.kind
+    row["answered"] = record.status in ("answered", "unverifiable")
+    if record.sufficiency is not None:
+        row["sufficiency"] = record.sufficiency.score
+        row["mode"] = record.sufficiency.mode
+        row["missing_terms"] = list(record.sufficiency.missing_terms)
     if q.answerable:
-        row["gold_rank"] = first_gold_rank([rc.chunk.text for rc in deep[: max(RECALL_KS)]], golds)
+        ranked = [rc.chunk for rc in deep[: max(RECALL_KS)]]
+        row["gold_rank"] = next(
+            (n for n, c in enumerate(ranked, start=1) if gold_in_chunks(q, [c], require_all=False)), None
+        )
         row["gold_in_evidence"] = any(contains_gold(c.text, golds) for c in record.chunks)
+        cited = cited_chunks(record)
+        row["gold_in_cited"] = gold_in_chunks(q, cited)
+        row["gold_in_cited_any"] = gold_in_chunks(q, cited, require_all=False)
         row["contains_gold"] = answer_contains_gold(record.answer_text, golds)
         row["f1"] = round(f1_score(record.answer_text, golds), 4) if record.answer_text else 0.0
     return row
@@ -461,7 +582,58 @@ def summarize(rows: Sequence[dict[str, Any]], config: dict[str, Any]) -> dict[st
             "answerable_no_evidence": rnd(_share(sum(1 for r in ans if r["status"] == "no_evidence"), len(ans))),
         },
         "latency_ms": {"median": rnd(median(lat), 1) if lat else None, "p95": rnd(percentile(lat, 95), 1)},
+        "by_kind": (kinds := by_kind(rows)),
+        "goals": goals(kinds, rnd(median(lat), 1) if lat else None),
         "questions": list(rows),
+    }
+
+
+def _kind_figures(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    ans = [r for r in rows if r["answerable"]]
+    answered = [r for r in ans if r.get("answered", r["status"] in ("answered", "unverifiable"))]
+
+    def share(items: Sequence[dict[str, Any]], key: str) -> float | None:
+        x = _share(sum(1 for r in items if r.get(key)), len(items))
+        return None if x is None else round(x, 4)
+
+    ranks = [r.get("gold_rank") for r in ans]
+    return {
+        "n": len(rows),
+        "answerable": len(ans),
+        "no_evidence": round(_share(sum(1 for r in rows if r["status"] == "no_evidence"), len(rows)) or 0.0, 4)
+        if rows else None,
+        "gold_in_cited": share(ans, "gold_in_cited"),
+        "gold_in_cited_any": share(ans, "gold_in_cited_any"),
+        "cited_precision": share(answered, "gold_in_cited"),
+        "recall@5": None if not ans else round(recall_at(ranks, 5) or 0.0, 4),
+        "contains_gold": share(ans, "contains_gold"),
+    }
+
+
+def by_kind(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Figures per question ``kind`` plus ``overall`` (see module doc); shares 0..1 or None."""
+    kinds = sorted({r.get("kind") or ("answerable" if r["answerable"] else "unanswerable") for r in rows})
+    out = {
+        k: _kind_figures([r for r in rows if (r.get("kind") or ("answerable" if r["answerable"] else "unanswerable")) == k])
+        for k in kinds
+    }
+    out["overall"] = _kind_figures(rows)
+    return out
+
+
+def goals(kinds: dict[str, dict[str, Any]], latency_median: float | None) -> dict[str, Any]:
+    """The issue-12 goal figures from ``by_kind`` output: unanswerable → no_evidence,
+    cited-evidence precision, gold in cited evidence (overall and per kind),
+    answers containing gold, warm latency median (ms)."""
+    overall = kinds.get("overall", {})
+    return {
+        "unanswerable_no_evidence": kinds.get("unanswerable", {}).get("no_evidence"),
+        "cited_precision": overall.get("cited_precision"),
+        "gold_in_cited": overall.get("gold_in_cited"),
+        **{f"gold_in_cited_{k}": kinds[k]["gold_in_cited"] for k in ("english", "followup", "paraphrase", "multi")
+           if k in kinds},
+        "contains_gold": overall.get("contains_gold"),
+        "latency_median_ms": latency_median,
     }
 
 
@@ -502,7 +674,22 @@ def format_table(report: dict[str, Any]) -> str:
         ("latency p95", "–" if lat["p95"] is None else f"{lat['p95']:.0f} ms"),
     ]
     lines += [f"{k:<34} {v}" for k, v in rows]
-    return "\n".join(lines)
+    return "\n".join(lines + ["", format_kind_table(report.get("by_kind") or {})])
+
+
+def format_kind_table(kinds: dict[str, dict[str, Any]]) -> str:
+    """``by_kind`` figures as a plain-text table, one row per kind (percentages)."""
+
+    def pct(x: float | None) -> str:
+        return "–" if x is None else f"{100 * x:.1f}%"
+
+    cols = ("n", "no_evidence", "gold_in_cited", "gold_in_cited_any", "cited_precision", "recall@5", "contains_gold")
+    head = f"{'kind':<13}" + "".join(f"{c:>18}" for c in cols)
+    out = [head, "-" * len(head)]
+    for kind, fig in kinds.items():
+        cells = [str(fig["n"])] + [pct(fig[c]) for c in cols[1:]]
+        out.append(f"{kind:<13}" + "".join(f"{c:>18}" for c in cells))
+    return "\n".join(out)
 
 
 # ---------------------------------------------------------------------- CLI
@@ -542,6 +729,7 @@ def add_cli(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--report", type=Path, default=None, help="write the JSON report here (default eval-report.json)")
     p.add_argument("--data-dir", type=Path, default=None, help="reuse this data folder (keeps the embedding cache)")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    p.add_argument("--no-history", action="store_true", help="ask follow-ups without their conversation")
     p.set_defaults(func=cmd_eval)
     return p
 
@@ -568,6 +756,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         generator=args.generator,
         limit=args.limit,
         progress=not args.quiet,
+        use_history=not args.no_history,
     )
     path = args.report or Path("eval-report.json")
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -282,6 +282,42 @@ class ChunkSnapshot(Frozen):
         )
 
 
+class Candidate(Frozen):
+    """A retrieved chunk that did *not* become evidence, kept so a ``no_evidence``
+    decision can be audited: its snapshot (with rank and relevance), its
+    sufficiency ``score`` (0..1, the probability that it holds the answer), and
+    the marks ``below_threshold`` and ``cited`` (always False: never cited)."""
+
+    chunk: ChunkSnapshot
+    score: float
+    below_threshold: bool = True
+    cited: bool = False
+
+
+class SufficiencyInfo(Frozen):
+    """The evidence-sufficiency decision stored in a record (``core.sufficiency``).
+
+    ``decision`` is ``sufficient`` or ``no_evidence``; ``score`` the best chunk's
+    probability (0..1) and ``threshold`` the one it was compared with;
+    ``mode`` ``hybrid`` (dense + BM25) or ``keyword`` (BM25 only, e.g. while
+    vectors are being built); ``missing_terms`` named things the knowledge base
+    lacks; ``message`` the Chinese no-evidence message; ``note`` a Chinese
+    sentence about the part of the question the evidence does not cover;
+    ``reasons`` short English phrases for the audit.
+    """
+
+    decision: Literal["sufficient", "no_evidence"]
+    score: float
+    threshold: float
+    mode: Literal["hybrid", "keyword"]
+    reasons: tuple[str, ...] = ()
+    missing_terms: tuple[str, ...] = ()
+    message: str | None = None
+    note: str | None = None
+
+
+
+
 def _v1_to_v2(data: dict) -> dict:
     # Version 2 only adds optional verification fields to Support: None = "not verified".
     return {**data, "schema_version": 2}
@@ -324,6 +360,9 @@ class AnswerRecord(Frozen):
     ``chunks`` are the snapshots the generator saw (the only chunk ids a
     support may cite). ``audit`` lists every support that was dropped or
     repaired. ``error`` holds a user-facing message when ``status == "error"``.
+    ``sufficiency`` is the evidence decision (None for records made before it,
+    or when the generator retrieves itself); ``candidates`` are the retrieved
+    chunks of a ``no_evidence`` record, below the threshold and not cited.
     Older JSON forms are upgraded on read (:func:`migrate_record_data`).
     """
 
@@ -344,6 +383,8 @@ class AnswerRecord(Frozen):
     audit: tuple[AuditEntry, ...] = ()
     retrieval: dict[str, Scalar | None] = Field(default_factory=dict)
     error: str | None = None
+    sufficiency: SufficiencyInfo | None = None
+    candidates: tuple[Candidate, ...] = ()
 
     @model_validator(mode="before")
     @classmethod

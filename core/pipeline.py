@@ -19,7 +19,9 @@ from core.generators.base import Generator
 from core.generators.extractive import ExtractiveGenerator
 from core.index import KnowledgeIndex
 from core.links import recommended_links
-from core.models import AnswerRecord, AuditEntry, ChunkSnapshot, Draft, GeneratorInfo, Support
+from core.models import (
+    AnswerRecord, AuditEntry, Candidate, ChunkSnapshot, Draft, GeneratorInfo, SufficiencyInfo, Support,
+)
 from core.records import RecordStore
 from core.retrieval import HybridRetriever, RetrievalResult
 from core.verification import verify_record
@@ -95,9 +97,12 @@ class Engine:
 
 
 def _apply_display_threshold(
-    supports: Sequence[Support], snapshots: Sequence[ChunkSnapshot], threshold: float
+    supports: Sequence[Support], snapshots: Sequence[ChunkSnapshot], threshold: float, accepted: frozenset[str] = frozenset()
 ) -> tuple[tuple[Support, ...], tuple[AuditEntry, ...]]:
-    relevance = {s.chunk_id: s.relevance for s in snapshots}
+    """Drop citations of chunks whose relevance is below ``threshold``, except the chunks in
+    ``accepted`` (those the sufficiency decision admitted as evidence: the calibrated decision,
+    not the relevance estimate, says whether they answer)."""
+    relevance = {s.chunk_id: (1.0 if s.chunk_id in accepted else s.relevance) for s in snapshots}
     kept: list[Support] = []
     audit: list[AuditEntry] = []
     for i, sup in enumerate(supports):
@@ -253,8 +258,10 @@ class _Turn:
             evidence = retrieval.evidence
             self.snapshots = tuple(ChunkSnapshot.from_retrieved(rc) for rc in evidence)
             base["retrieval"] = dict(retrieval.config, display_threshold=settings.display_threshold)
+            if retrieval.decision is not None:
+                base["sufficiency"] = SufficiencyInfo(**retrieval.decision.as_record())
             if retrieval.no_evidence:
-                return self.finish(AnswerRecord(status="no_evidence", **base))
+                return self.finish(AnswerRecord(status="no_evidence", candidates=_candidates(retrieval), **base))
         snapshots = self.snapshots
         if not isinstance(generator, Generator):
             return self.finish(AnswerRecord(status="error", error=str(generator), chunks=snapshots, **base))
@@ -290,7 +297,8 @@ class _Turn:
                 AnswerRecord(status="blocked", error=draft.message, answer_text=draft.text, chunks=snapshots, **base)
             )
         grounded = grounding.ground(draft, [s.chunk_id for s in snapshots])
-        supports, dropped = _apply_display_threshold(grounded.supports, snapshots, settings.display_threshold)
+        accepted = frozenset(rc.chunk_id for rc in evidence)
+        supports, dropped = _apply_display_threshold(grounded.supports, snapshots, settings.display_threshold, accepted)
         return self.finish(
             verify_record(  # every generator's supports get a verdict; not "supported" → needs_review, kept
                 AnswerRecord(
@@ -303,3 +311,11 @@ class _Turn:
                 )
             )
         )
+def _candidates(retrieval: RetrievalResult) -> tuple[Candidate, ...]:
+    """The retrieved chunks of a no_evidence result with their sufficiency scores (none cited)."""
+    scores = retrieval.decision.scores if retrieval.decision is not None else {}
+    return tuple(
+        Candidate(chunk=ChunkSnapshot.from_retrieved(rc), score=scores.get(rc.chunk_id, 0.0)) for rc in retrieval.chunks
+    )
+
+

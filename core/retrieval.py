@@ -6,8 +6,14 @@ Fusion: RRF, ``score(d) = Σ_r 1 / (k_rrf + rank_r(d))`` with ``k_rrf = 60``
 (Cormack, Clarke & Büttcher, "Reciprocal Rank Fusion outperforms Condorcet and
 individual Rank Learning Methods", SIGIR 2009).
 
-Relevance (0..1) is what the thresholds compare against; it is never shown as a
-confidence. Two signals:
+Whether the evidence answers the question is decided by ``core.sufficiency``
+(a calibrated model over coverage, dense similarity, ranker agreement and
+question type, plus the named-thing check); ``decide_evidence`` below is the
+one place that calls it. The chunks it accepts are the evidence; no chunk
+accepted means ``no_evidence``.
+
+Relevance (0..1) is a per-chunk relevance estimate for display (the display
+threshold compares against it); it is never shown as a confidence. Two signals:
 * the lexical coverage: the IDF-weighted share of the question's terms found in
   the chunk (``core.lexical``), and
 * the dense similarity rescaled per model: ``(cos - floor) / (ceil - floor)``
@@ -25,9 +31,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol, Sequence
 
+from core import sufficiency
 from core.errors import RetrievalError
-from core.index import KnowledgeIndex
-from core.models import RetrievedChunk, utc_now
+from core.index import KnowledgeIndex, lexical_text
+from core.lexical import LexicalIndex
+from core.models import Chunk, RetrievedChunk, utc_now
 from core.query import QueryPlan, ResolvedQuery, glossary_for, plan_query, resolve_query
 
 RRF_K = 60
@@ -50,11 +58,19 @@ def dense_relevance(model_name: str, cosine: float) -> float:
 
 @dataclass(frozen=True)
 class RetrievalResult:
-    """Ranked chunks (best first, at most ``top_k``) and the settings that produced them."""
+    """Ranked chunks (best first, at most ``top_k``) and the settings that produced them.
+
+    ``evidence`` are the chunks the sufficiency decision accepted (empty:
+    no_evidence); ``decision`` is that decision (None for results made
+    without one); ``ranking`` the fused ranking down to the retriever's
+    ``depth`` (``chunks`` is its first ``top_k``).
+    """
 
     chunks: tuple[RetrievedChunk, ...]
     evidence: tuple[RetrievedChunk, ...]
     config: dict[str, str | int | float | None] = field(default_factory=dict)
+    decision: sufficiency.Decision | None = None
+    ranking: tuple[RetrievedChunk, ...] = ()
 
     @property
     def no_evidence(self) -> bool:
@@ -84,7 +100,9 @@ def plan_config(plan: QueryPlan) -> dict[str, str | float]:
 
 
 class Retriever(Protocol):
-    def retrieve(self, question: str) -> RetrievalResult: ...
+    def resolve(self, question: str, history: Sequence[str] = ()) -> ResolvedQuery: ...
+
+    def retrieve(self, question: str | ResolvedQuery) -> RetrievalResult: ...
 
 
 class HybridRetriever:
@@ -101,6 +119,8 @@ class HybridRetriever:
         top_k: int = 5,
         evidence_threshold: float = 0.35,
         use_dense: bool = True,
+        depth: int | None = None,
+        model: sufficiency.SufficiencyModel | None = None,
     ) -> None:
         if top_k <= 0:
             raise ValueError(f"top_k must be > 0, got {top_k}")
@@ -110,6 +130,8 @@ class HybridRetriever:
         self.top_k = top_k
         self.evidence_threshold = evidence_threshold
         self.use_dense = use_dense
+        self.depth = max(top_k, depth or top_k)
+        self.model = model
 
     def resolve(self, question: str, history: Sequence[str] = ()) -> ResolvedQuery:
         """``question`` resolved against ``history`` (earlier user questions, oldest
@@ -139,7 +161,7 @@ class HybridRetriever:
         lex_score = dict(lex)
         dense_score = dict(dense)
         fused = fuse([(lex, plan.lexical_weight), (dense, plan.dense_weight if dense else 0.0)])
-        ordered = sorted((c for c in fused if c in active), key=lambda c: (-fused[c], c))[: self.top_k]
+        ordered = sorted((c for c in fused if c in active), key=lambda c: (-fused[c], c))[: self.depth]
         # Relevance must not depend on whether a chunk made the dense candidate list:
         # score every returned chunk that has a vector with its exact cosine.
         try:
@@ -165,7 +187,10 @@ class HybridRetriever:
                     retrieved_at=now,
                 )
             )
-        evidence = tuple(rc for rc in out if rc.relevance >= self.evidence_threshold)
+        chunks = tuple(out[: self.top_k])
+        hybrid = self.use_dense and total > 0 and embedded == total
+        decision = self.decide_evidence(question, chunks, lexical, active, lex, dense, hybrid=hybrid)
+        evidence = tuple(rc for rc in chunks if rc.chunk_id in decision.evidence_ids)
         config = {
             "embedding_model": self.index.embedder.name,
             "dense_coverage": f"{embedded}/{total}",
@@ -174,5 +199,49 @@ class HybridRetriever:
             **plan_config(plan),
             "top_k": self.top_k,
             "evidence_threshold": self.evidence_threshold,
+            "retrieval_mode": decision.mode,
         }
-        return RetrievalResult(chunks=tuple(out), evidence=evidence, config=config)
+        return RetrievalResult(chunks=chunks, evidence=evidence, config=config, decision=decision, ranking=tuple(out))
+
+    def decide_evidence(
+        self,
+        question: str,
+        chunks: Sequence[RetrievedChunk],
+        lexical: LexicalIndex,
+        active: dict[str, Chunk],
+        lex: Sequence[tuple[str, float]],
+        dense: Sequence[tuple[str, float]],
+        *,
+        hybrid: bool,
+    ) -> sufficiency.Decision:
+        """The sufficiency decision over the top-k ``chunks`` (see ``core.sufficiency``).
+
+        ``lex``/``dense`` are the BM25 and dense candidate rankings (best first);
+        ``hybrid`` says every chunk has a vector. The hybrid model is used only
+        with the embedding model it was fit with; otherwise the keyword model.
+        """
+        model = self.model or sufficiency.load_model()
+        family = self.index.embedder.name.split("/")[0]
+        hybrid = hybrid and family == model.embedding_model
+        lex_rank = {cid: n for n, (cid, _) in enumerate(lex, start=1)}
+        dense_rank = {cid: n for n, (cid, _) in enumerate(dense, start=1)}
+        candidates = [
+            sufficiency.Candidate(
+                chunk_id=rc.chunk_id,
+                text=lexical_text(rc.chunk),
+                coverage=_coverage_of(rc, lexical, question),
+                dense=None if rc.dense_score is None else dense_relevance(self.index.embedder.name, rc.dense_score),
+                bm25_rank=lex_rank.get(rc.chunk_id),
+                dense_rank=dense_rank.get(rc.chunk_id),
+                fused_rank=rc.rank,
+            )
+            for rc in chunks
+        ]
+        return sufficiency.decide(
+            question, candidates, lexical, kb_text=sufficiency.kb_text(lexical, active), hybrid=hybrid, model=model
+        )
+
+
+def _coverage_of(rc: RetrievedChunk, lexical: LexicalIndex, question: str) -> float:
+    pos = lexical.position(rc.chunk_id)
+    return 0.0 if pos is None else lexical.coverage(question, [pos])[0]

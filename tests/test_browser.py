@@ -153,6 +153,16 @@ def test_no_evidence_in_the_browser(server, browser):
     page = ask(browser, server, "消息队列的消费者重平衡是怎么工作的？")
     page.locator(".yz-no-evidence").wait_for(timeout=120_000)
     assert page.locator("sup.yz-cite").count() == 0
+    # the retrieved candidates are kept, collapsed, and never shown as citations
+    candidates = page.locator("details.yz-candidates").first
+    summary = candidates.locator("summary")
+    assert summary.inner_text().strip() == "最接近的片段（不作为证据）"
+    assert not candidates.locator(".yz-candidate-list").is_visible()
+    summary.click()
+    candidates.locator(".yz-candidate-list li").first.wait_for(state="visible", timeout=10_000)
+    assert "未引用" in candidates.inner_text()
+    # no background embedding in this app: the decision is keyword-only and says so
+    assert page.locator(".yz-keyword-mode").count() >= 1
     page.screenshot(path=str(ARTIFACTS / "no-evidence.png"), full_page=False)
     page.close()
 

@@ -176,7 +176,10 @@ def slice_paths(tmp_path_factory):
 
 
 def _check_shape(report: dict, n: int) -> None:
-    assert set(report) == {"config", "counts", "retrieval", "answer", "citations", "abstention", "latency_ms", "questions"}
+    assert set(report) == {"config", "counts", "retrieval", "answer", "citations", "abstention", "latency_ms",
+                           "by_kind", "goals", "questions"}
+    assert set(report["by_kind"]) == {"answerable", "unanswerable", "overall"}
+    assert report["by_kind"]["overall"]["n"] == n and report["by_kind"]["answerable"]["n"] == 5
     assert report["counts"]["questions"] == n == len(report["questions"])
     assert report["counts"]["answerable"] == 5 and report["counts"]["unanswerable"] == 3
     shares = [
@@ -252,4 +255,90 @@ def test_recording_retriever_matches_plain(tmp_path):
         assert [c.chunk_id for c in got.chunks] == [c.chunk_id for c in plain.chunks]
         assert [c.chunk_id for c in got.evidence] == [c.chunk_id for c in plain.evidence]
         assert got.config["top_k"] == 3
-        assert rec.last is not None and len(rec.last.chunks) >= len(got.chunks)
+        assert rec.last is not None and len(rec.last.ranking) >= len(got.chunks)
+
+
+# ------------------------------------------------------- k8s format, by kind
+
+
+def test_load_k8s_format_kinds_history_and_gold(shared_dir):
+    qs = ev.load_questions(shared_dir / "eval-dev" / "k8s" / "questions.jsonl")
+    kinds = {k: sum(q.kind == k for q in qs) for k in ("paraphrase", "english", "followup", "multi", "unanswerable")}
+    assert kinds == {"paraphrase": 15, "english": 10, "followup": 10, "multi": 10, "unanswerable": 15}
+    follow = [q for q in qs if q.kind == "followup"]
+    assert all(len(q.history) == 1 for q in follow) and all(not q.history for q in qs if q.kind != "followup")
+    assert all(q.require_all for q in qs if q.kind == "multi") and not any(q.require_all for q in qs if q.kind != "multi")
+    assert all(not q.answerable and not q.passages for q in qs if q.kind == "unanswerable")
+    dev029 = next(q for q in qs if q.id == "dev-029")
+    assert dev029.passages[0].file == "concepts/workloads/controllers/daemonset.md"
+    assert dev029.passages[0].answer_text == "如果根本就没有指定，则 DaemonSet Controller 将在所有节点上创建 Pod。"
+
+
+class _C:
+    def __init__(self, text: str, source_id: str) -> None:
+        self.text, self.source_id = text, source_id
+
+
+def test_gold_passages_in_chunks_by_hand():
+    a = ev.GoldPassage("值班 轮换周期是七天", "a.md")
+    b = ev.GoldPassage("十五分钟内确认", "b.md")
+    assert ev.passage_in_chunk(a, "青鸟的值班\n  轮换周期是七天。", "a.md")  # whitespace runs collapse
+    assert not ev.passage_in_chunk(a, "值班 轮换周期是七天", "other.md")  # another file does not count
+    multi = ev.EvalQuestion("m", "q", (a.answer_text, b.answer_text), kind="multi", passages=(a, b), require_all=True)
+    only_a = [_C("值班 轮换周期是七天", "a.md")]
+    both = only_a + [_C("应在十五分钟内确认。", "b.md")]
+    assert not ev.gold_in_chunks(multi, only_a) and ev.gold_in_chunks(multi, only_a, require_all=False)
+    assert ev.gold_in_chunks(multi, both)
+    alt = ev.EvalQuestion("p", "q", (a.answer_text, b.answer_text), kind="paraphrase", passages=(a, b))
+    assert ev.gold_in_chunks(alt, only_a)
+    assert not ev.gold_in_chunks(ev.EvalQuestion("u", "q", (), kind="unanswerable"), both)
+
+
+def test_by_kind_and_goals_by_hand():
+    def row(kind, answerable, status, cited=False, any_=False, rank=None):
+        return {"kind": kind, "answerable": answerable, "status": status,
+                "answered": status in ("answered", "unverifiable"), "gold_in_cited": cited,
+                "gold_in_cited_any": any_ or cited, "gold_rank": rank, "contains_gold": cited}
+
+    rows = [
+        row("english", True, "answered", cited=True, rank=1),
+        row("english", True, "answered", cited=False, rank=None),
+        row("english", True, "no_evidence"),
+        row("multi", True, "answered", cited=False, any_=True, rank=2),
+        row("unanswerable", False, "no_evidence"),
+        row("unanswerable", False, "answered"),
+    ]
+    kinds = ev.by_kind(rows)
+    assert kinds["english"]["gold_in_cited"] == round(1 / 3, 4)
+    assert kinds["english"]["cited_precision"] == 0.5  # 1 of the 2 answered
+    assert kinds["english"]["no_evidence"] == round(1 / 3, 4)
+    assert kinds["multi"]["gold_in_cited"] == 0.0 and kinds["multi"]["gold_in_cited_any"] == 1.0
+    assert kinds["unanswerable"]["no_evidence"] == 0.5 and kinds["unanswerable"]["gold_in_cited"] is None
+    assert kinds["overall"]["n"] == 6 and kinds["overall"]["cited_precision"] == round(1 / 3, 4)
+    g = ev.goals(kinds, 42.0)
+    assert g["unanswerable_no_evidence"] == 0.5 and g["gold_in_cited_english"] == round(1 / 3, 4)
+    assert g["latency_median_ms"] == 42.0 and "gold_in_cited_followup" not in g
+
+
+def test_followup_history_reaches_the_retriever(tmp_path):
+    from core.config import Settings
+    from core.embeddings import HashingEmbedder
+    from core.index import KnowledgeIndex
+    from core.ingest import ingest
+    from core.pipeline import ask
+    from core.generators.extractive import ExtractiveGenerator
+
+    index = KnowledgeIndex(Settings(data_dir=tmp_path, embedding="hash"), HashingEmbedder())
+    ingest(index, [SAMPLE / SLICE_DOCS[0]], embed=False)
+    rec = ev._RecordingRetriever(index, top_k=3, evidence_threshold=0.3, use_dense=False, depth=10)
+    seen = []
+    original = rec.retrieve
+
+    def spy(question, history=()):
+        seen.append(tuple(history))
+        return original(question, history=history)
+
+    rec.retrieve = spy
+    ask("那它的大小上限呢？", retriever=rec, generator=ExtractiveGenerator(), records=None,
+        settings=Settings(data_dir=tmp_path, embedding="hash"), history=["ConfigMap 是什么？"])
+    assert seen == [("ConfigMap 是什么？",)]

