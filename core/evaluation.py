@@ -98,6 +98,7 @@ from typing import Any, Callable, Sequence
 from core import grounding
 from core.progress import progress_printer
 from core.models import AnswerRecord
+from core.query import ResolvedQuery
 from core.retrieval import HybridRetriever, RetrievalResult
 
 RECALL_KS = (1, 5, 10)
@@ -375,9 +376,9 @@ class _RecordingRetriever(HybridRetriever):
         self.visible_top_k = top_k
         self.last: RetrievalResult | None = None
 
-    def retrieve(self, question: str, history: Sequence[str] = ()) -> RetrievalResult:
+    def retrieve(self, question: str | ResolvedQuery) -> RetrievalResult:
         self.last = None
-        self.last = super().retrieve(question, history=history)
+        self.last = super().retrieve(question)
         return self.last
 
 

@@ -332,13 +332,14 @@ def test_followup_history_reaches_the_retriever(tmp_path):
     ingest(index, [SAMPLE / SLICE_DOCS[0]], embed=False)
     rec = ev._RecordingRetriever(index, top_k=3, evidence_threshold=0.3, use_dense=False, depth=10)
     seen = []
-    original = rec.retrieve
+    original = rec.resolve
 
     def spy(question, history=()):
         seen.append(tuple(history))
-        return original(question, history=history)
+        return original(question, history)
 
-    rec.retrieve = spy
-    ask("那它的大小上限呢？", retriever=rec, generator=ExtractiveGenerator(), records=None,
-        settings=Settings(data_dir=tmp_path, embedding="hash"), history=["ConfigMap 是什么？"])
+    rec.resolve = spy
+    r = ask("那它的大小上限呢？", retriever=rec, generator=ExtractiveGenerator(), records=None,
+            settings=Settings(data_dir=tmp_path, embedding="hash"), history=["ConfigMap 是什么？"])
     assert seen == [("ConfigMap 是什么？",)]
+    assert r.retrieval_query == "ConfigMap 那它的大小上限呢？"  # the subject is carried into retrieval

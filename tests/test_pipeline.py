@@ -11,7 +11,7 @@ import pytest
 from core.config import Settings
 from core.errors import GenerationError
 from core.generators.extractive import ExtractiveGenerator, split_sentences
-from core.models import RetrievedChunk, Support
+from core.models import ChunkSnapshot, RetrievedChunk, Support
 from core.pipeline import ask
 from core.records import RecordStore
 from tests.fakes import FakeRetriever, ScriptedGenerator, cite_first_sentence, retrieved
@@ -76,13 +76,25 @@ def test_a_cited_sentence_is_answered_with_its_support(offline):
     assert offline.records.get(r.answer_id) == r
 
 
-def test_a_citation_below_the_display_threshold_is_dropped_and_audited(offline):
-    low = retrieved("docs/cron.md@v1#2", "CronJob 也可以暂停。", relevance=0.3)  # evidence at 0.2, display needs 0.35
+def test_a_citation_of_accepted_evidence_is_kept_below_the_display_threshold(offline):
+    # the sufficiency decision (here: the fake's evidence threshold 0.2) admitted the chunk as evidence,
+    # so its relevance estimate (0.3 < display 0.35) no longer drops the citation (issue 12)
+    low = retrieved("docs/cron.md@v1#2", "CronJob 也可以暂停。", relevance=0.3)
     r = offline.ask("CronJob 能暂停吗？", ScriptedGenerator(cite_first_sentence(low.chunk_id)),
                     FakeRetriever([low], evidence_threshold=0.2))
-    assert r.status == "unverifiable" and r.supports == ()
-    (entry,) = r.audit
-    assert (entry.support_index, entry.action, entry.detail["chunk_id"]) == (0, "dropped", low.chunk_id)
+    assert r.status == "answered" and [s.chunk_ids for s in r.supports] == [(low.chunk_id,)]
+    assert r.audit == ()
+
+
+def test_a_citation_of_a_chunk_outside_the_evidence_is_dropped_below_the_display_threshold():
+    from core.pipeline import _apply_display_threshold
+
+    snap = ChunkSnapshot.from_retrieved(retrieved("docs/cron.md@v1#2", "CronJob 也可以暂停。", relevance=0.3))
+    sup = Support(start=0, end=5, chunk_ids=(snap.chunk_id,))
+    kept, audit = _apply_display_threshold([sup], [snap], 0.35)
+    assert kept == () and [(a.support_index, a.action, a.detail["chunk_id"]) for a in audit] == [
+        (0, "dropped", snap.chunk_id)]
+    assert _apply_display_threshold([sup], [snap], 0.35, frozenset({snap.chunk_id})) == ((sup,), ())
 
 
 def test_a_failing_generator_keeps_question_and_evidence_on_record(offline):
