@@ -10,20 +10,16 @@ import pytest
 from core.errors import GroundingError, OffsetError
 from core.grounding import (
     Grounded,
-    OffsetBoundsError,
     answer_status,
-    from_codepoint,
     ground,
     layout,
     marker_numbers,
     markdown_parser,
-    rebase,
     segments,
     sentence_spans,
-    text_length,
-    to_codepoint,
     validate_supports,
 )
+from core.offsets import OffsetBoundsError, from_codepoint, rebase, text_length, to_codepoint
 from core.models import Draft, DraftSupport, GeneratorInfo, RetrievedChunk, Chunk, Segment, Support
 from tests.conftest import shared_path
 
