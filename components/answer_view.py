@@ -28,18 +28,8 @@ from urllib.parse import quote, urlsplit
 
 import nh3
 
-from core.grounding import (
-    Layout,
-    MarkerSlot,
-    answer_status,
-    insert_at,
-    layout,
-    markdown_parser,
-    marker_numbers,
-    placeholder_codes,
-    safe_link,
-    validate_supports,
-)
+from core.grounding import Layout, MarkerSlot, answer_status, layout, marker_numbers, validate_supports
+from core.markdown import insert_at, markdown_parser, placeholder_codes, safe_link
 from core.models import AnswerRecord, AuditEntry, ChunkSnapshot, SourceCard
 from core.replay import snapshot_state
 

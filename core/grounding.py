@@ -25,10 +25,9 @@ from itertools import accumulate
 from typing import Literal, NamedTuple
 
 import regex
-from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from core.cjk_emphasis import cjk_emphasis_plugin
+from core.markdown import free_placeholder_chars, insert_at, parse_render, placeholder_codes
 from core.models import AuditEntry, Draft, Frozen, Segment, Support
 from core.offsets import OffsetBoundsError, to_codepoint
 
@@ -285,89 +284,6 @@ def answer_status(supports: Sequence[Support]) -> Literal["answered", "unverifia
     return "unverifiable"
 
 
-# ---------------------------------------------------------------------------
-# Markdown
-# ---------------------------------------------------------------------------
-
-
-def safe_link(url: str) -> bool:
-    """True for ``http://`` and ``https://`` URLs only (the Markdown link allowlist)."""
-    u = url.strip().lower()
-    return u.startswith("http://") or u.startswith("https://")
-
-
-def markdown_parser() -> MarkdownIt:
-    """A new markdown-it instance with the product's Markdown dialect.
-
-    CommonMark plus GFM tables; raw HTML off (it stays literal text); no
-    strikethrough, math, emoji shortcodes, linkify or typographer; the
-    ``reference`` rule (link reference definitions) and images disabled; links
-    only to ``http(s)`` URLs; emphasis next to CJK punctuation works
-    (``这是**“重要”**内容。``, :mod:`core.cjk_emphasis`). Grounding and rendering
-    both use it, so marker placement is decided on exactly the structure the page shows.
-    """
-    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
-    md.use(cjk_emphasis_plugin)
-    md.enable("table")
-    md.disable(["reference", "image"])
-    md.validateLink = safe_link  # type: ignore[method-assign]
-    return md
-
-
-_MD = markdown_parser()
-
-# Placeholder characters: Unicode category So (markdown-it treats them as
-# punctuation for emphasis flanking, so `**A。**` + placeholder still closes).
-_POOL: tuple[str, ...] = tuple(
-    ch
-    for ch in map(chr, range(0x1F000, 0x1F100))
-    if unicodedata.category(ch) == "So"
-)
-
-
-def placeholder_codes(text: str, count: int) -> list[str]:
-    """``count`` distinct, equal-length placeholder strings whose characters never occur in ``text``.
-
-    Returns ``[]`` when ``count`` is 0; raises ``ValueError`` when ``text``
-    contains every pool character (then no placeholder can be used).
-    """
-    if count <= 0:
-        return []
-    present = set(text)
-    pool = [c for c in _POOL if c not in present]
-    if not pool:
-        raise ValueError("no placeholder character is free in this text")
-    width = 1
-    while len(pool) ** width < count:
-        width += 1
-    codes = []
-    for k in range(count):
-        digits = []
-        for _ in range(width):
-            k, r = divmod(k, len(pool))
-            digits.append(pool[r])
-        codes.append("".join(digits))
-    return codes
-
-
-def free_placeholder_chars(text: str) -> str:
-    """All placeholder characters that do not occur in ``text`` (for stripping/matching)."""
-    present = set(text)
-    return "".join(c for c in _POOL if c not in present)
-
-
-def insert_at(text: str, inserts: Sequence[tuple[int, str]]) -> str:
-    """Insert strings at code-point positions of ``text`` (positions distinct, any order)."""
-    out: list[str] = []
-    prev = 0
-    for pos, s in sorted(inserts):
-        out.append(text[prev:pos])
-        out.append(s)
-        prev = pos
-    out.append(text[prev:])
-    return "".join(out)
-
-
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _GRAPHEME = regex.compile(r"\X")  # extended grapheme clusters (Unicode UAX #29, the `regex` package)
 
@@ -400,8 +316,9 @@ class _Doc:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.tokens: list[Token] = _MD.parse(text)
-        self.base_html: str = _MD.renderer.render(self.tokens, _MD.options, {})
+        self.tokens: list[Token]
+        self.base_html: str
+        self.tokens, self.base_html = parse_render(text)
         breaks = list(_LINE_BREAK.finditer(text))
         self.line_starts = [0, *(m.end() for m in breaks)]
         self.line_ends = [*(m.start() for m in breaks), len(text)]
@@ -632,9 +549,7 @@ def _split_graphemes(tokens: Sequence[Token], codes: Sequence[str]) -> set[str]:
 
 
 def _render_with(doc: _Doc, inserts: Sequence[tuple[int, str]], strip: dict[int, None]):
-    ph_text = insert_at(doc.text, inserts)
-    tokens = _MD.parse(ph_text)
-    html = _MD.renderer.render(tokens, _MD.options, {})
+    tokens, html = parse_render(insert_at(doc.text, inserts))
     return tokens, html.translate(strip) == doc.base_html
 
 
@@ -950,15 +865,10 @@ __all__ = [
     "Layout",
     "MarkerSlot",
     "answer_status",
-    "free_placeholder_chars",
     "ground",
     "has_visible_text",
-    "insert_at",
     "layout",
     "marker_numbers",
-    "markdown_parser",
-    "placeholder_codes",
-    "safe_link",
     "segments",
     "sentence_spans",
     "validate_supports",

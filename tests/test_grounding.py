@@ -14,11 +14,11 @@ from core.grounding import (
     ground,
     layout,
     marker_numbers,
-    markdown_parser,
     segments,
     sentence_spans,
     validate_supports,
 )
+from core.markdown import markdown_parser
 from core.offsets import OffsetBoundsError, from_codepoint, rebase, text_length, to_codepoint
 from core.models import Draft, DraftSupport, GeneratorInfo, RetrievedChunk, Chunk, Segment, Support
 from tests.conftest import shared_path

@@ -703,7 +703,7 @@ def test_cjk_emphasis_around_punctuation_renders(text, bold):
 
 
 def test_latin_flanking_rules_are_unchanged():
-    from core.grounding import markdown_parser
+    from core.markdown import markdown_parser
 
     md = markdown_parser()
     assert md.render('a**"b"**c').strip() == "<p>a**&quot;b&quot;**c</p>"  # CommonMark: not emphasis
