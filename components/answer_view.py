@@ -6,7 +6,7 @@ prints the same HTML.
 
 How markers are placed without touching the Markdown
 ----------------------------------------------------
-``core.grounding.layout`` decides every marker slot from the support offsets
+``core.layout.layout`` decides every marker slot from the support offsets
 (code points) and checks it against the Markdown structure. Here each slot gets
 a unique placeholder (characters of Unicode category So that do not occur in
 the answer): inline slots are inserted into the Markdown source, block slots
@@ -28,7 +28,8 @@ from urllib.parse import quote, urlsplit
 
 import nh3
 
-from core.grounding import Layout, MarkerSlot, answer_status, layout, marker_numbers, validate_supports
+from core.grounding import answer_status, validate_supports
+from core.layout import Layout, MarkerSlot, layout, marker_numbers
 from core.markdown import insert_at, markdown_parser, placeholder_codes, safe_link
 from core.models import AnswerRecord, AuditEntry, ChunkSnapshot, SourceCard
 from core.replay import snapshot_state

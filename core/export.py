@@ -1,6 +1,6 @@
 """Export an answer record as Markdown with footnote-style citations.
 
-Markers go where the chat page puts them (``core.grounding.layout``): inline
+Markers go where the chat page puts them (``core.layout.layout``): inline
 ``[^n]`` after a supported span, or on its own line after a code block or
 table the span ends in. Unsupported sentences get ``〔本段无出处〕``. One
 footnote per cited chunk, numbered by first appearance like the page:
@@ -23,7 +23,8 @@ from urllib.parse import quote, urlparse
 
 from markdownify import MarkdownConverter
 
-from core.grounding import layout, validate_supports
+from core.grounding import validate_supports
+from core.layout import layout
 from core.models import AnswerRecord
 
 _ESCAPER = MarkdownConverter(escape_misc=True, escape_asterisks=True, escape_underscores=True)
