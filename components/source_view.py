@@ -9,10 +9,10 @@ they are shown as escaped HTML or with ``st.text``, never as Streamlit Markdown
 from __future__ import annotations
 
 from html import escape
-from urllib.parse import urlparse
 
 import streamlit as st
 
+from core.markdown import safe_link
 from core.models import AnswerRecord, Chunk
 from core.replay import char_diff, snapshot_state
 
@@ -48,7 +48,7 @@ def diff_html(old: str, new: str) -> str:
 
 
 def _safe_url(url: str | None) -> str | None:
-    if url and urlparse(url).scheme in ("http", "https"):
+    if url and safe_link(url):
         return url
     return None
 

@@ -19,12 +19,13 @@ written only when they are http(s), percent-encoded and in ``<…>``.
 from __future__ import annotations
 
 import re
-from urllib.parse import quote, urlparse
+from urllib.parse import quote
 
 from markdownify import MarkdownConverter
 
 from core.grounding import validate_supports
 from core.layout import layout
+from core.markdown import safe_link
 from core.models import AnswerRecord
 
 _ESCAPER = MarkdownConverter(escape_misc=True, escape_asterisks=True, escape_underscores=True)
@@ -37,12 +38,9 @@ def escape_text(text: str) -> str:
 
 
 def safe_url(url: str | None) -> str | None:
-    """``<url>`` for an http(s) URL with a host (spaces, ``<``, ``>`` and other unsafe
-    characters percent-encoded), else None."""
-    if not url:
-        return None
-    parts = urlparse(url.strip())
-    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+    """``<url>`` for an http(s) URL with a host (:func:`core.markdown.safe_link`; spaces,
+    ``<``, ``>`` and other unsafe characters percent-encoded), else None."""
+    if not url or not safe_link(url):
         return None
     return "<" + quote(url.strip(), safe=":/?#[]@!$&'()*+,;=%~") + ">"
 

@@ -5,7 +5,8 @@
   page and the export all read Markdown through it, so markers are placed on
   exactly the structure the page shows. :func:`parse_render` parses and renders
   with one shared instance.
-* :func:`safe_link` is the http(s) link allowlist.
+* :func:`safe_link` is THE http(s) URL check of the code base: Markdown links,
+  source links, recommended links, the corpus base URL and the export use it.
 * Placeholders (:func:`placeholder_codes`, :func:`free_placeholder_chars`,
   :func:`insert_at`) stand in for markers while the Markdown is rendered.
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Sequence
+from urllib.parse import urlsplit
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -25,9 +27,22 @@ from core.cjk_emphasis import cjk_emphasis_plugin
 
 
 def safe_link(url: str) -> bool:
-    """True for ``http://`` and ``https://`` URLs only (the Markdown link allowlist)."""
-    u = url.strip().lower()
-    return u.startswith("http://") or u.startswith("https://")
+    """True for an ``http://`` or ``https://`` URL with a host; False for anything else.
+
+    The one http(s) check of the product (Markdown link allowlist, source and
+    recommended links, export). Surrounding whitespace is ignored and the
+    scheme is case-insensitive; ``javascript:``, ``data:``, relative URLs,
+    ``http:`` without ``//``, a URL without a host (``http://``) and one that
+    :func:`urllib.parse.urlsplit` rejects (e.g. ``http://[::1``) are False.
+    Never raises for a ``str``.
+    """
+    u = url.strip()
+    if not u.lower().startswith(("http://", "https://")):
+        return False
+    try:
+        return bool(urlsplit(u).netloc)
+    except ValueError:
+        return False
 
 
 def markdown_parser() -> MarkdownIt:
