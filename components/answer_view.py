@@ -6,7 +6,7 @@ prints the same HTML.
 
 How markers are placed without touching the Markdown
 ----------------------------------------------------
-``core.grounding.layout`` decides every marker slot from the support offsets
+``core.layout.layout`` decides every marker slot from the support offsets
 (code points) and checks it against the Markdown structure. Here each slot gets
 a unique placeholder (characters of Unicode category So that do not occur in
 the answer): inline slots are inserted into the Markdown source, block slots
@@ -36,18 +36,9 @@ from components.verdict_view import (
     slot_marks_html,
     sup_class,
 )
-from core.grounding import (
-    Layout,
-    MarkerSlot,
-    answer_status,
-    insert_at,
-    layout,
-    markdown_parser,
-    marker_numbers,
-    placeholder_codes,
-    safe_link,
-    validate_supports,
-)
+from core.grounding import answer_status, validate_supports
+from core.layout import Layout, MarkerSlot, layout, marker_numbers
+from core.markdown import insert_at, markdown_parser, placeholder_codes, safe_link
 from core.models import AnswerRecord, AuditEntry, ChunkSnapshot, SourceCard
 from core.replay import snapshot_state
 from core.verdicts import MarkerVerdict, marker_verdicts

@@ -16,11 +16,11 @@ shows the text without a highlight.
 from __future__ import annotations
 
 from html import escape
-from urllib.parse import urlparse
 
 import streamlit as st
 
 from components.verdict_view import VERDICT_CSS, highlight_html
+from core.markdown import safe_link
 from core.models import AnswerRecord, Chunk, ChunkSnapshot
 from core.replay import char_diff, snapshot_state
 from core.verdicts import CONTRADICTED_LABEL, REVIEW_LABEL, quote_span, snapshot_quote, support_kind, support_reason
@@ -93,7 +93,7 @@ def _chunk_text(container, snap: ChunkSnapshot, record: AnswerRecord, support: o
 
 
 def _safe_url(url: str | None) -> str | None:
-    if url and urlparse(url).scheme in ("http", "https"):
+    if url and safe_link(url):
         return url
     return None
 

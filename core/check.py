@@ -1,7 +1,7 @@
 """核查 (check) mode: verify any text against the knowledge base.
 
 ``check_text(engine, text)`` splits the text into sentences
-(``core.grounding.sentence_spans``), retrieves each sentence against the
+(``core.layout.sentence_spans``), retrieves each sentence against the
 knowledge base (the engine's hybrid retriever, top-k chunks regardless of the
 evidence threshold), verifies it (``core.verification.verify``) and returns an
 ordinary ``AnswerRecord`` (generator ``check``) stored like any answer:
@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from core import grounding
+from core.layout import sentence_spans
 from core.errors import AppError
 from core.models import AnswerRecord, ChunkSnapshot, GeneratorInfo, Support
 from core.retrieval import HybridRetriever
@@ -36,7 +37,7 @@ GENERATOR = GeneratorInfo(name="check", model="verifier")
 def sentences(text: str) -> list[tuple[int, int]]:
     """Sentence spans of ``text`` holding visible text, trailing whitespace excluded (code points)."""
     out = []
-    for a, b in grounding.sentence_spans(text):
+    for a, b in sentence_spans(text):
         while b > a and text[b - 1].isspace():
             b -= 1
         if b > a and grounding.has_visible_text(text[a:b]):

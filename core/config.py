@@ -41,6 +41,7 @@ from typing import Mapping
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from core.errors import ConfigError
+from core.markdown import safe_link
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = REPO_ROOT / "data" / "k8s-zh-sample" / "docs"
@@ -136,9 +137,9 @@ class Settings(BaseModel):
     def _base_url(cls, v: str | None) -> str | None:
         if v is None or v.lower() == "none":
             return None
-        if not v.startswith(("https://", "http://")):
+        if not safe_link(v):
             raise ValueError(f"must be an http(s) URL or 'none', got {v!r}")
-        return v
+        return v.strip()
 
     def base_url_for(self, path: Path) -> str | None:
         """The public URL prefix for sources under ``path`` (only the configured corpus has one)."""

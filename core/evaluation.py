@@ -54,7 +54,7 @@ Metrics (every share is a fraction 0..1; latency in milliseconds)
   one chunk it cites contains the cited answer text (``answer_text[start:end]``,
   stripped) verbatim — the extractive generator quotes verbatim — or contains a
   gold answer that the cited text states. ``precision`` is valid supports / all
-  supports; ``recall`` is answer sentences (``core.grounding.sentence_spans``
+  supports; ``recall`` is answer sentences (``core.layout.sentence_spans``
   units with visible text) overlapped by a valid support / all answer sentences.
 * **Abstention**: ``unanswerable_no_evidence`` is the share of unanswerable
   questions answered ``no_evidence`` (higher is better);
@@ -96,6 +96,7 @@ from statistics import median
 from typing import Any, Callable, Sequence
 
 from core import grounding
+from core.layout import sentence_spans
 from core.progress import progress_printer
 from core.models import AnswerRecord
 from core.query import ResolvedQuery
@@ -329,12 +330,12 @@ def support_valid(record: AnswerRecord, support_index: int, golds: Sequence[str]
 def citation_counts(record: AnswerRecord, golds: Sequence[str] = ()) -> dict[str, int]:
     """``supports``/``valid_supports`` and ``sentences``/``covered_sentences`` of one record.
 
-    Sentences are the ``grounding.sentence_spans`` units with visible text; a
+    Sentences are the ``sentence_spans`` units with visible text; a
     sentence is covered when a valid support's span overlaps it (code points).
     """
     valid = [i for i in range(len(record.supports)) if support_valid(record, i, golds)]
     text = record.answer_text
-    spans = [(s, e) for s, e in grounding.sentence_spans(text) if grounding.has_visible_text(text[s:e])] if text else []
+    spans = [(s, e) for s, e in sentence_spans(text) if grounding.has_visible_text(text[s:e])] if text else []
     covered = sum(
         1
         for s, e in spans

@@ -1,6 +1,6 @@
 """Export an answer record as Markdown with footnote-style citations.
 
-Markers go where the chat page puts them (``core.grounding.layout``): inline
+Markers go where the chat page puts them (``core.layout.layout``): inline
 ``[^n]`` after a supported span, or on its own line after a code block or
 table the span ends in. Unsupported sentences get ``〔本段无出处〕``. Verified
 supports say their verdict in words after their markers, as the page does
@@ -22,11 +22,13 @@ written only when they are http(s), percent-encoded and in ``<…>``.
 from __future__ import annotations
 
 import re
-from urllib.parse import quote, urlparse
+from urllib.parse import quote
 
 from markdownify import MarkdownConverter
 
-from core.grounding import layout, validate_supports
+from core.grounding import validate_supports
+from core.layout import layout
+from core.markdown import safe_link
 from core.models import AnswerRecord
 from core.verdicts import CONTRADICTED_LABEL, QUOTE_LABEL, REVIEW_LABEL, MarkerVerdict, marker_verdicts
 
@@ -40,12 +42,9 @@ def escape_text(text: str) -> str:
 
 
 def safe_url(url: str | None) -> str | None:
-    """``<url>`` for an http(s) URL with a host (spaces, ``<``, ``>`` and other unsafe
-    characters percent-encoded), else None."""
-    if not url:
-        return None
-    parts = urlparse(url.strip())
-    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+    """``<url>`` for an http(s) URL with a host (:func:`core.markdown.safe_link`; spaces,
+    ``<``, ``>`` and other unsafe characters percent-encoded), else None."""
+    if not url or not safe_link(url):
         return None
     return "<" + quote(url.strip(), safe=":/?#[]@!$&'()*+,;=%~") + ">"
 

@@ -16,6 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from core.errors import ConfigError
+from core.markdown import safe_link
 from core.models import RecommendedLink
 
 DEFAULT_CONTACT_KEYWORDS = ("合作", "报价", "预算", "委托", "联系")
@@ -31,8 +32,8 @@ def _load(path: str, mtime: float) -> tuple[tuple[RecommendedLink, ...], tuple[R
     def links(key: str, kind: str) -> tuple[RecommendedLink, ...]:
         out = []
         for item in data.get(key, []):
-            url = str(item.get("url", ""))
-            if not url.startswith(("https://", "http://")):
+            url = str(item.get("url", "")).strip()
+            if not safe_link(url):
                 raise ConfigError(f"links file {path}: {key} link {url!r} is not http(s)")
             out.append(RecommendedLink(label=str(item["label"]), url=url, kind=kind))
         return tuple(out)

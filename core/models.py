@@ -5,7 +5,7 @@ Offsets
 Every offset in this module is a **0-based, end-exclusive index of Unicode code
 points** (Python ``text[start:end]``), unless a field name says otherwise.
 Provider units (UTF-8 bytes, UTF-16 code units) are converted at the adapter by
-``core.grounding`` and never stored.
+``core.offsets`` and never stored.
 
 The JSON form of ``AnswerRecord`` is the exchange format of the command line,
 exports and checks; its field names are stable (``schema_version`` guards them).

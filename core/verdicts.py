@@ -2,7 +2,7 @@
 
 Verdicts are stored per support (``Support.verdict``, ``verdict_reason``,
 ``aligned_quote``; schema version 2); markers are per (slot, chunk) as
-``core.grounding.layout`` places them. This module maps one onto the other so
+``core.layout.layout`` places them. This module maps one onto the other so
 the page and the exported Markdown say the same thing. No HTML here.
 
 Kinds, worst first: ``contradicted`` (the aligned passage disagrees) >

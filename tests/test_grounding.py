@@ -8,22 +8,10 @@ from pathlib import Path
 import pytest
 
 from core.errors import GroundingError, OffsetError
-from core.grounding import (
-    Grounded,
-    OffsetBoundsError,
-    answer_status,
-    from_codepoint,
-    ground,
-    layout,
-    marker_numbers,
-    markdown_parser,
-    rebase,
-    segments,
-    sentence_spans,
-    text_length,
-    to_codepoint,
-    validate_supports,
-)
+from core.grounding import Grounded, answer_status, ground, validate_supports
+from core.layout import layout, marker_numbers, segments, sentence_spans
+from core.markdown import markdown_parser
+from core.offsets import OffsetBoundsError, from_codepoint, rebase, text_length, to_codepoint
 from core.models import Draft, DraftSupport, GeneratorInfo, RetrievedChunk, Chunk, Segment, Support
 from tests.conftest import shared_path
 

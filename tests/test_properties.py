@@ -14,16 +14,9 @@ from hypothesis import strategies as st
 
 from components.answer_view import _PLAIN, _sanitize, render_answer
 from core.errors import OffsetError
-from core.grounding import (
-    UNITS,
-    from_codepoint,
-    ground,
-    layout,
-    marker_numbers,
-    text_length,
-    to_codepoint,
-    validate_supports,
-)
+from core.grounding import ground, validate_supports
+from core.layout import layout, marker_numbers
+from core.offsets import UNITS, from_codepoint, text_length, to_codepoint
 from core.models import Draft, DraftSupport, GeneratorInfo, Support
 from tests.test_render import assert_safe, chunk, marker_chunk_ids, parse_html, record
 

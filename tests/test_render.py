@@ -644,7 +644,7 @@ def test_cli_rejects_bad_input(tmp_path: Path, content: str, needle: str) -> Non
 
 
 def test_core_grounding_does_not_import_streamlit() -> None:
-    code = "import sys, core.grounding; assert 'streamlit' not in sys.modules"
+    code = "import sys, core.grounding, core.layout, core.export; assert 'streamlit' not in sys.modules"
     res = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, timeout=120)
     assert res.returncode == 0, res.stderr.decode()
 
@@ -669,7 +669,7 @@ GRAPHEME_CASES = [
 def test_marker_never_splits_a_grapheme_cluster(text, end, shown):
     import regex
 
-    from core.grounding import layout
+    from core.layout import layout
 
     lay = layout(text, [Support(start=0, end=end, chunk_ids=("c1",))])
     boundaries = {0, *(m.end() for m in regex.finditer(r"\X", text))}
@@ -703,7 +703,7 @@ def test_cjk_emphasis_around_punctuation_renders(text, bold):
 
 
 def test_latin_flanking_rules_are_unchanged():
-    from core.grounding import markdown_parser
+    from core.markdown import markdown_parser
 
     md = markdown_parser()
     assert md.render('a**"b"**c').strip() == "<p>a**&quot;b&quot;**c</p>"  # CommonMark: not emphasis
