@@ -394,6 +394,11 @@ class KnowledgeIndex:
             row = db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
         return row[0] if row else "0"
 
+    def catalog_generation(self) -> str:
+        """The catalog's generation counter now (bumped by every ingest or hide, in any
+        process); one small catalog read."""
+        return self._read_generation()
+
     def refresh_if_changed(self) -> bool:
         """Reload when another process (e.g. ``python -m core ingest`` while the app
         runs) switched the catalog to a new state. One small catalog read; returns

@@ -176,6 +176,24 @@ def test_cli_ingest_while_the_app_owns_the_store_leaves_vectors_to_its_worker(tm
         worker.stop(30)
 
 
+def test_worker_embeds_a_new_generation_even_when_a_question_reloaded_first(tmp_path):
+    index = owned_index(tmp_path)
+    worker = EmbeddingWorker(index, poll_seconds=1.0).start()
+    try:
+        deadline = time.monotonic() + 30
+        while worker.passes < 1 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        other = KnowledgeIndex(index.settings, index.embedder)  # e.g. another session's ingest
+        ingest(other, [copy_docs(MORE_FILES[:1], tmp_path / "more")], embed=False)
+        assert index.refresh_if_changed()  # a question reloads before the worker polls
+        deadline = time.monotonic() + 30
+        while index.pending_chunks() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not index.pending_chunks() and worker.passes >= 2
+    finally:
+        worker.stop(30)
+
+
 def test_non_owner_scores_from_cached_vectors_like_the_owner(tmp_path):
     """Same question, same data: a non-owner process gets the dense scores the owner gets from Chroma."""
     index = owned_index(tmp_path)
@@ -295,6 +313,7 @@ def test_the_app_answers_while_a_cli_ingest_changes_the_catalog(tmp_path):
                     {"extractive": ExtractiveGenerator()})
     worker = EmbeddingWorker(index, poll_seconds=0.2).start()
     more = copy_docs(MORE_FILES, tmp_path / "more")
+    before = len(index.active_chunks())
     statuses: list[str] = []
     errors: list[str] = []
     stop = threading.Event()
@@ -314,12 +333,17 @@ def test_the_app_answers_while_a_cli_ingest_changes_the_catalog(tmp_path):
         t.start()
     try:
         p = run_cli(["ingest", str(more)], index.settings.data_dir)
+        # The clients reload onto the new generation first; the worker must still embed it.
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and (index.pending_chunks() or len(index.active_chunks()) == before):
+            time.sleep(0.2)
     finally:
         stop.set()
         for t in threads:
             t.join(60)
         worker.stop(30)
     assert p.returncode == 0, p.stderr
+    assert not index.pending_chunks() and worker.error is None
     assert statuses and not errors, errors[:3]
     assert set(statuses) <= {"answered", "no_evidence", "unverifiable"}
     index.refresh_if_changed()
