@@ -41,6 +41,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -115,22 +116,24 @@ def cli_env(data_dir: Path, embedding: str) -> dict[str, str]:
                 HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
 
 
-def cli(args: list[str], data_dir: Path, embedding: str, stdin: bool = False) -> subprocess.Popen:
-    """``python -m core ARGS`` on ``data_dir`` (text pipes for stdout and stderr; stdin when asked)."""
+def cli(args: list[str], data_dir: Path, embedding: str, stdin: bool = False, log: Path | None = None) -> subprocess.Popen:
+    """``python -m core ARGS`` on ``data_dir``: text pipes for stdout and stderr (stderr to
+    the file ``log`` instead, for a process whose progress nobody reads while it runs:
+    a full pipe would block it); stdin when asked."""
     return subprocess.Popen(
         [sys.executable, "-m", "core", *args], cwd=ROOT, env=cli_env(data_dir, embedding),
         stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE, stderr=log.open("w", encoding="utf-8") if log else subprocess.PIPE, text=True,
     )
 
 
 def ask_round(data_dir: Path, embedding: str, questions: list[str], processes: int) -> list[dict]:
     """``processes`` concurrent ``python -m core ask --json -``; one result per process:
-    statuses, returncode, seconds, whether it left the store to another owner, and errors."""
+    statuses, seconds, whether it left the store to another owner, and errors."""
     started = time.monotonic()
     procs = [cli(["ask", "--json", "-"], data_dir, embedding, stdin=True) for _ in range(processes)]
-    out = []
-    for p in procs:
+
+    def finish(p: subprocess.Popen) -> dict:
         stdout, stderr = p.communicate(input="\n".join(questions) + "\n", timeout=600)
         statuses, errors = [], []
         for line in stdout.splitlines():
@@ -144,9 +147,11 @@ def ask_round(data_dir: Path, embedding: str, questions: list[str], processes: i
                 errors.append(rec.get("error") or "")
         if p.returncode != 0 or "Traceback" in stderr or len(statuses) != len(questions):
             errors.append(f"exit {p.returncode}: {stderr[-500:]}")
-        out.append({"statuses": statuses, "seconds": time.monotonic() - started, "errors": errors,
-                    "non_owner": "持有" in stderr})
-    return out
+        return {"statuses": statuses, "seconds": time.monotonic() - started, "errors": errors,
+                "non_owner": "持有" in stderr}
+
+    with ThreadPoolExecutor(len(procs)) as pool:  # read every pipe at once: a full pipe blocks its process
+        return list(pool.map(finish, procs))
 
 
 # ---------------------------------------------------------------- scenarios
@@ -170,7 +175,8 @@ def run_cli_scenario(args: argparse.Namespace, work: Path) -> dict:
     for round_no in range(1, args.rounds + 1):
         changed = changed_copy(base, work / "changed", round_no)
         t0 = time.monotonic()
-        ingest_proc = cli(["ingest", str(changed), "--json"], data, args.embedding)
+        log = work / f"ingest-{round_no}.log"
+        ingest_proc = cli(["ingest", str(changed), "--json"], data, args.embedding, log=log)
         while ingest_proc.poll() is None:  # the ingest owns the store before the asks start
             owner = store_lock.owner(chroma)
             if owner is not None and owner.pid == ingest_proc.pid:
@@ -181,7 +187,8 @@ def run_cli_scenario(args: argparse.Namespace, work: Path) -> dict:
             rounds.extend(ask_round(data, args.embedding, questions, args.askers))
             if ingest_proc.poll() is not None:
                 break
-        out, err = ingest_proc.communicate(timeout=3600)
+        out, _ = ingest_proc.communicate(timeout=3600)
+        err = log.read_text(encoding="utf-8")
         ingests.append({"seconds": round(time.monotonic() - t0, 1), "exit": ingest_proc.returncode,
                         "counts": json.loads(out)["counts"] if ingest_proc.returncode == 0 else err[-2000:],
                         "store_bytes": store_bytes(chroma)})
