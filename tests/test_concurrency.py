@@ -301,6 +301,21 @@ def test_a_read_failing_mid_swap_is_retried_on_the_new_generation(tmp_path):
         index.dense_search_vector(qv, 5)
 
 
+def test_threads_noticing_one_new_generation_reload_once(tmp_path, monkeypatch):
+    index = owned_index(tmp_path, BASE_FILES[:2])
+    other = KnowledgeIndex(index.settings, index.embedder)
+    ingest(other, [copy_docs(MORE_FILES[:1], tmp_path / "more")], embed=False)
+    calls = []
+    real_reload = index.reload
+    monkeypatch.setattr(index, "reload", lambda: (calls.append(1), time.sleep(0.3), real_reload()))
+    threads = [threading.Thread(target=index.refresh_if_changed) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert len(calls) == 1 and len(index.active_chunks()) == len(other.active_chunks())
+
+
 def test_the_app_answers_while_a_cli_ingest_changes_the_catalog(tmp_path):
     """Threads asking through one Engine (like Streamlit sessions) while another
     process ingests: no error, and the new documents are served afterwards."""
