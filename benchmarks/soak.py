@@ -117,13 +117,14 @@ def cli_env(data_dir: Path, embedding: str) -> dict[str, str]:
 
 
 def cli(args: list[str], data_dir: Path, embedding: str, stdin: bool = False, log: Path | None = None) -> subprocess.Popen:
-    """``python -m core ARGS`` on ``data_dir``: text pipes for stdout and stderr (stderr to
-    the file ``log`` instead, for a process whose progress nobody reads while it runs:
-    a full pipe would block it); stdin when asked."""
+    """``python -m core ARGS`` on ``data_dir``: text pipes for stdout and stderr, or, with
+    ``log``, stdout to ``<log>.out`` and stderr to ``log`` (for a process nobody reads while it
+    runs: a full pipe would block it); stdin when asked."""
     return subprocess.Popen(
         [sys.executable, "-m", "core", *args], cwd=ROOT, env=cli_env(data_dir, embedding),
         stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
-        stdout=subprocess.PIPE, stderr=log.open("w", encoding="utf-8") if log else subprocess.PIPE, text=True,
+        stdout=log.with_suffix(".out").open("w", encoding="utf-8") if log else subprocess.PIPE,
+        stderr=log.open("w", encoding="utf-8") if log else subprocess.PIPE, text=True,
     )
 
 
@@ -187,8 +188,8 @@ def run_cli_scenario(args: argparse.Namespace, work: Path) -> dict:
             rounds.extend(ask_round(data, args.embedding, questions, args.askers))
             if ingest_proc.poll() is not None:
                 break
-        out, _ = ingest_proc.communicate(timeout=3600)
-        err = log.read_text(encoding="utf-8")
+        ingest_proc.wait(timeout=3600)
+        out, err = log.with_suffix(".out").read_text(encoding="utf-8"), log.read_text(encoding="utf-8")
         ingests.append({"seconds": round(time.monotonic() - t0, 1), "exit": ingest_proc.returncode,
                         "counts": json.loads(out)["counts"] if ingest_proc.returncode == 0 else err[-2000:],
                         "store_bytes": store_bytes(chroma)})
