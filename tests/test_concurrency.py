@@ -142,6 +142,7 @@ def test_lock_is_released_on_normal_exit(tmp_path):
 NO_CHROMA = "import sys; sys.modules['chromadb'] = None  # importing chromadb now fails\n"
 
 
+@pytest.mark.slow
 def test_cli_ask_while_another_process_owns_the_store_never_opens_it(tmp_path):
     index = owned_index(tmp_path)
     before = sorted((p.name, p.stat().st_mtime_ns) for p in index.settings.chroma_dir.rglob("*"))
@@ -232,6 +233,7 @@ def test_non_owner_refuses_to_embed_and_to_rebuild(tmp_path):
     assert index.settings.catalog_path.exists() and index.dense_coverage()[0] > 0
 
 
+@pytest.mark.slow
 def test_non_owner_takes_over_when_the_owner_is_gone(tmp_path):
     """The app started while a command-line ingest owned the store takes over once it ends."""
     data = tmp_path / "data"
