@@ -12,9 +12,9 @@ does), and a command-line thread runs ``python -m core ingest`` of a changed
 copy of the corpus and ``python -m core ask`` in subprocesses (non-owners: they
 must never open the Chroma folder).
 
-Scenario ``cli``: no app. A ``python -m core ingest`` of a changed corpus (it
-owns the store) while rounds of ``--askers`` concurrent ``python -m core ask
---json -`` processes run; then a fresh ask. This broke before issue 10 (HNSW file
+Scenario ``cli``: no app. ``--rounds`` times, a ``python -m core ingest`` of a
+changed corpus (it owns the store) while rounds of ``--askers`` concurrent
+``python -m core ask --json -`` processes run; then a fresh ask. This broke before issue 10 (HNSW file
 grown to gigabytes, asks crashing).
 
 Prints questions, errors (must be 0), records stored (= questions), p50/p95
@@ -41,6 +41,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -50,6 +51,7 @@ sys.path.insert(0, str(ROOT))
 
 from core import store_lock  # noqa: E402
 from core.config import Settings  # noqa: E402
+from core.records import RecordStore  # noqa: E402
 
 ARCHIVE = ROOT.parent / "shared" / "corpus" / "k8s-zh-full.tar.gz"
 SAMPLE = ROOT / "data" / "k8s-zh-sample" / "docs"
@@ -114,22 +116,25 @@ def cli_env(data_dir: Path, embedding: str) -> dict[str, str]:
                 HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
 
 
-def cli(args: list[str], data_dir: Path, embedding: str, stdin: bool = False) -> subprocess.Popen:
-    """``python -m core ARGS`` on ``data_dir`` (text pipes for stdout and stderr; stdin when asked)."""
+def cli(args: list[str], data_dir: Path, embedding: str, stdin: bool = False, log: Path | None = None) -> subprocess.Popen:
+    """``python -m core ARGS`` on ``data_dir``: text pipes for stdout and stderr, or, with
+    ``log``, stdout to ``<log>.out`` and stderr to ``log`` (for a process nobody reads while it
+    runs: a full pipe would block it); stdin when asked."""
     return subprocess.Popen(
         [sys.executable, "-m", "core", *args], cwd=ROOT, env=cli_env(data_dir, embedding),
         stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=log.with_suffix(".out").open("w", encoding="utf-8") if log else subprocess.PIPE,
+        stderr=log.open("w", encoding="utf-8") if log else subprocess.PIPE, text=True,
     )
 
 
 def ask_round(data_dir: Path, embedding: str, questions: list[str], processes: int) -> list[dict]:
     """``processes`` concurrent ``python -m core ask --json -``; one result per process:
-    statuses, returncode, seconds, whether it left the store to another owner, and errors."""
+    statuses, seconds, whether it left the store to another owner, and errors."""
     started = time.monotonic()
     procs = [cli(["ask", "--json", "-"], data_dir, embedding, stdin=True) for _ in range(processes)]
-    out = []
-    for p in procs:
+
+    def finish(p: subprocess.Popen) -> dict:
         stdout, stderr = p.communicate(input="\n".join(questions) + "\n", timeout=600)
         statuses, errors = [], []
         for line in stdout.splitlines():
@@ -143,9 +148,11 @@ def ask_round(data_dir: Path, embedding: str, questions: list[str], processes: i
                 errors.append(rec.get("error") or "")
         if p.returncode != 0 or "Traceback" in stderr or len(statuses) != len(questions):
             errors.append(f"exit {p.returncode}: {stderr[-500:]}")
-        out.append({"statuses": statuses, "seconds": time.monotonic() - started, "errors": errors,
-                    "non_owner": "持有" in stderr})
-    return out
+        return {"statuses": statuses, "seconds": time.monotonic() - started, "errors": errors,
+                "non_owner": "持有" in stderr}
+
+    with ThreadPoolExecutor(len(procs)) as pool:  # read every pipe at once: a full pipe blocks its process
+        return list(pool.map(finish, procs))
 
 
 # ---------------------------------------------------------------- scenarios
@@ -163,39 +170,44 @@ def run_cli_scenario(args: argparse.Namespace, work: Path) -> dict:
                     "build_seconds": round(time.monotonic() - t0, 1)}
     chroma = Settings(data_dir=data).chroma_dir
     result["store_bytes_before"] = store_bytes(chroma)
-    changed = changed_copy(base, work / "changed", 1)
-    t0 = time.monotonic()
-    ingest_proc = cli(["ingest", str(changed), "--json"], data, args.embedding)
-    while ingest_proc.poll() is None:  # the ingest owns the store before the asks start
-        owner = store_lock.owner(chroma)
-        if owner is not None and owner.pid == ingest_proc.pid:
-            break
-        time.sleep(0.05)
-    rounds: list[dict] = []
-    during = 0  # ask rounds started while the ingest ran
-    while True:
-        during += ingest_proc.poll() is None
-        rounds.extend(ask_round(data, args.embedding, questions, args.askers))
-        if ingest_proc.poll() is not None:
-            break
-    ing_out, ing_err = ingest_proc.communicate(timeout=3600)
-    result["ingest_seconds"] = round(time.monotonic() - t0, 1)
-    result["ingest_exit"] = ingest_proc.returncode
-    result["ingest_counts"] = json.loads(ing_out)["counts"] if ingest_proc.returncode == 0 else ing_err[-2000:]
-    result["store_bytes_after"] = store_bytes(chroma)
+    rounds: list[dict] = []  # one per ask process
+    during = 0  # ask rounds started while an ingest ran
+    ingests: list[dict] = []
+    for round_no in range(1, args.rounds + 1):
+        changed = changed_copy(base, work / "changed", round_no)
+        t0 = time.monotonic()
+        log = work / f"ingest-{round_no}.log"
+        ingest_proc = cli(["ingest", str(changed), "--json"], data, args.embedding, log=log)
+        while ingest_proc.poll() is None:  # the ingest owns the store before the asks start
+            owner = store_lock.owner(chroma)
+            if owner is not None and owner.pid == ingest_proc.pid:
+                break
+            time.sleep(0.05)
+        while True:
+            during += ingest_proc.poll() is None
+            rounds.extend(ask_round(data, args.embedding, questions, args.askers))
+            if ingest_proc.poll() is not None:
+                break
+        ingest_proc.wait(timeout=3600)
+        out, err = log.with_suffix(".out").read_text(encoding="utf-8"), log.read_text(encoding="utf-8")
+        ingests.append({"seconds": round(time.monotonic() - t0, 1), "exit": ingest_proc.returncode,
+                        "counts": json.loads(out)["counts"] if ingest_proc.returncode == 0 else err[-2000:],
+                        "store_bytes": store_bytes(chroma)})
     fresh = ask_round(data, args.embedding, questions[:1], 1)[0]
-    statuses = Counter(s for r in rounds for s in r["statuses"])
-    errors = [e for r in rounds + [fresh] for e in r["errors"]]
+    statuses = Counter(s for r in rounds + [fresh] for s in r["statuses"])
+    errors = [e for r in rounds + [fresh] for e in r["errors"]] + [str(i["counts"]) for i in ingests if i["exit"]]
     result.update(
+        ingests=ingests, ingest_exit=max(i["exit"] for i in ingests), ingest_counts=ingests[0]["counts"],
+        store_bytes_after=store_bytes(chroma), store_bytes_peak=max(i["store_bytes"] for i in ingests),
         ask_processes=len(rounds), ask_rounds_during_ingest=during,
         non_owner_asks=sum(r["non_owner"] for r in rounds), questions=sum(statuses.values()),
-        statuses=dict(statuses), errors=len(errors) + (ingest_proc.returncode != 0), error_samples=errors[:5],
+        records=len(RecordStore(Settings(data_dir=data).records_path).list(limit=10**9)),
+        statuses=dict(statuses), errors=len(errors), error_samples=errors[:5],
         ask_process_seconds_max=round(max(r["seconds"] for r in rounds), 1), fresh_status=fresh["statuses"][:1],
         # the largest command-line process (Linux counts a child's memory before exec too;
         # this process stays small in this scenario, so the figure is the child's)
         peak_rss_children_mb=round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1),
     )
-    result["records"] = result["questions"]  # each ask process prints the stored record of every question
     return result
 
 
@@ -316,6 +328,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--embedding", default="hash")
     ap.add_argument("--askers", type=int, default=3, help="concurrent ask processes per round (scenario cli)")
     ap.add_argument("--questions", type=int, default=8, help="questions per ask process (scenario cli)")
+    ap.add_argument("--rounds", type=int, default=1, help="changed-corpus ingests one after another (scenario cli)")
     ap.add_argument("--mutate-every", type=float, default=1.0, help="seconds between in-process changes")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder")
@@ -330,7 +343,7 @@ def main(argv: list[str] | None = None) -> int:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
     before = max(result["store_bytes_before"], 1)
-    result["store_growth"] = round(result["store_bytes_after"] / before, 2)
+    result["store_growth"] = round(max(result["store_bytes_after"], result.get("store_bytes_peak", 0)) / before, 2)
     if args.json:
         print(json.dumps(result, ensure_ascii=False))
     else:

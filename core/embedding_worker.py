@@ -40,6 +40,7 @@ class EmbeddingWorker:
         self.poll_seconds = poll_seconds
         self.error: str | None = None
         self.passes = 0
+        self._embedded_for: str | None = None  # catalog generation the last pass embedded
         self.thread: threading.Thread | None = None
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -75,8 +76,10 @@ class EmbeddingWorker:
             if self._stop.is_set():
                 break
             try:
-                changed = self.index.refresh_if_changed()
-            except AppError as exc:
+                # Compared with the generation of the last pass, not with the index's own
+                # (a question may already have reloaded the index onto the new generation).
+                changed = self.index.catalog_generation() != self._embedded_for
+            except Exception as exc:  # noqa: BLE001 - keep the thread alive
                 self.error, changed = str(exc), True
             due = due or woke or changed
 
@@ -86,8 +89,10 @@ class EmbeddingWorker:
         try:
             if not self.index.owns_vectors():
                 return True
+            generation = self.index.catalog_generation()
             self.index.refresh_if_changed()
             self.index.embed_pending(should_stop=self._stop.is_set)
+            self._embedded_for = generation
         except AppError as exc:
             self.error = str(exc)
             return True

@@ -149,6 +149,7 @@ class KnowledgeIndex:
         self.settings = settings
         self.embedder = embedder
         self._lock = threading.RLock()
+        self._reload_lock = threading.Lock()  # one reload at a time in refresh_if_changed
         self._local = threading.local()
         self._count_cache: tuple[float, int] | None = None
         settings.data_dir.mkdir(parents=True, exist_ok=True)
@@ -394,13 +395,22 @@ class KnowledgeIndex:
             row = db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
         return row[0] if row else "0"
 
+    def catalog_generation(self) -> str:
+        """The catalog's generation counter now (bumped by every ingest or hide, in any
+        process); one small catalog read."""
+        return self._read_generation()
+
     def refresh_if_changed(self) -> bool:
         """Reload when another process (e.g. ``python -m core ingest`` while the app
         runs) switched the catalog to a new state. One small catalog read; returns
-        whether a reload happened."""
+        whether a reload happened. Threads that notice the same change together wait
+        for one reload instead of each rebuilding BM25."""
         if self._read_generation() == self._generation:
             return False
-        self.reload()
+        with self._reload_lock:
+            if self._read_generation() == self._generation:
+                return False  # another thread reloaded while this one waited
+            self.reload()
         return True
 
     @staticmethod

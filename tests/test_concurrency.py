@@ -68,6 +68,21 @@ def owned_index(tmp_path: Path, files=BASE_FILES) -> KnowledgeIndex:
     return index
 
 
+def wait_until(condition, seconds: float = 60, step: float = 0.05) -> bool:
+    """Poll ``condition`` until it is true or ``seconds`` passed; returns its last value."""
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(step)
+    return bool(condition())
+
+
+def started_worker(index: KnowledgeIndex, poll_seconds: float) -> EmbeddingWorker:
+    """A started embedding worker that has finished its first pass."""
+    worker = EmbeddingWorker(index, poll_seconds=poll_seconds).start()
+    assert wait_until(lambda: worker.passes >= 1, 30), worker.error
+    return worker
+
+
 # ------------------------------------------------------------------ the lock
 def test_second_process_cannot_take_the_lock_and_names_the_owner(tmp_path):
     chroma = tmp_path / "chroma"
@@ -127,6 +142,7 @@ def test_lock_is_released_on_normal_exit(tmp_path):
 NO_CHROMA = "import sys; sys.modules['chromadb'] = None  # importing chromadb now fails\n"
 
 
+@pytest.mark.slow
 def test_cli_ask_while_another_process_owns_the_store_never_opens_it(tmp_path):
     index = owned_index(tmp_path)
     before = sorted((p.name, p.stat().st_mtime_ns) for p in index.settings.chroma_dir.rglob("*"))
@@ -146,11 +162,8 @@ def test_cli_ask_while_another_process_owns_the_store_never_opens_it(tmp_path):
 
 def test_cli_ingest_while_the_app_owns_the_store_leaves_vectors_to_its_worker(tmp_path):
     index = owned_index(tmp_path)
-    worker = EmbeddingWorker(index, poll_seconds=0.2).start()
+    worker = started_worker(index, 0.2)
     try:
-        deadline = time.monotonic() + 30
-        while worker.passes < 1 and time.monotonic() < deadline:
-            time.sleep(0.05)
         embedded_before, total_before = index.dense_coverage()
         assert embedded_before == total_before
         more = copy_docs(MORE_FILES, tmp_path / "more")
@@ -164,14 +177,22 @@ def test_cli_ingest_while_the_app_owns_the_store_leaves_vectors_to_its_worker(tm
         assert report["counts"]["added"] == 4 and report["embedded"] == 0
         assert f"进程 {os.getpid()}" in p.stderr and "补齐" in p.stderr
         # The worker notices the new catalog generation and embeds the new chunks.
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            embedded, total = index.dense_coverage()
-            if total > total_before and embedded == total and not index.pending_chunks():
-                break
-            time.sleep(0.2)
+        wait_until(lambda: index.dense_coverage()[1] > total_before and not index.pending_chunks(), step=0.2)
+        embedded, total = index.dense_coverage()
         assert total == total_before + report["chunks"] and embedded == total, (embedded, total)
         assert worker.error is None
+    finally:
+        worker.stop(30)
+
+
+def test_worker_embeds_a_new_generation_even_when_a_question_reloaded_first(tmp_path):
+    index = owned_index(tmp_path)
+    worker = started_worker(index, 1.0)
+    try:
+        other = KnowledgeIndex(index.settings, index.embedder)  # e.g. another session's ingest
+        ingest(other, [copy_docs(MORE_FILES[:1], tmp_path / "more")], embed=False)
+        assert index.refresh_if_changed()  # a question reloads before the worker polls
+        assert wait_until(lambda: not index.pending_chunks(), 30) and worker.passes >= 2
     finally:
         worker.stop(30)
 
@@ -212,6 +233,7 @@ def test_non_owner_refuses_to_embed_and_to_rebuild(tmp_path):
     assert index.settings.catalog_path.exists() and index.dense_coverage()[0] > 0
 
 
+@pytest.mark.slow
 def test_non_owner_takes_over_when_the_owner_is_gone(tmp_path):
     """The app started while a command-line ingest owned the store takes over once it ends."""
     data = tmp_path / "data"
@@ -235,9 +257,7 @@ def test_non_owner_takes_over_when_the_owner_is_gone(tmp_path):
         child.stdin.close()
         child.wait(30)
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not (worker.passes and index.dense_coverage()[0] == len(index.active_chunks())):
-            time.sleep(0.1)
+        wait_until(lambda: worker.passes and index.dense_coverage()[0] == len(index.active_chunks()), step=0.1)
         assert index.owns_vectors() and worker.passes >= 1
         assert index.dense_coverage() == (len(index.active_chunks()), len(index.active_chunks()))
     finally:
@@ -283,6 +303,21 @@ def test_a_read_failing_mid_swap_is_retried_on_the_new_generation(tmp_path):
         index.dense_search_vector(qv, 5)
 
 
+def test_threads_noticing_one_new_generation_reload_once(tmp_path, monkeypatch):
+    index = owned_index(tmp_path, BASE_FILES[:2])
+    other = KnowledgeIndex(index.settings, index.embedder)
+    ingest(other, [copy_docs(MORE_FILES[:1], tmp_path / "more")], embed=False)
+    calls = []
+    real_reload = index.reload
+    monkeypatch.setattr(index, "reload", lambda: (calls.append(1), time.sleep(0.3), real_reload()))
+    threads = [threading.Thread(target=index.refresh_if_changed) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert len(calls) == 1 and len(index.active_chunks()) == len(other.active_chunks())
+
+
 def test_the_app_answers_while_a_cli_ingest_changes_the_catalog(tmp_path):
     """Threads asking through one Engine (like Streamlit sessions) while another
     process ingests: no error, and the new documents are served afterwards."""
@@ -295,6 +330,7 @@ def test_the_app_answers_while_a_cli_ingest_changes_the_catalog(tmp_path):
                     {"extractive": ExtractiveGenerator()})
     worker = EmbeddingWorker(index, poll_seconds=0.2).start()
     more = copy_docs(MORE_FILES, tmp_path / "more")
+    before = len(index.active_chunks())
     statuses: list[str] = []
     errors: list[str] = []
     stop = threading.Event()
@@ -314,12 +350,15 @@ def test_the_app_answers_while_a_cli_ingest_changes_the_catalog(tmp_path):
         t.start()
     try:
         p = run_cli(["ingest", str(more)], index.settings.data_dir)
+        # The clients reload onto the new generation first; the worker must still embed it.
+        wait_until(lambda: not index.pending_chunks() and len(index.active_chunks()) > before, step=0.2)
     finally:
         stop.set()
         for t in threads:
             t.join(60)
         worker.stop(30)
     assert p.returncode == 0, p.stderr
+    assert not index.pending_chunks() and worker.error is None
     assert statuses and not errors, errors[:3]
     assert set(statuses) <= {"answered", "no_evidence", "unverifiable"}
     index.refresh_if_changed()
