@@ -9,6 +9,8 @@ import re
 from pathlib import Path
 
 import pytest
+
+from core.generators.extractive import split_sentences
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
@@ -34,9 +36,11 @@ def gemini_env(sample_engine, monkeypatch):
     evidence = sample_engine.retriever().retrieve(QUESTION).evidence
     assert len(evidence) >= 2
     cited = evidence[0].chunk_id
+    # a sentence the cited chunk holds word for word, so the verifier finds it supported (issue 13)
+    supported = split_sentences(evidence[0].chunk.text)[0][1]
     answer = {
         "answer": [
-            {"text": "CronJob 的 schedule 字段使用 Cron 语法。", "chunk_ids": [cited]},
+            {"text": supported, "chunk_ids": [cited]},
             {"text": "资料中没有提到时区的默认值。", "chunk_ids": []},
             {"text": "这一句引用了一个不存在的片段。", "chunk_ids": ["invented#1"]},
         ]
@@ -51,12 +55,12 @@ def gemini_env(sample_engine, monkeypatch):
         monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", stub.base_url)
         monkeypatch.chdir(ROOT)
         st.cache_resource.clear()
-        yield stub, cited, [rc.chunk_id for rc in evidence]
+        yield stub, cited, [rc.chunk_id for rc in evidence], supported
         st.cache_resource.clear()
 
 
 def test_gemini_answer_in_chat_is_grounded_stored_and_rendered(gemini_env, sample_engine):
-    stub, cited, sent = gemini_env
+    stub, cited, sent, supported = gemini_env
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.run()
     assert not at.exception, at.exception
@@ -75,7 +79,8 @@ def test_gemini_answer_in_chat_is_grounded_stored_and_rendered(gemini_env, sampl
     assert record.generator.name == "gemini"
     assert record.status == "answered"
     assert [s.chunk_ids for s in record.supports] == [(cited,)]
-    assert record.answer_text[record.supports[0].start : record.supports[0].end] == "CronJob 的 schedule 字段使用 Cron 语法。"
+    assert record.answer_text[record.supports[0].start : record.supports[0].end] == supported
+    assert record.supports[0].verdict == "supported"
     assert any("invented#1" in json.dumps(a.model_dump(), ensure_ascii=False) for a in record.audit)
 
     html = re.sub(r"<style>.*?</style>", "", "\n".join(el.proto.body for el in at.get("html")), flags=re.S)

@@ -150,6 +150,7 @@ def test_gemini_recorded_response_sentence_its_chunk_does_not_support_needs_revi
     from core.generators.gemini import default_retry_options, make_gemini_generator
     from core.models import Chunk, RetrievedChunk
     from core.pipeline import ask
+    from core.query import ResolvedQuery
     from core.retrieval import RetrievalResult
     from tests.gemini_server import Reply, StubGemini
 
@@ -165,7 +166,10 @@ def test_gemini_recorded_response_sentence_its_chunk_does_not_support_needs_revi
     ids = [rc.chunk_id for rc in evidence]
 
     class FixedRetriever:
-        def retrieve(self, question: str) -> RetrievalResult:
+        def resolve(self, question: str, history=()) -> ResolvedQuery:
+            return ResolvedQuery(question, question)
+
+        def retrieve(self, question) -> RetrievalResult:
             return RetrievalResult(chunks=evidence, evidence=evidence, config={"retriever": "fixed"})
 
     answer = {"answer": [
