@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from components.errors import page_guard, show_app_error
 from components.resources import get_engine
 from components.sidebar import show_sidebar
 from core.errors import AppError
@@ -10,7 +11,7 @@ st.set_page_config(page_title="引证 Yinzheng", page_icon="📑", layout="wide"
 try:
     get_engine()
 except AppError as exc:  # e.g. a bad setting or an index built with another embedding model
-    st.error(f"无法启动：{exc}")
+    show_app_error(exc, "启动应用")
     st.stop()
 page = st.navigation(
     [
@@ -21,5 +22,6 @@ page = st.navigation(
         st.Page("app_pages/library.py", title="知识库", icon="📚", url_path="library"),
     ]
 )
-show_sidebar()
-page.run()
+with page_guard("加载侧边栏"):  # a failing sidebar does not take the page with it
+    show_sidebar()
+page.run()  # every page guards its own body (components.errors.page_guard)

@@ -3,40 +3,43 @@
 import streamlit as st
 
 from components.chat_view import show_export_buttons, show_record
+from components.errors import page_guard, show_app_error
 from components.resources import ensure_ready
-from core.errors import AppError
+from core.errors import RecordError
 
 try:
     from core.check import check_text
 except ImportError:  # the verifier is not installed in this build
     check_text = None
 
-engine = ensure_ready()
-st.title("核查 · 检查任意文本的出处")
-st.caption("粘贴一段文字（如其他聊天机器人的回答、报告中的段落），逐句在知识库中检索并核对："
-           "有出处的句子带上标，与来源矛盾的句子标 ⚠ 与来源矛盾，找不到出处的句子标 本段无出处。")
+with page_guard("核查"):
+    engine = ensure_ready()
+    st.title("核查 · 检查任意文本的出处")
+    st.caption("粘贴一段文字（如其他聊天机器人的回答、报告中的段落），逐句在知识库中检索并核对："
+               "有出处的句子带上标，与来源矛盾的句子标 ⚠ 与来源矛盾，找不到出处的句子标 本段无出处。")
 
-with st.form("check"):
-    text = st.text_area("要核查的文本", height=180, placeholder="例如：CronJob 的时间表使用 Cron 语法，默认时区为 UTC。")
-    submitted = st.form_submit_button("核查", type="primary")
-if submitted:
-    if not text.strip():
-        st.warning("请先输入要核查的文本。")
-    elif check_text is None:
-        st.error("核查功能在此版本中不可用（缺少 core.check）。")
-    else:
-        try:
+    with st.form("check"):
+        text = st.text_area("要核查的文本", height=180, placeholder="例如：CronJob 的时间表使用 Cron 语法，默认时区为 UTC。")
+        submitted = st.form_submit_button("核查", type="primary")
+    if submitted:
+        if not text.strip():
+            st.warning("请先输入要核查的文本。")
+        elif check_text is None:
+            st.error("核查功能在此版本中不可用（缺少 core.check）。")
+        else:
             with st.spinner("正在逐句检索与核对…"):
-                record = check_text(engine, text)
-            engine.records.save(record)  # idempotent (same answer_id) if check_text stored it already
-            st.query_params["answer_id"] = record.answer_id
-        except AppError as exc:
-            st.error(f"核查失败：{exc}")
+                record = check_text(engine, text)  # an AppError here is shown by page_guard
+            try:
+                engine.records.save(record)  # idempotent (same answer_id) if check_text stored it already
+                st.query_params["answer_id"] = record.answer_id
+            except RecordError as exc:  # not stored: still show the result, with the error
+                show_app_error(exc, "保存核查结果")
+                show_record(record, None)
 
-if answer_id := st.query_params.get("answer_id"):
-    record = engine.records.get(answer_id)
-    if record is None:
-        st.error(f"找不到核查记录 {answer_id!r}：它可能来自另一个数据目录，或链接不完整。")
-    else:
-        show_record(record, engine.index.current_versions())
-        show_export_buttons([record], f"check-{answer_id[:8]}")
+    if answer_id := st.query_params.get("answer_id"):
+        record = engine.records.get(answer_id)
+        if record is None:
+            st.error(f"找不到核查记录 {answer_id!r}：它可能来自另一个数据目录，或链接不完整。")
+        else:
+            show_record(record, engine.index.current_versions())
+            show_export_buttons([record], f"check-{answer_id[:8]}")

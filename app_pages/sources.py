@@ -2,15 +2,17 @@
 
 import streamlit as st
 
+from components.errors import page_guard
 from components.resources import get_engine
 from components.source_view import show_snapshot
 from core.replay import current_counterpart
 
-engine = get_engine()
-st.title("来源快照")
-answer_id = st.query_params.get("answer_id", "")
-chunk_id = st.query_params.get("chunk_id", "")
-record = engine.records.get(answer_id) if answer_id else None
-snap = record.chunk(chunk_id) if record else None
-current = current_counterpart(engine.index, snap) if snap else None
-show_snapshot(record, answer_id, chunk_id, engine.index.current_versions(), current, st.query_params.get("support"))
+with page_guard("显示来源快照"):
+    engine = get_engine()
+    st.title("来源快照")
+    answer_id = st.query_params.get("answer_id", "")
+    chunk_id = st.query_params.get("chunk_id", "")
+    record = engine.records.get(answer_id) if answer_id else None
+    snap = record.chunk(chunk_id) if record else None
+    current = current_counterpart(engine.index, snap) if snap else None
+    show_snapshot(record, answer_id, chunk_id, engine.index.current_versions(), current, st.query_params.get("support"))

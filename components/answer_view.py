@@ -1,8 +1,12 @@
-"""Answer record -> HTML: superscript markers, source cards, 本段无出处, evidence, links.
+"""Answer record -> HTML: the page assembly (status notice, body with markers, evidence, links, audit).
 
 Pure functions, no Streamlit: the chat page passes the result to ``st.html``
 (after injecting :data:`ANSWER_CSS` once); ``python -m components RECORD.json``
-prints the same HTML.
+prints the same HTML. The jobs around it live apart: status texts, marker
+numbers and a source's title/path/snippet in ``core.presentation`` (shared with
+the Markdown export), source cards and the evidence list in
+``components.cards``, the nh3 allowlist in ``components.sanitize``, verdict
+marks in ``components.verdict_view``, the stylesheets in ``components/static/``.
 
 How markers are placed without touching the Markdown
 ----------------------------------------------------
@@ -21,215 +25,44 @@ first; the sanitizer is a safety net.
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Mapping, Sequence
-from urllib.parse import quote, urlsplit
 
-import nh3
-
-from components.verdict_view import (
-    VERDICT_CSS,
-    aria_suffix,
-    card_quote_html,
-    card_verdict_html,
-    slot_marks_html,
-    sup_class,
-)
-from core.grounding import answer_status, validate_supports
-from core.layout import Layout, MarkerSlot, layout, marker_numbers
+from components.cards import build_cards, cite_html, e as _e, evidence_html, snapshot_url
+from components.sanitize import _CLASSES, _TAGS  # noqa: F401 - the allowlist, re-exported for tests
+from components.sanitize import sanitize as _sanitize
+from components.static import style
+from components.verdict_view import VERDICT_CSS, slot_marks_html
+from core.grounding import answer_status
+from core.layout import Layout, MarkerSlot
 from core.markdown import insert_at, markdown_parser, placeholder_codes, safe_link
-from core.models import AnswerRecord, AuditEntry, ChunkSnapshot, SourceCard
-from core.replay import snapshot_state
-from core.verdicts import MarkerVerdict, marker_verdicts
+from core.models import AnswerRecord, AuditEntry, SourceCard
+from core.presentation import (
+    BLOCKED_MESSAGE,
+    CANDIDATES_TITLE,
+    CHECK_NOTE,
+    EXTRACTIVE_NOTE,
+    INTERRUPTED_MESSAGE,
+    KEYWORD_MODE_NOTE,
+    PATH_SEPARATOR,
+    REPHRASE_HINT,
+    UNSUPPORTED_LABEL,
+    UNVERIFIABLE_MESSAGE,
+    display_title,
+    error_message,
+    mark_answer,
+    no_evidence_message,
+)
 
 __all__ = ["ANSWER_CSS", "render_answer", "source_cards", "snapshot_url", "display_title"]
 
-UNSUPPORTED_LABEL = "本段无出处"
-EXTRACTIVE_NOTE = "抽取式回答：句子原文摘自知识库"
-CHECK_NOTE = "核查结果：每句话都在知识库中检索并与来源核对"
-NO_EVIDENCE_MESSAGE = "在当前检索设置下，知识库中没有足够的证据回答这个问题。"
-UNVERIFIABLE_MESSAGE = "无法核实：这段回答中没有任何内容能与来源核对。"
-BLOCKED_MESSAGE = "模型提供方拦截了这次回答，未显示内容。"
-ERROR_PREFIX = "出错了："
-INTERRUPTED_MESSAGE = "回答被中断：以下是中断前已生成的部分，未经核对。"
-CANDIDATES_TITLE = "最接近的片段（不作为证据）"
-REPHRASE_HINT = "可以换个说法再问：用文档里的术语（例如 Pod、Service、ConfigMap），写出具体的对象、字段或版本，或把问题拆成更小的问题。"
-KEYWORD_MODE_NOTE = "关键词检索：向量索引尚未建完，本次只按关键词判断证据。"
-
-ANSWER_CSS = """<style>
-.yz-answer { line-height: 1.7; color: inherit; }
-.yz-answer pre { background: rgba(127,127,127,0.10); padding: 0.6em 0.8em; border-radius: 6px; overflow-x: auto; }
-.yz-answer table { border-collapse: collapse; margin: 0.5em 0; }
-.yz-answer th, .yz-answer td { border: 1px solid rgba(127,127,127,0.35); padding: 0.2em 0.6em; }
-.yz-notice { padding: 0.6em 0.9em; border-radius: 6px; margin: 0.4em 0 0.8em;
-  background: rgba(127,127,127,0.10); border-left: 4px solid rgba(127,127,127,0.5); }
-.yz-notice.yz-error { border-left-color: #c0392b; }
-.yz-notice.yz-unverifiable, .yz-notice.yz-blocked, .yz-notice.yz-interrupted { border-left-color: #b9770e; }
-.yz-note { font-size: 0.85em; opacity: 0.8; margin: 0.2em 0 0.6em; }
-.yz-query { font-size: 0.9em; opacity: 0.85; }
-.yz-cite { position: relative; display: inline-block; vertical-align: super; line-height: 1;
-  font-size: 0.75em; margin: 0 0.05em; }
-.yz-cite-link { text-decoration: none; font-weight: 600; padding: 0 0.1em; border-radius: 3px; }
-.yz-cite-link:focus { outline: 2px solid #2e86c1; outline-offset: 1px; }
-.yz-card { display: none; position: absolute; z-index: 1000; left: -0.5em; top: 100%;
-  width: 22em; max-width: 80vw; padding: 0.6em 0.8em; margin-top: 0.3em;
-  background: #ffffff; color: #222222; border: 1px solid #d0d4d9; border-radius: 6px;
-  box-shadow: 0 4px 14px rgba(0,0,0,0.15); font-size: 0.8rem; line-height: 1.5;
-  font-weight: normal; text-align: left; white-space: normal; vertical-align: baseline; }
-.yz-card::before { content: ""; position: absolute; left: 0; right: 0; top: -0.6em; height: 0.6em; }
-.yz-cite:hover .yz-card, .yz-cite:focus-within .yz-card { display: block; }
-@supports (anchor-name: --a) {
-  /* Keep the card inside the viewport: anchor it to its marker and flip when it would overflow. */
-  .yz-cite { anchor-scope: --yz-cite; }
-  .yz-cite-link { anchor-name: --yz-cite; }
-  .yz-card { position: fixed; position-anchor: --yz-cite; top: anchor(bottom); left: anchor(left);
-    right: auto; margin-top: 0.3em;
-    position-try-fallbacks: flip-inline, flip-block, flip-block flip-inline, --yz-fit-below, --yz-fit-above; }
-  /* On a narrow screen neither side of the marker may fit: centre the card in the viewport. */
-  @position-try --yz-fit-below { top: anchor(bottom); bottom: auto; left: 0.5em; right: 0.5em; margin: 0.3em auto 0; }
-  @position-try --yz-fit-above { top: auto; bottom: anchor(top); left: 0.5em; right: 0.5em; margin: 0 auto 0.3em; }
-}
-.yz-card > span { display: block; }
-.yz-card-title { font-weight: 600; margin-bottom: 0.2em; }
-.yz-card-path, .yz-path { color: #5d6d7e; font-size: 0.95em; }
-.yz-card-snippet { margin: 0.3em 0; color: #333333; }
-.yz-card-meta, .yz-meta { color: #7f8c8d; font-size: 0.9em; }
-.yz-card-link { display: inline-block; margin-top: 0.3em; }
-.yz-badge { display: inline-block; font-size: 0.85em; padding: 0 0.4em; border-radius: 3px;
-  background: #fdebd0; color: #7e5109; margin: 0.2em 0.3em 0 0; }
-.yz-badge-deleted { background: #fadbd8; color: #78281f; }
-.yz-unsupported { display: inline-block; font-size: 0.72em; vertical-align: super; line-height: 1;
-  color: #7f8c8d; border: 1px dashed #aab7b8; border-radius: 3px; padding: 0.05em 0.3em;
-  margin: 0 0.15em; }
-.yz-after-block { margin: -0.3em 0 0.6em; }
-.yz-evidence, .yz-links, .yz-audit { margin-top: 1em; font-size: 0.9em; }
-.yz-section-title { font-size: 0.95em; margin: 0.4em 0; }
-.yz-evidence-list, .yz-links-list { list-style: none; padding-left: 0; margin: 0; }
-.yz-evidence-item { margin: 0.35em 0; }
-.yz-evidence-item > span { display: block; }
-.yz-evidence-head { display: inline; }
-.yz-num { font-weight: 600; margin-right: 0.3em; }
-.yz-links-list li { margin: 0.2em 0; }
-.yz-link-kind { font-size: 0.85em; opacity: 0.7; margin-left: 0.4em; }
-.yz-audit summary, .yz-retrieval summary { cursor: pointer; opacity: 0.8; }
-.yz-candidates { margin-top: 0.6em; font-size: 0.9em; }
-.yz-candidates summary { cursor: pointer; opacity: 0.8; }
-.yz-candidate-list { list-style: none; padding-left: 0; margin: 0.3em 0; opacity: 0.85; }
-.yz-candidate-list li { margin: 0.35em 0; }
-.yz-candidate-list li > span { display: block; }
-</style>""" + VERDICT_CSS
-
-# -- sanitizer allowlist (our own tags, attributes and classes only) ---------------
-
-_TAGS = {
-    "a", "p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "strong", "em", "code", "pre",
-    "blockquote", "ul", "ol", "li", "table", "thead", "tbody", "tr", "th", "td", "sup", "span",
-    "div", "section", "details", "summary", "time", "mark",
-}  # fmt: skip
-_ATTRIBUTES = {
-    "a": {"href", "title", "aria-label", "target"},
-    "ol": {"start"},
-    "th": {"style"},
-    "td": {"style"},
-    "span": {"role", "title", "aria-label"},
-    "div": {"role"},
-    "time": {"datetime"},
-}
-_CLASSES = {
-    "a": {"yz-cite-link", "yz-card-link", "yz-evidence-title", "yz-origin", "yz-link"},
-    "sup": {"yz-cite", "yz-cite-review", "yz-cite-contradicted"},
-    "span": {
-        "yz-card", "yz-card-title", "yz-card-path", "yz-card-snippet", "yz-card-meta",
-        "yz-badge", "yz-badge-updated", "yz-badge-deleted", "yz-unsupported", "yz-num",
-        "yz-path", "yz-snippet", "yz-meta", "yz-link-kind", "yz-evidence-head", "yz-domain",
-        "yz-review", "yz-contradicted", "yz-card-verdict", "yz-card-verdict-review",
-        "yz-card-verdict-contradicted", "yz-card-verdict-supported", "yz-card-quote", "yz-quote-label",
-    },
-    "div": {
-        "yz-answer", "yz-answer-body", "yz-notice", "yz-error", "yz-unverifiable", "yz-blocked", "yz-interrupted",
-        "yz-no-evidence", "yz-note", "yz-extractive", "yz-check", "yz-query", "yz-after-block",
-        "yz-orphans", "yz-keyword-mode", "yz-uncovered", "yz-hint",
-    },
-    "section": {"yz-evidence", "yz-links"},
-    "details": {"yz-audit", "yz-retrieval", "yz-candidates"},
-    "ul": {"yz-evidence-list", "yz-links-list", "yz-audit-list", "yz-candidate-list"},
-    "li": {"yz-evidence-item"},
-    "h4": {"yz-section-title"},
-}  # fmt: skip
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _sanitize(fragment: str) -> str:
-    # a lone surrogate (possible in JSON-decoded text) cannot cross into nh3 (Rust UTF-8)
-    fragment = _SURROGATE.sub("\ufffd", fragment)
-    return nh3.clean(
-        fragment,
-        tags=_TAGS,
-        attributes=_ATTRIBUTES,
-        allowed_classes=_CLASSES,
-        url_schemes={"http", "https"},
-        filter_style_properties={"text-align"},
-        strip_comments=True,
-    )
-
-
-def _e(text: object) -> str:
-    return html.escape(str(text), quote=True)
-
-
-# -- source cards --------------------------------------------------------------------
-
-
-def snapshot_url(answer_id: str, chunk_id: str, base: str = "./sources") -> str:
-    """Relative link to the snapshot page: ``{base}?answer_id=..&chunk_id=..`` (both URL-encoded)."""
-    return f"{base}?answer_id={quote(answer_id, safe='')}&chunk_id={quote(chunk_id, safe='')}"
-
-
-def _domain(uri: str | None) -> str | None:
-    if not uri or not safe_link(uri):
-        return None
-    try:
-        host = urlsplit(uri.strip()).hostname
-    except ValueError:
-        return None
-    return host or None
-
-
-def _path(chunk: ChunkSnapshot) -> tuple[str, ...]:
-    return tuple(p.strip() for p in chunk.heading_path if p and p.strip())
-
-
-def display_title(chunk: ChunkSnapshot) -> str:
-    """The title shown for a chunk: its title, else its URL's domain, else its heading path."""
-    if chunk.title and chunk.title.strip():
-        return chunk.title.strip()
-    dom = _domain(chunk.uri)
-    if dom:
-        return dom
-    path = _path(chunk)
-    if path:
-        return " › ".join(path)
-    return chunk.chunk_id
-
-
-def _snippet(text: str, limit: int = 160) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
-
-
-def _page(chunk: ChunkSnapshot) -> int | None:
-    for key in ("page", "page_number", "pageNumber"):
-        v = chunk.metadata.get(key)
-        if isinstance(v, int) and not isinstance(v, bool):
-            return v
-    return None
+#: The stylesheet of the answer HTML (``components/static/answer.css``, then the verdict styles),
+#: as ``<style>`` elements; read once at import.
+ANSWER_CSS = style("answer.css") + VERDICT_CSS
 
 
 class _View:
-    """Everything derived from a record once: valid supports, layout, numbers, cards."""
+    """Everything derived from a record once: the marked answer (``core.presentation``) and its cards."""
 
     def __init__(
         self,
@@ -238,37 +71,12 @@ class _View:
         snapshot_base: str,
     ) -> None:
         self.record = record
-        known = [c.chunk_id for c in record.chunks]
-        self.supports, self.render_audit = validate_supports(
-            record.answer_text, record.supports, known
-        )
-        self.layout: Layout = layout(record.answer_text, self.supports)
-        self.numbers = marker_numbers(self.layout.segments)
-        cards: dict[str, SourceCard] = {}
-        for cid, num in self.numbers.items():
-            chunk = record.chunk(cid)
-            if chunk is None:  # validate_supports keeps only known ids
-                continue
-            cards[cid] = SourceCard(
-                number=num,
-                chunk_id=cid,
-                title=display_title(chunk),
-                heading_path=_path(chunk),
-                snippet=_snippet(chunk.text),
-                uri=chunk.uri if chunk.uri and safe_link(chunk.uri) else None,
-                updated_at=chunk.updated_at,
-                relevance=chunk.relevance,
-                snapshot_url=snapshot_url(record.answer_id, cid, snapshot_base),
-                page=_page(chunk),
-                changed=snapshot_state(chunk, current_versions),  # type: ignore[arg-type]
-            )
-        self.cards = cards
-        self.verdicts = marker_verdicts(
-            record.supports,
-            self.supports,
-            [(s.position, s.chunk_ids) for s in self.layout.slots],
-            {c.chunk_id: c.text for c in record.chunks},
-        )
+        marked = mark_answer(record)
+        self.supports, self.render_audit = marked.supports, marked.render_audit
+        self.layout: Layout = marked.layout
+        self.numbers = marked.numbers
+        self.cards = build_cards(record, self.numbers, current_versions, snapshot_base)
+        self.verdicts = marked.verdicts
 
 
 def source_cards(
@@ -288,70 +96,13 @@ def source_cards(
     return sorted(view.cards.values(), key=lambda c: c.number)
 
 
-# -- HTML pieces -----------------------------------------------------------------------
-
-
-def _meta_line(card: SourceCard) -> str:
-    bits = []
-    if card.updated_at is not None:
-        iso = card.updated_at.isoformat()
-        bits.append(f'更新于 <time datetime="{_e(iso)}">{_e(card.updated_at.strftime("%Y-%m-%d"))}</time>')
-    if card.page is not None:
-        bits.append(f"第 {card.page} 页")
-    if card.relevance is not None:
-        bits.append(f"相关度 {card.relevance:.2f}")
-    return " · ".join(bits)
-
-
-def _badge(card: SourceCard) -> str:
-    if card.changed == "updated":
-        return '<span class="yz-badge yz-badge-updated">来源已更新</span>'
-    if card.changed == "deleted":
-        return '<span class="yz-badge yz-badge-deleted">来源已删除</span>'
-    return ""
-
-
-def _verdict_link(card: SourceCard, verdict: MarkerVerdict | None) -> str:
-    """The snapshot link; with ``&support=i`` when the page can highlight that support's quote."""
-    if verdict is None or verdict.quote is None or verdict.support_index is None:
-        return card.snapshot_url
-    return f"{card.snapshot_url}&support={verdict.support_index}"
-
-
-def _cite_html(card: SourceCard, verdict: MarkerVerdict | None = None, chunk_text: str = "") -> str:
-    path = " › ".join(card.heading_path)
-    href = _verdict_link(card, verdict)
-    label = f"来源 {card.number}：{card.title}{aria_suffix(verdict)}"
-    parts = [
-        f'<sup class="{sup_class(verdict)}">',
-        f'<a class="yz-cite-link" href="{_e(href)}" target="_blank" '
-        f'aria-label="{_e(label)}">[{card.number}]</a>',
-        '<span class="yz-card" role="tooltip">',
-        f'<span class="yz-card-title">{_e(card.title)}</span>',
-    ]
-    if path:
-        parts.append(f'<span class="yz-card-path">{_e(path)}</span>')
-    parts.append(card_verdict_html(verdict))
-    quote = card_quote_html(chunk_text, verdict)
-    parts.append(quote if quote is not None else f'<span class="yz-card-snippet">{_e(card.snippet)}</span>')
-    meta = _meta_line(card)
-    if meta:
-        parts.append(f'<span class="yz-card-meta">{meta}</span>')
-    badge = _badge(card)
-    if badge:
-        parts.append(f"<span>{badge}</span>")
-    parts.append(f'<span><a class="yz-card-link" href="{_e(href)}" target="_blank">查看来源快照</a></span>')
-    parts.append("</span></sup>")
-    return "".join(parts)
-
-
 def _unsupported_html() -> str:
     return f'<span class="yz-unsupported" title="{UNSUPPORTED_LABEL}">{UNSUPPORTED_LABEL}</span>'
 
 
 def _slot_html(slot: MarkerSlot, cards: Mapping[str, SourceCard], verdicts: _Verdicts | None = None) -> str:
     if verdicts is None:
-        out = [_cite_html(cards[cid]) for cid in slot.chunk_ids if cid in cards]
+        out = [cite_html(cards[cid]) for cid in slot.chunk_ids if cid in cards]
     else:
         out = _verdict_slot_html(slot, cards, verdicts)
     if slot.unsupported:
@@ -374,7 +125,7 @@ def _verdict_slot_html(slot: MarkerSlot, cards: Mapping[str, SourceCard], verdic
         if cid not in cards:
             continue
         v = verdicts.by_marker.get((slot.position, cid))
-        out.append(_cite_html(cards[cid], v, verdicts.texts.get(cid, "")))
+        out.append(cite_html(cards[cid], v, verdicts.texts.get(cid, "")))
         if v is not None and v.kind in ("review", "contradicted"):
             kinds.add(v.kind)
             reasons.append(v.reason or "")
@@ -447,35 +198,6 @@ def _body_html(text: str, lay: Layout, cards: Mapping[str, SourceCard], verdicts
     return body
 
 
-def _evidence_html(cards: Sequence[SourceCard]) -> str:
-    if not cards:
-        return ""
-    items = []
-    for card in cards:
-        bits = [
-            '<li class="yz-evidence-item"><span class="yz-evidence-head">',
-            f'<span class="yz-num">[{card.number}]</span>',
-            f'<a class="yz-evidence-title" href="{_e(card.snapshot_url)}" target="_blank">{_e(card.title)}</a>',
-        ]
-        dom = _domain(card.uri)
-        if card.uri and dom:
-            bits.append(f' · <a class="yz-origin" href="{_e(card.uri)}">{_e(dom)}</a>')
-        bits.append(_badge(card))
-        bits.append("</span>")
-        if card.heading_path:
-            bits.append(f'<span class="yz-path">{_e(" › ".join(card.heading_path))}</span>')
-        bits.append(f'<span class="yz-snippet">{_e(card.snippet)}</span>')
-        meta = _meta_line(card)
-        if meta:
-            bits.append(f'<span class="yz-meta">{meta}</span>')
-        bits.append("</li>")
-        items.append("".join(bits))
-    return (
-        '<section class="yz-evidence"><h4 class="yz-section-title">引用来源</h4>'
-        f'<ul class="yz-evidence-list">{"".join(items)}</ul></section>'
-    )
-
-
 def _links_html(record: AnswerRecord) -> str:
     if not record.recommended_links:
         return ""
@@ -523,7 +245,6 @@ def _retrieval_html(record: AnswerRecord) -> str:
     )
 
 
-
 def _candidates_html(record: AnswerRecord) -> str:
     """The retrieved candidates of a no_evidence record, collapsed, marked as not evidence."""
     if not record.candidates:
@@ -533,7 +254,7 @@ def _candidates_html(record: AnswerRecord) -> str:
         c = cand.chunk
         snippet = c.text if len(c.text) <= 140 else c.text[:140] + "…"
         items.append(
-            f'<li><span class="yz-path">{_e(" › ".join(c.heading_path) or c.title)}</span>'
+            f'<li><span class="yz-path">{_e(PATH_SEPARATOR.join(c.heading_path) or c.title)}</span>'
             f'<span class="yz-snippet">{_e(snippet)}</span>'
             f'<span class="yz-meta">相关度 {c.relevance:.2f} · 充分性 {cand.score:.2f}（低于阈值，未引用）</span></li>'
         )
@@ -585,14 +306,13 @@ def render_answer(
     out = ['<div class="yz-answer">']
     status = record.status
     if status == "no_evidence":
-        named = record.sufficiency is not None and record.sufficiency.missing_terms and record.sufficiency.message
-        out.append(_notice("no-evidence", record.sufficiency.message if named else NO_EVIDENCE_MESSAGE))
+        out.append(_notice("no-evidence", no_evidence_message(record)))
         out.append(_sufficiency_notes(record))
         out.append(_candidates_html(record))
         out.append(_retrieval_html(record))
         out.append(_links_html(record))
     elif status == "error":
-        out.append(_notice("error", ERROR_PREFIX + (record.error or "未知错误")))
+        out.append(_notice("error", error_message(record)))
         out.append(f'<div class="yz-query">问题：{_e(record.query)}</div>')
     elif status == "blocked":
         msg = BLOCKED_MESSAGE + (f"（{record.error}）" if record.error else "")
@@ -611,7 +331,7 @@ def render_answer(
         out.append(_sufficiency_notes(record))
         body = _body_html(record.answer_text, view.layout, view.cards, _Verdicts(view))
         out.append(f'<div class="yz-answer-body">{body}</div>')
-        out.append(_evidence_html(cards))
+        out.append(evidence_html(cards))
         out.append(_links_html(record))
         out.append(_retrieval_html(record))
         out.append(_audit_html([*record.audit, *view.render_audit]))

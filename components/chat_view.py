@@ -5,6 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from components.answer_view import ANSWER_CSS, render_answer
+from components.errors import show_app_error
+from core.errors import UnsavedRecordError
 from core.export import conversation_to_json, conversation_to_markdown, to_markdown
 from core.models import AnswerRecord
 
@@ -17,7 +19,10 @@ def show_record(record: AnswerRecord, current_versions: dict[str, str | None] | 
 def ask_and_show(engine, question: str, *, generator: str | None, conversation_id: str,
                  history: list[tuple[str, str]]) -> AnswerRecord:  # noqa: ANN001 - Engine
     """Ask, stream the answer text while it is generated, then re-render it with
-    its markers and cards from the stored record (the same view as a replay)."""
+    its markers and cards from the stored record (the same view as a replay).
+
+    When the store fails (``UnsavedRecordError``) the answer is still shown, under
+    the error message; other ``AppError`` s propagate to the page's ``page_guard``."""
     live = st.empty()
     streamed: list[str] = []
 
@@ -25,10 +30,16 @@ def ask_and_show(engine, question: str, *, generator: str | None, conversation_i
         streamed.append(piece)
         live.text("".join(streamed) + " ▌")
 
-    with st.spinner("正在检索与作答…"):
-        record = engine.ask(
-            question, generator=generator, conversation_id=conversation_id, history=history, on_text=on_text
-        )
+    try:
+        with st.spinner("正在检索与作答…"):
+            record = engine.ask(
+                question, generator=generator, conversation_id=conversation_id, history=history, on_text=on_text
+            )
+    except UnsavedRecordError as exc:  # the answer exists but is not stored: show both
+        live.empty()
+        show_app_error(exc, "保存回答")
+        show_record(exc.record, engine.index.current_versions())
+        return exc.record
     live.empty()
     show_record(record, engine.index.current_versions())
     return record

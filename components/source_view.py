@@ -19,9 +19,11 @@ from html import escape
 
 import streamlit as st
 
+from components.static import style
 from components.verdict_view import VERDICT_CSS, highlight_html
 from core.markdown import safe_link
 from core.models import AnswerRecord, Chunk, ChunkSnapshot
+from core.presentation import shown_path
 from core.replay import char_diff, snapshot_state
 from core.verdicts import CONTRADICTED_LABEL, REVIEW_LABEL, quote_span, snapshot_quote, support_kind, support_reason
 
@@ -38,16 +40,9 @@ SCROLL_TO_QUOTE = """<script>
 })();
 </script>"""
 
-DIFF_CSS = """<style>
-.yz-diff { white-space: pre-wrap; line-height: 1.7; font-size: 0.95em; }
-.yz-diff del { background: rgba(231, 76, 60, 0.18); text-decoration: line-through; }
-.yz-diff ins { background: rgba(46, 204, 113, 0.22); text-decoration: none; }
-</style>"""
+DIFF_CSS = style("diff.css")
 
-TEXT_CSS = """<style>
-.yz-snap-title { font-size: 1.5rem; font-weight: 600; margin: 0.2rem 0; }
-.yz-snap-path, .yz-snap-query { color: rgba(49, 51, 63, 0.6); font-size: 0.875rem; white-space: pre-wrap; }
-</style>"""
+TEXT_CSS = style("snapshot.css")
 
 
 def text_html(text: str, cls: str) -> str:
@@ -56,8 +51,10 @@ def text_html(text: str, cls: str) -> str:
 
 
 def header_html(title: str, heading_path: tuple[str, ...] | list[str]) -> str:
-    """The snapshot's title and heading path (``A › B › C``) as escaped HTML."""
-    return TEXT_CSS + text_html(title, "yz-snap-title") + text_html(" › ".join(heading_path), "yz-snap-path")
+    """The snapshot's title and heading path (``A › B › C``, without repeating the title:
+    ``core.presentation.shown_path``) as escaped HTML."""
+    path = shown_path(title, tuple(heading_path))
+    return TEXT_CSS + text_html(title, "yz-snap-title") + text_html(path, "yz-snap-path")
 
 
 def diff_html(old: str, new: str) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 import re
 
+from components.static import style
 from core.verdicts import (
     CONTRADICTED_LABEL,
     QUOTE_LABEL,
@@ -20,24 +21,8 @@ from core.verdicts import (
     MarkerVerdict,
 )
 
-VERDICT_CSS = """<style>
-.yz-cite-review .yz-cite-link { color: #9a5b00; text-decoration: underline dashed; }
-.yz-cite-contradicted .yz-cite-link { color: #b03a2e; text-decoration: underline wavy; }
-.yz-review, .yz-contradicted { display: inline-block; font-size: 0.72em; vertical-align: super;
-  line-height: 1; border-radius: 3px; padding: 0.05em 0.3em; margin: 0 0.15em; white-space: nowrap; }
-.yz-review { color: #7e5109; background: #fdebd0; border: 1px dashed #d68910; }
-.yz-contradicted { color: #78281f; background: #fadbd8; border: 1px solid #cd6155; font-weight: 600; }
-.yz-card-verdict { margin: 0.2em 0; padding: 0.15em 0.4em; border-radius: 3px; }
-.yz-card-verdict-review { background: #fef5e7; color: #7e5109; }
-.yz-card-verdict-contradicted { background: #fdedec; color: #78281f; }
-.yz-card-verdict-supported { background: #eafaf1; color: #1d6a39; }
-.yz-quote-label { font-weight: 600; margin-right: 0.3em; }
-.yz-answer mark, .yz-quote-text mark { background: #fff3a3; color: inherit; padding: 0 0.1em; border-radius: 2px; }
-.yz-cite-contradicted mark { background: #f9d3cf; }
-.yz-quote-text { white-space: pre-wrap; line-height: 1.8; }
-.yz-quote-caption { font-size: 0.875rem; opacity: 0.7; margin-bottom: 0.5em; }
-.yz-quote-text mark { scroll-margin-top: 30vh; box-shadow: 0 0 0 2px #f4d03f; }
-</style>"""
+#: The verdict styles (``components/static/verdict.css``) as a ``<style>`` element; read once at import.
+VERDICT_CSS = style("verdict.css")
 
 _WS = re.compile(r"\s+")
 

@@ -18,6 +18,7 @@ safety block) are record statuses, never exceptions.
     ├── GroundingError         offsets or supports are malformed (normally audited, not raised)
     │   └── OffsetError        an offset is not on a character boundary / out of range
     └── RecordError            the answer store cannot be read or written
+        └── UnsavedRecordError  a finished answer could not be stored (carries it)
 """
 
 from __future__ import annotations
@@ -88,3 +89,12 @@ class OffsetError(GroundingError):
 
 class RecordError(AppError):
     pass
+
+
+class UnsavedRecordError(RecordError):
+    """A finished answer could not be stored. ``record`` (an ``AnswerRecord``) is the answer
+    as it would have been stored, so the page can still show the question and what was answered."""
+
+    def __init__(self, message: str, record: object) -> None:
+        super().__init__(message)
+        self.record = record

@@ -26,11 +26,18 @@ from urllib.parse import quote
 
 from markdownify import MarkdownConverter
 
-from core.grounding import validate_supports
-from core.layout import layout
 from core.markdown import safe_link
 from core.models import AnswerRecord
-from core.verdicts import CONTRADICTED_LABEL, QUOTE_LABEL, REVIEW_LABEL, MarkerVerdict, marker_verdicts
+from core.presentation import (
+    EXPORT_BLOCKED_MESSAGE,
+    INTERRUPTED_MESSAGE,
+    NO_EVIDENCE_MESSAGE,
+    PATH_SEPARATOR,
+    UNSUPPORTED_LABEL,
+    error_message,
+    mark_answer,
+)
+from core.verdicts import CONTRADICTED_LABEL, QUOTE_LABEL, REVIEW_LABEL, MarkerVerdict
 
 _ESCAPER = MarkdownConverter(escape_misc=True, escape_asterisks=True, escape_underscores=True)
 
@@ -48,14 +55,11 @@ def safe_url(url: str | None) -> str | None:
         return None
     return "<" + quote(url.strip(), safe=":/?#[]@!$&'()*+,;=%~") + ">"
 
-UNSUPPORTED_MARK = "〔本段无出处〕"
+UNSUPPORTED_MARK = f"〔{UNSUPPORTED_LABEL}〕"
 
-INTERRUPTED_NOTE = "（回答被中断：以下是中断前已生成的部分，未经核对。）"
+INTERRUPTED_NOTE = f"（{INTERRUPTED_MESSAGE}）"
 
-STATUS_TEXT = {
-    "no_evidence": "在当前检索设置下，知识库中没有足够的证据回答这个问题。",
-    "blocked": "回答被模型服务拦截。",
-}
+STATUS_TEXT = {"no_evidence": NO_EVIDENCE_MESSAGE, "blocked": EXPORT_BLOCKED_MESSAGE}
 
 
 def _verdict_words(record: AnswerRecord, verdicts: list[MarkerVerdict]) -> str:
@@ -83,25 +87,18 @@ def to_markdown(record: AnswerRecord, *, label_prefix: str = "") -> str:
     if record.status in STATUS_TEXT:
         out.append(STATUS_TEXT[record.status] + "\n")
     elif record.status == "error":
-        out.append(f"出错了：{escape_text(record.error or '未知错误')}\n")
+        out.append(escape_text(error_message(record)) + "\n")
     else:
         if record.status == "interrupted":
             out.append(INTERRUPTED_NOTE + "\n")
-        supports, _ = validate_supports(record.answer_text, record.supports, [c.chunk_id for c in record.chunks])
-        lay = layout(record.answer_text, supports)
-        verdicts = marker_verdicts(
-            record.supports,
-            supports,
-            [(s.position, s.chunk_ids) for s in lay.slots],
-            {c.chunk_id: c.text for c in record.chunks},
-        )
-        numbers: dict[str, int] = {}
+        marked = mark_answer(record)
+        verdicts, numbers = marked.verdicts, marked.numbers
         inserts: list[tuple[int, str]] = []
-        for slot in lay.slots:
+        for slot in marked.layout.slots:
             if slot.unsupported and not slot.chunk_ids:
                 mark = UNSUPPORTED_MARK
             else:
-                mark = "".join(f"[^{label_prefix}{numbers.setdefault(c, len(numbers) + 1)}]" for c in slot.chunk_ids)
+                mark = "".join(f"[^{label_prefix}{numbers[c]}]" for c in slot.chunk_ids)
                 mark += _verdict_words(
                     record, [verdicts[(slot.position, c)] for c in slot.chunk_ids if (slot.position, c) in verdicts]
                 )
@@ -120,7 +117,7 @@ def to_markdown(record: AnswerRecord, *, label_prefix: str = "") -> str:
                     continue
                 url = safe_url(snap.uri)
                 where = f" — {url}" if url else ""
-                path = " › ".join(escape_text(h) for h in snap.heading_path)
+                path = PATH_SEPARATOR.join(escape_text(h) for h in snap.heading_path)
                 out.append(
                     f"[^{label_prefix}{n}]: {path}{where}"
                     f"（片段 {escape_text(cid)}，版本 {escape_text(snap.version)}）"

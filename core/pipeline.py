@@ -8,13 +8,14 @@ the evaluation.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from core import grounding, textsafe
 from core.config import Settings, load_settings
 from core.embeddings import Embedder, make_embedder
-from core.errors import AppError, GenerationError
+from core.errors import AppError, GenerationError, RecordError, UnsavedRecordError
 from core.generators.base import Generator
 from core.generators.extractive import ExtractiveGenerator
 from core.index import KnowledgeIndex
@@ -25,6 +26,8 @@ from core.models import (
 from core.records import RecordStore
 from core.retrieval import HybridRetriever, RetrievalResult
 from core.verification import verify_record
+
+log = logging.getLogger(__name__)
 
 
 MAX_QUESTION_CHARS = 2000  # code points; longer input is refused, not embedded
@@ -145,9 +148,9 @@ def ask(
 
     Every input ends as a stored record:
 
-    * never raises an ``AppError`` (only ``RecordError`` when the store itself
-      fails): failures become a record with status ``error`` that keeps the
-      question and the retrieved evidence;
+    * never raises an ``AppError`` (only ``UnsavedRecordError``, a ``RecordError``
+      carrying the finished record, when the store itself fails): failures become
+      a record with status ``error`` that keeps the question and the retrieved evidence;
     * a lone surrogate (an undecodable byte, half an emoji) in the question or
       in anything the generator returned is replaced by U+FFFD and audited
       (``core.textsafe``), so the record can always be stored;
@@ -196,7 +199,10 @@ class _Turn:
         record = textsafe.scrub_record(record)
         self.pending = record
         if self.records is not None:
-            self.records.save(record)
+            try:
+                self.records.save(record)
+            except RecordError as exc:
+                raise UnsavedRecordError(str(exc), record) from exc
         self.saved = True
         return record
 
@@ -218,8 +224,8 @@ class _Turn:
                     audit=(entry,), **self.base,
                 )
             )
-        except Exception:  # noqa: BLE001 - the interruption itself must propagate
-            pass
+        except Exception:  # noqa: BLE001 - the interruption itself must propagate, so log, not raise
+            log.exception("the interrupted turn could not be stored (%s)", type(exc).__name__)
 
     def run(
         self,
@@ -279,7 +285,8 @@ class _Turn:
                 raise GenerationError("the generator ended without an answer")
         except AppError as exc:
             return self.finish(AnswerRecord(status="error", error=str(exc), chunks=snapshots, **base))
-        except Exception as exc:  # a bug in a generator must not lose the question
+        except Exception as exc:  # noqa: BLE001 - a bug in a generator (a plugin) must not lose the question
+            log.exception("generator %s failed unexpectedly", generator.name)
             error = f"the generator failed unexpectedly: {exc}"
             return self.finish(AnswerRecord(status="error", error=error, chunks=snapshots, **base))
         # the generator's own sources and text are untrusted: no lone surrogate reaches a hash or the store

@@ -82,3 +82,22 @@ def sample_engine(tmp_path_factory):
     from tests.fakes import build_engine
 
     return build_engine(tmp_path_factory.mktemp("sample-data"), [SAMPLE])
+
+
+@pytest.fixture()
+def page_env(tmp_path, monkeypatch):
+    """Env for a page script under AppTest: data in ``tmp_path/data``, a one-file corpus in
+    ``tmp_path/corpus`` (ingested on the first run; add files before it), the hash embedder."""
+    import streamlit as st
+
+    monkeypatch.chdir(ROOT)
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "start.md").write_text("## 起步\n\n首次启动导入的文档。\n", encoding="utf-8")
+    monkeypatch.setenv("YINZHENG_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("YINZHENG_CORPUS", str(corpus))
+    monkeypatch.setenv("YINZHENG_EMBEDDING", "hash")
+    monkeypatch.setenv("YINZHENG_BACKGROUND_EMBEDDING", "0")
+    st.cache_resource.clear()
+    yield tmp_path
+    st.cache_resource.clear()

@@ -6,25 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture()
-def page_env(tmp_path, monkeypatch):
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
-    (corpus / "start.md").write_text("## 起步\n\n首次启动导入的文档。\n", encoding="utf-8")
-    monkeypatch.setenv("YINZHENG_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("YINZHENG_CORPUS", str(corpus))
-    monkeypatch.setenv("YINZHENG_EMBEDDING", "hash")
-    monkeypatch.setenv("YINZHENG_BACKGROUND_EMBEDDING", "0")
-    monkeypatch.chdir(ROOT)
-    st.cache_resource.clear()
-    yield tmp_path
-    st.cache_resource.clear()
 
 
 @pytest.mark.slow

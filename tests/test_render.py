@@ -718,3 +718,25 @@ def test_a_resolved_follow_up_shows_the_query_it_searched_escaped() -> None:
     assert "<b>" not in html
     assert_safe(html)
     assert "检索详情" not in render_answer(record("", status="no_evidence", query="那它呢？"))
+
+
+def test_card_path_does_not_repeat_the_title() -> None:
+    """Issue 11: a heading path that starts with the title ("ConfigMap / ConfigMap") shows only what follows it."""
+    from core.presentation import shown_path
+
+    assert shown_path("ConfigMap", ("ConfigMap", "使用 ConfigMap")) == "使用 ConfigMap"
+    assert shown_path("ConfigMap", ("ConfigMap",)) == ""
+    assert shown_path("配置 › 端口", ("配置", "端口")) == ""  # a title made from the path itself
+    assert shown_path("Pod", ("概念", "Pod")) == "概念 › Pod"  # the title later in the path stays
+    rec = AnswerRecord(
+        query="q",
+        answer_text="ConfigMap 保存配置。",
+        status="answered",
+        chunks=(chunk("a", title="ConfigMap", heading_path=("ConfigMap", "使用 ConfigMap")),),
+        supports=(Support(start=0, end=13, chunk_ids=("a",)),),
+        generator=GeneratorInfo(name="extractive"),
+    )
+    out = render_answer(rec)
+    assert '<span class="yz-card-path">使用 ConfigMap</span>' in out
+    assert '<span class="yz-path">使用 ConfigMap</span>' in out
+    assert "ConfigMap › 使用" not in out
