@@ -39,7 +39,8 @@ with page_guard("核查"):
     if answer_id := st.query_params.get("answer_id"):
         record = engine.records.get(answer_id)
         if record is None:
-            st.error(f"找不到核查记录 {answer_id!r}：它可能来自另一个数据目录，或链接不完整。")
+            st.error("找不到这条核查记录：它可能来自另一个数据目录，或链接不完整。")
+            st.text(f"记录编号：{answer_id}")  # from the URL: shown as text, never as Markdown
         else:
             show_record(record, engine.index.current_versions())
             show_export_buttons([record], f"check-{answer_id[:8]}")

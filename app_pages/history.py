@@ -24,7 +24,8 @@ with page_guard("加载历史回答"):
         limit=200,
     )
     if records.skipped:
-        st.warning(f"有 {len(records.skipped)} 条记录无法读取，已跳过：" + "、".join(r.answer_id for r in records.skipped[:5]))
+        st.warning(f"有 {len(records.skipped)} 条记录无法读取，已跳过（编号见下）。")
+        st.text("、".join(r.answer_id for r in records.skipped[:5]))  # stored ids: text, never Markdown
     if not records:
         st.info("还没有符合条件的回答。")
     labels = {r.answer_id: f"{r.created_at:%Y-%m-%d %H:%M} · [{'核查 · ' if r.generator.name == 'check' else ''}"

@@ -59,5 +59,5 @@ with page_guard("知识库操作"):
         target = st.selectbox("选择文档", [r.document.source_id for r in rows], index=None, placeholder="来源路径")
         if st.button("隐藏此文档", disabled=target is None, type="primary"):
             engine.index.hide(target)
-            st.success(f"已隐藏：{target}")
+            st.success("已隐藏所选文档。")
             st.rerun()

@@ -55,7 +55,8 @@ def show_index_status(engine, worker) -> None:  # noqa: ANN001 - Engine / Embedd
         st.caption(f"向量索引已就绪（{engine.embedder.name}）")
     owner = engine.index.store_owner()
     if owner is not None:
-        st.caption(f"向量库由{owner.describe()}持有：本进程用目录中缓存的向量检索，新向量由它补齐。")
+        st.caption("向量库由另一个进程持有：本进程用目录中缓存的向量检索，新向量由它补齐。")
+        st.text(owner.describe())  # its command line: text, never Markdown
     if worker is not None and worker.error:
         st.warning(worker.error)
 

@@ -48,6 +48,7 @@ def ensure_ready() -> Engine:
         )
         bar.empty()
         if report.failures:
-            st.warning("以下文件未能导入：" + "；".join(f"{f.source_id}（{f.reason}）" for f in report.failures))
+            st.warning(f"有 {len(report.failures)} 个文件未能导入（文件名与原因见下）。")
+            st.text("\n".join(f"{f.source_id}：{f.reason}" for f in report.failures))  # file names: text, never Markdown
     embedding_worker()
     return engine
