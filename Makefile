@@ -24,9 +24,9 @@ install-dev: $(VENV)/.installed-dev
 
 # Debian's Chromium for the real-browser tests (Playwright drives it via executable_path).
 browser:
-	@if ! command -v chromium >/dev/null 2>&1 || ! fc-list :lang=zh 2>/dev/null | grep -q .; then \
+	@if ! command -v chromium >/dev/null 2>&1 || ! fc-list :lang=zh 2>/dev/null | grep -q . || ! fc-list | grep -qi "color emoji"; then \
 	  if [ "$$(id -u)" = "0" ]; then \
-	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk >/dev/null) \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk fonts-noto-color-emoji >/dev/null) \
 	      || echo "warning: could not install chromium; browser tests will be skipped"; \
 	  else echo "note: chromium not installed (sudo apt-get install chromium); browser tests will be skipped"; fi; \
 	fi
