@@ -22,7 +22,7 @@ def _numbers(obj, path=""):
 
 @pytest.mark.timeout(600)
 def test_quick_bench_report_is_complete(tmp_path, capsys):
-    from core.bench import REPORT_KEYS, STAGES, main
+    from benchmarks.bench import REPORT_KEYS, STAGES, main
 
     out = tmp_path / "bench.json"
     assert main(["--quick", "--embedding", "hash", "--corpus", str(SAMPLE), "--json", str(out)]) == 0

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from core import evaluation as ev
+from core.cli import main as cli_main
 from core.models import AnswerRecord, ChunkSnapshot, GeneratorInfo, Support, sha256_hex
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -228,7 +229,7 @@ def test_run_eval_hash_dense(slice_paths):
 def test_cli_bm25_only_writes_report(slice_paths, tmp_path, capsys):
     qfile, docs = slice_paths
     out = tmp_path / "r.json"
-    code = ev.main([str(qfile), str(docs), "--no-dense", "--embedding", "hash", "--generator", "extractive",
+    code = cli_main(["eval", str(qfile), str(docs), "--no-dense", "--embedding", "hash", "--generator", "extractive",
                     "--top-k", "5", "--evidence-threshold", "0.3", "--report", str(out), "--quiet"])
     assert code == 0
     report = json.loads(out.read_text(encoding="utf-8"))
@@ -250,7 +251,7 @@ def test_recording_retriever_matches_plain(tmp_path):
     ingest(index, [SAMPLE / SLICE_DOCS[0], SAMPLE / SLICE_DOCS[1]], embed=False)
     for q in ("ConfigMap 能存多大的数据？", "StatefulSet 默认的 Pod 管理策略"):
         plain = HybridRetriever(index, top_k=3, evidence_threshold=0.3, use_dense=False).retrieve(q)
-        rec = ev._RecordingRetriever(index, top_k=3, evidence_threshold=0.3, use_dense=False, depth=10)
+        rec = ev.RecordingRetriever(index, top_k=3, evidence_threshold=0.3, use_dense=False, depth=10)
         got = rec.retrieve(q)
         assert [c.chunk_id for c in got.chunks] == [c.chunk_id for c in plain.chunks]
         assert [c.chunk_id for c in got.evidence] == [c.chunk_id for c in plain.evidence]
@@ -330,7 +331,7 @@ def test_followup_history_reaches_the_retriever(tmp_path):
 
     index = KnowledgeIndex(Settings(data_dir=tmp_path, embedding="hash"), HashingEmbedder())
     ingest(index, [SAMPLE / SLICE_DOCS[0]], embed=False)
-    rec = ev._RecordingRetriever(index, top_k=3, evidence_threshold=0.3, use_dense=False, depth=10)
+    rec = ev.RecordingRetriever(index, top_k=3, evidence_threshold=0.3, use_dense=False, depth=10)
     seen = []
     original = rec.resolve
 
