@@ -344,3 +344,34 @@ def test_followup_history_reaches_the_retriever(tmp_path):
             settings=Settings(data_dir=tmp_path, embedding="hash"), history=["ConfigMap 是什么？"])
     assert seen == [("ConfigMap 是什么？",)]
     assert r.retrieval_query == "ConfigMap 那它的大小上限呢？"  # the subject is carried into retrieval
+
+
+def test_an_unavailable_generator_becomes_error_records_but_a_bug_is_raised(slice_paths, monkeypatch, caplog):
+    """Only ``AppError`` from opening the generator is turned into per-question error records
+    (and logged with its traceback); a programming error in it is not hidden as a string."""
+    import logging
+
+    from core.embeddings import HashingEmbedder
+    from core.pipeline import Engine
+
+    from core.errors import GenerationError
+
+    def unavailable(self, name=None):
+        raise GenerationError(f"generator {name!r} unavailable: no API key")
+
+    qfile, docs = slice_paths
+    monkeypatch.setattr(Engine, "generator", unavailable)
+    with caplog.at_level(logging.WARNING, logger="core.evaluation.runner"):
+        report = ev.run_eval(qfile, [docs], embedder=HashingEmbedder(), embedding="hash", generator="extractive",
+                             use_dense=False, progress=False)
+    statuses = {q["status"] for q in report["questions"]}
+    assert "error" in statuses and statuses <= {"error", "no_evidence"}
+    warned = [r for r in caplog.records if "'extractive' unavailable" in r.getMessage()]
+    assert warned and warned[0].exc_info is not None and "no API key" in str(warned[0].exc_info[1])
+
+    def broken(self, name=None):
+        raise TypeError("a bug, not a configuration problem")
+
+    monkeypatch.setattr(Engine, "generator", broken)
+    with pytest.raises(TypeError, match="a bug"):
+        ev.run_eval(qfile, [docs], embedder=HashingEmbedder(), embedding="hash", use_dense=False, progress=False)
