@@ -13,6 +13,7 @@ from core.errors import AppError
 
 
 def register(sub) -> None:
+    """Add ``ask`` to the ``python -m core`` subparsers ``sub``."""
     p = sub.add_parser("ask", help="answer a question ('-' reads one per line from stdin)")
     p.add_argument("question")
     p.add_argument("--json", action="store_true", help="print the AnswerRecord as JSON (JSON Lines for '-')")

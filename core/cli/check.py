@@ -13,6 +13,7 @@ from core.cli._shared import ensure_ingested, open_engine
 
 
 def register(sub) -> None:
+    """Add ``check`` to the ``python -m core`` subparsers ``sub``."""
     p = sub.add_parser("check", help="核查: verify a text against the knowledge base ('-': JSON Lines on stdin)")
     p.add_argument("file", help="a UTF-8 text file, or '-' for JSON Lines {\"text\": \"…\"} on stdin")
     p.add_argument("--json", action="store_true", help="print the AnswerRecord as JSON (one line per record)")

@@ -15,6 +15,7 @@ from pathlib import Path
 
 
 def register(sub) -> None:
+    """Add ``eval`` and ``eval-claims`` to the ``python -m core`` subparsers ``sub``."""
     _register_eval(sub)
     _register_claims(sub)
 

@@ -8,6 +8,7 @@ import sys
 
 
 def register(sub) -> None:
+    """Add ``export`` to the ``python -m core`` subparsers ``sub``."""
     p = sub.add_parser("export", help="export a stored answer")
     p.add_argument("answer_id")
     p.add_argument("--format", choices=["json", "md"], default="json")

@@ -12,6 +12,7 @@ from core.cli._shared import open_engine, owner_note, progress_printer
 
 
 def register(sub) -> None:
+    """Add ``ingest`` to the ``python -m core`` subparsers ``sub``."""
     p = sub.add_parser("ingest", help="ingest files or folders (default: the bundled sample)")
     p.add_argument("paths", nargs="*")
     p.add_argument("--json", action="store_true", help="print the report as JSON")

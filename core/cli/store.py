@@ -10,6 +10,7 @@ from pathlib import Path
 
 
 def register(sub) -> None:
+    """Add ``store create`` to the ``python -m core`` subparsers ``sub``."""
     p = sub.add_parser("store", help="Gemini File Search store from the knowledge base: store create --name NAME [PATH ...]",
                        description="Manage the Gemini File Search store of the knowledge base.")
     store_sub = p.add_subparsers(dest="store_command", required=True)
