@@ -40,8 +40,11 @@ test: install-dev browser
 ingest: install
 	$(BIN)/python -m core ingest
 
+# scale benchmark (benchmarks/bench.py); on the full archive:
+#   make bench BENCH_ARGS="--corpus ../shared/corpus/k8s-zh-full.tar.gz"
+BENCH_ARGS ?= --corpus data/k8s-zh-sample/docs --sizes all --embedding hash
 bench: install
-	$(BIN)/python -m core bench
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python benchmarks/bench.py $(BENCH_ARGS)
 
 clean:
 	rm -rf data/index data/records data/cache data/runtime

@@ -1,4 +1,5 @@
-"""``python -m core eval-claims``: measure support verification on labelled answers.
+"""Claims evaluation library: measure support verification on labelled answers
+(the command ``python -m core eval-claims`` is ``core/cli/evaluate.py``; no ``main`` here).
 
 Input: JSON Lines in the format of ``../shared/eval-dev/claims/README.md``
 (``answer_text``, ``sentences[{start, end, label, kind, gold[{file, quote}]}]``,
@@ -18,11 +19,9 @@ and not timed).
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import statistics
-import sys
 import time
 from pathlib import Path
 from typing import Any, Sequence
@@ -30,6 +29,7 @@ from typing import Any, Sequence
 from core.models import AnswerRecord
 
 LABELS = ("supported", "contradicted", "unsupported")
+
 
 def default_set() -> Path:
     """``../shared/eval-dev/claims/answers.jsonl`` beside the repository root."""
@@ -158,36 +158,3 @@ def format_table(report: dict[str, Any]) -> str:
     lines.append(f"| latency per answer, warm: mean / max (ms) | {lat['mean']} / {lat['max']} |")
     lines.append(f"| latency per five sentences, mean (ms) | {lat['per_5_sentences_mean']} |")
     return "\n".join(lines)
-
-
-def add_cli(subparsers: Any) -> argparse.ArgumentParser:
-    p = subparsers.add_parser("eval-claims", help="measure support verification on a claims set (see core/claims_eval.py)")
-    p.add_argument("answers", nargs="?", default=None, help="claims JSON Lines (default: the shared dev set)")
-    p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.add_argument("--dense", action="store_true", help="retrieve with the embedder too (default: BM25 only)")
-    p.add_argument("--rows", default=None, help="write per-sentence rows (JSON Lines) to this file")
-    p.set_defaults(func=cmd_eval_claims)
-    return p
-
-
-def cmd_eval_claims(args: argparse.Namespace) -> int:
-    from core.config import load_settings
-    from core.pipeline import Engine
-
-    path = Path(args.answers) if args.answers else default_set()
-    if not path.is_file():
-        print(f"no claims file at {path}", file=sys.stderr)
-        return 2
-    answers = load_answers(path)
-    engine = Engine.open(load_settings())
-    if not engine.index.active_chunks():
-        print("the knowledge base is empty: run `python -m core ingest` first", file=sys.stderr)
-        return 1
-    rows, latencies = run(engine, answers, dense=args.dense)
-    report = score_rows(rows, latencies)
-    report["config"] = {"answers": str(path), "top_k": engine.settings.top_k,
-                        "retrieval": f"bm25 + {engine.embedder.name}" if args.dense else "bm25"}
-    if args.rows:
-        Path(args.rows).write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    print(json.dumps(report, ensure_ascii=False, indent=2) if args.json else format_table(report))
-    return 0

@@ -89,30 +89,51 @@ def make_chunk_id(document_id: str, ordinal: int) -> str:
     return f"{document_id}#{ordinal}"
 
 
-class Chunk(Frozen):
-    """A retrievable piece of a document.
+class ChunkContent(Frozen):
+    """The fields of a chunk that its stored snapshot keeps (identity, place, text).
 
-    ``char_start``/``char_end`` are code-point offsets into the normalized
-    document text (the texts of a document's chunks joined in order).
-    ``heading_path`` is ``[document title, H2, H3, ...]``.
-    ``source_anchor`` is the heading id (``{#anchor}``) of the nearest heading, if any.
+    A field added here reaches ``Chunk`` and ``ChunkSnapshot`` (and so every stored
+    record) without a second edit. ``content_sha256`` is the hex SHA-256 of ``text``
+    ("" on a ``Chunk`` until computed; a snapshot always carries it).
     """
 
     chunk_id: str
     document_id: str
     source_id: str
     version: str
-    ordinal: int
     title: str
     heading_path: tuple[str, ...]
     text: str
     source_anchor: str | None = None
     uri: str | None = None
     updated_at: datetime | None = None
+    content_sha256: str = ""
+
+
+class ChunkMetadata(Frozen):
+    """Scalar metadata of a chunk (kept in its snapshot, last in the JSON form)."""
+
+    metadata: dict[str, Scalar] = Field(default_factory=dict)
+
+
+#: ``Chunk`` fields a snapshot does not keep: the chunk's place in its document.
+CHUNK_ONLY_FIELDS = frozenset({"ordinal", "char_start", "char_end"})
+
+
+class Chunk(ChunkMetadata, ChunkContent):
+    """A retrievable piece of a document.
+
+    ``char_start``/``char_end`` are code-point offsets into the normalized
+    document text (the texts of a document's chunks joined in order).
+    ``heading_path`` is ``[document title, H2, H3, ...]``.
+    ``source_anchor`` is the heading id (``{#anchor}``) of the nearest heading, if any.
+    Fields shared with ``ChunkSnapshot`` come from ``ChunkContent`` and ``ChunkMetadata``;
+    the rest are ``CHUNK_ONLY_FIELDS``.
+    """
+
+    ordinal: int
     char_start: int = 0
     char_end: int = 0
-    content_sha256: str = ""
-    metadata: dict[str, Scalar] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _check(self) -> "Chunk":
@@ -125,8 +146,9 @@ class Chunk(Frozen):
         return self
 
 
-class RetrievedChunk(Frozen):
-    """A chunk as retrieval returned it.
+class RetrievalScores(Frozen):
+    """Where and how well retrieval ranked a chunk (shared by ``RetrievedChunk`` and
+    ``ChunkSnapshot``).
 
     ``rank`` is 1-based in the fused list. Scores: ``dense_score`` is cosine
     similarity (-1..1) or None when dense retrieval did not score it;
@@ -135,13 +157,18 @@ class RetrievedChunk(Frozen):
     used for thresholds; it is a relevance estimate, never a confidence.
     """
 
-    chunk: Chunk
     rank: int
     dense_score: float | None = None
     lexical_score: float | None = None
     fused_score: float = 0.0
     relevance: float = 0.0
     retrieved_at: datetime = Field(default_factory=utc_now)
+
+
+class RetrievedChunk(RetrievalScores):
+    """A chunk as retrieval returned it, with its ``RetrievalScores``."""
+
+    chunk: Chunk
 
     @property
     def chunk_id(self) -> str:
@@ -235,51 +262,27 @@ class GeneratorInfo(Frozen):
     model: str | None = None
 
 
-class ChunkSnapshot(Frozen):
-    """A chunk exactly as the generator saw it, stored inside the record."""
+class ChunkSnapshot(ChunkMetadata, RetrievalScores, ChunkContent):
+    """A chunk exactly as the generator saw it, stored inside the record: the
+    ``ChunkContent`` and ``ChunkMetadata`` of the chunk plus its ``RetrievalScores``.
 
-    chunk_id: str
-    document_id: str
-    source_id: str
-    version: str
-    title: str
-    heading_path: tuple[str, ...]
-    text: str
-    source_anchor: str | None = None
-    uri: str | None = None
-    updated_at: datetime | None = None
-    content_sha256: str
-    rank: int
-    dense_score: float | None = None
-    lexical_score: float | None = None
-    fused_score: float = 0.0
-    relevance: float = 0.0
-    retrieved_at: datetime
-    metadata: dict[str, Scalar] = Field(default_factory=dict)
+    JSON field order (stable, the stored form): the content fields, the scores, ``metadata``.
+    """
+
+    content_sha256: str  # always present in a snapshot (computed from the text when the chunk had none)
+    retrieved_at: datetime  # as retrieval stamped it; never defaulted when a record is read
 
     @classmethod
     def from_retrieved(cls, rc: RetrievedChunk) -> "ChunkSnapshot":
-        c = rc.chunk
-        return cls(
-            chunk_id=c.chunk_id,
-            document_id=c.document_id,
-            source_id=c.source_id,
-            version=c.version,
-            title=c.title,
-            heading_path=c.heading_path,
-            text=c.text,
-            source_anchor=c.source_anchor,
-            uri=c.uri,
-            updated_at=c.updated_at,
-            content_sha256=c.content_sha256 or sha256_hex(c.text),
-            rank=rc.rank,
-            dense_score=rc.dense_score,
-            lexical_score=rc.lexical_score,
-            fused_score=rc.fused_score,
-            relevance=rc.relevance,
-            retrieved_at=rc.retrieved_at,
-            metadata=c.metadata,
-        )
+        """Snapshot of ``rc``: every shared field copied by name (no per-field list)."""
+        shared = {name: getattr(rc.chunk, name) for name in SNAPSHOT_CHUNK_FIELDS}
+        scores = {name: getattr(rc, name) for name in RetrievalScores.model_fields}
+        shared["content_sha256"] = rc.chunk.content_sha256 or sha256_hex(rc.chunk.text)
+        return cls(**shared, **scores)
+
+
+#: The chunk fields a snapshot copies: all of ``Chunk`` but ``CHUNK_ONLY_FIELDS``.
+SNAPSHOT_CHUNK_FIELDS = frozenset(ChunkContent.model_fields) | frozenset(ChunkMetadata.model_fields)
 
 
 class Candidate(Frozen):

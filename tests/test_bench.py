@@ -22,7 +22,7 @@ def _numbers(obj, path=""):
 
 @pytest.mark.timeout(600)
 def test_quick_bench_report_is_complete(tmp_path, capsys):
-    from core.bench import REPORT_KEYS, STAGES, main
+    from benchmarks.bench import REPORT_KEYS, STAGES, main
 
     out = tmp_path / "bench.json"
     assert main(["--quick", "--embedding", "hash", "--corpus", str(SAMPLE), "--json", str(out)]) == 0
@@ -40,6 +40,7 @@ def test_quick_bench_report_is_complete(tmp_path, capsys):
     # the --quick slice: whole sample documents are added until it holds at least 60 chunks
     assert run["size_label"] == "60" and run["chunks"] >= 60
     assert run["embedding_model"] == "hash/char-ngrams-256" and run["failures"] == 0
+    assert run["answer_includes_render"] is True  # the chat page's renderer is timed with each answer
     # every rate is its count over its time
     for st in run["stages"].values():
         assert st["documents_per_s"] == pytest.approx(run["documents"] / st["seconds"])

@@ -147,7 +147,7 @@ def test_cli_ask_while_another_process_owns_the_store_never_opens_it(tmp_path):
     index = owned_index(tmp_path)
     before = sorted((p.name, p.stat().st_mtime_ns) for p in index.settings.chroma_dir.rglob("*"))
     p = run_py(
-        NO_CHROMA + "from core.__main__ import main\n"
+        NO_CHROMA + "from core.cli import main\n"
         "sys.exit(main(['ask', 'Pod 是什么？', '--json']))",
         index.settings.data_dir,
     )
@@ -168,7 +168,7 @@ def test_cli_ingest_while_the_app_owns_the_store_leaves_vectors_to_its_worker(tm
         assert embedded_before == total_before
         more = copy_docs(MORE_FILES, tmp_path / "more")
         p = subprocess.run(
-            [sys.executable, "-c", NO_CHROMA + "from core.__main__ import main\n"
+            [sys.executable, "-c", NO_CHROMA + "from core.cli import main\n"
              f"sys.exit(main(['ingest', {str(more)!r}, '--json']))"],
             cwd=ROOT, env=cli_env(index.settings.data_dir), capture_output=True, text=True, timeout=120,
         )

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from core import evaluation as ev
+from core.cli import main as cli_main
 from core.models import AnswerRecord, ChunkSnapshot, GeneratorInfo, Support, sha256_hex
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -228,7 +229,7 @@ def test_run_eval_hash_dense(slice_paths):
 def test_cli_bm25_only_writes_report(slice_paths, tmp_path, capsys):
     qfile, docs = slice_paths
     out = tmp_path / "r.json"
-    code = ev.main([str(qfile), str(docs), "--no-dense", "--embedding", "hash", "--generator", "extractive",
+    code = cli_main(["eval", str(qfile), str(docs), "--no-dense", "--embedding", "hash", "--generator", "extractive",
                     "--top-k", "5", "--evidence-threshold", "0.3", "--report", str(out), "--quiet"])
     assert code == 0
     report = json.loads(out.read_text(encoding="utf-8"))
@@ -250,7 +251,7 @@ def test_recording_retriever_matches_plain(tmp_path):
     ingest(index, [SAMPLE / SLICE_DOCS[0], SAMPLE / SLICE_DOCS[1]], embed=False)
     for q in ("ConfigMap 能存多大的数据？", "StatefulSet 默认的 Pod 管理策略"):
         plain = HybridRetriever(index, top_k=3, evidence_threshold=0.3, use_dense=False).retrieve(q)
-        rec = ev._RecordingRetriever(index, top_k=3, evidence_threshold=0.3, use_dense=False, depth=10)
+        rec = ev.RecordingRetriever(index, top_k=3, evidence_threshold=0.3, use_dense=False, depth=10)
         got = rec.retrieve(q)
         assert [c.chunk_id for c in got.chunks] == [c.chunk_id for c in plain.chunks]
         assert [c.chunk_id for c in got.evidence] == [c.chunk_id for c in plain.evidence]
@@ -330,7 +331,7 @@ def test_followup_history_reaches_the_retriever(tmp_path):
 
     index = KnowledgeIndex(Settings(data_dir=tmp_path, embedding="hash"), HashingEmbedder())
     ingest(index, [SAMPLE / SLICE_DOCS[0]], embed=False)
-    rec = ev._RecordingRetriever(index, top_k=3, evidence_threshold=0.3, use_dense=False, depth=10)
+    rec = ev.RecordingRetriever(index, top_k=3, evidence_threshold=0.3, use_dense=False, depth=10)
     seen = []
     original = rec.resolve
 
@@ -343,3 +344,34 @@ def test_followup_history_reaches_the_retriever(tmp_path):
             settings=Settings(data_dir=tmp_path, embedding="hash"), history=["ConfigMap 是什么？"])
     assert seen == [("ConfigMap 是什么？",)]
     assert r.retrieval_query == "ConfigMap 那它的大小上限呢？"  # the subject is carried into retrieval
+
+
+def test_an_unavailable_generator_becomes_error_records_but_a_bug_is_raised(slice_paths, monkeypatch, caplog):
+    """Only ``AppError`` from opening the generator is turned into per-question error records
+    (and logged with its traceback); a programming error in it is not hidden as a string."""
+    import logging
+
+    from core.embeddings import HashingEmbedder
+    from core.pipeline import Engine
+
+    from core.errors import GenerationError
+
+    def unavailable(self, name=None):
+        raise GenerationError(f"generator {name!r} unavailable: no API key")
+
+    qfile, docs = slice_paths
+    monkeypatch.setattr(Engine, "generator", unavailable)
+    with caplog.at_level(logging.WARNING, logger="core.evaluation.runner"):
+        report = ev.run_eval(qfile, [docs], embedder=HashingEmbedder(), embedding="hash", generator="extractive",
+                             use_dense=False, progress=False)
+    statuses = {q["status"] for q in report["questions"]}
+    assert "error" in statuses and statuses <= {"error", "no_evidence"}
+    warned = [r for r in caplog.records if "'extractive' unavailable" in r.getMessage()]
+    assert warned and warned[0].exc_info is not None and "no API key" in str(warned[0].exc_info[1])
+
+    def broken(self, name=None):
+        raise TypeError("a bug, not a configuration problem")
+
+    monkeypatch.setattr(Engine, "generator", broken)
+    with pytest.raises(TypeError, match="a bug"):
+        ev.run_eval(qfile, [docs], embedder=HashingEmbedder(), embedding="hash", use_dense=False, progress=False)

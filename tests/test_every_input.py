@@ -224,7 +224,8 @@ def test_cli_batch_reports_a_line_whose_record_cannot_be_stored_and_goes_on(monk
     import sys
     import types
 
-    import core.__main__ as cli
+    import core.cli.ask as ask_command
+    from core.cli import main
     from core.errors import RecordError
 
     def ask(q, generator=None, **_):
@@ -233,9 +234,9 @@ def test_cli_batch_reports_a_line_whose_record_cannot_be_stored_and_goes_on(monk
         return AnswerRecord(query=q, status="no_evidence", generator=GeneratorInfo(name="x"))
 
     index = types.SimpleNamespace(active_chunks=lambda: [1], dense_coverage=lambda: (1, 1), store_owner=lambda: None)
-    monkeypatch.setattr(cli, "_engine", lambda args: types.SimpleNamespace(ask=ask, index=index))
+    monkeypatch.setattr(ask_command, "open_engine", lambda args: types.SimpleNamespace(ask=ask, index=index))
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO("一\n坏\n三\n".encode())))
-    assert cli.main(["ask", "--json", "-"]) == 1
+    assert main(["ask", "--json", "-"]) == 1
     out = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [(r["query"], r["status"]) for r in out] == [("一", "no_evidence"), ("坏", "error"), ("三", "no_evidence")]
     assert out[1]["stored"] is False and "disk full" in out[1]["error"]

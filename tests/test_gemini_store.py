@@ -19,7 +19,7 @@ import pytest
 
 from core.config import Settings
 from core.errors import AuthenticationError, GeneratorNetworkError, IngestError, MissingKeyError
-from core.__main__ import store_main
+from core.cli import store_main
 from core.generators.gemini import default_retry_options
 from core.generators.gemini_store import FileSearchStoreResult, create_file_search_store
 from tests.gemini_server import Reply, StubGemini

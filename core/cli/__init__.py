@@ -1,0 +1,62 @@
+"""Command line: the same code path as the UI. One module per subcommand, each with
+``register(subparsers)``; this module builds the argparse tree and maps errors.
+
+    python -m core ingest [PATH ...] [--json] [--no-embed] [--rebuild]
+    python -m core ask "问题" [--json] [--generator NAME] [--store FILE_SEARCH_STORE] [--conversation ID]
+    python -m core ask --json -          # one question per line on stdin → JSON Lines
+    python -m core export ANSWER_ID [--format json|md]
+    python -m core eval QUESTIONS.jsonl DOCS... [--report PATH] [...]   # quality figures
+    python -m core check FILE [--json]       # 核查: verify any text against the knowledge base
+    python -m core check --json -            # JSON Lines {"text": "…"} on stdin → one record per line
+    python -m core eval-claims [ANSWERS.jsonl] [--json]   # support verification figures
+    python -m core store create --name NAME [PATH ...] [--json]   # Gemini File Search store
+
+The scale benchmark is ``python benchmarks/bench.py`` (it times the chat page's
+renderer, which ``core`` may not import).
+
+Progress goes to stderr; results to stdout. Exit codes: 0 ok, 1 an
+``AppError`` (its message on stderr), 2 bad usage.
+
+Adding a subcommand: a module here with ``register(subparsers)`` that adds its
+parser and ``set_defaults(func=...)`` (``func(args) -> int``), listed in ``COMMANDS``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Sequence
+
+from core.cli import ask, check, evaluate, export, ingest, store
+from core.errors import AppError
+
+#: Subcommand modules in ``--help`` order.
+COMMANDS = (ingest, ask, export, evaluate, check, store)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``python -m core`` parser with every subcommand of ``COMMANDS``."""
+    parser = argparse.ArgumentParser(prog="python -m core", description="Yinzheng (引证) command line")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for module in COMMANDS:
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command (``argv`` without the program name; default ``sys.argv[1:]``);
+    returns the exit code. Bad usage exits with ``SystemExit(2)`` from argparse."""
+    args = build_parser().parse_args(None if argv is None else list(argv))
+    try:
+        return args.func(args)
+    except AppError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:  # an answer cut off here is already stored as "interrupted"
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+def store_main(argv: Sequence[str]) -> int:
+    """The ``store`` command alone: ``argv`` is what follows ``python -m core store``."""
+    return main(["store", *argv])

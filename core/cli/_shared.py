@@ -1,0 +1,56 @@
+"""What several subcommands share: opening the engine, first-start ingest, progress
+lines on stderr, and the note when another process owns the vector store."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Callable
+
+
+def progress_printer(label: str) -> Callable[..., None]:
+    """A ``progress(done, total)`` callback printing ``label`` lines to stderr."""
+    from core.progress import progress_printer as printer
+
+    return printer(label)
+
+
+def open_engine(args: argparse.Namespace):
+    """``core.pipeline.Engine`` over the settings, with ``--store`` (if the command has it)
+    as the File Search store. Raises ``AppError`` when the index cannot be opened."""
+    from core.config import load_settings
+    from core.pipeline import Engine
+
+    settings = load_settings()
+    if getattr(args, "store", None):
+        settings = settings.model_copy(update={"gemini_file_search_store": args.store})
+    return Engine.open(settings)
+
+
+def ensure_ingested(engine, *, embed: bool) -> None:
+    """Ingest the configured corpus when the index is empty (first start)."""
+    if engine.index.active_chunks():
+        return
+    from core.ingest import ingest
+
+    print(f"index is empty: ingesting {engine.settings.corpus_dir}", file=sys.stderr)
+    ingest(
+        engine.index,
+        [engine.settings.corpus_dir],
+        base_url=engine.settings.corpus_base_url,
+        progress=progress_printer("parse"),
+        embed=embed,
+        embed_progress=progress_printer("embed"),
+    )
+
+
+def owner_note(engine) -> str | None:
+    """Why this process leaves the vector store alone (another process owns the
+    embedded folder; see ``core.store_lock``), or None when it may use it."""
+    owner = engine.index.store_owner()
+    if owner is None:
+        return None
+    return (
+        f"向量库 {engine.settings.chroma_dir} 由{owner.describe()}持有，本进程不打开它。"
+        "（多个进程同时使用请配置 CHROMA_HOST 使用 Chroma 服务器。）"
+    )

@@ -1,0 +1,80 @@
+"""``python -m core ask "问题" [--json] [--generator NAME] [--store STORE] [--conversation ID]``;
+``ask --json -`` reads one question per stdin line and prints JSON Lines. Exit 1 when a
+question could not be stored (its line says so), else 0."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from core.cli._shared import ensure_ingested, open_engine, owner_note
+from core.errors import AppError
+
+
+def register(sub) -> None:
+    """Add ``ask`` to the ``python -m core`` subparsers ``sub``."""
+    p = sub.add_parser("ask", help="answer a question ('-' reads one per line from stdin)")
+    p.add_argument("question")
+    p.add_argument("--json", action="store_true", help="print the AnswerRecord as JSON (JSON Lines for '-')")
+    p.add_argument("--generator", default=None, help="extractive (default), gemini, gemini-search, gemini-file-search")
+    p.add_argument("--store", default=None, help="File Search store name for --generator gemini-file-search")
+    p.add_argument(
+        "--conversation", default=None, metavar="ID",
+        help="ask inside conversation ID (the chat page's ?c=): earlier questions of it are the history, "
+        "and the answer joins it",
+    )
+    p.set_defaults(func=cmd_ask)
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    engine = open_engine(args)
+    ensure_ingested(engine, embed=False)
+    embedded, total = engine.index.dense_coverage()
+    note = owner_note(engine)
+    if note:
+        print(f"note: {note}向量相似度取自目录中缓存的向量（{embedded}/{total} 个片段有向量，其余只用关键词检索）。", file=sys.stderr)
+    if embedded < total and not note:
+        print(
+            f"note: dense vectors for {embedded}/{total} chunks; the rest are found by BM25 only "
+            "(run `python -m core ingest` to embed them)",
+            file=sys.stderr,
+        )
+    questions = _stdin_questions() if args.question == "-" else [args.question]
+    failed = 0
+    for q in questions:
+        history = engine.records.history(args.conversation) if args.conversation else ()
+        try:
+            record = engine.ask(q, generator=args.generator, conversation_id=args.conversation, history=history)
+        except AppError as exc:  # the store itself failed: say so for this line, go on with the next
+            failed += 1
+            _print_failed_line(q, exc, as_json=args.json)
+            continue
+        if args.json:
+            print(record.model_dump_json(), flush=True)
+        else:
+            print(f"[{record.status}] {record.answer_text or record.error or ''}")
+            for s in record.supports:
+                print(f"  {s.start}-{s.end} → {', '.join(s.chunk_ids)}")
+    return 1 if failed else 0
+
+
+def _stdin_questions() -> list[str]:
+    """Non-blank stdin lines, decoded as UTF-8 line by line.
+
+    An undecodable byte becomes a lone surrogate (``surrogateescape``, as Python
+    decodes argv) instead of aborting the batch; ``Engine.ask`` replaces it with
+    U+FFFD and audits the repair, so every line still ends as a record.
+    """
+    lines = (raw.decode("utf-8", errors="surrogateescape") for raw in sys.stdin.buffer)
+    return [line.strip() for line in lines if line.strip()]
+
+
+def _print_failed_line(question: str, exc: AppError, *, as_json: bool) -> None:
+    from core.textsafe import scrub
+
+    shown = scrub(question)[0]
+    print(f"error: {shown[:80]!r}: {exc}", file=sys.stderr)
+    if as_json:  # keep JSON Lines aligned with the input: one object per question
+        print(json.dumps({"query": shown, "status": "error", "error": str(exc), "stored": False},
+                         ensure_ascii=False), flush=True)

