@@ -5,7 +5,7 @@ upload operations polled until each import is done.
 The SDK client, retry policy and error mapping come from the adapter
 ``core.generators.gemini`` (the only module importing ``google.genai``); this
 module only calls the client's ``file_search_stores`` / ``operations`` methods.
-The command line (``python -m core store create``) lives in ``core.__main__``.
+The command line (``python -m core store create``) lives in ``core.cli.store``.
 """
 
 from __future__ import annotations
