@@ -12,6 +12,7 @@ call can keep its connection per thread (``keep_open``).
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import threading
 from contextlib import contextmanager
@@ -19,6 +20,8 @@ from pathlib import Path
 from typing import Iterator
 
 from core.errors import AppError
+
+log = logging.getLogger(__name__)
 
 #: Seconds a writer waits for another process's lock before "database is locked".
 BUSY_TIMEOUT = 30.0
@@ -99,5 +102,6 @@ def read_value(path: Path, sql: str, params: tuple = ()) -> object | None:
         finally:
             db.close()
     except sqlite3.Error:
+        log.warning("cannot read %s; treated as missing", path, exc_info=True)
         return None
     return row[0] if row else None

@@ -125,7 +125,7 @@ def delete_server_collection(settings: Settings, name: str) -> None:
         text = str(exc).lower()
         if "does not exist" not in text and "not found" not in text:
             raise
-        log.info("collection %s was not on the server", name)
+        log.info("collection %s was not on the server", name, exc_info=True)
 
 
 class VectorStore:
