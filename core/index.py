@@ -40,11 +40,14 @@ from core.embeddings import Embedder
 from core.errors import IndexError_
 from core.lexical import LexicalIndex
 from core.models import Chunk, SourceDocument, sha256_hex
-from core.vector_store import CHROMA_BATCH, COLLECTION, VectorStore, collection_name_for, delete_server_collection
+from core.vector_store import (
+    CHROMA_BATCH, COLLECTION, VectorStore, collection_name_for, delete_server_collection,
+)
 
 #: Names callers import from here (the catalog and the Chroma adapter are used through this facade).
 __all__ = [
-    "KnowledgeIndex", "DocumentRow", "reset_index", "lexical_text", "embedding_text", "collection_name_for", "COLLECTION",
+    "KnowledgeIndex", "DocumentRow", "reset_index", "lexical_text", "embedding_text",
+    "collection_name_for", "COLLECTION",
 ]
 
 log = logging.getLogger(__name__)
