@@ -13,15 +13,15 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
-from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Iterable, Iterator, NamedTuple, Sequence
+from typing import ContextManager, Iterable, NamedTuple, Sequence
 
 from pydantic import ValidationError
 
 from core.errors import RecordError
 from core.models import AnswerRecord
+from core.sqlite import Database
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +57,15 @@ def conversation_history(records: Sequence[AnswerRecord], limit: int = HISTORY_T
     return turns[-limit:] if limit > 0 else []
 
 
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS answers (
+    answer_id TEXT PRIMARY KEY, created_at TEXT NOT NULL, status TEXT NOT NULL,
+    conversation_id TEXT, query TEXT NOT NULL, record_json TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS answers_created ON answers(created_at);
+CREATE INDEX IF NOT EXISTS answers_conversation ON answers(conversation_id, created_at);
+"""
+
+
 class RecordStore:
     """Stores and reads answer records. Raises ``RecordError`` on any storage failure."""
 
@@ -64,31 +73,11 @@ class RecordStore:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        with self._db() as db:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.executescript(
-                """
-                CREATE TABLE IF NOT EXISTS answers (
-                    answer_id TEXT PRIMARY KEY, created_at TEXT NOT NULL, status TEXT NOT NULL,
-                    conversation_id TEXT, query TEXT NOT NULL, record_json TEXT NOT NULL);
-                CREATE INDEX IF NOT EXISTS answers_created ON answers(created_at);
-                CREATE INDEX IF NOT EXISTS answers_conversation ON answers(conversation_id, created_at);
-                """
-            )
+        self._database = Database(self.path, error=RecordError, label="the answer store", schema=_SCHEMA)
 
-    @contextmanager
-    def _db(self) -> Iterator[sqlite3.Connection]:
-        try:
-            conn = sqlite3.connect(self.path, timeout=30)
-        except sqlite3.Error as exc:
-            raise RecordError(f"cannot open the answer store {self.path}: {exc}") from exc
-        try:
-            with conn:
-                yield conn
-        except sqlite3.Error as exc:
-            raise RecordError(f"answer store error in {self.path}: {exc}") from exc
-        finally:
-            conn.close()
+    def _db(self) -> ContextManager[sqlite3.Connection]:
+        """A transaction on a new connection (``core.sqlite``; raises ``RecordError``)."""
+        return self._database.transaction()
 
     def save(self, record: AnswerRecord) -> None:
         with self._lock, self._db() as db:

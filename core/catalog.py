@@ -1,0 +1,272 @@
+"""The catalog: one SQLite file (``<data_dir>/catalog.sqlite3``, WAL) holding
+every document version and chunk ever ingested, which version of each source
+is active, a generation counter, and two caches.
+
+* ``documents`` / ``chunks``: old versions are kept, never overwritten, so old
+  answers replay; ``active = 1`` marks the served version of a source.
+* ``meta``: ``index_id`` (a random id naming this catalog, e.g. its collection
+  on a Chroma server) and ``generation`` (bumped by every ingest or hide in any
+  process, so others notice and reload).
+* ``embeddings``: vectors keyed by model name + SHA-256 of the embedded text
+  (``embedding_text``), float32 bytes, so unchanged chunks are never embedded
+  twice and a process that does not own the vector store can still score.
+* ``lexical_terms``: BM25 terms keyed by tokenizer id (``core.lexical.TOKENIZER_ID``,
+  read at call time) + SHA-256 of ``lexical_text``, so jieba never runs twice
+  over a text it has seen.
+
+Every method raises ``IndexError_`` when SQLite fails (``core.sqlite``).
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+
+from core import lexical
+from core.errors import IndexError_
+from core.models import Chunk, SourceDocument, sha256_hex, utc_now
+from core.sqlite import Database, read_value
+
+#: Keys per ``IN (...)`` query (SQLite allows 999 parameters in old builds).
+_IN_BATCH = 500
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS documents (
+    source_id TEXT NOT NULL, version TEXT NOT NULL, document_json TEXT NOT NULL,
+    active INTEGER NOT NULL DEFAULT 0, chunk_count INTEGER NOT NULL,
+    ingested_at TEXT NOT NULL, PRIMARY KEY (source_id, version));
+CREATE INDEX IF NOT EXISTS documents_active ON documents(active);
+CREATE TABLE IF NOT EXISTS chunks (
+    chunk_id TEXT PRIMARY KEY, source_id TEXT NOT NULL, version TEXT NOT NULL,
+    ordinal INTEGER NOT NULL, chunk_json TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(source_id, version);
+CREATE TABLE IF NOT EXISTS embeddings (
+    model TEXT NOT NULL, text_sha256 TEXT NOT NULL, vector BLOB NOT NULL,
+    PRIMARY KEY (model, text_sha256));
+CREATE TABLE IF NOT EXISTS lexical_terms (
+    tokenizer TEXT NOT NULL, text_sha256 TEXT NOT NULL, terms TEXT NOT NULL,
+    PRIMARY KEY (tokenizer, text_sha256));
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+def lexical_text(chunk: Chunk) -> str:
+    """The text BM25 indexes for a chunk: its heading path (joined with spaces) and its text."""
+    return " ".join(chunk.heading_path) + "\n" + chunk.text
+
+
+def embedding_text(chunk: Chunk) -> str:
+    """The text embedded for a chunk: its heading path (joined with › ) and its text."""
+    return " › ".join(chunk.heading_path) + "\n" + chunk.text
+
+
+@dataclass(frozen=True)
+class DocumentRow:
+    """An active document: its record, chunk count and ingest time (ISO 8601, UTC)."""
+
+    document: SourceDocument
+    chunk_count: int
+    active: bool
+    ingested_at: str
+
+
+def read_index_id(path: Path) -> str | None:
+    """The ``index_id`` of the catalog file at ``path``, or None when it has none (or cannot be read)."""
+    value = read_value(path, "SELECT value FROM meta WHERE key = 'index_id'")
+    return str(value) if value is not None else None
+
+
+class Catalog:
+    """The catalog file at ``path`` (created when missing). Thread-safe: one kept
+    connection per thread (closing the only connection of a WAL database would
+    checkpoint it on every call)."""
+
+    def __init__(self, path: Path) -> None:
+        self._db = Database(
+            path, error=IndexError_, label="the catalog", schema=_SCHEMA, synchronous="NORMAL", keep_open=True
+        )
+        with self._db.transaction() as db:
+            db.execute("INSERT OR IGNORE INTO meta VALUES ('index_id', ?)", (uuid.uuid4().hex[:16],))
+            self.index_id: str = db.execute("SELECT value FROM meta WHERE key = 'index_id'").fetchone()[0]
+
+    def close(self) -> None:
+        """Close this thread's connection (reopened on the next use)."""
+        self._db.close()
+
+    # ------------------------------------------------------------ reading
+    def generation(self) -> str:
+        """The generation counter (``"0"`` before the first ingest); one small read."""
+        with self._db.transaction() as db:
+            row = db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+        return row[0] if row else "0"
+
+    def active_chunks(self, known: Mapping[str, Chunk]) -> dict[str, Chunk]:
+        """The chunks of the active versions by chunk id, in (source id, ordinal)
+        order; chunks in ``known`` are reused instead of parsed again."""
+        with self._db.transaction() as db:
+            rows = db.execute(
+                "SELECT c.chunk_id, c.chunk_json FROM chunks c JOIN documents d "
+                "ON c.source_id = d.source_id AND c.version = d.version "
+                "WHERE d.active = 1 ORDER BY c.source_id, c.ordinal"
+            ).fetchall()
+        out: dict[str, Chunk] = {}
+        for cid, js in rows:
+            ch = known.get(cid)
+            out[cid] = ch if ch is not None else Chunk.model_validate_json(js)
+        return out
+
+    def get_chunk(self, chunk_id: str) -> Chunk | None:
+        """Any chunk ever ingested (any version), or None."""
+        with self._db.transaction() as db:
+            row = db.execute("SELECT chunk_json FROM chunks WHERE chunk_id = ?", (chunk_id,)).fetchone()
+        return Chunk.model_validate_json(row[0]) if row else None
+
+    def current_versions(self) -> dict[str, str | None]:
+        """source_id → active version, or None for a source whose documents are all hidden/removed."""
+        out: dict[str, str | None] = {}
+        with self._db.transaction() as db:
+            for sid, version, active in db.execute("SELECT source_id, version, active FROM documents"):
+                if active:
+                    out[sid] = version
+                else:
+                    out.setdefault(sid, None)
+        return out
+
+    def documents(self) -> list[DocumentRow]:
+        """Active documents, sorted by source id."""
+        with self._db.transaction() as db:
+            rows = db.execute(
+                "SELECT document_json, chunk_count, active, ingested_at FROM documents "
+                "WHERE active = 1 ORDER BY source_id"
+            ).fetchall()
+        return [DocumentRow(SourceDocument.model_validate_json(js), n, bool(a), at) for js, n, a, at in rows]
+
+    # ------------------------------------------------------------ writing
+    def apply(
+        self, parsed: Sequence[tuple[SourceDocument, Sequence[Chunk]]], *, remove_missing: bool
+    ) -> tuple[dict[str, str], list[str]]:
+        """Store new document versions and switch them active in one transaction.
+
+        Returns ``({source_id: "added" | "updated" | "unchanged" | "removed"}, ids
+        of the chunks of the versions switched off)``; bumps the generation."""
+        results: dict[str, str] = {}
+        now = utc_now().isoformat()
+        retired: list[tuple[str, str]] = []  # (source_id, version) switched off here
+        with self._db.transaction() as db:
+            current = {sid: v for sid, v in db.execute("SELECT source_id, version FROM documents WHERE active = 1")}
+            for doc, chunks in parsed:
+                old = current.get(doc.source_id)
+                if old == doc.version:
+                    results[doc.source_id] = "unchanged"
+                    continue
+                results[doc.source_id] = "updated" if old else "added"
+                if old:
+                    retired.append((doc.source_id, old))
+                db.execute(
+                    "INSERT OR IGNORE INTO documents VALUES (?, ?, ?, 0, ?, ?)",
+                    (doc.source_id, doc.version, doc.model_dump_json(), len(chunks), now),
+                )
+                db.executemany(
+                    "INSERT OR IGNORE INTO chunks VALUES (?, ?, ?, ?, ?)",
+                    [(c.chunk_id, c.source_id, c.version, c.ordinal, c.model_dump_json()) for c in chunks],
+                )
+                db.execute("UPDATE documents SET active = 0 WHERE source_id = ?", (doc.source_id,))
+                db.execute(
+                    "UPDATE documents SET active = 1 WHERE source_id = ? AND version = ?",
+                    (doc.source_id, doc.version),
+                )
+            if remove_missing:
+                seen = {d.source_id for d, _ in parsed}
+                for sid in current:
+                    if sid not in seen:
+                        db.execute("UPDATE documents SET active = 0 WHERE source_id = ?", (sid,))
+                        results[sid] = "removed"
+                        retired.append((sid, current[sid]))
+            stale = self._chunk_ids_of(db, retired)
+            self._bump_generation(db)
+        return results, stale
+
+    def hide(self, source_id: str) -> tuple[bool, list[str]]:
+        """Stop serving a source (its versions stay for replay). Returns (whether it
+        was active, ids of the chunks switched off); bumps the generation."""
+        with self._db.transaction() as db:
+            versions = [(source_id, v) for (v,) in db.execute(
+                "SELECT version FROM documents WHERE source_id = ? AND active = 1", (source_id,)
+            )]
+            n = db.execute("UPDATE documents SET active = 0 WHERE source_id = ? AND active = 1", (source_id,)).rowcount
+            stale = self._chunk_ids_of(db, versions)
+            self._bump_generation(db)
+        return n > 0, stale
+
+    @staticmethod
+    def _bump_generation(db) -> None:  # noqa: ANN001 - a sqlite3.Connection in a transaction
+        db.execute(
+            "INSERT INTO meta VALUES ('generation', '1') "
+            "ON CONFLICT(key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)"
+        )
+
+    @staticmethod
+    def _chunk_ids_of(db, versions: Sequence[tuple[str, str]]) -> list[str]:  # noqa: ANN001
+        out: list[str] = []
+        for sid, version in versions:
+            out.extend(cid for (cid,) in db.execute(
+                "SELECT chunk_id FROM chunks WHERE source_id = ? AND version = ?", (sid, version)
+            ))
+        return out
+
+    # ------------------------------------------------------------- caches
+    def _select_in(self, sql: str, first: str, keys: Sequence[str]) -> Iterable[tuple]:
+        """Rows of ``sql`` (ending in ``IN (%s)``) for ``first`` and ``keys``, in batches."""
+        with self._db.transaction() as db:
+            for i in range(0, len(keys), _IN_BATCH):
+                part = keys[i : i + _IN_BATCH]
+                yield from db.execute(sql % ",".join("?" * len(part)), (first, *part)).fetchall()
+
+    def terms_for(self, wanted: Mapping[str, Chunk]) -> dict[str, list[str]]:
+        """BM25 terms per chunk id (``core.lexical.tokenize`` of ``lexical_text``): from
+        the term cache, else tokenized now and stored."""
+        tokenizer = lexical.TOKENIZER_ID
+        keys = {cid: sha256_hex(lexical_text(ch)) for cid, ch in wanted.items()}
+        cached = {
+            key: json.loads(terms)
+            for key, terms in self._select_in(
+                "SELECT text_sha256, terms FROM lexical_terms WHERE tokenizer = ? AND text_sha256 IN (%s)",
+                tokenizer, sorted(set(keys.values())),
+            )
+        }
+        new: dict[str, list[str]] = {}
+        out: dict[str, list[str]] = {}
+        for cid, key in keys.items():
+            if key not in cached and key not in new:
+                new[key] = lexical.tokenize(lexical_text(wanted[cid]))
+            out[cid] = cached.get(key) or new.get(key) or []
+        if new:
+            with self._db.transaction() as db:
+                db.executemany(
+                    "INSERT OR REPLACE INTO lexical_terms VALUES (?, ?, ?)",
+                    [(tokenizer, key, json.dumps(terms, ensure_ascii=False)) for key, terms in new.items()],
+                )
+        return out
+
+    def cached_vectors(self, model: str, keys: Sequence[str]) -> dict[str, np.ndarray]:
+        """Cached vectors of ``model`` by text SHA-256 (float32); keys without one are left out."""
+        return {
+            key: np.frombuffer(blob, dtype=np.float32)
+            for key, blob in self._select_in(
+                "SELECT text_sha256, vector FROM embeddings WHERE model = ? AND text_sha256 IN (%s)", model, keys
+            )
+        }
+
+    def store_vectors(self, model: str, vectors: Mapping[str, np.ndarray]) -> None:
+        """Add vectors of ``model`` to the cache, keyed by text SHA-256 (stored as float32 bytes)."""
+        if vectors:
+            with self._db.transaction() as db:
+                db.executemany(
+                    "INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?)",
+                    [(model, k, np.asarray(v, dtype=np.float32).tobytes()) for k, v in vectors.items()],
+                )

@@ -1,0 +1,110 @@
+"""The stores behind ``KnowledgeIndex`` (issue 11): one SQLite helper for the
+catalog and the answer store, every Chroma call mapped into the error tree
+(including the write in ``embed_pending``'s flush), and nothing lost on a failure."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from core.catalog import Catalog, embedding_text, read_index_id
+from core.embeddings import HashingEmbedder
+from core.errors import IndexError_, RecordError
+from core.index import KnowledgeIndex
+from core.ingest import ingest
+from core.models import sha256_hex
+from core.records import RecordStore
+from core.sqlite import Database
+
+from .conftest import SAMPLE, make_settings
+
+DOC = SAMPLE / "reference/glossary/pod.md"
+
+
+def _index(tmp_path) -> KnowledgeIndex:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / DOC.name).write_bytes(DOC.read_bytes())
+    index = KnowledgeIndex(make_settings(tmp_path / "data", embedding="hash"), HashingEmbedder())
+    ingest(index, [docs], embed=False)
+    return index
+
+
+class _FailingWrites:
+    """A Chroma collection whose writes fail with ``exc`` (reads pass through)."""
+
+    def __init__(self, inner, exc: BaseException) -> None:
+        self.inner, self.exc = inner, exc
+
+    def __getattr__(self, name):
+        if name in {"upsert", "delete"}:
+            def fail(*_a, **_kw):
+                raise self.exc
+            return fail
+        return getattr(self.inner, name)
+
+
+def test_a_failing_vector_write_is_an_index_error_and_keeps_the_embedding_cache(tmp_path):
+    index = _index(tmp_path)
+    pending = index.pending_chunks()
+    assert pending
+    index._collection = _FailingWrites(index._collection, Exception("disk I/O error"))  # noqa: SLF001
+    with pytest.raises(IndexError_, match="cannot write the vector store: disk I/O error"):
+        index.embed_pending()
+    # The vectors computed before the failure are in the catalog cache: a retry does not embed them again.
+    keys = [sha256_hex(embedding_text(c)) for c in pending]
+    cached = index.catalog.cached_vectors(index.embedder.name, keys)
+    assert set(cached) == set(keys)
+    assert index.dense_coverage() == (0, len(index.active_chunks()))
+
+
+def test_a_programming_error_in_a_chroma_call_is_not_turned_into_an_index_error(tmp_path):
+    index = _index(tmp_path)
+    index._collection = _FailingWrites(index._collection, TypeError("bad argument"))  # noqa: SLF001
+    with pytest.raises(TypeError, match="bad argument"):
+        index.embed_pending()
+
+
+def test_a_catalog_that_is_not_sqlite_is_an_index_error(tmp_path):
+    path = tmp_path / "catalog.sqlite3"
+    path.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(IndexError_, match="the catalog"):
+        Catalog(path)
+    assert read_index_id(path) is None
+
+
+def test_the_answer_store_maps_sqlite_errors_to_record_errors(tmp_path):
+    path = tmp_path / "answers.sqlite3"
+    path.mkdir()  # a folder where the file should be
+    with pytest.raises(RecordError, match="the answer store"):
+        RecordStore(path)
+
+
+def test_database_transactions_roll_back_and_rows_read_by_name(tmp_path):
+    db = Database(tmp_path / "t.sqlite3", error=RecordError, label="a test store",
+                  schema="CREATE TABLE t (k TEXT PRIMARY KEY, v INTEGER);")
+    with db.transaction() as conn:
+        conn.execute("INSERT INTO t VALUES ('a', 1)")
+    with pytest.raises(RecordError, match="a test store error"):
+        with db.transaction() as conn:
+            conn.execute("INSERT INTO t VALUES ('b', 2)")
+            conn.execute("INSERT INTO t VALUES ('a', 3)")  # primary key taken: the whole block rolls back
+    with db.transaction() as conn:
+        rows = conn.execute("SELECT k, v FROM t").fetchall()
+        mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+    assert [(r["k"], r["v"]) for r in rows] == [("a", 1)]
+    assert mode == "wal"
+    raw = sqlite3.connect(tmp_path / "t.sqlite3")
+    try:
+        assert raw.execute("SELECT count(*) FROM t").fetchone()[0] == 1
+    finally:
+        raw.close()
+
+
+def test_catalog_index_id_is_stable_and_readable_without_opening_the_index(tmp_path):
+    path = tmp_path / "catalog.sqlite3"
+    first = Catalog(path).index_id
+    assert len(first) == 16 and Catalog(path).index_id == first
+    assert read_index_id(path) == first
+    assert read_index_id(tmp_path / "missing.sqlite3") is None
