@@ -266,16 +266,14 @@ class _Turn:
         if not isinstance(generator, Generator):
             return self.finish(AnswerRecord(status="error", error=str(generator), chunks=snapshots, **base))
         try:
-            draft: Draft | None = None
-            for piece in generator.stream(gen_question, evidence, turns):
-                if isinstance(piece, Draft):
-                    draft = piece
-                    continue
+            def shown(piece: str) -> None:  # kept in self.streamed: an interrupted turn stores it
                 piece = textsafe.scrub(piece)[0]
                 self.streamed.append(piece)
                 if on_text is not None:
                     on_text(piece)
-            if draft is None:
+
+            draft = generator.generate(gen_question, evidence, turns, on_text=shown)
+            if not isinstance(draft, Draft):
                 raise GenerationError("the generator ended without an answer")
         except AppError as exc:
             return self.finish(AnswerRecord(status="error", error=str(exc), chunks=snapshots, **base))
