@@ -15,6 +15,7 @@ from core import grounding, textsafe
 from core.config import Settings, load_settings
 from core.embeddings import Embedder, make_embedder
 from core.errors import AppError, GenerationError
+from core.generators import registry
 from core.generators.base import Generator
 from core.generators.extractive import ExtractiveGenerator
 from core.index import KnowledgeIndex
@@ -57,12 +58,18 @@ class Engine:
     def generator(self, name: str | None = None) -> Generator:
         name = name or self.settings.generator
         if name not in self.generators:
-            if name.startswith("gemini"):
+            if name not in registry.NAMES:
+                raise GenerationError(f"unknown generator {name!r}; use one of {', '.join(registry.NAMES)}")
+            if name == "openai":
+                from core.generators.openai_chat import make_openai_generator  # noqa: PLC0415
+
+                self.generators[name] = make_openai_generator(self.settings)
+            elif name.startswith("gemini"):
                 from core.generators.gemini import make_gemini_generator  # noqa: PLC0415
 
                 self.generators[name] = make_gemini_generator(name, self.settings)
             else:
-                raise GenerationError(f"unknown generator {name!r}")
+                raise GenerationError(f"generator {name!r} is not available")
         return self.generators[name]
 
     def ask(
