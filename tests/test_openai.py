@@ -17,31 +17,8 @@ from core.errors import (
 from core.generators import registry
 from core.generators.openai_chat import PLACEHOLDER_KEY, make_openai_generator
 from tests.gemini_server import Reply, StubGemini
+from tests.openai_stub import MODEL, chunks_sse, completion
 from tests.test_gemini import CHUNKS, IDS, STRUCTURED, STRUCTURED_TEXT
-
-MODEL = "qwen2.5:7b"
-
-
-def completion(content: str, finish: str = "stop") -> dict:
-    """A chat.completion body as OpenAI-compatible servers send it."""
-    return {
-        "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": MODEL,
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish}],
-    }
-
-
-def chunks_sse(content: str, pieces: int = 5, finish: str = "stop") -> list:
-    """``content`` cut into ``pieces`` chat.completion.chunk events, then ``[DONE]``-less end."""
-    step = max(1, len(content) // pieces)
-    events = [
-        {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": MODEL,
-         "choices": [{"index": 0, "delta": {"content": content[i : i + step]}, "finish_reason": None}]}
-        for i in range(0, len(content), step)
-    ]
-    events.append({"id": "c", "object": "chat.completion.chunk", "created": 0, "model": MODEL,
-                   "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
-    return events
-
 
 def gen(stub: StubGemini, **kw):
     kw.setdefault("max_retries", 0)
