@@ -41,6 +41,7 @@ class Reply:
     sse: list[Any] | None = None
     delay: float = 0.0
     close: bool = False
+    pace: float = 0.0  # seconds between SSE events (to watch a stream arrive)
     headers: dict[str, str] = field(default_factory=dict)
 
 
@@ -121,6 +122,12 @@ class StubGemini:
                     self.send_header(k, v)
                 self.end_headers()
                 try:
+                    if reply.sse is not None and reply.pace:
+                        for ev in reply.sse:
+                            self.wfile.write(b"data: " + _wire(ev) + b"\n\n")
+                            self.wfile.flush()
+                            time.sleep(reply.pace)
+                        return
                     self.wfile.write(payload)
                     self.wfile.flush()
                 except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout tests)

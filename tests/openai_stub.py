@@ -54,7 +54,10 @@ def citing_answer(seen: Seen) -> dict:
     ]}
 
 
-def citing_responder(seen: Seen) -> Reply:
-    """A ``StubGemini`` responder replying with ``citing_answer``, as SSE when the request streams."""
+def citing_responder(seen: Seen, pace: float = 0.0) -> Reply:
+    """A ``StubGemini`` responder replying with ``citing_answer``, as SSE when the request
+    streams (``pace`` seconds between events)."""
     content = json.dumps(citing_answer(seen), ensure_ascii=False)
-    return Reply(sse=chunks_sse(content, pieces=8)) if seen.body.get("stream") else Reply(json=completion(content))
+    if seen.body.get("stream"):
+        return Reply(sse=chunks_sse(content, pieces=8), pace=pace)
+    return Reply(json=completion(content))
