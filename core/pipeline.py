@@ -8,6 +8,7 @@ the evaluation.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
@@ -23,10 +24,13 @@ from core.links import recommended_links
 from core.models import (
     AnswerRecord, AuditEntry, Candidate, ChunkSnapshot, Draft, GeneratorInfo, SufficiencyInfo, Support,
 )
+from core.query import ResolvedQuery
 from core.records import RecordStore
 from core.retrieval import HybridRetriever, RetrievalResult
 from core.verification import verify_record
 
+
+logger = logging.getLogger(__name__)
 
 MAX_QUESTION_CHARS = 2000  # code points; longer input is refused, not embedded
 
@@ -255,6 +259,8 @@ class _Turn:
         else:
             try:
                 resolved = retriever.resolve(question, [q for q, _ in turns])
+                if settings.llm_query_help and isinstance(generator, Generator):
+                    resolved = _model_resolved(generator, question, turns, resolved)
                 if resolved.rewritten:
                     base["retrieval_query"] = resolved.text
                 retrieval: RetrievalResult = retriever.retrieve(resolved)
@@ -316,6 +322,23 @@ class _Turn:
                 )
             )
         )
+def _model_resolved(
+    generator: Generator, question: str, turns: Sequence[tuple[str, str]], resolved: ResolvedQuery
+) -> ResolvedQuery:
+    """The generator's rewrite of ``question`` for retrieval (``Generator.rewrite_query``:
+    follow-ups resolved, other languages translated), or the rule-based ``resolved`` when
+    the generator does not help, fails (logged) or returns nothing usable."""
+    try:
+        text = generator.rewrite_query(question, turns)
+    except AppError as exc:
+        logger.warning("query rewrite by %s failed, using the rule-based query: %s", generator.name, exc)
+        return resolved
+    text = (text or "").strip()
+    if not text or len(text) > MAX_QUESTION_CHARS:
+        return resolved
+    return ResolvedQuery(question=question, text=text, reason=f"rewritten by the generator ({generator.name})")
+
+
 def _candidates(retrieval: RetrievalResult) -> tuple[Candidate, ...]:
     """The retrieved chunks of a no_evidence result with their sufficiency scores (none cited)."""
     scores = retrieval.decision.scores if retrieval.decision is not None else {}

@@ -5,6 +5,7 @@ an error record that keeps the question and the evidence."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -15,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 
 from core.generators.openai_chat import OpenAIChatGenerator
 from tests.gemini_server import Reply, StubGemini
-from tests.openai_stub import chunks_sse, citing_responder, first_block
+from tests.openai_stub import chunks_sse, citing_responder, completion, first_block
 
 ROOT = Path(__file__).resolve().parent.parent
 QUESTION = "CronJob 的时间表语法是什么？"
@@ -83,3 +84,43 @@ def test_malformed_reply_is_an_error_record_keeping_question_and_evidence(sample
     assert record.status == "error" and "JSON" in record.error
     assert record.query == QUESTION and len(record.chunks) >= 1
     assert "".join(shown) == "半句"  # what was streamed before the failure
+
+
+def _rewriting_responder(seen):
+    """The rewrite request (no response_format) gets a fixed query; the answer request cites."""
+    if "response_format" not in seen.body:
+        return Reply(json=completion("CronJob 时区 timeZone 设置"))
+    return citing_responder(seen)
+
+
+@pytest.mark.parametrize("help_on", [True, False])
+def test_llm_query_help_rewrites_the_retrieval_query_only_when_enabled(sample_engine, help_on):
+    settings = sample_engine.settings.model_copy(update={"llm_query_help": help_on})
+    engine = dataclasses.replace(sample_engine, settings=settings, generators={})
+    with StubGemini([], responder=_rewriting_responder) as stub:
+        g = OpenAIChatGenerator(model="m", base_url=f"{stub.base_url}/v1", max_retries=0, timeout_s=5)
+        record = engine.ask(FOLLOW_UP, generator=g, history=[(QUESTION, "CronJob 使用 Cron 语法。")], save=False)
+    rewrites = [r for r in stub.requests if "response_format" not in r.body]
+    if help_on:
+        assert record.retrieval_query == "CronJob 时区 timeZone 设置"
+        (req,) = rewrites
+        assert [m["role"] for m in req.body["messages"]] == ["system", "user", "assistant", "user"]
+        assert req.body["messages"][-1]["content"].endswith(FOLLOW_UP)
+    else:
+        assert rewrites == [] and record.retrieval_query != "CronJob 时区 timeZone 设置"
+    assert record.status == "answered"
+
+
+def test_failed_query_help_falls_back_to_the_rule_based_query(sample_engine):
+    settings = sample_engine.settings.model_copy(update={"llm_query_help": True})
+    engine = dataclasses.replace(sample_engine, settings=settings, generators={})
+
+    def respond(seen):
+        if "response_format" not in seen.body:
+            return Reply(status=500, json={"error": {"message": "boom"}})
+        return citing_responder(seen)
+
+    with StubGemini([], responder=respond) as stub:
+        g = OpenAIChatGenerator(model="m", base_url=f"{stub.base_url}/v1", max_retries=0, timeout_s=5)
+        record = engine.ask(QUESTION, generator=g, save=False)
+    assert record.status == "answered" and record.retrieval_query in (None, QUESTION)

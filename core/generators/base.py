@@ -58,3 +58,10 @@ class Generator(ABC):
         answer text as it arrives; the returned ``Draft`` is authoritative.
         Raises a ``core.errors.GenerationError`` subclass when the provider fails.
         """
+
+    def rewrite_query(self, question: str, history: Sequence[tuple[str, str]]) -> str | None:
+        """A self-contained search query for ``question`` in the knowledge base's language,
+        resolved against ``history`` (earlier (question, answer) turns, clean text), for
+        retrieval (``Settings.llm_query_help``); None when this generator does not help
+        retrieval (the default). Raises a ``GenerationError`` subclass when the provider fails."""
+        return None

@@ -1,6 +1,8 @@
 """What an LLM answering over *our* chunks is told (Gemini mode 1 and the
 OpenAI-compatible generator): the evidence blocks headed by their chunk ids, and
-the system instruction naming the only ids that may be cited. Plain strings, no SDK.
+the system instruction naming the only ids that may be cited; also the request
+that rewrites a follow-up or foreign-language question into a search query.
+Plain strings, no SDK.
 """
 
 from __future__ import annotations
@@ -39,3 +41,33 @@ def evidence_system_instruction(chunk_ids: Sequence[str]) -> str:
         "sentence with an empty chunk_ids list (for example: 资料中没有提到……) instead of guessing. "
         "Do not add facts that are not in the evidence."
     )
+
+
+QUERY_REWRITE_INSTRUCTION = (
+    "You turn the user's latest question into one self-contained search query for a knowledge "
+    "base written in Chinese. Resolve words that refer to earlier turns (它, 这个, it, this) into "
+    "what they refer to; translate the question into Chinese if it is in another language; keep "
+    "names, identifiers and field names (CronJob, .spec.schedule) exactly as written. Reply with "
+    "the query only, on one line, without quotes or explanations."
+)
+
+
+def history_messages(history: Sequence[tuple[str, str]]) -> list[dict[str, str]]:
+    """Earlier (question, answer) turns as chat messages (``user`` / ``assistant`` role and
+    content dicts, clean text); a turn without an answer gives only its question."""
+    out = []
+    for turn in history:
+        out.append({"role": "user", "content": turn[0]})
+        if turn[1]:
+            out.append({"role": "assistant", "content": turn[1]})
+    return out
+
+
+def query_rewrite_messages(question: str, history: Sequence[tuple[str, str]]) -> list[dict[str, str]]:
+    """Chat messages (role/content dicts) asking for the search query of ``question``:
+    the instruction, the earlier turns as clean text, then the question."""
+    return [
+        {"role": "system", "content": QUERY_REWRITE_INSTRUCTION},
+        *history_messages(history),
+        {"role": "user", "content": f"Latest question: {question}"},
+    ]

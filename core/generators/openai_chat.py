@@ -48,7 +48,9 @@ from core.errors import (
     QuotaError,
 )
 from core.generators.base import Generator, OnText
-from core.generators.evidence import build_evidence_prompt, evidence_system_instruction
+from core.generators.evidence import (
+    build_evidence_prompt, evidence_system_instruction, history_messages, query_rewrite_messages,
+)
 from core.generators.structured import (
     StructuredAnswer, StructuredStreamPreview, draft_from_structured, parse_structured_answer,
 )
@@ -139,13 +141,22 @@ class OpenAIChatGenerator(Generator):
         self, question: str, chunks: Sequence[RetrievedChunk], history: Sequence[tuple[str, str]] = ()
     ) -> list[dict[str, str]]:
         """System instruction (the allowed ids), earlier turns as clean text, then the evidence prompt."""
-        out = [{"role": "system", "content": evidence_system_instruction([rc.chunk_id for rc in chunks])}]
-        for turn in history:
-            out.append({"role": "user", "content": turn[0]})
-            if turn[1]:
-                out.append({"role": "assistant", "content": turn[1]})
-        out.append({"role": "user", "content": build_evidence_prompt(question, chunks)})
-        return out
+        return [
+            {"role": "system", "content": evidence_system_instruction([rc.chunk_id for rc in chunks])},
+            *history_messages(history),
+            {"role": "user", "content": build_evidence_prompt(question, chunks)},
+        ]
+
+    def rewrite_query(self, question: str, history: Sequence[tuple[str, str]]) -> str | None:
+        """The model's one-line search query for ``question`` (``evidence.query_rewrite_messages``);
+        None for an empty reply. Raises the ``GenerationError`` subclasses of ``map_error``."""
+        with self._provider_errors():
+            resp = self._client.chat.completions.create(
+                model=self.model, messages=query_rewrite_messages(question, history), temperature=0, max_tokens=128,
+            )
+        text = (resp.choices[0].message.content or "") if resp.choices else ""
+        lines = [ln.strip().strip('"“”') for ln in text.strip().splitlines() if ln.strip()]
+        return lines[0] if lines else None
 
     @contextlib.contextmanager
     def _provider_errors(self) -> Iterator[None]:
