@@ -156,3 +156,23 @@ def test_registry_offers_openai_only_when_configured():
     assert registry.offered(local) == ["extractive", "openai"]
     assert registry.label("openai", local) == f"OpenAI 兼容模型（{MODEL}）"
     assert any("YINZHENG_LLM_MODEL" in h for h in registry.hints(Settings()))
+
+
+def test_server_rejecting_response_format_is_asked_again_without_it():
+    def respond(seen):
+        if "response_format" in seen.body:
+            return Reply(status=400, json={"error": {"message": "response_format.type json_schema is unavailable"}})
+        return Reply(json=completion(f"```json\n{ANSWER}\n```"))
+
+    with StubGemini([], responder=respond) as stub:
+        g = gen(stub)
+        _check_structured(g.generate("q", CHUNKS))
+        g.generate("q", CHUNKS)
+    assert ["response_format" in r.body for r in stub.requests] == [True, False, False]
+
+
+def test_other_400_is_an_error_not_a_retry():
+    with StubGemini([Reply(status=400, json={"error": {"message": "context length exceeded"}})]) as stub:
+        with pytest.raises(GenerationError, match="400"):
+            gen(stub).generate("q", CHUNKS)
+    assert len(stub.requests) == 1

@@ -9,7 +9,8 @@ contract as Gemini mode 1: the evidence blocks headed ``### chunk_id: <id>``
 ``{"answer": [{"text": "one sentence", "chunk_ids": ["…"]}]}`` asked for with
 ``response_format={"type": "json_schema", ...}`` (``structured.StructuredAnswer``)
 and parsed from the message content either way, so a server that ignores
-``response_format`` works too (a ```json fence is tolerated). Supports are built
+``response_format`` works too (a ```json fence is tolerated), and one that
+rejects it (HTTP 400) is asked again without it. Supports are built
 in **code points** (``unit="codepoint"``, part 0); ids that were not sent are
 dropped and audited later by ``core.grounding``. With ``on_text`` the request is
 streamed (SSE) and the visible sentences go to the callback as they arrive.
@@ -133,6 +134,7 @@ class OpenAIChatGenerator(Generator):
         self.model = model.strip()
         self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
         self.temperature = temperature
+        self._structured = True  # send response_format until the server rejects it
         self._client = client or openai.OpenAI(
             base_url=self.base_url, api_key=api_key or PLACEHOLDER_KEY, timeout=timeout_s, max_retries=max_retries,
         )
@@ -171,9 +173,23 @@ class OpenAIChatGenerator(Generator):
             raise mapped from exc
 
     def _create(self, messages: list[dict[str, str]], stream: bool) -> Any:
+        """One request with ``response_format``; a server that rejects it (HTTP 400 naming
+        ``response_format`` / ``json_schema``, e.g. an API that only knows ``json_object``) is
+        asked again without it, and so are later requests of this generator (the JSON is
+        then read from the message content, as the system instruction asks for it)."""
+        if self._structured:
+            try:
+                return self._client.chat.completions.create(
+                    model=self.model, messages=messages, response_format=response_format(),
+                    temperature=self.temperature, stream=stream,
+                )
+            except openai.BadRequestError as exc:
+                if not any(w in str(exc).lower() for w in ("response_format", "json_schema")):
+                    raise
+                logger.info("%s rejected response_format; asking without it: %s", self.base_url, exc)
+                self._structured = False
         return self._client.chat.completions.create(
-            model=self.model, messages=messages, response_format=response_format(),
-            temperature=self.temperature, stream=stream,
+            model=self.model, messages=messages, temperature=self.temperature, stream=stream,
         )
 
     def generate(self, question, chunks, history=(), on_text: OnText | None = None) -> Draft:
