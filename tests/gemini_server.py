@@ -12,7 +12,8 @@ with query, headers, JSON body). Point ``genai.Client`` at ``stub.base_url``::
 A ``Reply`` is a JSON body (``json=``), a server-sent-event stream (``sse=`` a
 list of dicts, each sent as ``data: {...}\\n\\n``), an error status, a delay
 before answering (to provoke client timeouts) or ``close=True`` (drop the
-connection without answering).
+connection without answering). ``responder`` (optional) builds the reply from
+the request instead (``Seen`` -> ``Reply``), for answers that cite what was sent.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Callable
 
 
 def _wire(body: Any) -> bytes:
@@ -40,6 +41,7 @@ class Reply:
     sse: list[Any] | None = None
     delay: float = 0.0
     close: bool = False
+    pace: float = 0.0  # seconds between SSE events (to watch a stream arrive)
     headers: dict[str, str] = field(default_factory=dict)
 
 
@@ -52,10 +54,11 @@ class Seen:
 
 
 class StubGemini:
-    def __init__(self, replies: list[Reply]):
-        if not replies:
+    def __init__(self, replies: list[Reply], responder: Callable[[Seen], Reply] | None = None):
+        if not replies and responder is None:
             raise ValueError("replies must not be empty")
         self.replies = list(replies)
+        self.responder = responder
         self.requests: list[Seen] = []
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
@@ -68,6 +71,8 @@ class StubGemini:
 
     def _next(self) -> Reply:
         with self._lock:
+            if self.responder is not None:
+                return self.responder(self.requests[-1])
             i = len(self.requests) - 1
             return self.replies[min(i, len(self.replies) - 1)]
 
@@ -117,6 +122,12 @@ class StubGemini:
                     self.send_header(k, v)
                 self.end_headers()
                 try:
+                    if reply.sse is not None and reply.pace:
+                        for ev in reply.sse:
+                            self.wfile.write(b"data: " + _wire(ev) + b"\n\n")
+                            self.wfile.flush()
+                            time.sleep(reply.pace)
+                        return
                     self.wfile.write(payload)
                     self.wfile.flush()
                 except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout tests)

@@ -188,11 +188,9 @@ def test_interrupted_answer_is_shown_in_the_conversation_after_the_next_question
     class StopsMidStream(Generator):
         name = "extractive"
 
-        def generate(self, question, chunks, history=()):
-            raise AssertionError("stream() is used")
-
-        def stream(self, question, chunks, history=()):
-            yield "CronJob 的调度"
+        def generate(self, question, chunks, history=(), on_text=None):
+            assert on_text is not None, "the pipeline streams"
+            on_text("CronJob 的调度")
             raise StopException()
 
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)

@@ -30,20 +30,30 @@ def _python_files(*layers: str) -> list[Path]:
     return sorted(p for layer in layers for p in (ROOT / layer).rglob("*.py"))
 
 
-def test_only_the_gemini_adapter_imports_google_genai():
-    """One adapter per vendor SDK: the store administration and the parsers of
-    Gemini output reach the SDK only through ``core/generators/gemini.py``."""
+def _importers_of(matches) -> set[str]:
+    """Files of core/, components/, app_pages/ and app.py with an import whose module name ``matches``."""
     importers = set()
     for p in _python_files("core", "components", "app_pages") + [ROOT / "app.py"]:
         for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
             names = []
             if isinstance(node, ast.Import):
                 names = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module:
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
                 names = [node.module]
-            if any(n.startswith("google.genai") or n == "google" for n in names):
+            if any(matches(n) for n in names):
                 importers.add(p.relative_to(ROOT).as_posix())
-    assert importers == {"core/generators/gemini.py"}
+    return importers
+
+
+def test_only_the_gemini_adapter_imports_google_genai():
+    """One adapter per vendor SDK: the store administration and the parsers of
+    Gemini output reach the SDK only through ``core/generators/gemini.py``."""
+    assert _importers_of(lambda n: n.startswith("google.genai") or n == "google") == {"core/generators/gemini.py"}
+
+
+def test_only_the_openai_adapter_imports_openai():
+    """The OpenAI-compatible generator reaches the ``openai`` SDK only through its adapter."""
+    assert _importers_of(lambda n: n == "openai" or n.startswith("openai.")) == {"core/generators/openai_chat.py"}
 
 
 def _environment_reads(path: Path) -> list[int]:

@@ -8,7 +8,7 @@ from markdown_it import MarkdownIt
 from core.chunking import parse_markdown
 from core.cjk import is_cjk, is_cjk_punct
 from core.cjk_emphasis import cjk_emphasis_plugin
-from core.generators.gemini_structured import assemble_sentences
+from core.generators.structured import assemble_sentences
 
 
 @pytest.mark.parametrize("ch", ["中", "㐀", "豈", "あ", "カ", "ㄅ", "한", "。", "，", "（", "Ａ", "𠀀"])

@@ -130,3 +130,24 @@ def test_ask_in_a_conversation_resolves_a_follow_up_from_stored_records(data_dir
     # another conversation (or none) does not see that history
     other = json.loads(run(["core", "ask", "那如果我压根不设置它呢？", "--json", "--conversation", "c-cli-2"], data_dir).stdout)
     assert other["retrieval_query"] is None
+
+
+def test_ask_through_an_openai_compatible_server(data_dir):
+    """`python -m core ask … --json --generator openai` against the stub server prints the record:
+    the cited sentence with its marker support, the invented id dropped and audited."""
+    from tests.gemini_server import StubGemini
+    from tests.openai_stub import citing_responder
+
+    with StubGemini([], responder=citing_responder) as stub:
+        env = {"OPENAI_BASE_URL": f"{stub.base_url}/v1", "OPENAI_API_KEY": "x", "YINZHENG_LLM_MODEL": "m"}
+        with pytest.MonkeyPatch.context() as mp:
+            for k, v in env.items():
+                mp.setenv(k, v)
+            p = run(["core", "ask", "CronJob 的时间表语法是什么？", "--json", "--generator", "openai"], data_dir)
+    assert p.returncode == 0, p.stderr
+    r = json.loads(p.stdout)
+    assert r["generator"] == {"name": "openai", "model": "m"}
+    assert r["status"] == "answered" and len(r["supports"]) == 1, r.get("error")
+    assert stub.requests[-1].headers["authorization"] == "Bearer x"
+    assert "invented#1" in json.dumps(r["audit"], ensure_ascii=False)
+    assert "这一句引用了一个不存在的片段。" in r["answer_text"]

@@ -76,3 +76,24 @@ def test_env_var_names_the_variable_of_a_field():
     assert env_var("gemini_file_search_store") == "YINZHENG_GEMINI_FILE_SEARCH_STORE"
     assert env_var("gemini_model") == "YINZHENG_GEMINI_MODEL"
     assert env_var("gemini_api_key") == "GEMINI_API_KEY"
+
+
+@pytest.mark.parametrize(
+    "var, value",
+    [("OPENAI_BASE_URL", "localhost:11434/v1"), ("OPENAI_BASE_URL", "javascript:alert(1)"),
+     ("YINZHENG_LLM_MODEL", "qwen 2.5"), ("YINZHENG_LLM_QUERY_HELP", "maybe"), ("YINZHENG_GENERATOR", "ollama")],
+)
+def test_invalid_openai_values_name_the_variable(tmp_path, var, value):
+    with pytest.raises(ConfigError, match=var):
+        load_settings({var: value}, secrets_path=tmp_path / "none.toml")
+
+
+def test_openai_settings_from_environment_and_secrets(tmp_path):
+    secrets = tmp_path / "secrets.toml"
+    secrets.write_text('OPENAI_API_KEY = "sk-secret"\nOPENAI_BASE_URL = "https://api.deepseek.com/v1"\n', encoding="utf-8")
+    s = load_settings({"YINZHENG_LLM_MODEL": " deepseek-chat ", "YINZHENG_GENERATOR": "openai"}, secrets_path=secrets)
+    assert (s.openai_api_key, s.openai_base_url, s.llm_model, s.generator) == (
+        "sk-secret", "https://api.deepseek.com/v1", "deepseek-chat", "openai")
+    assert s.llm_query_help is False
+    env = load_settings({"OPENAI_BASE_URL": "http://localhost:11434/v1"}, secrets_path=secrets)
+    assert env.openai_base_url == "http://localhost:11434/v1"  # the environment wins over the file

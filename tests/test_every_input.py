@@ -30,15 +30,14 @@ class Streaming(Generator):
         self.pieces = list(pieces)
         self.interrupt = interrupt
 
-    def generate(self, question, chunks: Sequence[RetrievedChunk], history=()):
-        raise AssertionError("stream() is used")
-
-    def stream(self, question, chunks, history=()):
-        yield from self.pieces
+    def generate(self, question, chunks: Sequence[RetrievedChunk], history=(), on_text=None):
+        assert on_text is not None, "the pipeline streams"
+        for piece in self.pieces:
+            on_text(piece)
         if self.interrupt is not None:
             raise self.interrupt
         text = "".join(self.pieces)
-        yield Draft(parts=(text,), supports=(DraftSupport(start=0, end=len(text), chunk_ids=(chunks[0].chunk_id,)),),
+        return Draft(parts=(text,), supports=(DraftSupport(start=0, end=len(text), chunk_ids=(chunks[0].chunk_id,)),),
                     generator=self.info)
 
 
@@ -173,7 +172,7 @@ def test_missing_grounding_metadata_is_flagged_apart_from_empty_supports(stream)
         reply = Reply(sse=[body]) if stream else Reply(json=body)
         with StubGemini([reply]) as stub:
             g = gen("gemini-search", stub)
-            drafts.append(list(g.stream("q", []))[-1] if stream else g.generate("q", []))
+            drafts.append(g.generate("q", [], on_text=lambda _: None) if stream else g.generate("q", []))
     missing, empty = drafts
     assert missing.supports == () and _kinds(missing) == ["grounding_missing"]
     assert empty.supports == () and _kinds(empty) == ["grounding_no_supports"]

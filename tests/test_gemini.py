@@ -35,8 +35,8 @@ from core.generators.gemini import (
     make_gemini_generator,
 )
 from core.generators.gemini_interactions import draft_from_interaction
-from core.generators.gemini_prompt import build_evidence_prompt
-from core.generators.gemini_structured import (
+from core.generators.evidence import build_evidence_prompt
+from core.generators.structured import (
     StructuredStreamPreview,
     assemble_sentences,
     scan_sentence_texts,
@@ -52,6 +52,13 @@ MODEL = "gemini-2.5-flash"
 FAST_RETRY = default_retry_options(attempts=3, initial_delay=0.01, max_delay=0.02, jitter=0.0)
 NO_RETRY = default_retry_options(attempts=1)
 INFO = GeneratorInfo(name="gemini-search", model=MODEL)
+
+
+def _streamed(g, *args) -> list:
+    """What a stream showed, then the Draft: ``generate`` with ``on_text``."""
+    shown: list = []
+    draft = g.generate(*args, on_text=shown.append)
+    return shown + [draft]
 
 
 def load(name: str) -> tuple[dict, dict]:
@@ -241,7 +248,7 @@ def sse_events(body: dict, pieces: int = 3) -> list[dict]:
 def test_fixture_stream(name):
     body, expect = load(name)
     with StubGemini([Reply(sse=sse_events(body))]) as stub:
-        out = list(gen("gemini-search", stub).stream("q", []))
+        out = _streamed(gen("gemini-search", stub), "q", [])
     assert stub.requests[0].path == f"/v1/models/{MODEL}:streamGenerateContent?alt=sse"
     draft = out[-1]
     assert isinstance(draft, Draft) and all(isinstance(p, str) for p in out[:-1])
@@ -264,7 +271,7 @@ def test_stream_thought_parts_do_not_enter_answer():
                                                                       "groundingChunkIndices": [1]}]}}]},
     ]
     with StubGemini([Reply(sse=events)]) as stub:
-        out = list(gen("gemini-search", stub).stream("q", []))
+        out = _streamed(gen("gemini-search", stub), "q", [])
     draft = out[-1]
     assert draft.text == expect["response_text"]
     assert "Planning" not in "".join(out[:-1])
@@ -425,7 +432,7 @@ def test_prompt_blocked_and_stream_safety():
     events = [{"candidates": [{"content": {"role": "model", "parts": [{"text": '{"answer": [{"te'}]}}]},
               {"candidates": [{"finishReason": "SAFETY"}]}]
     with StubGemini([Reply(sse=events)]) as stub:
-        out = list(gen("gemini", stub).stream("q", CHUNKS))
+        out = _streamed(gen("gemini", stub), "q", CHUNKS)
     assert out[-1].status == "blocked"
 
 
@@ -496,7 +503,7 @@ def split_sse_json(text: str, size: int) -> list[dict]:
 def test_mode1_stream(ascii_json):
     raw = json.dumps(STRUCTURED, ensure_ascii=ascii_json)  # ascii: \uXXXX escapes get cut in half
     with StubGemini([Reply(sse=split_sse_json(raw, 7))]) as stub:
-        out = list(gen("gemini", stub).stream("q", CHUNKS))
+        out = _streamed(gen("gemini", stub), "q", CHUNKS)
     assert stub.requests[0].path == f"/v1/models/{MODEL}:streamGenerateContent?alt=sse"
     assert stub.requests[0].body["generationConfig"]["responseMimeType"] == "application/json"
     draft = out[-1]
@@ -577,7 +584,7 @@ def test_quota_is_retried_then_quota_error(stream):
     with StubGemini([Reply(status=429, json=err(429, "RESOURCE_EXHAUSTED", "Quota exceeded"))]) as stub:
         g = gen("gemini", stub, retry_options=FAST_RETRY)
         with pytest.raises(QuotaError, match="429"):
-            list(g.stream("q", CHUNKS)) if stream else g.generate("q", CHUNKS)
+            _streamed(g, "q", CHUNKS) if stream else g.generate("q", CHUNKS)
     assert len(stub.requests) == 3
 
 
@@ -628,7 +635,7 @@ def test_connection_refused():
 def test_live_mode1():
     key = os.environ.get("GEMINI_API_KEY") or os.environ.get("GOOGLE_API_KEY")
     g = make_gemini_generator("gemini", Settings(gemini_api_key=key))
-    out = list(g.stream("Pod 是什么？", CHUNKS))
+    out = _streamed(g, "Pod 是什么？", CHUNKS)
     draft = out[-1]
     assert isinstance(draft, Draft) and draft.status in ("ok", "blocked")
     if draft.status == "ok":
@@ -672,7 +679,7 @@ def test_foreign_exceptions_pass_unchanged(stream):
     """Only what the SDK / HTTP stack raises is mapped: a programming error stays itself."""
     g = GeminiGenerator(client=_RaisingClient(KeyError("bug")))
     with pytest.raises(KeyError, match="bug"):
-        list(g.stream("q", CHUNKS)) if stream else g.generate("q", CHUNKS)
+        _streamed(g, "q", CHUNKS) if stream else g.generate("q", CHUNKS)
 
 
 def test_mapped_error_is_logged_with_its_traceback(caplog):

@@ -17,7 +17,7 @@ def register(sub) -> None:
     p = sub.add_parser("ask", help="answer a question ('-' reads one per line from stdin)")
     p.add_argument("question")
     p.add_argument("--json", action="store_true", help="print the AnswerRecord as JSON (JSON Lines for '-')")
-    p.add_argument("--generator", default=None, help="extractive (default), gemini, gemini-search, gemini-file-search")
+    p.add_argument("--generator", default=None, help="extractive (default), openai, gemini, gemini-search, gemini-file-search")
     p.add_argument("--store", default=None, help="File Search store name for --generator gemini-file-search")
     p.add_argument(
         "--conversation", default=None, metavar="ID",

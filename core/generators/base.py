@@ -1,20 +1,27 @@
 """The generator interface: one abstract method.
 
-``generate(question, chunks, history)`` returns a ``Draft`` (answer parts and
-supports in the provider's units); grounding happens afterwards, outside the
-generator. Identity (``name``, ``model``) lives in class attributes.
+``generate(question, chunks, history, on_text=None)`` returns a ``Draft``
+(answer parts and supports in the provider's units) and, while it works, hands
+the visible answer text to ``on_text`` piece by piece (the pieces add up to a
+prefix of ``Draft.text``; a generator that cannot stream calls it once). The
+pipeline and the tests call the same method. Grounding happens afterwards,
+outside the generator. Identity (``name``, ``model``) lives in class attributes;
+names and labels of the configured generators are ``core.generators.registry``.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Iterator, Sequence
+from typing import Callable, Sequence
 
 from core.models import Draft, GeneratorInfo, RetrievedChunk
 
 
 class Turn(tuple):
     """(question, clean answer text) of an earlier turn; no markers or HTML."""
+
+
+OnText = Callable[[str], None]
 
 
 class Generator(ABC):
@@ -42,23 +49,19 @@ class Generator(ABC):
         question: str,
         chunks: Sequence[RetrievedChunk],
         history: Sequence[tuple[str, str]] = (),
+        on_text: OnText | None = None,
     ) -> Draft:
         """Answer ``question`` from ``chunks`` only.
 
-        ``history`` holds earlier (question, answer) turns as clean text.
+        ``history`` holds earlier (question, answer) turns as clean text (no
+        markers, no 本段无出处). ``on_text`` (optional) receives the visible
+        answer text as it arrives; the returned ``Draft`` is authoritative.
         Raises a ``core.errors.GenerationError`` subclass when the provider fails.
         """
 
-    def stream(
-        self,
-        question: str,
-        chunks: Sequence[RetrievedChunk],
-        history: Sequence[tuple[str, str]] = (),
-    ) -> Iterator[str | Draft]:
-        """Yield text pieces as they arrive, then the final ``Draft`` last.
-
-        The default yields the whole answer at once.
-        """
-        draft = self.generate(question, chunks, history)
-        yield draft.text
-        yield draft
+    def rewrite_query(self, question: str, history: Sequence[tuple[str, str]]) -> str | None:
+        """A self-contained search query for ``question`` in the knowledge base's language,
+        resolved against ``history`` (earlier (question, answer) turns, clean text), for
+        retrieval (``Settings.llm_query_help``); None when this generator does not help
+        retrieval (the default). Raises a ``GenerationError`` subclass when the provider fails."""
+        return None

@@ -35,7 +35,7 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from core.generators.base import Generator
+from core.generators.base import Generator, OnText
 from core.lexical import STOPWORDS, tokenize
 from core.models import Draft, DraftSupport, RetrievedChunk
 
@@ -153,7 +153,15 @@ class ExtractiveGenerator(Generator):
         question: str,
         chunks: Sequence[RetrievedChunk],
         history: Sequence[tuple[str, str]] = (),
+        on_text: OnText | None = None,
     ) -> Draft:
+        """The extracted sentences as one ``Draft``; ``on_text`` gets the whole text once."""
+        draft = self._extract(question, chunks)
+        if on_text is not None and draft.text:
+            on_text(draft.text)
+        return draft
+
+    def _extract(self, question: str, chunks: Sequence[RetrievedChunk]) -> Draft:
         cands, previous = _candidates(chunks)
         if not cands:
             return Draft(parts=("",), supports=(), generator=self.info)

@@ -6,11 +6,11 @@ Three generators, made by ``make_gemini_generator(name, settings)``:
 ``gemini`` — ``GeminiGenerator``
     Answers over *our* retrieved chunks. The evidence goes into the prompt as
     blocks headed ``### chunk_id: <id>`` plus ``heading_path: A > B``
-    (``gemini_prompt``); the system instruction allows only those ids as
+    (``evidence``); the system instruction allows only those ids as
     citations and asks the model to say where the evidence is missing.
     Structured output (``response_mime_type="application/json"``,
     ``response_schema`` = ``StructuredAnswer``: a list of ``{text, chunk_ids}``
-    sentences), parsed by ``gemini_structured`` into one ``DraftSupport`` per
+    sentences), parsed by ``structured`` into one ``DraftSupport`` per
     cited sentence in **code points**; ids are checked later by ``core.grounding``.
 ``gemini-search`` — ``GeminiSearchGenerator`` (Google Search tool)
 ``gemini-file-search`` — ``GeminiFileSearchGenerator`` (File Search tool over
@@ -19,11 +19,11 @@ Three generators, made by ``make_gemini_generator(name, settings)``:
     (google-genai ``types.GroundingMetadata``) is parsed by ``gemini_parse``
     into supports in **UTF-8 bytes** (``unit="utf8"``, per part) and ``extra_chunks``.
 
-Streaming (``stream``) uses ``generate_content_stream``. Mode 1 yields the
-sentence texts as they can be read from the growing JSON (complete sentences
-and the growing last one; the pieces add up to a prefix of ``Draft.text``).
-Mode 2 yields each non-thought text part as it arrives. The final ``Draft``
-comes last and is authoritative.
+Streaming (``generate(..., on_text=f)``) uses ``generate_content_stream``. Mode 1
+hands ``f`` the sentence texts as they can be read from the growing JSON
+(complete sentences and the growing last one; the pieces add up to a prefix of
+``Draft.text``). Mode 2 hands it each non-thought text part as it arrives. The
+returned ``Draft`` is authoritative.
 
 Errors (``raise X from exc``, by ``map_error``; also used by ``gemini_store``)::
 
@@ -60,14 +60,12 @@ from core.errors import (
     MissingKeyError,
     QuotaError,
 )
-from core.generators.base import Generator
+from core.generators.base import Generator, OnText
 from core.generators.gemini_parse import GroundedStream, draft_from_response, response_text
-from core.generators.gemini_prompt import (
-    SEARCH_SYSTEM_INSTRUCTION, build_evidence_prompt, evidence_system_instruction,
-)
-from core.generators.gemini_structured import (
-    StructuredAnswer, StructuredStreamPreview, draft_from_structured_text,
-)
+from core.generators.evidence import build_evidence_prompt, evidence_system_instruction
+from core.generators.gemini_prompt import SEARCH_SYSTEM_INSTRUCTION
+from core.generators.gemini_structured import draft_from_structured_text
+from core.generators.structured import StructuredAnswer, StructuredStreamPreview
 from core.models import Draft, RetrievedChunk
 
 __all__ = [
@@ -298,14 +296,14 @@ class GeminiGenerator(_GeminiBase):
             temperature=self.temperature,
         )
 
-    def generate(self, question, chunks, history=()) -> Draft:
-        with _provider_errors(self.model):
-            resp = self._call("generate_content", question, chunks, history)
-        raw, finish, block = response_text(resp)
-        return draft_from_structured_text(raw, self.info, finish_reason=finish, block_reason=block)
-
-    def stream(self, question, chunks, history=()) -> Iterator[str | Draft]:
-        """Yield visible answer text parsed from the partial JSON, then the Draft."""
+    def generate(self, question, chunks, history=(), on_text: OnText | None = None) -> Draft:
+        """One ``generate_content`` call; with ``on_text``, ``generate_content_stream``
+        and the visible answer text parsed from the partial JSON handed to it."""
+        if on_text is None:
+            with _provider_errors(self.model):
+                resp = self._call("generate_content", question, chunks, history)
+            raw, finish, block = response_text(resp)
+            return draft_from_structured_text(raw, self.info, finish_reason=finish, block_reason=block)
         preview = StructuredStreamPreview()
         finish = block = None
         with _provider_errors(self.model):
@@ -316,8 +314,8 @@ class GeminiGenerator(_GeminiBase):
                 if piece:
                     delta = preview.feed(piece)
                     if delta:
-                        yield delta
-        yield draft_from_structured_text(preview.raw, self.info, finish_reason=finish, block_reason=block)
+                        on_text(delta)
+        return draft_from_structured_text(preview.raw, self.info, finish_reason=finish, block_reason=block)
 
 
 class _GroundedGemini(_GeminiBase):
@@ -336,19 +334,20 @@ class _GroundedGemini(_GeminiBase):
             system_instruction=SEARCH_SYSTEM_INSTRUCTION, tools=[self._tool()], temperature=self.temperature
         )
 
-    def generate(self, question, chunks, history=()) -> Draft:
-        with _provider_errors(self.model):
-            resp = self._call("generate_content", question, chunks, history)
-        return draft_from_response(resp, self.info)
-
-    def stream(self, question, chunks, history=()) -> Iterator[str | Draft]:
-        """Yield each non-thought text piece as it arrives, then the Draft
-        (stream chunks merged as ``gemini_parse.GroundedStream`` describes)."""
+    def generate(self, question, chunks, history=(), on_text: OnText | None = None) -> Draft:
+        """One ``generate_content`` call; with ``on_text``, a stream whose non-thought
+        text pieces go to it as they arrive (merged as ``gemini_parse.GroundedStream``
+        describes)."""
+        if on_text is None:
+            with _provider_errors(self.model):
+                resp = self._call("generate_content", question, chunks, history)
+            return draft_from_response(resp, self.info)
         collected = GroundedStream()
         with _provider_errors(self.model):
             for resp in self._call("generate_content_stream", question, chunks, history):
-                yield from collected.feed(resp)
-        yield collected.draft(self.info)
+                for piece in collected.feed(resp):
+                    on_text(piece)
+        return collected.draft(self.info)
 
 
 class GeminiSearchGenerator(_GroundedGemini):

@@ -1,0 +1,247 @@
+"""The OpenAI-compatible adapter: the only module that imports the official
+``openai`` SDK (and the one place its errors are mapped into ours). It speaks
+the chat-completions protocol that Ollama, vLLM, llama.cpp's server, LM Studio,
+DeepSeek, Qwen (DashScope compatible mode), Moonshot and OpenAI all serve.
+
+``OpenAIChatGenerator`` answers over *our* retrieved chunks with the same
+contract as Gemini mode 1: the evidence blocks headed ``### chunk_id: <id>``
+(``core.generators.evidence``), and a JSON reply
+``{"answer": [{"text": "one sentence", "chunk_ids": ["…"]}]}`` asked for with
+``response_format={"type": "json_schema", ...}`` (``structured.StructuredAnswer``)
+and parsed from the message content either way, so a server that ignores
+``response_format`` works too (a ```json fence is tolerated), and one that
+rejects it (HTTP 400) is asked again without it. Supports are built
+in **code points** (``unit="codepoint"``, part 0); ids that were not sent are
+dropped and audited later by ``core.grounding``. With ``on_text`` the request is
+streamed (SSE) and the visible sentences go to the callback as they arrive.
+
+Errors (``raise X from exc``, by ``map_error``)::
+
+    openai.APITimeoutError                        → GeneratorTimeoutError
+    openai.APIConnectionError (refused, DNS, ...) → GeneratorNetworkError naming the URL
+    openai.AuthenticationError / PermissionDenied → AuthenticationError (401/403)
+    openai.NotFoundError                          → GenerationError naming the model (404)
+    openai.RateLimitError (after the SDK's retries, max_retries) → QuotaError (429)
+    any other openai.APIStatusError               → GenerationError naming the status
+    reply not the JSON contract / cut off (finish_reason "length") → GenerationError
+    finish_reason "content_filter"                → Draft(status="blocked")
+
+Settings come in as ``core.config.Settings``; nothing here reads the
+environment (the SDK's own ``OPENAI_*`` lookups are bypassed: base URL and key
+are always passed). A server without keys (Ollama) is sent a placeholder key.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from typing import Any, Iterator, Sequence
+
+import openai
+
+from core.config import Settings, env_var
+from core.errors import (
+    AuthenticationError,
+    ConfigError,
+    GenerationError,
+    GeneratorNetworkError,
+    GeneratorTimeoutError,
+    QuotaError,
+)
+from core.generators.base import Generator, OnText
+from core.generators.evidence import (
+    build_evidence_prompt, evidence_system_instruction, history_messages, query_rewrite_messages,
+)
+from core.generators.structured import (
+    StructuredAnswer, StructuredStreamPreview, draft_from_structured, parse_structured_answer,
+)
+from core.models import Draft, RetrievedChunk
+
+__all__ = ["OpenAIChatGenerator", "make_openai_generator", "map_error", "DEFAULT_BASE_URL", "PLACEHOLDER_KEY"]
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+PLACEHOLDER_KEY = "not-needed"  # Ollama, vLLM and llama.cpp accept any key; the SDK insists on one
+PROVIDER = "The OpenAI-compatible model"
+
+
+def response_format() -> dict[str, Any]:
+    """The ``response_format`` of the request: the ``StructuredAnswer`` JSON schema (not strict,
+    so servers that support only a subset of JSON Schema accept it)."""
+    return {
+        "type": "json_schema",
+        "json_schema": {"name": "structured_answer", "schema": StructuredAnswer.model_json_schema()},
+    }
+
+
+def map_error(exc: BaseException, model: str, base_url: str) -> GenerationError | None:
+    """Our ``GenerationError`` (Chinese message naming the variable to fix) for an SDK exception;
+    None for a foreign one."""
+    if isinstance(exc, openai.APITimeoutError):
+        return GeneratorTimeoutError(f"模型服务 {base_url} 没有及时回答（请求超时）。请重试，或换一个更快的模型。")
+    if isinstance(exc, openai.APIConnectionError):
+        return GeneratorNetworkError(
+            f"无法连接模型服务 {base_url}（{env_var('openai_base_url')}）：{exc}。"
+            "请先启动服务（例如 `ollama serve`，或 `vllm serve <模型>`），或检查地址与网络。"
+        )
+    if not isinstance(exc, openai.APIStatusError):
+        return None
+    code, msg = exc.status_code, str(getattr(exc, "message", None) or exc)
+    if isinstance(exc, (openai.AuthenticationError, openai.PermissionDeniedError)):
+        return AuthenticationError(
+            f"模型服务拒绝了密钥（HTTP {code}：{msg}）。请检查 {env_var('openai_api_key')}。"
+        )
+    if isinstance(exc, openai.NotFoundError):
+        return GenerationError(
+            f"模型服务 {base_url} 没有模型 {model!r}（HTTP 404：{msg}）。请把 {env_var('llm_model')} "
+            "设为服务上已有的模型（Ollama：`ollama pull <模型>`，`ollama list` 列出已有模型）。"
+        )
+    if isinstance(exc, openai.RateLimitError):
+        return QuotaError(f"模型服务限流或额度用尽（HTTP 429），重试后仍失败：{msg}。请稍后再问。")
+    if code in (408, 504):
+        return GeneratorTimeoutError(f"模型服务没有及时回答（HTTP {code}）。请重试。")
+    return GenerationError(f"模型服务拒绝了请求（HTTP {code}：{msg}）。")
+
+
+class OpenAIChatGenerator(Generator):
+    """Chat completions over our chunks with the chunk-id JSON contract (see the module docstring)."""
+
+    name = "openai"
+
+    def __init__(
+        self,
+        *,
+        model: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        timeout_s: float = 120.0,
+        max_retries: int = 2,
+        temperature: float | None = 0.2,
+        client: Any = None,
+    ) -> None:
+        """``model`` is required; ``base_url`` defaults to the OpenAI API; without ``api_key``
+        a placeholder is sent (local servers). ``timeout_s`` is per request in seconds;
+        ``max_retries`` is the SDK's own retry count (429, 5xx, connection errors, with
+        backoff). Raises ``ConfigError`` naming the variable for an empty model and
+        ``ValueError`` for a timeout <= 0 or negative retries."""
+        if not model or not model.strip():
+            raise ConfigError(f"{env_var('llm_model')}: the openai generator needs a model name, e.g. qwen2.5:7b")
+        if timeout_s <= 0:
+            raise ValueError(f"timeout_s must be > 0, got {timeout_s}")
+        if max_retries < 0:
+            raise ValueError(f"max_retries must be >= 0, got {max_retries}")
+        self.model = model.strip()
+        self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
+        self.temperature = temperature
+        self._structured = True  # send response_format until the server rejects it
+        self._client = client or openai.OpenAI(
+            base_url=self.base_url, api_key=api_key or PLACEHOLDER_KEY, timeout=timeout_s, max_retries=max_retries,
+        )
+
+    def messages(
+        self, question: str, chunks: Sequence[RetrievedChunk], history: Sequence[tuple[str, str]] = ()
+    ) -> list[dict[str, str]]:
+        """System instruction (the allowed ids), earlier turns as clean text, then the evidence prompt."""
+        return [
+            {"role": "system", "content": evidence_system_instruction([rc.chunk_id for rc in chunks])},
+            *history_messages(history),
+            {"role": "user", "content": build_evidence_prompt(question, chunks)},
+        ]
+
+    def rewrite_query(self, question: str, history: Sequence[tuple[str, str]]) -> str | None:
+        """The model's one-line search query for ``question`` (``evidence.query_rewrite_messages``);
+        None for an empty reply. Raises the ``GenerationError`` subclasses of ``map_error``."""
+        with self._provider_errors():
+            resp = self._client.chat.completions.create(
+                model=self.model, messages=query_rewrite_messages(question, history), temperature=0, max_tokens=128,
+            )
+        text = (resp.choices[0].message.content or "") if resp.choices else ""
+        lines = [ln.strip().strip('"“”') for ln in text.strip().splitlines() if ln.strip()]
+        return lines[0] if lines else None
+
+    @contextlib.contextmanager
+    def _provider_errors(self) -> Iterator[None]:
+        try:
+            yield
+        except openai.OpenAIError as exc:
+            mapped = map_error(exc, self.model, self.base_url)
+            if mapped is None:
+                raise
+            logger.warning("OpenAI-compatible call failed (%s, model %s): %s", self.base_url, self.model,
+                           type(exc).__name__, exc_info=True)
+            raise mapped from exc
+
+    def _create(self, messages: list[dict[str, str]], stream: bool) -> Any:
+        """One request with ``response_format``; a server that rejects it (HTTP 400 naming
+        ``response_format`` / ``json_schema``, e.g. an API that only knows ``json_object``) is
+        asked again without it, and so are later requests of this generator (the JSON is
+        then read from the message content, as the system instruction asks for it)."""
+        if self._structured:
+            try:
+                return self._client.chat.completions.create(
+                    model=self.model, messages=messages, response_format=response_format(),
+                    temperature=self.temperature, stream=stream,
+                )
+            except openai.BadRequestError as exc:
+                if not any(w in str(exc).lower() for w in ("response_format", "json_schema")):
+                    raise
+                logger.info("%s rejected response_format; asking without it: %s", self.base_url, exc)
+                self._structured = False
+        return self._client.chat.completions.create(
+            model=self.model, messages=messages, temperature=self.temperature, stream=stream,
+        )
+
+    def generate(self, question, chunks, history=(), on_text: OnText | None = None) -> Draft:
+        """One chat completion; with ``on_text`` a streamed one whose visible sentences go to
+        ``on_text`` as the JSON grows. Raises the ``GenerationError`` subclasses above."""
+        messages = self.messages(question, chunks, history)
+        finish: str | None = None
+        with self._provider_errors():
+            if on_text is None:
+                resp = self._create(messages, stream=False)
+                choice = resp.choices[0] if resp.choices else None
+                raw = (choice.message.content or "") if choice else ""
+                finish = choice.finish_reason if choice else None
+            else:
+                preview = StructuredStreamPreview()
+                for event in self._create(messages, stream=True):
+                    for choice in event.choices or ():
+                        finish = choice.finish_reason or finish
+                        piece = choice.delta.content if choice.delta else None
+                        if piece:
+                            delta = preview.feed(piece)
+                            if delta:
+                                on_text(delta)
+                raw = preview.raw
+        return self._draft(raw, finish)
+
+    def _draft(self, raw: str, finish: str | None) -> Draft:
+        if finish == "content_filter":
+            return Draft(parts=(), generator=self.info, status="blocked",
+                         message="模型服务的内容过滤拦截了这个回答（finish reason content_filter）。请换个问法。")
+        if not raw.strip():
+            raise GenerationError(f"模型 {self.model} 返回了空回答（finish reason {finish or 'unknown'}）。请重试。")
+        try:
+            answer = parse_structured_answer(raw, PROVIDER)
+        except GenerationError as exc:
+            if finish == "length":
+                raise GenerationError(
+                    f"模型 {self.model} 的回答在输出长度上限处被截断（finish reason length），不是完整的 JSON。"
+                    "请问得更具体一些，或换一个上下文更长的模型。"
+                ) from exc
+            raise GenerationError(
+                f"模型 {self.model} 没有按约定返回 JSON 格式的回答（开头：{raw[:80]!r}）。"
+                "请重试，或换一个能遵循 JSON 格式的模型。"
+            ) from exc
+        return draft_from_structured(answer, self.info)
+
+
+def make_openai_generator(settings: Settings, **kwargs: Any) -> OpenAIChatGenerator:
+    """The ``openai`` generator configured from ``settings`` (``openai_base_url``,
+    ``openai_api_key``, ``llm_model``); ``kwargs`` go to the constructor and win (tests).
+    Raises ``ConfigError`` naming ``YINZHENG_LLM_MODEL`` when no model is set."""
+    kwargs.setdefault("base_url", settings.openai_base_url)
+    kwargs.setdefault("api_key", settings.openai_api_key)
+    kwargs.setdefault("model", settings.llm_model or "")
+    return OpenAIChatGenerator(**kwargs)

@@ -1,0 +1,81 @@
+"""The one list of generator names and labels, read by the settings
+(``core.config`` validates ``YINZHENG_GENERATOR`` against it), the sidebar (which
+offers the generators the settings make usable, with these labels) and the
+pipeline (``Engine.generator`` builds them by these names).
+
+No imports of settings or adapters (``core.config`` imports this module):
+``settings`` is read by attribute (``Settings`` fields ``gemini_api_key``,
+``gemini_model``, ``gemini_file_search_store``, ``openai_base_url``,
+``openai_api_key``, ``llm_model``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+
+@dataclass(frozen=True)
+class GeneratorEntry:
+    """``name`` as in settings and records; ``label`` (Chinese, ``{model}`` filled from
+    the settings field ``model_field``); ``offered(settings)`` whether the settings
+    make it usable; ``hint`` (Chinese) how to enable it."""
+
+    name: str
+    label: str
+    model_field: str | None
+    offered: Callable[[Any], bool]
+    hint: str = ""
+
+
+def _gemini(s: Any) -> bool:
+    return bool(s.gemini_api_key)
+
+
+def _openai(s: Any) -> bool:
+    return bool(s.llm_model and (s.openai_base_url or s.openai_api_key))
+
+
+REGISTRY: tuple[GeneratorEntry, ...] = (
+    GeneratorEntry("extractive", "离线抽取式（无需密钥）", None, lambda s: True),
+    GeneratorEntry(
+        "openai", "OpenAI 兼容模型（{model}）", "llm_model", _openai,
+        "设置 OPENAI_BASE_URL（本地服务如 Ollama）或 OPENAI_API_KEY，以及 YINZHENG_LLM_MODEL 后可启用 OpenAI 兼容模型。",
+    ),
+    GeneratorEntry(
+        "gemini", "Gemini 基于知识库（{model}）", "gemini_model", _gemini,
+        "设置环境变量 GEMINI_API_KEY（或在 .streamlit/secrets.toml 中）后可启用 Gemini 生成。",
+    ),
+    GeneratorEntry("gemini-search", "Gemini + Google 搜索（{model}）", "gemini_model", _gemini),
+    GeneratorEntry(
+        "gemini-file-search", "Gemini + File Search（{model}）", "gemini_model",
+        lambda s: _gemini(s) and bool(s.gemini_file_search_store),
+    ),
+)
+
+NAMES: tuple[str, ...] = tuple(e.name for e in REGISTRY)
+
+
+def entry(name: str) -> GeneratorEntry:
+    """The entry called ``name``; ``ValueError`` listing the names for an unknown one."""
+    for e in REGISTRY:
+        if e.name == name:
+            return e
+    raise ValueError(f"unknown generator {name!r}; use one of {', '.join(NAMES)}")
+
+
+def label(name: str, settings: Any) -> str:
+    """The Chinese label of ``name`` with its model from ``settings``."""
+    e = entry(name)
+    model = getattr(settings, e.model_field, None) if e.model_field else None
+    return e.label.format(model=model or "?")
+
+
+def offered(settings: Any) -> list[str]:
+    """Names of the generators ``settings`` make usable, in registry order."""
+    return [e.name for e in REGISTRY if e.offered(settings)]
+
+
+def hints(settings: Any) -> list[str]:
+    """Chinese hints for the generators that are not usable yet (one per hint)."""
+    return list(dict.fromkeys(e.hint for e in REGISTRY if e.hint and not e.offered(settings)))
