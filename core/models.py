@@ -9,6 +9,11 @@ Provider units (UTF-8 bytes, UTF-16 code units) are converted at the adapter by
 
 The JSON form of ``AnswerRecord`` is the exchange format of the command line,
 exports and checks; its field names are stable (``schema_version`` guards them).
+
+Why over 400 lines: this is the one data model (DESIGN's ground floor). Every
+value an arrow of the pipeline carries is declared here with its units, next to
+the others it composes (chunk → retrieved chunk → snapshot → record), plus the
+record's read-side schema migration; splitting it would scatter one schema.
 """
 
 from __future__ import annotations
