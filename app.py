@@ -15,13 +15,14 @@ except AppError as exc:  # e.g. a bad setting or an index built with another emb
     st.stop()
 page = st.navigation(
     [
-        st.Page("app_pages/chat.py", title="问答", icon="💬", default=True),
-        st.Page("app_pages/check.py", title="核查", icon="🔎", url_path="check"),
-        st.Page("app_pages/sources.py", title="来源快照", icon="📄", url_path="sources"),
-        st.Page("app_pages/history.py", title="历史", icon="🕘", url_path="history"),
-        st.Page("app_pages/library.py", title="知识库", icon="📚", url_path="library"),
+        st.Page("app_pages/chat.py", title="问答", icon=":material/forum:", default=True),
+        st.Page("app_pages/check.py", title="核查", icon=":material/fact_check:", url_path="check"),
+        st.Page("app_pages/sources.py", title="来源快照", icon=":material/description:", url_path="sources"),
+        st.Page("app_pages/history.py", title="历史", icon=":material/history:", url_path="history"),
+        st.Page("app_pages/library.py", title="知识库", icon=":material/library_books:", url_path="library"),
     ]
 )
 with page_guard("加载侧边栏"):  # a failing sidebar does not take the page with it
     show_sidebar()
+# Material icons render without an emoji font on the machine (issue 15)
 page.run()  # every page guards its own body (components.errors.page_guard)
