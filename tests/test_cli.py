@@ -124,7 +124,9 @@ def test_ask_in_a_conversation_resolves_a_follow_up_from_stored_records(data_dir
     r = json.loads(p.stdout)
     assert r["conversation_id"] == "c-cli-1" and r["query"] == "那如果我压根不设置它呢？"
     assert r["retrieval_query"].startswith("spec.startingDeadlineSeconds CronJob")
-    assert any("startingDeadlineSeconds" in c["text"] for c in r["chunks"])
+    # the resolved query finds the field's chunk: cited, or (keyword mode is strict) an audited candidate
+    found = [c["text"] for c in r["chunks"]] + [c["chunk"]["text"] for c in r.get("candidates") or []]
+    assert any("startingDeadlineSeconds" in t for t in found)
     # another conversation (or none) does not see that history
     other = json.loads(run(["core", "ask", "那如果我压根不设置它呢？", "--json", "--conversation", "c-cli-2"], data_dir).stdout)
     assert other["retrieval_query"] is None
