@@ -65,7 +65,7 @@ def collect(sets: list[tuple[str, Path, Path]], top_k: int) -> list[dict]:
         for mode, use_dense in (("hybrid", True), ("keyword", False)):
             retriever = HybridRetriever(index, top_k=top_k, use_dense=use_dense)
             for q in questions:
-                res = retriever.retrieve(q.question, history=q.history)
+                res = retriever.retrieve(retriever.resolve(q.question, q.history))
                 dec = res.decision
                 rows = [dec.features[rc.chunk_id] for rc in res.chunks]
                 labels = [int(gold_in_chunks(q, [rc.chunk], require_all=False)) for rc in res.chunks]

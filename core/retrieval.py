@@ -169,7 +169,9 @@ class HybridRetriever:
         except Exception as exc:
             raise RetrievalError(f"retrieval failed: {exc}") from exc
         positions = [lexical.position(c) for c in ordered]
-        coverage = lexical.coverage(question, [p if p is not None else 0 for p in positions])
+        # A cross-script question is scored with the knowledge base's own glosses of its words.
+        scored_text = plan.lexical_text if plan.cross_script else question
+        coverage = lexical.coverage(scored_text, [p if p is not None else 0 for p in positions])
         now = utc_now()
         out = []
         for rank, (cid, cov, pos) in enumerate(zip(ordered, coverage, positions), start=1):
@@ -189,7 +191,10 @@ class HybridRetriever:
             )
         chunks = tuple(out[: self.top_k])
         hybrid = self.use_dense and total > 0 and embedded == total
-        decision = self.decide_evidence(question, chunks, lexical, active, lex, dense, hybrid=hybrid)
+        decision = self.decide_evidence(
+            question, chunks, lexical, active, lex, dense, hybrid=hybrid, cross_script=plan.cross_script,
+            scored_text=scored_text,
+        )
         evidence = tuple(rc for rc in chunks if rc.chunk_id in decision.evidence_ids)
         config = {
             "embedding_model": self.index.embedder.name,
@@ -213,12 +218,16 @@ class HybridRetriever:
         dense: Sequence[tuple[str, float]],
         *,
         hybrid: bool,
+        cross_script: bool = False,
+        scored_text: str | None = None,
     ) -> sufficiency.Decision:
         """The sufficiency decision over the top-k ``chunks`` (see ``core.sufficiency``).
 
         ``lex``/``dense`` are the BM25 and dense candidate rankings (best first);
         ``hybrid`` says every chunk has a vector. The hybrid model is used only
         with the embedding model it was fit with; otherwise the keyword model.
+        ``cross_script`` comes from the query plan; ``scored_text`` is the text the
+        coverage is computed on (the question, or its gloss-expanded form).
         """
         model = self.model or sufficiency.load_model()
         family = self.index.embedder.name.split("/")[0]
@@ -229,7 +238,7 @@ class HybridRetriever:
             sufficiency.Candidate(
                 chunk_id=rc.chunk_id,
                 text=lexical_text(rc.chunk),
-                coverage=_coverage_of(rc, lexical, question),
+                coverage=_coverage_of(rc, lexical, scored_text or question),
                 dense=None if rc.dense_score is None else dense_relevance(self.index.embedder.name, rc.dense_score),
                 bm25_rank=lex_rank.get(rc.chunk_id),
                 dense_rank=dense_rank.get(rc.chunk_id),
@@ -238,7 +247,8 @@ class HybridRetriever:
             for rc in chunks
         ]
         return sufficiency.decide(
-            question, candidates, lexical, kb_text=sufficiency.kb_text(lexical, active), hybrid=hybrid, model=model
+            question, candidates, lexical, kb_text=sufficiency.kb_text(lexical, active), hybrid=hybrid, model=model,
+            cross_script=cross_script,
         )
 
 

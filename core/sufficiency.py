@@ -20,6 +20,12 @@ Per candidate chunk (the retriever's top-k) a feature vector (``FEATURES``):
 * ``type_match`` — +1 when the question asks for a number (多少/多久/几…, how
   many/long) or steps (怎么/如何…, how do/to) and the chunk has one, -1 when it
   asks and the chunk has none, 0 when it asks for neither.
+* ``cross_script`` — 1 for a question in another script than the knowledge base (an
+  English question over Chinese docs): its coverage is low by nature, so the model
+  learns a separate baseline for it (and ``absent`` ignores its ordinary words);
+* ``detail`` — +1 / -1 when the question asks for one specific detail (a default,
+  limit, threshold, range, count) and the chunk has / lacks a sentence giving a value
+  next to the question's rarest terms (``sufficiency_terms.detail_in``), 0 otherwise.
 
 A logistic regression per retrieval mode turns the features into the
 probability (0..1) that the chunk holds the answer. ``hybrid`` is used when
@@ -38,11 +44,15 @@ with the missing term named (「赤狐」), unless it is one side of a coordinat
 ("A 和 B") whose other side is in the evidence: then the answer covers the rest
 and the decision carries a note saying which part is not covered.
 
+A question that asks for a default/threshold value itself ("默认…多少", "默认…端口范围") is
+no_evidence when no evidence sentence gives a value next to its rarest terms
+(``sufficiency_terms.default_value_missing``): a chunk that names the flag without its
+default does not answer it.
+
 All offsets here are code points; nothing here touches bytes.
 
-Length: a little over 400 lines because the features, the named-thing check, the
-model and the decision are one decision and are tuned together; splitting them
-would spread one threshold's meaning over several files.
+The question-side signals (question type, named things, absence, specific details)
+live in ``core.sufficiency_terms``; this module holds the features, the model and the decision.
 """
 
 from __future__ import annotations
@@ -50,127 +60,34 @@ from __future__ import annotations
 import functools
 import json
 import math
-import re
-import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-import jieba.posseg as pseg
-
 from core.lexical import LexicalIndex, _query_terms
+from core.sufficiency_terms import (  # noqa: F401  (re-exported: the decision's public names)
+    _coordinated,
+    _contains,
+    _in_kb,
+    absent_share,
+    default_value_missing,
+    detail_in,
+    key_terms,
+    kb_text,
+    named_terms,
+    salient_share,
+    type_match,
+)
 
 MODEL_FILE = Path(__file__).with_name("sufficiency.json")
 
 FEATURES = (
     "coverage", "salient", "absent", "dense", "bm25_rr", "dense_rr", "fused_rr", "type_match", "coverage_gap",
-    "dense_gap",
+    "dense_gap", "cross_script", "detail",
 )
-KEYWORD_FEATURES = ("coverage", "salient", "absent", "bm25_rr", "fused_rr", "type_match", "coverage_gap")
-
-# ------------------------------------------------------------ question type
-
-_ASKS_NUMBER = re.compile(r"多少|多久|多长|多大|多高|几[个次天秒分小种条台倍]|几|上限|下限|默认值|how (many|much|long|often)|what (port|value|range)", re.I)
-_ASKS_STEPS = re.compile(r"怎么|怎样|如何|步骤|方法|how (do|can|to|should)", re.I)
-_HAS_NUMBER = re.compile(r"\d|[一二三四五六七八九十两百千万]+\s*[个次天秒分钟小时倍条台%]")
-_HAS_STEPS = re.compile(r"^\s*(\d+[.)、]|[-*+] )|```|kubectl |\$ ", re.M)
-
-
-def type_match(question: str, chunk_text: str) -> int:
-    """+1 / -1 / 0: the question asks for a number or steps and the chunk has / lacks one, or asks neither."""
-    asks = []
-    if _ASKS_NUMBER.search(question):
-        asks.append(bool(_HAS_NUMBER.search(chunk_text)))
-    if _ASKS_STEPS.search(question):
-        asks.append(bool(_HAS_STEPS.search(chunk_text)))
-    if not asks:
-        return 0
-    return 1 if any(asks) else -1
-
-
-# ------------------------------------------------------------ named things
-
-_CJK = re.compile(r"[\u3400-\u9fff]")
-_ASCII_NAME = re.compile(r"(?<![\w.\-])\.?([A-Za-z][A-Za-z0-9]*(?:[._\-/][A-Za-z0-9]+)*)")
-_VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)+(?![\w.])")
-_PRODUCT_SUFFIX = ("平台", "系统", "产品", "公司", "项目", "团队", "框架", "引擎")
-_PROPER_FLAGS = frozenset({"nz", "nt"})
-_COORD = re.compile(r"\s*(和|与|跟|及|以及|还是|或|、|对比|vs\.?|versus|and|or)\s*", re.I)
-# ASCII words that are ordinary English in a Chinese question, not names.
-_PLAIN = frozenset("""a an the is are to of in on for and or vs what how why which does do can with not
-    yes no ok id url api""".split())
-
-
-def _identifier_like(word: str) -> bool:
-    core = word.lstrip(".")
-    return (
-        any(ch.isupper() for ch in core[1:])  # camelCase / PascalCase / acronym
-        or any(ch in "._/" for ch in core)
-        or any(ch.isdigit() for ch in core)
-    )
-
-
-def named_terms(question: str) -> list[str]:
-    """Names in ``question``: products, people, fields, acronyms, versions (first-seen order, each once).
-
-    ASCII: in a question with Chinese text every ASCII word of 2+ letters (``Kafka``,
-    ``nftables``, ``worker_connections``); in an English question only identifier-like
-    words (inner capital ``IngressClass``, acronym ``ICMP``, ``a.b``, ``a_b``, digits).
-    Versions (``0.9``, ``v1.2.3``). Chinese: a word jieba tags as a proper noun
-    (``nz``/``nt``) or one followed by a product word (赤狐平台 → 赤狐), 2+ characters.
-    """
-    out: list[str] = []
-    cjk = bool(_CJK.search(question))
-    for m in _VERSION.finditer(question):
-        out.append(m.group(0))
-    for m in _ASCII_NAME.finditer(question):
-        word = m.group(1)
-        if len(word) < 2 or word.lower() in _PLAIN or _VERSION.fullmatch(word):
-            continue
-        if cjk and not _identifier_like(word) and len(word) < 3:
-            continue
-        if cjk or _identifier_like(word):
-            out.append(word)
-    if cjk:
-        words = list(pseg.cut(question))
-        for i, w in enumerate(words):
-            if not _CJK.search(w.word) or len(w.word) < 2:
-                continue
-            nxt = words[i + 1].word if i + 1 < len(words) else ""
-            if w.flag in _PROPER_FLAGS or nxt in _PRODUCT_SUFFIX:
-                out.append(w.word)
-    return list(dict.fromkeys(out))
-
-
-def _contains(haystack_lower: str, term: str) -> bool:
-    t = term.lower().lstrip(".")
-    if _VERSION.fullmatch(t):
-        return re.search(r"(?<![\d.])" + re.escape(t) + r"(?![\d])", haystack_lower) is not None
-    return t in haystack_lower
-
-
-def _in_kb(kb_lower: str, term: str) -> bool:
-    """Whether the knowledge base contains ``term``; a hyphenated compound (``IPv6-only``)
-    counts as contained when each of its parts is."""
-    if _contains(kb_lower, term):
-        return True
-    parts = [p for p in term.split("-") if p]
-    return len(parts) > 1 and all(_contains(kb_lower, p) for p in parts)
-
-
-def _coordinated(question: str, a: str, b: str) -> bool:
-    """Whether ``a`` and ``b`` are joined by a coordinating word (A 和 B, A vs B) in ``question``."""
-    for x, y in ((a, b), (b, a)):
-        i, j = question.find(x), question.find(y)
-        if i < 0 or j < 0 or j <= i:
-            continue
-        between = question[i + len(x) : j]
-        for suffix in _PRODUCT_SUFFIX:
-            between = between.removeprefix(suffix)
-        if len(between) <= 6 and _COORD.fullmatch(between):
-            return True
-    return False
-
+KEYWORD_FEATURES = (
+    "coverage", "salient", "absent", "bm25_rr", "fused_rr", "type_match", "coverage_gap", "cross_script", "detail",
+)
 
 # ------------------------------------------------------------ the model
 
@@ -295,47 +212,9 @@ class Decision:
         }
 
 
-_UNSEEN = "\uffff"  # a term no tokenizer produces: its IDF is the unseen-term maximum
-
-
-_KB_TEXT: "weakref.WeakKeyDictionary[LexicalIndex, str]" = weakref.WeakKeyDictionary()
-
-
-def kb_text(lexical: LexicalIndex, chunks: Mapping[str, Any]) -> str:
-    """The lower-cased heading paths and texts of ``chunks`` (the chunks ``lexical``
-    indexes), joined; cached per lexical index (a new index after an ingest gets a new text)."""
-    try:
-        return _KB_TEXT[lexical]
-    except KeyError:
-        pass
-    text = "\n".join((" ".join(c.heading_path) + "\n" + c.text).lower() for c in chunks.values())
-    _KB_TEXT[lexical] = text
-    return text
-
-
-# Interrogative words: asking "how long" is not a topic the knowledge base lacks.
-_QUESTION_WORDS = frozenset("""多久 多长 多大 多高 多远 多少 哪 哪里 哪儿 哪种 哪几种 几种 怎么办 怎么样 能否 能不能 是不是
-    有没有 何时 什么 什么样 时候 why when where who whom whose""".split())
-
-
-def absent_share(question: str, lexical: LexicalIndex) -> float:
-    """IDF-weighted share (0..1) of the question's terms (interrogatives aside) that occur
-    in no chunk of the knowledge base."""
-    terms = [t for t in dict.fromkeys(_query_terms(question)) if t not in _QUESTION_WORDS]
-    if not terms or not len(lexical):
-        return 0.0
-    weights = [lexical.idf(t) for t in terms]
-    unseen = lexical.idf(_UNSEEN)
-    total = sum(weights) or 1.0
-    return sum(w for w in weights if w >= unseen - 1e-9) / total
-
-
-def salient_share(question: str, lexical: LexicalIndex, chunk_terms: frozenset[str] | None) -> float:
-    """Share (0..1) of the question's three highest-IDF terms that the chunk contains."""
-    terms = sorted(dict.fromkeys(_query_terms(question)), key=lambda t: -lexical.idf(t))[:3]
-    if not terms or chunk_terms is None:
-        return 0.0
-    return sum(1 for t in terms if t in chunk_terms) / len(terms)
+def _question_kb_terms(question: str, lexical: LexicalIndex) -> list[str]:
+    """The question's terms of 2+ code points that occur in the knowledge base, lower-case."""
+    return [t.lower() for t in dict.fromkeys(_query_terms(question)) if len(t) >= 2 and lexical.df(t) > 0]
 
 
 def _rr(rank: int | None) -> float:
@@ -351,8 +230,11 @@ def features_of(
     hybrid: bool,
     mean_coverage: float = 0.0,
     mean_dense: float = 0.0,
+    cross_script: bool = False,
+    keys: Sequence[str] = (),
 ) -> dict[str, float]:
-    """The ``FEATURES`` of one candidate (dense ones 0 unless ``hybrid``); the means are over the top-k."""
+    """The ``FEATURES`` of one candidate (dense ones 0 unless ``hybrid``); the means are over the top-k;
+    ``keys`` the question's rarest knowledge-base terms (``key_terms``) for the ``detail`` feature."""
     tokens = lexical.tokens(cand.chunk_id)
     terms = None if tokens is None else frozenset(tokens)
     return {
@@ -366,6 +248,8 @@ def features_of(
         "dense_rr": _rr(cand.dense_rank) if hybrid else 0.0,
         "fused_rr": _rr(cand.fused_rank),
         "type_match": float(type_match(question, cand.text)),
+        "cross_script": 1.0 if cross_script else 0.0,
+        "detail": float(detail_in(question, cand.text, keys)),
     }
 
 
@@ -377,23 +261,28 @@ def decide(
     kb_text: str,
     hybrid: bool,
     model: SufficiencyModel | None = None,
+    cross_script: bool = False,
 ) -> Decision:
     """Decide whether ``candidates`` (the top-k, best first) answer ``question``.
 
     ``kb_text`` is the whole knowledge base's text, lower-cased (for the named-thing
-    check); ``hybrid`` whether every chunk has a vector of ``model.embedding_model``.
+    check); ``hybrid`` whether every chunk has a vector of ``model.embedding_model``;
+    ``cross_script`` whether the question is in another script than the knowledge base
+    (``core.query.QueryPlan.cross_script``: its ordinary words are not evidence of absence).
     Never raises for an empty candidate list (that is no_evidence).
     """
     model = model or load_model()
     mode = "hybrid" if hybrid else "keyword"
     mm = model.hybrid if hybrid else model.keyword
-    absent = absent_share(question, lexical)
+    absent = absent_share(question, lexical, cross_script=cross_script)
+    keys = key_terms(question, lexical)
     n = max(1, len(candidates))
     mean_cov = sum(c.coverage for c in candidates) / n
     mean_dense = sum(c.dense or 0.0 for c in candidates) / n
     feats = {
         c.chunk_id: features_of(
-            question, c, lexical, absent, hybrid=hybrid, mean_coverage=mean_cov, mean_dense=mean_dense
+            question, c, lexical, absent, hybrid=hybrid, mean_coverage=mean_cov, mean_dense=mean_dense,
+            cross_script=cross_script, keys=keys,
         )
         for c in candidates
     }
@@ -401,6 +290,8 @@ def decide(
     best = max(scores.values(), default=0.0)
     evidence = tuple(c.chunk_id for c in candidates if scores[c.chunk_id] >= mm.threshold)
     reasons = [f"{mode} model: best chunk {best:.2f} vs threshold {mm.threshold:.2f}"]
+    if cross_script:
+        reasons.append("cross-script question: its ordinary words are not evidence of absence")
     if absent > 0:
         reasons.append(f"{absent:.0%} of the question's term weight occurs nowhere in the knowledge base")
 
@@ -418,6 +309,12 @@ def decide(
         else:
             message = f"知识库中没有关于{quoted}的内容。"
             evidence = ()
+    if evidence and message is None and default_value_missing(
+        question, [c.text for c in candidates if c.chunk_id in evidence], keys, _question_kb_terms(question, lexical)
+    ):
+        reasons.append("asks for a default/threshold value that no evidence sentence gives")
+        message = "知识库的相关内容没有给出这个问题所问的具体数值（默认值、阈值或范围）。"
+        evidence = ()
     sufficient = bool(evidence)
     if not sufficient and message is None:
         message = "知识库中没有找到足以回答这个问题的内容。"

@@ -11,8 +11,10 @@ from core.generators.extractive import (
     MISSING_SIDE,
     ExtractiveGenerator,
     compared_sides,
+    has_wanted,
     is_filler,
     needs_previous,
+    question_wants,
 )
 from core.models import Chunk, RetrievedChunk
 
@@ -119,3 +121,21 @@ def test_generate_does_not_mutate_its_input():
     before = [c.model_copy(deep=True) for c in chunks]
     ExtractiveGenerator().generate("Pod 是什么？", chunks)
     assert chunks == before
+
+
+def test_question_type_cues_for_the_extractive_answer():
+    assert question_wants("他是哪一年出生的？") == {"number"}
+    assert question_wants("这部小说的作者是谁？") == {"person"}
+    assert question_wants("总部位于哪里？") == {"place"}
+    assert question_wants("什么是灰度发布？") == frozenset()
+    assert has_wanted("他出生于1932年。", frozenset({"number"}))
+    assert not has_wanted("他出生于书香门第。", frozenset({"number"}))
+    assert has_wanted("这部小说由鲁迅创作。", frozenset({"person"}))
+
+
+def test_the_sentence_with_the_asked_number_leads():
+    text = "这座桥建成以后成为城市的地标，建成仪式十分隆重。1957年，这座桥建成通车。"
+    draft = ExtractiveGenerator().generate("这座桥是哪一年建成的？", [rc("c1", ("桥",), text, 1)])
+    assert quotes(draft)[0] == "1957年，这座桥建成通车。"
+    plain = ExtractiveGenerator().generate("这座桥建成以后怎样？", [rc("c1", ("桥",), text, 1)])
+    assert quotes(plain)[0].startswith("这座桥建成以后")  # no number asked: no bonus
