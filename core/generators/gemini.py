@@ -37,6 +37,10 @@ Errors (``raise X from exc``, by ``map_error``; also used by ``gemini_store``)::
 Settings come in as ``core.config.Settings``; nothing here reads the
 environment. The SDK's own base-URL resolution (``GOOGLE_GEMINI_BASE_URL``)
 is left alone; ``base_url`` / ``http_options`` exist for tests.
+
+Just over 400 lines: what is left is the SDK-bound code only (client, retry,
+error mapping, request building for the three modes); parsing, prompts and
+store administration live in the sibling ``gemini_*`` / ``structured`` modules.
 """
 
 from __future__ import annotations
