@@ -149,15 +149,19 @@ class HybridRetriever:
         self.index.refresh_if_changed()
         active, lexical = self.index.serving()
         plan = plan_query(question, lexical, glossary_for(lexical, (c.text for c in active.values())))
+        # Dense ranking only once every chunk has a vector: while vectors are being built, ranking,
+        # relevance and the decision are keyword-only, so a question's outcome does not drift with
+        # the build's progress (issue 12: stable outcomes while vectors build).
+        embedded, total = self.index.dense_coverage()
+        hybrid = self.use_dense and total > 0 and embedded == total
         try:
             lex = lexical.search(plan.lexical_text, CANDIDATES)
-            qv = self.index.query_vector(plan.dense_text) if self.use_dense else None
+            qv = self.index.query_vector(plan.dense_text) if hybrid else None
             dense = self.index.dense_search_vector(qv, CANDIDATES)
         except RetrievalError:
             raise
         except Exception as exc:
             raise RetrievalError(f"retrieval failed: {exc}") from exc
-        embedded, total = self.index.dense_coverage()
         lex_score = dict(lex)
         dense_score = dict(dense)
         fused = fuse([(lex, plan.lexical_weight), (dense, plan.dense_weight if dense else 0.0)])
@@ -190,7 +194,6 @@ class HybridRetriever:
                 )
             )
         chunks = tuple(out[: self.top_k])
-        hybrid = self.use_dense and total > 0 and embedded == total
         decision = self.decide_evidence(
             question, chunks, lexical, active, lex, dense, hybrid=hybrid, cross_script=plan.cross_script,
             scored_text=scored_text,

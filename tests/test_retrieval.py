@@ -151,3 +151,37 @@ def test_a_reworded_question_finds_its_gold_chunk(sample_engine):
     )
     rank = _gold_rank(r, "标志必须被设置为 `hairpin-veth` 或者 `promiscuous-bridge`")
     assert rank is not None and rank <= 5
+
+
+def test_outcome_does_not_drift_while_vectors_are_built(tmp_path):
+    """While only some chunks have vectors, ranking, relevance and the decision are keyword-only,
+    so the same question gets the same result at any build progress; dense joins at 100%."""
+    from core.config import Settings
+    from core.embeddings import HashingEmbedder
+    from core.index import KnowledgeIndex
+    from core.ingest import ingest
+    from core.retrieval import HybridRetriever
+    from tests.conftest import SAMPLE
+
+    index = KnowledgeIndex(Settings(data_dir=tmp_path, embedding="hash"), HashingEmbedder())
+    ingest(index, [SAMPLE / "concepts/workloads/controllers/cron-jobs.md",
+                   SAMPLE / "concepts/workloads/controllers/deployment.md"], embed=False)
+    retriever = HybridRetriever(index, top_k=5)
+    question = "CronJob 的 startingDeadlineSeconds 是什么？"
+
+    def outcome():
+        r = retriever.retrieve(question)
+        return [(rc.chunk_id, rc.relevance, rc.dense_score) for rc in r.chunks], r.config["retrieval_mode"]
+
+    before = outcome()
+    assert before[1] == "keyword" and all(dense is None for _, _, dense in before[0])
+    batches = []
+    index.embed_pending(progress=lambda done, total: batches.append(done), should_stop=lambda: bool(batches),
+                        batch_size=2)  # one batch of 2, then stop: a partial build
+    embedded, total = index.dense_coverage()
+    assert 0 < embedded < total
+    assert outcome() == before  # a partial build changes nothing
+    index.embed_pending()
+    assert index.dense_coverage() == (total, total)
+    ranked, mode = outcome()
+    assert all(dense is not None for _, _, dense in ranked)  # complete: dense scores every returned chunk
