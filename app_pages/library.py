@@ -52,7 +52,7 @@ with page_guard("知识库操作"):
             for r in rows
         ],
         hide_index=True,
-        use_container_width=True,
+        width="stretch",
     )
     with st.expander("隐藏（删除）文档"):
         st.caption("隐藏后不再被检索；引用过它的旧回答仍可完整重放。")

@@ -30,7 +30,7 @@ def show_report(report: IngestReport) -> None:
     (st.warning if c["failed"] or c["warned"] else st.success)(summary)
     rows = report_rows(report)
     if rows:
-        st.dataframe(rows, hide_index=True, use_container_width=True)
+        st.dataframe(rows, hide_index=True, width="stretch")
 
 
 def progress_callback(text: str):

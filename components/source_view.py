@@ -147,7 +147,7 @@ def show_snapshot(
         "相关度": f"{snap.relevance:.2f}",
         "公开链接": url or "（无）",
     }
-    st.dataframe({"字段": list(rows), "值": list(rows.values())}, hide_index=True, use_container_width=True)
+    st.dataframe({"字段": list(rows), "值": list(rows.values())}, hide_index=True, width="stretch")
     if url:
         st.link_button("打开公开页面", url)
     st.html(TEXT_CSS + text_html(f"问题：{record.query}", "yz-snap-query"))
