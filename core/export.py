@@ -78,12 +78,51 @@ def _verdict_words(record: AnswerRecord, verdicts: list[MarkerVerdict]) -> str:
 
 
 def to_markdown(record: AnswerRecord, *, label_prefix: str = "") -> str:
-    """The record as Markdown: question, answer with footnote markers, footnotes, links.
+    """The record as Markdown: question, answer with footnote markers, footnotes, links,
+    and the feedback a person gave (``## 反馈``, when there is one).
 
     Footnote labels are ``[^{label_prefix}{n}]``; only the labels this function
     writes carry the prefix (text in the answer or question is never rewritten).
     """
-    out = [f"## 问题\n\n{escape_text(record.query)}\n", "## 回答\n"]
+    out = [f"## 问题\n\n{escape_text(record.query)}\n", "## 回答\n", *_answer_lines(record, label_prefix)]
+    if record.regenerated_from:
+        out.append(f"（重新生成的回答，原回答 {escape_text(record.regenerated_from)} 仍保留）\n")
+    links = [(escape_text(l.label), safe_url(l.url)) for l in record.recommended_links]
+    if any(url for _, url in links):
+        out.append("\n## 推荐链接\n")
+        out += [f"- [{label}]({url})" for label, url in links if url]
+    if record.feedback is not None:
+        out.append("\n## 反馈\n")
+        out.append(feedback_text(record))
+    return "\n".join(out).rstrip() + "\n"
+
+
+FEEDBACK_WORDS = {"up": "👍 有用", "down": "👎 没用"}
+
+
+def feedback_text(record: AnswerRecord) -> str:
+    """The record's feedback in one line of Markdown (``👍 有用：comment``, comment escaped),
+    or "" when there is none."""
+    fb = record.feedback
+    if fb is None:
+        return ""
+    comment = escape_text(fb.comment or "")
+    return FEEDBACK_WORDS[fb.rating] + (f"：{comment}" if comment else "") + f"（{fb.given_at:%Y-%m-%d %H:%M} UTC）"
+
+
+def answer_markdown(record: AnswerRecord, *, footnotes: bool) -> str:
+    """What 复制 copies: the answer alone, with footnote markers and their definitions
+    (``footnotes=True``, as in :func:`to_markdown`) or as the plain answer text the
+    generator wrote (``footnotes=False``). Status messages stand in for an answer
+    that has no text (no_evidence, blocked, error)."""
+    if not footnotes and record.status in ("answered", "unverifiable", "interrupted") and record.answer_text:
+        return record.answer_text.rstrip() + "\n"
+    return "\n".join(_answer_lines(record, "")).rstrip() + "\n"
+
+
+def _answer_lines(record: AnswerRecord, label_prefix: str) -> list[str]:
+    """The lines of the 回答 section: the answer with its markers, then one footnote per cited chunk."""
+    out: list[str] = []
     if record.status in STATUS_TEXT:
         out.append(STATUS_TEXT[record.status] + "\n")
     elif record.status == "error":
@@ -122,11 +161,7 @@ def to_markdown(record: AnswerRecord, *, label_prefix: str = "") -> str:
                     f"[^{label_prefix}{n}]: {path}{where}"
                     f"（片段 {escape_text(cid)}，版本 {escape_text(snap.version)}）"
                 )
-    links = [(escape_text(l.label), safe_url(l.url)) for l in record.recommended_links]
-    if any(url for _, url in links):
-        out.append("\n## 推荐链接\n")
-        out += [f"- [{label}]({url})" for label, url in links if url]
-    return "\n".join(out).rstrip() + "\n"
+    return out
 
 
 def conversation_to_markdown(records: list[AnswerRecord]) -> str:

@@ -20,7 +20,7 @@ import math
 import threading
 import unicodedata
 from collections import Counter
-from typing import Sequence
+from typing import Collection, Sequence
 
 import bm25s
 import jieba
@@ -153,12 +153,19 @@ class LexicalIndex:
         df = self._df.get(term, 0)
         return math.log(1.0 + (self._n - df + 0.5) / (df + 0.5))
 
-    def search(self, query: str, k: int) -> list[tuple[str, float]]:
-        """The ``k`` best chunks by BM25 as ``(chunk_id, score)``, best first; score > 0 only."""
+    def search(self, query: str, k: int, allowed: Collection[str] | None = None) -> list[tuple[str, float]]:
+        """The ``k`` best chunks by BM25 as ``(chunk_id, score)``, best first; score > 0 only.
+
+        ``allowed``: chunk ids to rank (None: all); the others are removed before the
+        top ``k`` is taken, so a restricted search still returns up to ``k`` chunks."""
         terms = list(_query_terms(query))
         if not terms or self._bm25 is None:
             return []
         scores = self._bm25.get_scores(terms)
+        if allowed is not None:
+            keep = np.zeros(self._n, dtype=bool)
+            keep[[p for p in (self._pos.get(c) for c in allowed) if p is not None]] = True
+            scores = np.where(keep, scores, 0.0)
         k = min(k, self._n)
         top = np.argpartition(-scores, k - 1)[:k] if k < self._n else np.arange(self._n)
         top = sorted(top, key=lambda i: (-scores[i], i))

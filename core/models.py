@@ -25,10 +25,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """Version of the ``AnswerRecord`` JSON form. 1: no verification fields; 2: ``Support``
 gains ``verdict``, ``verification_score``, ``aligned_quote`` and ``verdict_reason``
-(all optional; ``core.records.migrate_record`` reads version 1)."""
+(all optional); 3: the record gains ``feedback`` (a person's 👍/👎 and comment) and
+``regenerated_from`` (the answer a regenerated one replaces), both optional.
+:func:`migrate_record_data` reads every older version."""
 
 Scalar = str | int | float | bool
 
@@ -331,7 +333,12 @@ def _v1_to_v2(data: dict) -> dict:
     return {**data, "schema_version": 2}
 
 
-_MIGRATIONS = {1: _v1_to_v2}
+def _v2_to_v3(data: dict) -> dict:
+    # Version 3 only adds optional feedback and regenerated_from: None = "none given" / "asked anew".
+    return {**data, "schema_version": 3}
+
+
+_MIGRATIONS = {1: _v1_to_v2, 2: _v2_to_v3}
 
 
 def migrate_record_data(data: dict) -> dict:
@@ -356,6 +363,20 @@ def migrate_record_data(data: dict) -> dict:
     return data
 
 
+#: Longest feedback comment kept, in code points (``Feedback.comment``).
+FEEDBACK_COMMENT_MAX = 2000
+
+
+class Feedback(Frozen):
+    """A person's judgement of one answer: ``rating`` ``up`` (👍) or ``down`` (👎),
+    an optional ``comment`` (untrusted text: escape before HTML/Markdown; at most
+    :data:`FEEDBACK_COMMENT_MAX` code points) and when it was given (UTC)."""
+
+    rating: Literal["up", "down"]
+    comment: str | None = Field(default=None, max_length=FEEDBACK_COMMENT_MAX)
+    given_at: datetime = Field(default_factory=utc_now)
+
+
 # ``interrupted``: the answer was cut off while streaming (page stop/rerun, Ctrl-C);
 # ``answer_text`` holds what was shown so far, without supports.
 AnswerStatus = Literal["answered", "no_evidence", "unverifiable", "blocked", "error", "interrupted"]
@@ -371,7 +392,9 @@ class AnswerRecord(Frozen):
     ``sufficiency`` is the evidence decision (None for records made before it,
     or when the generator retrieves itself); ``candidates`` are the retrieved
     chunks of a ``no_evidence`` record, below the threshold and not cited.
-    Older JSON forms are upgraded on read (:func:`migrate_record_data`).
+    ``feedback`` is the person's 👍/👎 (set after the answer, ``RecordStore.set_feedback``);
+    ``regenerated_from`` the ``answer_id`` of the answer this one regenerated (the old
+    record is kept). Older JSON forms are upgraded on read (:func:`migrate_record_data`).
     """
 
     answer_id: str = Field(default_factory=lambda: uuid.uuid4().hex)
@@ -393,6 +416,8 @@ class AnswerRecord(Frozen):
     error: str | None = None
     sufficiency: SufficiencyInfo | None = None
     candidates: tuple[Candidate, ...] = ()
+    feedback: Feedback | None = None
+    regenerated_from: str | None = None
 
     @model_validator(mode="before")
     @classmethod

@@ -26,7 +26,7 @@ from core.models import (
 )
 from core.query import ResolvedQuery
 from core.records import RecordStore
-from core.retrieval import HybridRetriever, RetrievalResult
+from core.retrieval import HybridRetriever, RetrievalOptions, RetrievalResult
 from core.verification import verify_record
 
 log = logging.getLogger(__name__)
@@ -52,11 +52,17 @@ class Engine:
         records = RecordStore(settings.records_path)
         return cls(settings, embedder, index, records, {"extractive": ExtractiveGenerator()})
 
-    def retriever(self, top_k: int | None = None, evidence_threshold: float | None = None) -> HybridRetriever:
+    def retriever(
+        self, top_k: int | None = None, evidence_threshold: float | None = None, options: RetrievalOptions | None = None
+    ) -> HybridRetriever:
+        """A retriever with the settings, overridden by a person's ``options`` (``RetrievalOptions``)."""
+        options = options or RetrievalOptions()
         return HybridRetriever(
             self.index,
-            top_k=top_k or self.settings.top_k,
+            top_k=options.top_k or top_k or self.settings.top_k,
             evidence_threshold=self.settings.evidence_threshold if evidence_threshold is None else evidence_threshold,
+            sufficiency_threshold=options.evidence_threshold,
+            documents=options.documents,
         )
 
     def generator(self, name: str | None = None) -> Generator:
@@ -85,19 +91,24 @@ class Engine:
         history: Sequence[str | tuple[str, str]] = (),
         on_text: Callable[[str], None] | None = None,
         save: bool = True,
+        options: RetrievalOptions | None = None,
+        regenerated_from: str | None = None,
     ) -> AnswerRecord:
         """Answer ``question``; always returns a stored record (also for no_evidence and errors).
 
-        ``history``: earlier turns of the conversation, oldest first (see ``ask``)."""
+        ``history``: earlier turns of the conversation, oldest first (see ``ask``).
+        ``options``: a person's retrieval settings (recorded in ``record.retrieval``).
+        ``regenerated_from``: the ``answer_id`` this answer regenerates (that record is kept)."""
         return ask(
             question,
-            retriever=self.retriever(),
+            retriever=self.retriever(options=options),
             generator=generator if isinstance(generator, Generator) else self._safe_generator(generator),
             records=self.records if save else None,
             settings=self.settings,
             conversation_id=conversation_id,
             history=history,
             on_text=on_text,
+            regenerated_from=regenerated_from,
         )
 
     def _safe_generator(self, name: str | None) -> Generator | AppError:
@@ -143,6 +154,7 @@ def ask(
     conversation_id: str | None = None,
     history: Sequence[str | tuple[str, str]] = (),
     on_text: Callable[[str], None] | None = None,
+    regenerated_from: str | None = None,
 ) -> AnswerRecord:
     """Run the whole pipeline for one question and store the record.
 
@@ -170,6 +182,7 @@ def ask(
     ``on_text`` receives each streamed text piece (surrogates already replaced).
     """
     turn = _Turn(records, settings, conversation_id)
+    turn.base["regenerated_from"] = regenerated_from
     try:
         return turn.run(question, retriever, generator, history, on_text)
     except BaseException as exc:

@@ -1,7 +1,14 @@
-"""The answer store: one SQLite (WAL) row per ``AnswerRecord``.
+"""The answer store: one SQLite (WAL) row per ``AnswerRecord``, and the
+metadata of conversations.
 
 The row holds the record as JSON plus indexed columns (created_at, status,
-conversation_id, query). Records keep their own chunk snapshots, so replay
+conversation_id, query). A conversation is the records sharing a
+``conversation_id``; the ``conversations`` table only adds what a person set
+(a title, hidden) and when: a conversation is never deleted, only hidden.
+Store layout versions (``PRAGMA user_version``): 0 = answers only (files made
+before conversations had metadata); 1 = plus ``conversations``. Each change is
+additive, so opening an older file creates what it lacks (``CREATE ... IF NOT
+EXISTS``) and stamps the version; no row is rewritten. Records keep their own chunk snapshots, so replay
 never depends on the current index. Rows written by an older version are
 upgraded on read (``core.models.migrate_record_data``, keyed by
 ``schema_version``); a row that cannot be read is skipped by :meth:`RecordStore.list`
@@ -11,6 +18,7 @@ and reported in ``RecordList.skipped``, never fatal for a page.
 from __future__ import annotations
 
 import logging
+import re
 import sqlite3
 import threading
 from datetime import datetime
@@ -20,7 +28,7 @@ from typing import ContextManager, Iterable, NamedTuple, Sequence
 from pydantic import ValidationError
 
 from core.errors import RecordError
-from core.models import AnswerRecord
+from core.models import AnswerRecord, Feedback, utc_now
 from core.sqlite import Database
 
 log = logging.getLogger(__name__)
@@ -63,7 +71,61 @@ CREATE TABLE IF NOT EXISTS answers (
     conversation_id TEXT, query TEXT NOT NULL, record_json TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS answers_created ON answers(created_at);
 CREATE INDEX IF NOT EXISTS answers_conversation ON answers(conversation_id, created_at);
+CREATE TABLE IF NOT EXISTS conversations (
+    conversation_id TEXT PRIMARY KEY, title TEXT, hidden INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
+PRAGMA user_version = 1;
 """
+
+#: Longest conversation title kept, in code points.
+TITLE_MAX = 80
+#: Length of a conversation's preview, in code points.
+PREVIEW_CHARS = 80
+
+
+class Conversation(NamedTuple):
+    """One conversation as the sidebar and 历史 list it.
+
+    ``title``: the title a person gave it, else its first question (whitespace
+    runs as one space; untrusted text). ``turns``: its stored records (regenerated
+    answers included). ``created_at``/``updated_at``: its first and last record
+    (UTC ISO 8601 strings as stored). ``preview``: the start of its last answer
+    text (or last question when no answer has text), at most :data:`PREVIEW_CHARS`
+    code points. ``renamed``: a title was set; ``hidden``: a person hid it.
+    """
+
+    conversation_id: str
+    title: str
+    first_question: str
+    turns: int
+    created_at: str
+    updated_at: str
+    preview: str
+    renamed: bool = False
+    hidden: bool = False
+
+
+def _one_line(text: str, limit: int) -> str:
+    text = re.sub(r"\s+", " ", text).strip()
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def conversation_turns(records: Sequence[AnswerRecord]) -> list[list[AnswerRecord]]:
+    """The turns of a conversation (records oldest first): each turn is an asked record
+    followed by the records that regenerated it (``regenerated_from``, at any depth),
+    oldest first. A regeneration whose origin is not in ``records`` starts its own turn."""
+    by_id = {r.answer_id: r for r in records}
+    turns: list[list[AnswerRecord]] = []
+    where: dict[str, list[AnswerRecord]] = {}
+    for r in records:
+        origin = r.regenerated_from
+        turn = where.get(origin) if origin in by_id and origin is not None else None
+        if turn is None:
+            turn = []
+            turns.append(turn)
+        turn.append(r)
+        where[r.answer_id] = turn
+    return turns
 
 
 class RecordStore:
@@ -92,6 +154,87 @@ class RecordStore:
                     record.model_dump_json(),
                 ),
             )
+
+    def set_feedback(self, answer_id: str, feedback: Feedback | None) -> AnswerRecord:
+        """Store ``feedback`` (None clears it) in the record ``answer_id`` and return the
+        updated record. Raises ``RecordError`` when there is no such record."""
+        with self._lock:
+            record = self.get(answer_id)
+            if record is None:
+                raise RecordError(f"no answer record {answer_id!r}")
+            updated = record.model_copy(update={"feedback": feedback})
+            with self._db() as db:
+                db.execute("UPDATE answers SET record_json = ? WHERE answer_id = ?", (updated.model_dump_json(), answer_id))
+        return updated
+
+    def _set_conversation(self, conversation_id: str, column: str, value: object) -> None:
+        now = utc_now().isoformat()
+        with self._lock, self._db() as db:
+            db.execute(
+                "INSERT INTO conversations (conversation_id, created_at, updated_at) VALUES (?, ?, ?)"
+                " ON CONFLICT(conversation_id) DO NOTHING",
+                (conversation_id, now, now),
+            )
+            db.execute(
+                f"UPDATE conversations SET {column} = ?, updated_at = ? WHERE conversation_id = ?",
+                (value, now, conversation_id),
+            )
+
+    def rename_conversation(self, conversation_id: str, title: str | None) -> None:
+        """Give a conversation a title (whitespace runs as one space, at most :data:`TITLE_MAX`
+        code points); ``None`` or blank goes back to its first question."""
+        title = _one_line(title or "", TITLE_MAX) or None
+        self._set_conversation(conversation_id, "title", title)
+
+    def hide_conversation(self, conversation_id: str, hidden: bool = True) -> None:
+        """Hide (or show again) a conversation: hidden ones are left out of
+        :meth:`conversations` unless asked for; its records are never deleted."""
+        self._set_conversation(conversation_id, "hidden", int(hidden))
+
+    def conversations(
+        self, *, text: str | None = None, include_hidden: bool = False, limit: int = 50, only: str | None = None
+    ) -> list[Conversation]:
+        """Conversations newest first (by their last record), at most ``limit``.
+
+        ``text`` keeps those whose title or any question contains it (case-insensitive
+        for ASCII, SQLite ``LIKE``); ``only`` keeps the one with that id. Records
+        without a conversation id are not listed."""
+        where = ["a.conversation_id IS NOT NULL"]
+        args: list[object] = []
+        if only is not None:
+            where.append("a.conversation_id = ?")
+            args.append(only)
+        if not include_hidden:
+            where.append("COALESCE(c.hidden, 0) = 0")
+        having, args_having = "", []
+        if text:
+            having = " HAVING MAX(c.title LIKE ?) = 1 OR SUM(a.query LIKE ?) > 0"
+            args_having = [f"%{text}%", f"%{text}%"]
+        sql = (
+            "SELECT a.conversation_id, MIN(a.created_at), MAX(a.created_at), COUNT(*), c.title, COALESCE(c.hidden, 0),"
+            " (SELECT f.query FROM answers f WHERE f.conversation_id = a.conversation_id"
+            "  ORDER BY f.created_at LIMIT 1),"
+            " (SELECT COALESCE(NULLIF(json_extract(l.record_json, '$.answer_text'), ''), l.query) FROM answers l"
+            "  WHERE l.conversation_id = a.conversation_id ORDER BY l.created_at DESC LIMIT 1)"
+            " FROM answers a LEFT JOIN conversations c ON c.conversation_id = a.conversation_id"
+            f" WHERE {' AND '.join(where)} GROUP BY a.conversation_id{having}"
+            " ORDER BY MAX(a.created_at) DESC LIMIT ?"
+        )
+        with self._db() as db:
+            rows = db.execute(sql, (*args, *args_having, limit)).fetchall()
+        return [
+            Conversation(
+                conversation_id=cid, title=title or _one_line(first or "", TITLE_MAX), first_question=first or "",
+                turns=turns, created_at=created, updated_at=updated, preview=_one_line(last or "", PREVIEW_CHARS),
+                renamed=title is not None, hidden=bool(hidden),
+            )
+            for cid, created, updated, turns, title, hidden, first, last in rows
+        ]
+
+    def conversation(self, conversation_id: str) -> Conversation | None:
+        """The summary of one conversation (hidden or not), or None when it has no record."""
+        found = self.conversations(include_hidden=True, limit=1, only=conversation_id)
+        return found[0] if found else None
 
     def history(self, conversation_id: str, limit: int = HISTORY_TURNS) -> list[tuple[str, str]]:
         """``conversation_history`` of the stored records of ``conversation_id``."""

@@ -28,6 +28,7 @@ exists, relevance is the coverage alone.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Protocol, Sequence
 
@@ -54,6 +55,28 @@ def dense_relevance(model_name: str, cosine: float) -> float:
     """Map a cosine similarity to 0..1 with the model's floor/ceil (see module doc)."""
     floor, ceil = DENSE_SCALE.get(model_name.split("/")[0], (0.3, 0.7))
     return min(1.0, max(0.0, (cosine - floor) / (ceil - floor)))
+
+
+@dataclass(frozen=True)
+class RetrievalOptions:
+    """A person's retrieval settings for one question (the chat sidebar's panel).
+
+    ``top_k``: chunks ranked and judged (1..100; None: ``Settings.top_k``).
+    ``evidence_threshold``: the sufficiency probability (0..1) a chunk needs to become
+    evidence, replacing the calibrated threshold of ``core/sufficiency.json``
+    (None: the calibrated one). ``documents``: the source ids to search (None: all;
+    the other chunks are removed before ranking). Raises ``ValueError`` naming a bad value.
+    """
+
+    top_k: int | None = None
+    evidence_threshold: float | None = None
+    documents: tuple[str, ...] | None = None
+
+    def __post_init__(self) -> None:
+        if self.top_k is not None and not 1 <= self.top_k <= 100:
+            raise ValueError(f"top_k must be between 1 and 100, got {self.top_k}")
+        if self.evidence_threshold is not None and not 0.0 <= self.evidence_threshold <= 1.0:
+            raise ValueError(f"evidence_threshold must be in 0..1, got {self.evidence_threshold}")
 
 
 @dataclass(frozen=True)
@@ -108,7 +131,10 @@ class Retriever(Protocol):
 class HybridRetriever:
     """BM25 + dense over a ``KnowledgeIndex``.
 
-    ``top_k`` > 0; thresholds in 0..1. Raises ``ValueError`` naming a bad
+    ``top_k`` > 0; thresholds in 0..1. ``sufficiency_threshold`` replaces the calibrated
+    threshold of the sufficiency decision (None: calibrated); ``evidence_threshold`` is
+    only reported (see README). ``documents``: source ids to search (None: all), applied
+    before ranking: BM25 and dense rank only those documents' chunks. Raises ``ValueError`` naming a bad
     argument at construction, ``RetrievalError`` when a query fails.
     """
 
@@ -121,6 +147,8 @@ class HybridRetriever:
         use_dense: bool = True,
         depth: int | None = None,
         model: sufficiency.SufficiencyModel | None = None,
+        sufficiency_threshold: float | None = None,
+        documents: Sequence[str] | None = None,
     ) -> None:
         if top_k <= 0:
             raise ValueError(f"top_k must be > 0, got {top_k}")
@@ -132,6 +160,10 @@ class HybridRetriever:
         self.use_dense = use_dense
         self.depth = max(top_k, depth or top_k)
         self.model = model
+        if sufficiency_threshold is not None and not 0.0 <= sufficiency_threshold <= 1.0:
+            raise ValueError(f"sufficiency_threshold must be in 0..1, got {sufficiency_threshold}")
+        self.sufficiency_threshold = sufficiency_threshold
+        self.documents = None if documents is None else tuple(sorted(set(documents)))
 
     def resolve(self, question: str, history: Sequence[str] = ()) -> ResolvedQuery:
         """``question`` resolved against ``history`` (earlier user questions, oldest
@@ -154,10 +186,18 @@ class HybridRetriever:
         # the build's progress (issue 12: stable outcomes while vectors build).
         embedded, total = self.index.dense_coverage()
         hybrid = self.use_dense and total > 0 and embedded == total
+        allowed = None
+        if self.documents is not None:
+            wanted = set(self.documents)
+            allowed = [cid for cid, c in active.items() if c.source_id in wanted]
         try:
-            lex = lexical.search(plan.lexical_text, CANDIDATES)
+            lex = lexical.search(plan.lexical_text, CANDIDATES, allowed=allowed)
             qv = self.index.query_vector(plan.dense_text) if hybrid else None
-            dense = self.index.dense_search_vector(qv, CANDIDATES)
+            if allowed is None:
+                dense = self.index.dense_search_vector(qv, CANDIDATES)
+            else:  # exact cosine over the chosen documents' chunks only
+                sims = self.index.dense_similarities(qv, allowed)
+                dense = sorted(sims.items(), key=lambda kv: (-kv[1], kv[0]))[:CANDIDATES]
         except RetrievalError:
             raise
         except Exception as exc:
@@ -208,7 +248,11 @@ class HybridRetriever:
             "top_k": self.top_k,
             "evidence_threshold": self.evidence_threshold,
             "retrieval_mode": decision.mode,
+            "sufficiency_threshold": decision.threshold,
+            "sufficiency_threshold_source": "calibrated" if self.sufficiency_threshold is None else "user",
         }
+        if self.documents is not None:  # scalars only: the source ids as a JSON array
+            config["documents"] = json.dumps(list(self.documents), ensure_ascii=False)
         return RetrievalResult(chunks=chunks, evidence=evidence, config=config, decision=decision, ranking=tuple(out))
 
     def decide_evidence(
@@ -251,7 +295,7 @@ class HybridRetriever:
         ]
         return sufficiency.decide(
             question, candidates, lexical, kb_text=sufficiency.kb_text(lexical, active), hybrid=hybrid, model=model,
-            cross_script=cross_script,
+            cross_script=cross_script, threshold=self.sufficiency_threshold,
         )
 
 
