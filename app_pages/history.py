@@ -1,10 +1,12 @@
-"""History: every stored answer, re-rendered from its record; filter, replay, export."""
+"""History: conversations with a preview (reopen one in the chat), and every stored
+answer re-rendered from its record; filter, replay, export."""
 
 from datetime import datetime, time, timezone
 
 import streamlit as st
 
 from components.chat_view import show_export_buttons, show_record
+from components.conversation_view import show_conversation_groups
 from components.errors import page_guard
 from components.resources import get_engine
 
@@ -17,22 +19,33 @@ with page_guard("加载历史回答"):
                      "blocked": "被拦截", "error": "出错", "interrupted": "被中断"}
     status = col2.selectbox("状态", list(STATUS_LABELS), format_func=STATUS_LABELS.get)
     since = col3.date_input("起始日期", value=None)
-    records = engine.records.list(
-        text=text or None,
-        status=None if status == "全部" else status,
-        since=datetime.combine(since, time.min, tzinfo=timezone.utc) if since else None,
-        limit=200,
-    )
-    if records.skipped:
-        st.warning(f"有 {len(records.skipped)} 条记录无法读取，已跳过（编号见下）。")
-        st.text("、".join(r.answer_id for r in records.skipped[:5]))  # stored ids: text, never Markdown
-    if not records:
-        st.info("还没有符合条件的回答。")
-    labels = {r.answer_id: f"{r.created_at:%Y-%m-%d %H:%M} · [{'核查 · ' if r.generator.name == 'check' else ''}"
-                           f"{STATUS_LABELS.get(r.status, r.status)}] {r.query[:60]}" for r in records}
-    chosen = st.selectbox("选择一个回答重放", list(labels), format_func=labels.get) if records else None
-    if chosen:
-        record = next(r for r in records if r.answer_id == chosen)
-        st.text(f"问题：{record.query}")
-        show_record(record, engine.index.current_versions())
-        show_export_buttons([record], f"answer-{record.answer_id[:8]}")
+
+    by_conversation, by_answer = st.tabs(["按对话", "单条回答"])
+    with by_conversation:
+        hidden = st.toggle("包括已隐藏的对话", key="history-hidden")
+        conversations = engine.records.conversations(text=text or None, include_hidden=hidden, limit=30)
+        if conversations:
+            show_conversation_groups(engine.records, conversations)
+        else:
+            st.info("还没有符合条件的对话。")
+    by_answer.caption("状态和日期筛选只作用于单条回答。")
+    with by_answer:
+        records = engine.records.list(
+            text=text or None,
+            status=None if status == "全部" else status,
+            since=datetime.combine(since, time.min, tzinfo=timezone.utc) if since else None,
+            limit=200,
+        )
+        if records.skipped:
+            st.warning(f"有 {len(records.skipped)} 条记录无法读取，已跳过（编号见下）。")
+            st.text("、".join(r.answer_id for r in records.skipped[:5]))  # stored ids: text, never Markdown
+        if not records:
+            st.info("还没有符合条件的回答。")
+        labels = {r.answer_id: f"{r.created_at:%Y-%m-%d %H:%M} · [{'核查 · ' if r.generator.name == 'check' else ''}"
+                               f"{STATUS_LABELS.get(r.status, r.status)}] {r.query[:60]}" for r in records}
+        chosen = st.selectbox("选择一个回答重放", list(labels), format_func=labels.get) if records else None
+        if chosen:
+            record = next(r for r in records if r.answer_id == chosen)
+            st.text(f"问题：{record.query}")
+            show_record(record, engine.index.current_versions())
+            show_export_buttons([record], f"answer-{record.answer_id[:8]}")

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import streamlit as st
 
+from components.answer_actions import Request, show_answer_actions
 from components.answer_view import ANSWER_CSS, render_answer
 from components.errors import show_app_error
 from core.errors import UnsavedRecordError
 from core.export import conversation_to_json, conversation_to_markdown, to_markdown
 from core.models import AnswerRecord
+from core.records import conversation_history, conversation_turns
+from core.retrieval import RetrievalOptions
 
 
 def show_record(record: AnswerRecord, current_versions: dict[str, str | None] | None = None) -> None:
@@ -16,8 +19,51 @@ def show_record(record: AnswerRecord, current_versions: dict[str, str | None] | 
     st.html(ANSWER_CSS + render_answer(record, current_versions=current_versions))
 
 
+def show_conversation(engine, records: list[AnswerRecord]) -> None:  # noqa: ANN001 - Engine
+    """A conversation (records oldest first), turn by turn: the question once, then each
+    version of its answer (a regenerated one after the one it regenerated, both kept),
+    each with its action row."""
+    versions = engine.index.current_versions()
+    for turn in conversation_turns(records):
+        with st.chat_message("user"):
+            st.text(turn[0].query)
+        for n, record in enumerate(turn, start=1):
+            with st.chat_message("assistant"):
+                if len(turn) > 1:
+                    st.caption(f"第 {n}/{len(turn)} 版" + ("（重新生成）" if record.regenerated_from else ""))
+                show_record(record, versions)
+                show_answer_actions(engine.records, record)
+
+
+def answer_request(engine, request: Request, records: list[AnswerRecord], *, conversation_id: str,
+                   generator: str | None, options: RetrievalOptions) -> AnswerRecord:  # noqa: ANN001 - Engine
+    """Answer a typed, edited or regenerate ``request`` in the conversation ``records`` and show it
+    with its action row. A regenerated answer is asked with the turns before the one it regenerates.
+    After the first answer of a conversation or a regenerated one is stored, the page reruns
+    (so the sidebar lists the conversation and the new version joins its turn)."""
+    earlier = records
+    if request.regenerated_from is not None:
+        turns = conversation_turns(records)
+        at = next((i for i, t in enumerate(turns) if any(r.answer_id == request.regenerated_from for r in t)), len(turns))
+        earlier = [r for t in turns[:at] for r in t]
+    with st.chat_message("user"):
+        st.text(request.question)
+    with st.chat_message("assistant"):
+        if request.regenerated_from is not None:
+            st.caption("重新生成（原回答保留）")
+        record = ask_and_show(
+            engine, request.question, generator=generator, conversation_id=conversation_id,
+            history=conversation_history(earlier), options=options, regenerated_from=request.regenerated_from,
+        )
+        show_answer_actions(engine.records, record)
+    if (not records or request.regenerated_from) and engine.records.get(record.answer_id) is not None:
+        st.rerun()  # stored: the sidebar lists a new conversation, a regenerated answer joins its turn
+    return record
+
+
 def ask_and_show(engine, question: str, *, generator: str | None, conversation_id: str,
-                 history: list[tuple[str, str]]) -> AnswerRecord:  # noqa: ANN001 - Engine
+                 history: list[tuple[str, str]], options: RetrievalOptions | None = None,
+                 regenerated_from: str | None = None) -> AnswerRecord:  # noqa: ANN001 - Engine
     """Ask, stream the answer text while it is generated, then re-render it with
     its markers and cards from the stored record (the same view as a replay).
 
@@ -33,7 +79,8 @@ def ask_and_show(engine, question: str, *, generator: str | None, conversation_i
     try:
         with st.spinner("正在检索与作答…"):
             record = engine.ask(
-                question, generator=generator, conversation_id=conversation_id, history=history, on_text=on_text
+                question, generator=generator, conversation_id=conversation_id, history=history, on_text=on_text,
+                options=options, regenerated_from=regenerated_from,
             )
     except UnsavedRecordError as exc:  # the answer exists but is not stored: show both
         live.empty()

@@ -1,4 +1,9 @@
-"""The shared sidebar: generator choice, index status, attribution."""
+"""The shared sidebar: generator choice, retrieval settings, index status, attribution.
+
+Each part is its own function (other panels, e.g. a knowledge-base selector, sit
+beside them). Widget state lives under fixed ``st.session_state`` keys; the
+sidebar runs on every page (``app.py``), so a setting survives navigation.
+"""
 
 from __future__ import annotations
 
@@ -6,22 +11,20 @@ import streamlit as st
 
 from components.chat_view import show_index_status
 from components.resources import embedding_worker, get_engine
+from core import sufficiency
 from core.generators import registry as generator_registry
+from core.retrieval import RetrievalOptions
+
+#: ``st.session_state`` keys of the retrieval settings panel.
+TOP_K_KEY, OWN_THRESHOLD_KEY, THRESHOLD_KEY, DOCUMENTS_KEY = "top_k", "own_threshold", "evidence_threshold", "documents"
 
 
 def show_sidebar() -> None:
     engine = get_engine()
     with st.sidebar:
         st.subheader("设置")
-        settings = engine.settings
-        options = generator_registry.offered(settings)
-        default = options.index(settings.generator) if settings.generator in options else 0
-        st.selectbox(
-            "生成方式", options, index=default, key="generator",
-            format_func=lambda name: generator_registry.label(name, settings),
-        )
-        for hint in generator_registry.hints(settings):
-            st.caption(hint)
+        show_generator_choice(engine)
+        show_retrieval_settings(engine)
         if engine.index.active_chunks():
             show_index_status(engine, embedding_worker())
         st.divider()
@@ -29,3 +32,43 @@ def show_sidebar() -> None:
             "示例知识库：Kubernetes 文档 (zh-cn)，© The Kubernetes Authors，"
             "[CC BY 4.0](https://creativecommons.org/licenses/by/4.0/)"
         )
+
+
+def show_generator_choice(engine) -> None:  # noqa: ANN001 - Engine
+    settings = engine.settings
+    options = generator_registry.offered(settings)
+    default = options.index(settings.generator) if settings.generator in options else 0
+    st.selectbox(
+        "生成方式", options, index=default, key="generator",
+        format_func=lambda name: generator_registry.label(name, settings),
+    )
+    for hint in generator_registry.hints(settings):
+        st.caption(hint)
+
+
+def show_retrieval_settings(engine) -> None:  # noqa: ANN001 - Engine
+    """The 检索设置 panel: top-k, the evidence threshold (calibrated unless the person sets
+    one) and the documents to search (by title; none chosen = all). Read back with
+    :func:`retrieval_options`."""
+    model = sufficiency.load_model()
+    docs = {row.document.source_id: row.document.title for row in engine.index.documents()}
+    with st.expander("检索设置", icon=":material/tune:"):
+        st.slider("检索片段数（top-k）", 1, 20, engine.settings.top_k, key=TOP_K_KEY,
+                  help="参与排序和充分性判断的片段数。")
+        st.toggle("自定义证据阈值", key=OWN_THRESHOLD_KEY,
+                  help=f"默认用校准值：关键词模式 {model.keyword.threshold:.2f}，混合模式 {model.hybrid.threshold:.2f}。")
+        if st.session_state.get(OWN_THRESHOLD_KEY):
+            st.slider("证据阈值（片段作为证据所需的充分性概率）", 0.0, 1.0, round(model.keyword.threshold, 2), 0.01,
+                      key=THRESHOLD_KEY)
+        st.multiselect(
+            "只检索这些文档", list(docs), key=DOCUMENTS_KEY, placeholder="全部文档",
+            format_func=lambda sid: f"{docs.get(sid) or sid} · {sid}",
+        )
+
+
+def retrieval_options() -> RetrievalOptions:
+    """The person's retrieval settings from the sidebar panel (defaults when it has not run)."""
+    state = st.session_state
+    documents = tuple(state.get(DOCUMENTS_KEY) or ()) or None
+    threshold = state.get(THRESHOLD_KEY) if state.get(OWN_THRESHOLD_KEY) else None
+    return RetrievalOptions(top_k=state.get(TOP_K_KEY), evidence_threshold=threshold, documents=documents)

@@ -59,9 +59,11 @@ def conversation_history(records: Sequence[AnswerRecord], limit: int = HISTORY_T
     answer)`` pairs of the last ``limit`` records (oldest first, as ``records`` are),
     with the answer ``""`` for a turn that has no answer to show (no_evidence,
     error, blocked). Every user question counts, so a follow-up to an unanswered
-    question still carries its subject. The chat page and ``ask --conversation``
-    both use this."""
-    turns = [(r.query, r.answer_text if r.status in _ANSWERED else "") for r in records]
+    question still carries its subject. A regenerated answer stands for the turn it
+    regenerated (the newest version of each turn, :func:`conversation_turns`). The chat
+    page and ``ask --conversation`` both use this."""
+    latest = [turn[-1] for turn in conversation_turns(records)]
+    turns = [(r.query, r.answer_text if r.status in _ANSWERED else "") for r in latest]
     return turns[-limit:] if limit > 0 else []
 
 

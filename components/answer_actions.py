@@ -1,0 +1,121 @@
+"""Each answer's action row: 复制 (the answer alone, or with its footnotes),
+重新生成 (a new record; the old one stays), 编辑问题 (resend an edited question as
+a new turn) and 👍/👎 with an optional comment (stored in the record,
+``RecordStore.set_feedback``).
+
+Regenerate and resend are *requests*: a button stores one in
+``st.session_state[PENDING_KEY]`` and the chat page answers it on the rerun that
+follows (:func:`pending_request`), like a question typed into the chat input.
+The copy buttons are our own small HTML document in ``st.iframe`` (Streamlit
+allows ``clipboard-write`` there; the iframe is same-origin, so nothing untrusted
+may become markup): the untrusted texts are embedded only as JSON data with
+``<``, ``>`` and ``&`` escaped, so answer text cannot end the script or add a tag.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import streamlit as st
+
+from core.export import answer_markdown
+from core.models import AnswerRecord, Feedback
+from core.records import RecordStore
+
+PENDING_KEY = "pending-request"
+RATINGS = {0: "down", 1: "up"}  # st.feedback("thumbs") index -> Feedback.rating
+
+
+@dataclass(frozen=True)
+class Request:
+    """A question to answer on the next run: an edited one, or ``regenerated_from`` an answer."""
+
+    question: str
+    regenerated_from: str | None = None
+
+
+def pending_request() -> Request | None:
+    """The request a button left for this run (taken: answered once)."""
+    return st.session_state.pop(PENDING_KEY, None)
+
+
+def _request(request: Request) -> None:
+    st.session_state[PENDING_KEY] = request
+
+
+def _request_edit(answer_id: str) -> None:
+    question = (st.session_state.get(f"edit-{answer_id}") or "").strip()
+    if question:
+        _request(Request(question))
+
+
+def _script_json(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+COPY_HTML = """<!doctype html><meta charset="utf-8"><style>
+body{margin:0;font-family:"Source Sans Pro","Noto Sans CJK SC",sans-serif;font-size:14px}
+.row{display:flex;gap:6px;align-items:center;flex-wrap:nowrap}
+button{font:inherit;padding:4px 10px;border:1px solid rgba(49,51,63,.2);border-radius:8px;background:#fff;
+color:rgb(49,51,63);cursor:pointer;white-space:nowrap}
+button:hover{border-color:#ff4b4b;color:#ff4b4b}
+#ok{color:#09ab3b;white-space:nowrap}
+</style><div class="row"><button id="plain" title="复制回答正文">复制</button>
+<button id="notes" title="复制回答和脚注形式的出处">复制（含脚注）</button><span id="ok" role="status"></span></div>
+<script>
+const texts = __TEXTS__;
+async function copy(which) {
+  const text = texts[which];
+  try { await navigator.clipboard.writeText(text); }
+  catch (e) {
+    const ta = document.createElement("textarea"); ta.value = text; document.body.appendChild(ta);
+    ta.select(); document.execCommand("copy"); ta.remove();
+  }
+  const ok = document.getElementById("ok"); ok.textContent = "已复制";
+  setTimeout(() => { ok.textContent = ""; }, 2000);
+}
+document.getElementById("plain").onclick = () => copy("plain");
+document.getElementById("notes").onclick = () => copy("notes");
+</script>"""
+
+
+def copy_buttons_html(record: AnswerRecord) -> str:
+    """The copy buttons' document: 复制 copies ``answer_markdown(footnotes=False)``,
+    复制（含脚注） ``answer_markdown(footnotes=True)``."""
+    texts = {"plain": answer_markdown(record, footnotes=False), "notes": answer_markdown(record, footnotes=True)}
+    return COPY_HTML.replace("__TEXTS__", _script_json(texts))
+
+
+def _store_rating(store: RecordStore, record: AnswerRecord) -> None:
+    index = st.session_state.get(f"fb-{record.answer_id}")
+    current = store.get(record.answer_id) or record
+    comment = current.feedback.comment if current.feedback else None
+    store.set_feedback(record.answer_id, None if index is None else Feedback(rating=RATINGS[index], comment=comment))
+
+
+def _store_comment(store: RecordStore, record: AnswerRecord) -> None:
+    index = st.session_state.get(f"fb-{record.answer_id}")
+    comment = (st.session_state.get(f"fbc-{record.answer_id}") or "").strip() or None
+    if index is not None:
+        store.set_feedback(record.answer_id, Feedback(rating=RATINGS[index], comment=comment))
+        st.toast("已保存反馈，谢谢！", icon=":material/check:")
+
+
+def show_answer_actions(store: RecordStore, record: AnswerRecord) -> None:
+    """The action row under one answer (keys derive from ``record.answer_id``)."""
+    aid = record.answer_id
+    with st.container(horizontal=True, vertical_alignment="center", gap="small", key=f"actions-{aid}"):
+        st.iframe(copy_buttons_html(record), height=36, width=200)
+        st.button("重新生成", icon=":material/refresh:", key=f"regen-{aid}",
+                  on_click=_request, args=(Request(record.query, aid),), help="再回答一次；原回答保留。")
+        with st.popover("编辑问题", icon=":material/edit:"):
+            st.text_area("修改问题后重新发送", value=record.query, key=f"edit-{aid}", max_chars=2000)
+            st.button("发送", key=f"resend-{aid}", type="primary", on_click=_request_edit, args=(aid,))
+        default = {"up": 1, "down": 0}.get(record.feedback.rating) if record.feedback else None
+        rating = st.feedback("thumbs", key=f"fb-{aid}", default=default, on_change=_store_rating, args=(store, record))
+        if rating is not None:
+            with st.popover("补充说明", icon=":material/comment:"):
+                st.text_area("哪里好，哪里不好？（可选）", value=(record.feedback.comment if record.feedback else "") or "",
+                             key=f"fbc-{aid}", max_chars=2000)
+                st.button("保存说明", key=f"fbc-save-{aid}", on_click=_store_comment, args=(store, record))
