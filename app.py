@@ -23,6 +23,6 @@ page = st.navigation(
     ]
 )
 with page_guard("加载侧边栏"):  # a failing sidebar does not take the page with it
-    show_sidebar()
+    show_sidebar(conversations=page.url_path == "")  # the chat (default page) lists conversations
 # Material icons render without an emoji font on the machine (issue 15)
 page.run()  # every page guards its own body (components.errors.page_guard)

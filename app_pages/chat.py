@@ -4,23 +4,21 @@ import streamlit as st
 
 from components.answer_actions import Request, pending_request
 from components.chat_view import answer_request, show_conversation, show_export_buttons
-from components.conversation_view import current_conversation, show_conversation_list
+from components.conversation_view import current_conversation
 from components.errors import page_guard
 from components.resources import ensure_ready
 from components.sidebar import retrieval_options
 
 with page_guard("显示问答页"):
     engine = ensure_ready()
-    conversation_id = current_conversation()
+    conversation_id = current_conversation()  # the sidebar lists conversations (components.sidebar)
 
     st.title("引证 · 有出处的问答")
     st.caption("每个句子后的上标指向它的来源片段；悬停或聚焦查看来源卡片，点击打开快照。")
 
     records = engine.records.list(conversation_id=conversation_id, limit=200)
-    with st.sidebar:
-        st.subheader("对话")
-        show_conversation_list(engine.records, conversation_id)
-        if records:
+    if records:
+        with st.sidebar:
             st.caption("导出本次对话")
             show_export_buttons(records, f"conversation-{conversation_id}")
     show_conversation(engine, records)

@@ -55,25 +55,25 @@ def _script_json(value: object) -> str:
 
 
 COPY_HTML = """<!doctype html><meta charset="utf-8"><style>
-body{margin:0;font-family:"Source Sans Pro","Noto Sans CJK SC",sans-serif;font-size:14px}
-.row{display:flex;gap:6px;align-items:center;flex-wrap:nowrap}
-button{font:inherit;padding:4px 10px;border:1px solid rgba(49,51,63,.2);border-radius:8px;background:#fff;
+body{margin:0;font-family:"Source Sans Pro","Source Sans 3","Noto Sans CJK SC",sans-serif;font-size:16px}
+.row{display:flex;gap:8px;align-items:center;flex-wrap:nowrap}
+button{font:inherit;min-height:40px;padding:4px 12px;border:1px solid rgba(49,51,63,.2);border-radius:8px;background:#fff;
 color:rgb(49,51,63);cursor:pointer;white-space:nowrap}
 button:hover{border-color:#ff4b4b;color:#ff4b4b}
-#ok{color:#09ab3b;white-space:nowrap}
+button.done{border-color:#09ab3b;color:#09ab3b}
 </style><div class="row"><button id="plain" title="复制回答正文">复制</button>
-<button id="notes" title="复制回答和脚注形式的出处">复制（含脚注）</button><span id="ok" role="status"></span></div>
+<button id="notes" title="复制回答和脚注形式的出处">复制（含脚注）</button></div>
 <script>
 const texts = __TEXTS__;
 async function copy(which) {
-  const text = texts[which];
+  const text = texts[which], button = document.getElementById(which), label = button.textContent;
   try { await navigator.clipboard.writeText(text); }
   catch (e) {
     const ta = document.createElement("textarea"); ta.value = text; document.body.appendChild(ta);
     ta.select(); document.execCommand("copy"); ta.remove();
   }
-  const ok = document.getElementById("ok"); ok.textContent = "已复制";
-  setTimeout(() => { ok.textContent = ""; }, 2000);
+  button.textContent = "已复制"; button.classList.add("done");
+  setTimeout(() => { button.textContent = label; button.classList.remove("done"); }, 2000);
 }
 document.getElementById("plain").onclick = () => copy("plain");
 document.getElementById("notes").onclick = () => copy("notes");
@@ -106,7 +106,7 @@ def show_answer_actions(store: RecordStore, record: AnswerRecord) -> None:
     """The action row under one answer (keys derive from ``record.answer_id``)."""
     aid = record.answer_id
     with st.container(horizontal=True, vertical_alignment="center", gap="small", key=f"actions-{aid}"):
-        st.iframe(copy_buttons_html(record), height=36, width=200)
+        st.iframe(copy_buttons_html(record), height=42, width=220)
         st.button("重新生成", icon=":material/refresh:", key=f"regen-{aid}",
                   on_click=_request, args=(Request(record.query, aid),), help="再回答一次；原回答保留。")
         with st.popover("编辑问题", icon=":material/edit:"):

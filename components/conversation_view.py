@@ -41,8 +41,16 @@ def _open(cid: str) -> None:
 
 def open_in_chat(cid: str) -> None:
     """Switch to the chat page with conversation ``cid`` open (from any page)."""
-    _open(cid)
+    st.session_state[CONVERSATION_KEY] = cid  # not this page's ?c=: Back would land on it
     st.switch_page(CHAT_PAGE, query_params={"c": cid})
+
+
+#: The list's buttons read like a list: text left-aligned on one line.
+LIST_CSS = """<style>
+.st-key-conversation-list button, .st-key-conversation-list button > div{justify-content:flex-start;text-align:left}
+.st-key-conversation-list button > div{width:100%}
+.st-key-conversation-list button p{white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+</style>"""
 
 
 def _label(c: Conversation) -> str:
@@ -57,9 +65,10 @@ def show_conversation_list(store: RecordStore, current: str) -> None:
     text = st.text_input("搜索对话", key="conversation-search", placeholder="按标题或问题搜索",
                          label_visibility="collapsed")
     conversations = store.conversations(text=text.strip() or None, limit=30)
+    st.html(LIST_CSS)
     if not conversations:
         st.caption("没有符合条件的对话。" if text.strip() else "还没有对话。")
-    with st.container(key="conversation-list"):
+    with st.container(key="conversation-list", height=320 if len(conversations) > 8 else "content"):
         for c in conversations:
             st.button(
                 _label(c), key=f"conv-{c.conversation_id}", width="stretch",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from components.chat_view import show_index_status
+from components.conversation_view import current_conversation, show_conversation_list
 from components.resources import embedding_worker, get_engine
 from core import sufficiency
 from core.generators import registry as generator_registry
@@ -19,9 +20,12 @@ from core.retrieval import RetrievalOptions
 TOP_K_KEY, OWN_THRESHOLD_KEY, THRESHOLD_KEY, DOCUMENTS_KEY = "top_k", "own_threshold", "evidence_threshold", "documents"
 
 
-def show_sidebar() -> None:
+def show_sidebar(*, conversations: bool = False) -> None:
+    """The sidebar of every page; ``conversations``: the chat page's conversation list first."""
     engine = get_engine()
     with st.sidebar:
+        if conversations:
+            show_conversation_list(engine.records, current_conversation())
         st.subheader("设置")
         show_generator_choice(engine)
         show_retrieval_settings(engine)

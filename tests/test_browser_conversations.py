@@ -1,0 +1,81 @@
+"""The conversation list and one answer's action row in a real browser (Debian's
+chromium via Playwright), at 1400×900 and on a 390×844 phone: the row is inside
+the viewport, 复制 puts the answer on the clipboard, 新对话 starts an empty
+conversation and the earlier one is listed and reopens. Screenshots go to
+artifacts/ (conversations-<size>.png)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.test_browser import ARTIFACTS, CHROMIUM, browser, run_app  # noqa: F401 - browser is a fixture
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+QUESTION = "Init 容器有什么用？"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    if not Path(CHROMIUM).exists():
+        pytest.skip("Debian chromium is not installed")
+    with run_app(tmp_path_factory.mktemp("conv-data"), YINZHENG_EMBEDDING="hash") as url:
+        yield url
+
+
+@pytest.mark.parametrize("width,height", [(1400, 900), (390, 844)])
+def test_conversation_list_and_action_row(server, browser, width, height):
+    ARTIFACTS.mkdir(exist_ok=True)
+    context = browser.new_context(viewport={"width": width, "height": height})
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server)
+    page = context.new_page()
+    page.goto(server, wait_until="domcontentloaded")
+    box = page.get_by_test_id("stChatInputTextArea")
+    box.wait_for(timeout=120_000)
+    box.fill(QUESTION)
+    box.press("Enter")
+    page.locator("sup.yz-cite").first.wait_for(timeout=120_000)
+    row = page.locator("[class*='st-key-actions-']").first
+    row.wait_for(timeout=60_000)
+    row.get_by_role("button", name="重新生成").wait_for(timeout=30_000)
+    # every control of the row is inside the viewport horizontally
+    for control in (row.locator("iframe").first, row.get_by_role("button", name="重新生成"),
+                    row.get_by_role("button", name="编辑问题"), row.get_by_test_id("stFeedback").first):
+        control.scroll_into_view_if_needed()
+        b = control.bounding_box()
+        assert b and b["x"] >= 0 and b["x"] + b["width"] <= width, b
+    page.wait_for_timeout(500)
+    page.screenshot(path=str(ARTIFACTS / f"conversations-answer-{width}.png"), full_page=False)
+
+    # 复制 copies the answer text (the answer's Markdown, without footnote markers)
+    copy = row.frame_locator("iframe").first
+    copy.get_by_role("button", name="复制", exact=True).click()
+    copy.get_by_role("button", name="已复制").wait_for(timeout=5_000)  # the button says so for 2 s
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied.strip() and "[^" not in copied
+    copy.get_by_role("button", name="复制（含脚注）").click()
+    page.wait_for_timeout(500)
+    assert "[^1]:" in page.evaluate("navigator.clipboard.readText()")
+
+    # the sidebar: 新对话 starts an empty conversation; the earlier one is listed and reopens
+    first = page.evaluate("location.href")
+    assert "c=" in first
+    sidebar = page.get_by_test_id("stSidebar")
+    if not sidebar.is_visible() or (sidebar.bounding_box() or {}).get("x", 0) < 0:
+        page.get_by_test_id("stExpandSidebarButton").click()
+    entry = sidebar.get_by_role("button", name=QUESTION).first
+    entry.wait_for(timeout=30_000)
+    sidebar.get_by_role("button", name="新对话").click()
+    page.wait_for_function(f"() => location.href !== {first!r}", timeout=30_000)
+    page.wait_for_function("() => document.querySelectorAll('sup.yz-cite').length === 0", timeout=30_000)
+    if not sidebar.is_visible():
+        page.get_by_test_id("stExpandSidebarButton").click()
+    b = entry.bounding_box()
+    assert b and b["x"] >= 0 and b["x"] + b["width"] <= width, b
+    page.screenshot(path=str(ARTIFACTS / f"conversations-sidebar-{width}.png"), full_page=False)
+    entry.click()
+    page.locator("sup.yz-cite").first.wait_for(timeout=60_000)
+    assert page.evaluate("location.href") == first
+    context.close()
