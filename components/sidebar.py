@@ -62,7 +62,10 @@ def show_retrieval_settings(engine) -> None:  # noqa: ANN001 - Engine
         st.toggle("自定义证据阈值", key=OWN_THRESHOLD_KEY,
                   help=f"默认用校准值：关键词模式 {model.keyword.threshold:.2f}，混合模式 {model.hybrid.threshold:.2f}。")
         if st.session_state.get(OWN_THRESHOLD_KEY):
-            st.slider("证据阈值（片段作为证据所需的充分性概率）", 0.0, 1.0, round(model.keyword.threshold, 2), 0.01,
+            embedded, total = engine.index.dense_coverage()
+            hybrid = total > 0 and embedded == total and engine.embedder.name.split("/")[0] == model.embedding_model
+            calibrated = (model.hybrid if hybrid else model.keyword).threshold  # the mode questions use now
+            st.slider("证据阈值（片段作为证据所需的充分性概率）", 0.0, 1.0, round(calibrated, 2), 0.01,
                       key=THRESHOLD_KEY)
         st.multiselect(
             "只检索这些文档", list(docs), key=DOCUMENTS_KEY, placeholder="全部文档",

@@ -180,6 +180,8 @@ def ask(
       entry, then re-raises the interruption unchanged.
 
     ``on_text`` receives each streamed text piece (surrogates already replaced).
+    ``regenerated_from``: the ``answer_id`` of the answer this one regenerates, stored in
+    the record (the earlier record is kept unchanged).
     """
     turn = _Turn(records, settings, conversation_id)
     turn.base["regenerated_from"] = regenerated_from
