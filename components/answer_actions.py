@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from components.errors import app_error_message
+from core.errors import AppError
 from core.export import answer_markdown
 from core.models import AnswerRecord, Feedback
 from core.records import RecordStore
@@ -87,18 +89,30 @@ def copy_buttons_html(record: AnswerRecord) -> str:
     return COPY_HTML.replace("__TEXTS__", _script_json(texts))
 
 
+def _save_feedback(store: RecordStore, answer_id: str, feedback: Feedback | None, *, keep_comment: bool = False) -> bool:
+    """Store ``feedback`` (``keep_comment``: with the comment already stored); a store failure
+    becomes a toast (callbacks run outside ``page_guard``)."""
+    try:
+        if keep_comment and feedback is not None:
+            stored = store.get(answer_id)
+            if stored is not None and stored.feedback is not None:
+                feedback = feedback.model_copy(update={"comment": stored.feedback.comment})
+        store.set_feedback(answer_id, feedback)
+    except AppError as exc:
+        st.toast(app_error_message(exc, "保存反馈"), icon=":material/error:")
+        return False
+    return True
+
+
 def _store_rating(store: RecordStore, record: AnswerRecord) -> None:
     index = st.session_state.get(f"fb-{record.answer_id}")
-    current = store.get(record.answer_id) or record
-    comment = current.feedback.comment if current.feedback else None
-    store.set_feedback(record.answer_id, None if index is None else Feedback(rating=RATINGS[index], comment=comment))
+    _save_feedback(store, record.answer_id, None if index is None else Feedback(rating=RATINGS[index]), keep_comment=True)
 
 
 def _store_comment(store: RecordStore, record: AnswerRecord) -> None:
     index = st.session_state.get(f"fb-{record.answer_id}")
     comment = (st.session_state.get(f"fbc-{record.answer_id}") or "").strip() or None
-    if index is not None:
-        store.set_feedback(record.answer_id, Feedback(rating=RATINGS[index], comment=comment))
+    if index is not None and _save_feedback(store, record.answer_id, Feedback(rating=RATINGS[index], comment=comment)):
         st.toast("已保存反馈，谢谢！", icon=":material/check:")
 
 

@@ -202,3 +202,19 @@ def test_copy_buttons_embed_both_texts_inertly(sample_engine):
     texts = json.loads(re.search(r"const texts = (\{.*?\});\n", page, flags=re.S).group(1))
     assert texts["plain"].endswith("</script><img src=x onerror=alert(1)>&\n")
     assert "[^1]:" in texts["notes"] and "[^1]" not in texts["plain"]
+
+
+def test_a_store_failure_while_saving_feedback_is_a_message_not_a_crash(app_env, monkeypatch):
+    from core.errors import RecordError
+    from core.records import RecordStore
+
+    at = _ask(_app(), "Init 容器有什么用？")
+    (record,) = app_env.records.list(conversation_id=at.query_params["c"])
+
+    def fail(self, answer_id, feedback):
+        raise RecordError("the answer store error: disk I/O error")
+
+    monkeypatch.setattr(RecordStore, "set_feedback", fail)
+    at.feedback(key=f"fb-{record.answer_id}").set_value(1)
+    _run(at)
+    assert any("保存反馈失败" in t.value for t in at.toast)
