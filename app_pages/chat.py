@@ -4,7 +4,7 @@ import streamlit as st
 
 from components.answer_actions import Request, pending_request
 from components.chat_view import answer_request, show_conversation, show_export_buttons
-from components.conversation_view import current_conversation
+from components.conversation_view import QUESTION_KEY, current_conversation
 from components.errors import page_guard
 from components.resources import ensure_ready
 from components.sidebar import retrieval_options
@@ -23,7 +23,7 @@ with page_guard("显示问答页"):
             show_export_buttons(records, f"conversation-{conversation_id}")
     show_conversation(engine, records)
 
-    typed = st.chat_input("向知识库提问，例如：Deployment 和 StatefulSet 有什么区别？")
+    typed = st.chat_input("向知识库提问，例如：Deployment 和 StatefulSet 有什么区别？", key=QUESTION_KEY)
     request = Request(typed) if typed else pending_request()
     if request:
         answer_request(

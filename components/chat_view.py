@@ -38,9 +38,9 @@ def show_conversation(engine, records: list[AnswerRecord]) -> None:  # noqa: ANN
 def answer_request(engine, request: Request, records: list[AnswerRecord], *, conversation_id: str,
                    generator: str | None, options: RetrievalOptions) -> AnswerRecord:  # noqa: ANN001 - Engine
     """Answer a typed, edited or regenerate ``request`` in the conversation ``records`` and show it
-    with its action row. A regenerated answer is asked with the turns before the one it regenerates.
-    After the first answer of a conversation or a regenerated one is stored, the page reruns
-    (so the sidebar lists the conversation and the new version joins its turn)."""
+    with its action row, below the conversation (a regenerated answer joins its turn on the next
+    run; no rerun here: it would redraw what the person may be reading). A regenerated answer
+    is asked with the turns before the one it regenerates."""
     earlier = records
     if request.regenerated_from is not None:
         turns = conversation_turns(records)
@@ -56,8 +56,6 @@ def answer_request(engine, request: Request, records: list[AnswerRecord], *, con
             history=conversation_history(earlier), options=options, regenerated_from=request.regenerated_from,
         )
         show_answer_actions(engine.records, record)
-    if (not records or request.regenerated_from) and engine.records.get(record.answer_id) is not None:
-        st.rerun()  # stored: the sidebar lists a new conversation, a regenerated answer joins its turn
     return record
 
 

@@ -11,13 +11,17 @@ widget labels, never as Markdown.
 from __future__ import annotations
 
 import uuid
+from datetime import datetime, timezone
 
 import streamlit as st
 
+from components.answer_actions import PENDING_KEY
 from core.records import Conversation, RecordStore
 
 CONVERSATION_KEY = "conversation"
 CHAT_PAGE = "app_pages/chat.py"
+#: The chat input's key: the sidebar (drawn before the page) sees the question this run answers.
+QUESTION_KEY = "question"
 
 
 def new_conversation_id() -> str:
@@ -57,14 +61,30 @@ def _label(c: Conversation) -> str:
     return c.title if len(c.title) <= 28 else c.title[:27] + "…"
 
 
+def asking() -> str | None:
+    """The question this run answers (typed into the chat input, or an edit/regenerate request),
+    read before the page takes it."""
+    pending = st.session_state.get(PENDING_KEY)
+    return st.session_state.get(QUESTION_KEY) or (pending.question if pending is not None else None)
+
+
 def show_conversation_list(store: RecordStore, current: str) -> None:
     """The sidebar's conversations: 新对话, a search box, the newest first (the open one
-    marked), and 管理当前对话 (rename, hide) for the open one."""
+    marked), and 管理当前对话 (rename, hide) for the open one. A conversation whose first
+    question is being answered in this run is listed already (titled by that question),
+    so the page need not run again to show it."""
     st.button("新对话", icon=":material/add_comment:", type="primary", width="stretch",
               on_click=_open, args=(new_conversation_id(),), key="new-conversation")
     text = st.text_input("搜索对话", key="conversation-search", placeholder="按标题或问题搜索",
                          label_visibility="collapsed")
     conversations = store.conversations(text=text.strip() or None, limit=30)
+    summary = store.conversation(current)
+    question = asking()
+    if summary is None and question:
+        now = datetime.now(timezone.utc).isoformat()
+        summary = Conversation(current, question.strip()[:80], question, 0, now, now, "")
+        if not text.strip():
+            conversations.insert(0, summary)
     st.html(LIST_CSS)
     if not conversations:
         st.caption("没有符合条件的对话。" if text.strip() else "还没有对话。")
@@ -77,7 +97,6 @@ def show_conversation_list(store: RecordStore, current: str) -> None:
                 help=f"{c.turns} 轮 · 更新于 {c.updated_at[:16].replace('T', ' ')} UTC",
                 on_click=_open, args=(c.conversation_id,),
             )
-    summary = store.conversation(current)
     if summary is not None:
         show_manage_conversation(store, summary)
 
