@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components.answer_view import ANSWER_CSS, render_answer
+from components.answer_view import ANSWER_CSS, ANSWER_SCRIPT, render_answer
 from components.errors import show_app_error
 from core.errors import UnsavedRecordError
 from core.export import conversation_to_json, conversation_to_markdown, to_markdown
@@ -13,7 +13,9 @@ from core.models import AnswerRecord
 
 def show_record(record: AnswerRecord, current_versions: dict[str, str | None] | None = None) -> None:
     """Render a stored record (the same code for a live and a replayed answer)."""
-    st.html(ANSWER_CSS + render_answer(record, current_versions=current_versions))
+    # the answer HTML is sanitized (nh3, then DOMPurify); the only script is the constant ANSWER_SCRIPT
+    st.html(ANSWER_CSS + render_answer(record, current_versions=current_versions) + ANSWER_SCRIPT,
+            unsafe_allow_javascript=True)
 
 
 def ask_and_show(engine, question: str, *, generator: str | None, conversation_id: str,
