@@ -39,5 +39,6 @@ with page_guard("知识库操作"):
         if (last := st.session_state.get("library_report")) is not None:
             show_report(last)  # stays until the next import
 
+    rows = engine.index.documents()  # an index failure here is the page's one message
     overview(engine, embedding_worker())
-    hide_controls(engine, embedding_worker())
+    hide_controls(engine, embedding_worker(), rows)

@@ -13,6 +13,7 @@ from datetime import timedelta
 
 import streamlit as st
 
+from components.errors import page_guard
 from core.catalog import DocumentRow
 from core.ingest import IngestReport
 
@@ -126,28 +127,33 @@ def overview(engine, worker) -> None:  # noqa: ANN001 - Engine / EmbeddingWorker
 
     @st.fragment(run_every=REFRESH)
     def _live() -> None:
-        engine.index.refresh_if_changed()
-        rows = engine.index.documents()
-        embedded, total = engine.index.dense_coverage()
-        st.caption(f"知识库：{len(rows)} 篇文档，{total} 个片段")
-        if total and embedded < total:
-            st.progress(embedded / total, text=f"向量索引构建中 {embedded}/{total}（此期间使用关键词检索）")
-        elif total:
-            st.caption(f"向量索引已就绪（{engine.embedder.name}）")
-        if worker is not None and worker.error:
-            st.warning(worker.error)
-        document_table(rows)
+        with page_guard("刷新知识库概况"):  # a fragment's error does not reach the page's guard
+            _overview_body(engine, worker)
 
     _live()
 
 
-def hide_controls(engine, worker) -> None:  # noqa: ANN001 - Engine / EmbeddingWorker
-    """隐藏 (with a confirmation) and 恢复 of documents; the last message stays until the next action."""
+def _overview_body(engine, worker) -> None:  # noqa: ANN001
+    engine.index.refresh_if_changed()
+    rows = engine.index.documents()
+    embedded, total = engine.index.dense_coverage()
+    st.caption(f"知识库：{len(rows)} 篇文档，{total} 个片段")
+    if total and embedded < total:
+        st.progress(embedded / total, text=f"向量索引构建中 {embedded}/{total}（此期间使用关键词检索）")
+    elif total:
+        st.caption(f"向量索引已就绪（{engine.embedder.name}）")
+    if worker is not None and worker.error:
+        st.warning(worker.error)
+    document_table(rows)
+
+
+def hide_controls(engine, worker, rows: list[DocumentRow]) -> None:  # noqa: ANN001 - Engine / EmbeddingWorker
+    """隐藏 (with a confirmation) of one of ``rows`` (the active documents) and 恢复 of hidden
+    documents; the last message stays until the next action."""
     state = st.session_state
     if msg := state.get("library_message"):  # (fixed text, document label): the label is untrusted
         st.success(msg[0])
         st.text(msg[1])
-    rows = engine.index.documents()
     with st.expander("隐藏文档", expanded=bool(state.get("library_confirm"))):
         st.caption("隐藏后不再被检索；引用过它的旧回答仍可完整重放；可以在下方恢复。")
         by_id = {r.document.source_id: r for r in rows}
