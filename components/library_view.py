@@ -93,7 +93,8 @@ def document_label(row: DocumentRow) -> str:
 
 
 def document_table(rows: list[DocumentRow]) -> None:
-    """The 文档（n）heading and table; columns sized so all six fit at 1400 px."""
+    """The 文档（n）heading and table; columns sized so all six fit at 1400 px (a longer source path
+    is cut with … and shown whole on hover)."""
     st.subheader(f"文档（{len(rows)}）")
     st.dataframe(
         [
@@ -110,13 +111,13 @@ def document_table(rows: list[DocumentRow]) -> None:
         ],
         hide_index=True,
         width="stretch",
-        column_config={
-            "标题": st.column_config.TextColumn(width="medium"),
-            "来源": st.column_config.TextColumn(width="large"),
-            "片段数": st.column_config.NumberColumn(width="small"),
-            "更新时间": st.column_config.TextColumn(width="small"),
-            "可见性": st.column_config.TextColumn(width="small"),
-            "当前版本": st.column_config.TextColumn(width="small"),
+        column_config={  # pixels: together ~890, inside the ~940 px main column at 1400 px (with the sidebar)
+            "标题": st.column_config.TextColumn(width=220),
+            "来源": st.column_config.TextColumn(width=300),
+            "片段数": st.column_config.NumberColumn(width=60),
+            "更新时间": st.column_config.TextColumn(width=140),
+            "可见性": st.column_config.TextColumn(width=60),
+            "当前版本": st.column_config.TextColumn(width=110),
         },
     )
 
