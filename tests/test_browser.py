@@ -154,6 +154,7 @@ def test_no_evidence_in_the_browser(server, browser):
     page = ask(browser, server, "消息队列的消费者重平衡是怎么工作的？")
     page.locator(".yz-no-evidence").wait_for(timeout=120_000)
     assert page.locator("sup.yz-cite").count() == 0
+    assert page.locator(".yz-links").count() == 0  # no generic links on a no-evidence answer (issue 15)
     # the retrieved candidates are kept, collapsed, and never shown as citations
     candidates = page.locator("details.yz-candidates").first
     summary = candidates.locator("summary")
