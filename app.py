@@ -3,16 +3,11 @@
 import streamlit as st
 
 from components.errors import page_guard, show_app_error
-from components.resources import get_engine
-from components.sidebar import show_sidebar
 from core.errors import AppError
 
 st.set_page_config(page_title="引证 Yinzheng", page_icon="📑", layout="wide")
-try:
-    get_engine()
-except AppError as exc:  # e.g. a bad setting or an index built with another embedding model
-    show_app_error(exc, "启动应用")
-    st.stop()
+# The navigation first, before the heavy imports (jieba, chromadb: seconds) and the engine: the
+# sidebar shows the page titles at once instead of a blank page.
 page = st.navigation(
     [
         st.Page("app_pages/chat.py", title="问答", icon=":material/forum:", default=True),
@@ -22,6 +17,14 @@ page = st.navigation(
         st.Page("app_pages/library.py", title="知识库", icon=":material/library_books:", url_path="library"),
     ]
 )
+from components.resources import get_engine  # noqa: E402 - after the navigation on purpose
+from components.sidebar import show_sidebar  # noqa: E402
+
+try:
+    get_engine()
+except AppError as exc:  # e.g. a bad setting or an index built with another embedding model
+    show_app_error(exc, "启动应用")
+    st.stop()
 with page_guard("加载侧边栏"):  # a failing sidebar does not take the page with it
     show_sidebar(conversations=page.url_path == "")  # the chat (default page) lists conversations
 # Material icons render without an emoji font on the machine (issue 15)

@@ -29,6 +29,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from components.cards import build_cards, cite_html, e as _e, evidence_html, snapshot_url
+from components.snapshot_html import snapshot_panel_html
 from components.sanitize import _CLASSES, _TAGS  # noqa: F401 - the allowlist, re-exported for tests
 from components.sanitize import sanitize as _sanitize
 from components.static import style
@@ -48,17 +49,33 @@ from core.presentation import (
     REPHRASE_HINT,
     UNSUPPORTED_LABEL,
     UNVERIFIABLE_MESSAGE,
+    cited_span,
     display_title,
     error_message,
     mark_answer,
     no_evidence_message,
 )
 
-__all__ = ["ANSWER_CSS", "render_answer", "source_cards", "snapshot_url", "display_title"]
+__all__ = ["ANSWER_CSS", "ANSWER_SCRIPT", "render_answer", "source_cards", "snapshot_url", "display_title"]
 
 #: The stylesheet of the answer HTML (``components/static/answer.css``, then the verdict styles),
 #: as ``<style>`` elements; read once at import.
 ANSWER_CSS = style("answer.css") + VERDICT_CSS
+
+#: A constant script (no record data) for ``st.html(..., unsafe_allow_javascript=True)``: when a
+#: snapshot panel opens, its highlighted passage is scrolled into view. Added once per browser page.
+ANSWER_SCRIPT = """<script>
+(function () {
+  if (window.__yzSnapScroll) return;
+  window.__yzSnapScroll = true;
+  document.addEventListener("toggle", function (ev) {
+    const pop = ev.target;
+    if (ev.newState !== "open" || !pop.classList || !pop.classList.contains("yz-snap-pop")) return;
+    const mark = pop.querySelector("mark.yz-quote");
+    if (mark) mark.scrollIntoView({ block: "center" });
+  }, true);
+})();
+</script>"""
 
 
 class _View:
@@ -102,7 +119,7 @@ def _unsupported_html() -> str:
 
 def _slot_html(slot: MarkerSlot, cards: Mapping[str, SourceCard], verdicts: _Verdicts | None = None) -> str:
     if verdicts is None:
-        out = [cite_html(cards[cid]) for cid in slot.chunk_ids if cid in cards]
+        out = [cite_html(cards[cid]) for cid in slot.chunk_ids if cid in cards]  # no verdicts: no panels either
     else:
         out = _verdict_slot_html(slot, cards, verdicts)
     if slot.unsupported:
@@ -116,6 +133,7 @@ class _Verdicts:
     def __init__(self, view: _View) -> None:
         self.by_marker = view.verdicts
         self.texts = {c.chunk_id: c.text for c in view.record.chunks}
+        self.answer_id = view.record.answer_id
 
 
 def _verdict_slot_html(slot: MarkerSlot, cards: Mapping[str, SourceCard], verdicts: _Verdicts) -> list[str]:
@@ -125,7 +143,7 @@ def _verdict_slot_html(slot: MarkerSlot, cards: Mapping[str, SourceCard], verdic
         if cid not in cards:
             continue
         v = verdicts.by_marker.get((slot.position, cid))
-        out.append(cite_html(cards[cid], v, verdicts.texts.get(cid, "")))
+        out.append(cite_html(cards[cid], v, verdicts.texts.get(cid, ""), verdicts.answer_id))
         if v is not None and v.kind in ("review", "contradicted"):
             kinds.add(v.kind)
             reasons.append(v.reason or "")
@@ -196,6 +214,16 @@ def _body_html(text: str, lay: Layout, cards: Mapping[str, SourceCard], verdicts
     if missing:
         body += f'<div class="yz-orphans">{missing}</div>'
     return body
+
+
+def _panels_html(record: AnswerRecord, cards: Sequence[SourceCard]) -> str:
+    """The in-place snapshot panel of every card (hidden until its 查看来源快照 / [n] button opens it)."""
+    out = []
+    for card in cards:
+        chunk = record.chunk(card.chunk_id)
+        if chunk is not None:
+            out.append(snapshot_panel_html(record, card, chunk, cited_span(record, card.chunk_id)))
+    return "".join(out)
 
 
 def _links_html(record: AnswerRecord) -> str:
@@ -331,7 +359,8 @@ def render_answer(
         out.append(_sufficiency_notes(record))
         body = _body_html(record.answer_text, view.layout, view.cards, _Verdicts(view))
         out.append(f'<div class="yz-answer-body">{body}</div>')
-        out.append(evidence_html(cards))
+        out.append(evidence_html(record, cards))
+        out.append(_panels_html(record, cards))
         out.append(_links_html(record))
         out.append(_retrieval_html(record))
         out.append(_audit_html([*record.audit, *view.render_audit]))

@@ -1,5 +1,10 @@
 """Source cards as HTML: the card behind each marker and the 引用来源 evidence list.
 
+A marker is a ``<button>`` (not a link): hovering, focusing or tapping it shows its card
+(CSS ``:hover`` / ``:focus-within``), so the first tap on a phone opens the card; the card's
+查看来源快照 button opens the snapshot in place (a ``popovertarget`` of the panel from
+``components.snapshot_html``). The evidence list groups the cited chunks by document.
+
 Pure functions, no Streamlit. Titles, paths, snippets and page numbers come
 from :mod:`core.presentation` (shared with the Markdown export); every text from
 a record is escaped here and the caller (``components.answer_view``) sanitizes
@@ -12,12 +17,22 @@ import html
 from collections.abc import Mapping, Sequence
 from urllib.parse import quote
 
-from components.verdict_view import aria_suffix, card_quote_html, card_verdict_html, sup_class
+from components.snapshot_html import popover_id
+from components.verdict_view import aria_suffix, card_verdict_html, sup_class
 from core.markdown import safe_link
 from core.models import AnswerRecord, SourceCard
-from core.presentation import display_title, heading_path, link_domain, page_number, shown_path, snippet
+from core.presentation import (
+    display_title,
+    document_groups,
+    heading_path,
+    link_domain,
+    page_number,
+    shown_path,
+    snippet,
+    snippet_parts,
+)
 from core.replay import snapshot_state
-from core.verdicts import MarkerVerdict
+from core.verdicts import QUOTE_LABEL, MarkerVerdict
 
 
 def e(text: object) -> str:
@@ -51,7 +66,7 @@ def build_cards(
             chunk_id=cid,
             title=display_title(chunk),
             heading_path=heading_path(chunk),
-            snippet=snippet(chunk.text),
+            snippet=snippet(chunk.text, skip_headings=(display_title(chunk), *heading_path(chunk))),
             uri=chunk.uri if chunk.uri and safe_link(chunk.uri) else None,
             updated_at=chunk.updated_at,
             relevance=chunk.relevance,
@@ -89,60 +104,139 @@ def _verdict_link(card: SourceCard, verdict: MarkerVerdict | None) -> str:
     return f"{card.snapshot_url}&support={verdict.support_index}"
 
 
-def cite_html(card: SourceCard, verdict: MarkerVerdict | None = None, chunk_text: str = "") -> str:
-    """One marker: ``<sup>`` with the ``[n]`` link and its hover/focus card (escaped, unsanitized)."""
+def snippet_html(text: str, title: str, path: tuple[str, ...], limit: int = 160) -> str:
+    """A chunk's text (Markdown) as one escaped line of readable text, inline code in ``<code>``
+    (``core.presentation.snippet_parts``; headings equal to ``title`` or a part of ``path`` left out)."""
+    return _parts_html(snippet_parts(text, limit, (title, *path)))
+
+
+def _parts_html(parts: Sequence[tuple[str, bool]]) -> str:
+    return "".join(f"<code>{e(piece)}</code>" if code else e(piece) for piece, code in parts)
+
+
+def _tail(parts: list[tuple[str, bool]], limit: int, *, end: bool) -> tuple[list[tuple[str, bool]], bool]:
+    """The last (``end``) or first ``limit`` code points of ``parts``; and whether something was cut."""
+    out: list[tuple[str, bool]] = []
+    left = limit
+    for piece, code in reversed(parts) if end else parts:
+        if left <= 0:
+            return out, True
+        cut = piece[-left:] if end else piece[:left]
+        if end:
+            out.insert(0, (cut, code))
+        else:
+            out.append((cut, code))
+        left -= len(cut)
+        if len(cut) < len(piece):
+            return out, True
+    return out, False
+
+
+def quote_card_html(chunk_text: str, verdict: MarkerVerdict | None, context: int = 40) -> str | None:
+    """The card's snippet around the aligned quote (``verdict.quote``, code points into
+    ``chunk_text``) with the quote in ``<mark>``, as readable text: Markdown syntax removed,
+    inline code in ``<code>`` (``core.presentation.snippet_parts``), up to ``context`` code points
+    either side (cut ends shown as …). None without a usable quote (show the plain snippet).
+    A contradicted marker labels it 来源原文 (the conflicting passage)."""
+    if verdict is None or verdict.quote is None:
+        return None
+    start, end = verdict.quote
+    if not 0 <= start < end <= len(chunk_text):
+        return None
+    big = 10 * context + 400
+    before, cut_before = _tail(snippet_parts(chunk_text[max(0, start - big) : start], big), context, end=True)
+    after, cut_after = _tail(snippet_parts(chunk_text[end : end + big], big), context, end=False)
+    quote = snippet_parts(chunk_text[start:end], 200)
+    label = f'<span class="yz-quote-label">{QUOTE_LABEL}：</span>' if verdict.kind == "contradicted" else ""
+    lead = "…" if cut_before or start > big else ""
+    tail = "…" if cut_after or end + big < len(chunk_text) else ""
+    gap_before = " " if before and not before[-1][0].endswith(" ") else ""
+    gap_after = " " if after and not after[0][0].startswith(" ") else ""
+    return (
+        f'<span class="yz-card-snippet yz-card-quote">{label}{lead}{_parts_html(before)}{gap_before}'
+        f"<mark>{_parts_html(quote)}</mark>{gap_after}{_parts_html(after)}{tail}</span>"
+    )
+
+
+def _open_button(card: SourceCard, answer_id: str, label: str, cls: str) -> str:
+    return f'<button type="button" class="{cls}" popovertarget="{popover_id(answer_id, card.number)}">{e(label)}</button>'
+
+
+def cite_html(
+    card: SourceCard, verdict: MarkerVerdict | None = None, chunk_text: str = "", answer_id: str = ""
+) -> str:
+    """One marker: ``<sup>`` with the ``[n]`` button and its hover/focus card (escaped, unsanitized).
+
+    ``chunk_text`` is the cited chunk's text (Markdown) for the snippet; ``answer_id`` names the
+    snapshot panel the card's 查看来源快照 button opens (``components.snapshot_html.popover_id``).
+    """
     path = shown_path(card.title, card.heading_path)
     href = _verdict_link(card, verdict)
     label = f"来源 {card.number}：{card.title}{aria_suffix(verdict)}"
     parts = [
         f'<sup class="{sup_class(verdict)}">',
-        f'<a class="yz-cite-link" href="{e(href)}" target="_blank" '
-        f'aria-label="{e(label)}">[{card.number}]</a>',
+        f'<button type="button" class="yz-cite-link" aria-label="{e(label)}">[{card.number}]</button>',
         '<span class="yz-card" role="tooltip">',
         f'<span class="yz-card-title">{e(card.title)}</span>',
     ]
     if path:
         parts.append(f'<span class="yz-card-path">{e(path)}</span>')
     parts.append(card_verdict_html(verdict))
-    quote_html = card_quote_html(chunk_text, verdict)
-    parts.append(quote_html if quote_html is not None else f'<span class="yz-card-snippet">{e(card.snippet)}</span>')
+    quote_html = quote_card_html(chunk_text, verdict)
+    if quote_html is None:
+        text = snippet_html(chunk_text, card.title, card.heading_path) if chunk_text else e(card.snippet)
+        quote_html = f'<span class="yz-card-snippet">{text}</span>'
+    parts.append(quote_html)
     meta = _meta_line(card)
     if meta:
         parts.append(f'<span class="yz-card-meta">{meta}</span>')
     badge = _badge(card)
     if badge:
         parts.append(f"<span>{badge}</span>")
-    parts.append(f'<span><a class="yz-card-link" href="{e(href)}" target="_blank">查看来源快照</a></span>')
+    parts.append(
+        f'<span class="yz-card-actions">{_open_button(card, answer_id, "查看来源快照", "yz-card-open")}'
+        f'<a class="yz-card-link" href="{e(href)}" target="_blank">新标签页</a></span>'
+    )
     parts.append("</span></sup>")
     return "".join(parts)
 
 
-def evidence_html(cards: Sequence[SourceCard]) -> str:
-    """The 引用来源 section: one item per card in the given order ("" for no cards)."""
+def evidence_html(record: AnswerRecord, cards: Sequence[SourceCard]) -> str:
+    """The 引用来源 section: one entry per document (title, site, badge), its cited sections under
+    it, each with its own marker number, heading path and snippet; a section's number opens its
+    snapshot in place. Documents in order of their first marker ("" for no cards)."""
     if not cards:
         return ""
+    by_id = {c.chunk_id: c for c in cards}
     items = []
-    for card in cards:
-        bits = [
-            '<li class="yz-evidence-item"><span class="yz-evidence-head">',
-            f'<span class="yz-num">[{card.number}]</span>',
-            f'<a class="yz-evidence-title" href="{e(card.snapshot_url)}" target="_blank">{e(card.title)}</a>',
-        ]
-        dom = link_domain(card.uri)
-        if card.uri and dom:
-            bits.append(f' · <a class="yz-origin" href="{e(card.uri)}">{e(dom)}</a>')
-        bits.append(_badge(card))
-        bits.append("</span>")
-        path = shown_path(card.title, card.heading_path)
-        if path:
-            bits.append(f'<span class="yz-path">{e(path)}</span>')
-        bits.append(f'<span class="yz-snippet">{e(card.snippet)}</span>')
-        meta = _meta_line(card)
-        if meta:
-            bits.append(f'<span class="yz-meta">{meta}</span>')
-        bits.append("</li>")
-        items.append("".join(bits))
+    for group in document_groups(record, [c.chunk_id for c in cards]):
+        first = by_id[group[0]]
+        head = [f'<li class="yz-evidence-item"><span class="yz-evidence-head">'
+                f'<span class="yz-evidence-title">{e(first.title)}</span>']
+        dom = link_domain(first.uri)
+        if first.uri and dom:
+            head.append(f' · <a class="yz-origin" href="{e(first.uri)}">{e(dom)}</a>')
+        head.append(_badge(first))
+        head.append("</span>")
+        sections = []
+        for cid in group:
+            card = by_id[cid]
+            chunk = record.chunk(cid)
+            path = shown_path(card.title, card.heading_path)
+            text = snippet_html(chunk.text, card.title, card.heading_path) if chunk else e(card.snippet)
+            bits = [
+                '<li class="yz-section">',
+                _open_button(card, record.answer_id, f"[{card.number}]", "yz-num"),
+                f'<span class="yz-path">{e(path or "正文")}</span>',
+                f'<span class="yz-snippet">{text}</span>',
+            ]
+            meta = _meta_line(card)
+            if meta:
+                bits.append(f'<span class="yz-meta">{meta}</span>')
+            bits.append("</li>")
+            sections.append("".join(bits))
+        items.append("".join(head) + f'<ul class="yz-section-list">{"".join(sections)}</ul></li>')
     return (
-        '<section class="yz-evidence"><h4 class="yz-section-title">引用来源</h4>'
+        f'<section class="yz-evidence"><h4 class="yz-section-title">引用来源（{len(items)} 篇文档）</h4>'
         f'<ul class="yz-evidence-list">{"".join(items)}</ul></section>'
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from components.answer_actions import Request, show_answer_actions
-from components.answer_view import ANSWER_CSS, render_answer
+from components.answer_view import ANSWER_CSS, ANSWER_SCRIPT, render_answer
 from components.errors import show_app_error
 from core.errors import UnsavedRecordError
 from core.export import conversation_to_json, conversation_to_markdown, to_markdown
@@ -16,7 +16,9 @@ from core.retrieval import RetrievalOptions
 
 def show_record(record: AnswerRecord, current_versions: dict[str, str | None] | None = None) -> None:
     """Render a stored record (the same code for a live and a replayed answer)."""
-    st.html(ANSWER_CSS + render_answer(record, current_versions=current_versions))
+    # the answer HTML is sanitized (nh3, then DOMPurify); the only script is the constant ANSWER_SCRIPT
+    st.html(ANSWER_CSS + render_answer(record, current_versions=current_versions) + ANSWER_SCRIPT,
+            unsafe_allow_javascript=True)
 
 
 def show_conversation(engine, records: list[AnswerRecord]) -> None:  # noqa: ANN001 - Engine
@@ -111,7 +113,7 @@ def show_export_buttons(records: list[AnswerRecord], stem: str) -> None:
     if not records:
         return
     one = len(records) == 1
-    c1, c2 = st.columns(2)
+    c1 = c2 = st.container()  # stacked: two columns in the sidebar cut "导出 Markdown" to "导出 Markd…"
     c1.download_button(
         "导出 JSON",
         records[0].model_dump_json(indent=2) if one else conversation_to_json(records),

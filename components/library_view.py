@@ -1,22 +1,66 @@
-"""Library page views: ingest results and the document table."""
+"""Library page views: ingest results, the live overview (counts, vector progress, document table),
+and hiding / unhiding documents.
+
+User-facing text is Chinese. Ingest failure reasons are made by ``core`` (mostly Chinese already);
+a reason that is still English (an ``IngestError`` from the Markdown parser, say) is translated
+here, at the presentation edge, by :func:`reason_zh`, so the record's audit may stay English.
+"""
 
 from __future__ import annotations
 
+import re
+from datetime import timedelta
+
 import streamlit as st
 
+from components.errors import page_guard
+from core.catalog import DocumentRow
 from core.ingest import IngestReport
 
 RESULT_LABELS = {"added": "新增", "updated": "已更新", "unchanged": "未变化", "removed": "已移除", "failed": "失败"}
 
+#: How often the overview (counts, vector progress, table) refreshes by itself.
+REFRESH = timedelta(seconds=3)
+
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+
+#: English reasons ``core`` can give (regex on the reason, without its ``source_id:`` prefix) -> Chinese.
+_REASONS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"not valid UTF-8.*?byte (0x[0-9a-f]{2}) at offset (\d+)", re.I), r"不是有效的 UTF-8 文本（偏移 \2 处的字节 \1），未导入"),
+    (re.compile(r"unpaired surrogate at code point (\d+)", re.I), r"文本在第 \1 个字符处含无法编码的代理字符，未导入"),
+    (re.compile(r"Markdown nested too deeply", re.I), "Markdown 嵌套过深，无法解析，未导入"),
+    (re.compile(r"could not parse Markdown", re.I), "无法解析 Markdown，未导入"),
+    (re.compile(r"expected Markdown text", re.I), "内容不是文本，未导入"),
+    (re.compile(r"empty", re.I), "文件为空，未导入"),
+    (re.compile(r"permission denied", re.I), "没有读取权限，未导入"),
+    (re.compile(r"no such file", re.I), "文件不存在，未导入"),
+)
+
+
+def reason_zh(reason: str) -> str:
+    """``reason`` for the page: unchanged when it has Chinese text; a known English reason in
+    Chinese (keeping a leading ``name:`` prefix); any other English reason as
+    ``无法导入（原因：…）`` so the details are not lost."""
+    if _CJK.search(reason):
+        return reason
+    prefix, sep, rest = reason.partition(": ")
+    body = rest if sep and "/" not in rest[:1] else reason
+    head = f"{prefix}：" if sep and body is rest else ""
+    for pattern, zh in _REASONS:
+        m = pattern.search(body)
+        if m:
+            return head + m.expand(zh)
+    return f"{head}无法导入（原因：{body}）"
+
 
 def report_rows(report: IngestReport) -> list[dict[str, str]]:
     """One row per file: 文件, 结果 (with "（有警告）" when stored with a warning), 原因
-    (the failure reason or the warnings joined with "；"). Failures first."""
-    rows = [{"文件": f.source_id, "结果": RESULT_LABELS["failed"], "原因": f.reason} for f in report.failures]
+    (the failure reason in Chinese, :func:`reason_zh`, or the warnings joined with "；"). Failures first."""
+    rows = [{"文件": f.source_id, "结果": RESULT_LABELS["failed"], "原因": reason_zh(f.reason)} for f in report.failures]
     for sid, r in sorted(report.results.items()):
         warnings = report.warnings.get(sid) or []
         label = RESULT_LABELS.get(r, r) + ("（有警告）" if warnings else "")
-        rows.append({"文件": sid, "结果": label, "原因": "；".join(warnings)})
+        rows.append({"文件": sid, "结果": label, "原因": "；".join(reason_zh(w) for w in warnings)})
     return rows
 
 
@@ -40,3 +84,107 @@ def progress_callback(text: str):
         bar.progress(done / max(total, 1), text=f"{text} {done}/{total}：{name}")
 
     return bar, update
+
+
+def document_label(row: DocumentRow) -> str:
+    """How a document is chosen in a list: its title, then its path as the detail."""
+    title = (row.document.title or "").strip() or row.document.source_id
+    return f"{title}（{row.document.source_id}）"
+
+
+def document_table(rows: list[DocumentRow]) -> None:
+    """The 文档（n）heading and table; columns sized so all six fit at 1400 px (a longer source path
+    is cut with … and shown whole on hover)."""
+    st.subheader(f"文档（{len(rows)}）")
+    st.dataframe(
+        [
+            {
+                "标题": r.document.title,
+                "来源": r.document.source_id,
+                "片段数": r.chunk_count,
+                "更新时间": (r.document.updated_at.isoformat(timespec="minutes")[:16].replace("T", " ")
+                             if r.document.updated_at else r.ingested_at[:16].replace("T", " ")),
+                "可见性": "公开" if r.document.visibility == "public" else r.document.visibility,
+                "当前版本": r.document.version[:12],
+            }
+            for r in rows
+        ],
+        hide_index=True,
+        width="stretch",
+        column_config={  # pixels: together ~890, inside the ~940 px main column at 1400 px (with the sidebar)
+            "标题": st.column_config.TextColumn(width=220),
+            "来源": st.column_config.TextColumn(width=300),
+            "片段数": st.column_config.NumberColumn(width=60),
+            "更新时间": st.column_config.TextColumn(width=140),
+            "可见性": st.column_config.TextColumn(width=60),
+            "当前版本": st.column_config.TextColumn(width=110),
+        },
+    )
+
+
+def overview(engine, worker) -> None:  # noqa: ANN001 - Engine / EmbeddingWorker
+    """Counts, vector progress and the document table, from ONE read of the documents (so the
+    header count and the table agree); a fragment that reruns every :data:`REFRESH` by itself."""
+
+    @st.fragment(run_every=REFRESH)
+    def _live() -> None:
+        with page_guard("刷新知识库概况"):  # a fragment's error does not reach the page's guard
+            _overview_body(engine, worker)
+
+    _live()
+
+
+def _overview_body(engine, worker) -> None:  # noqa: ANN001
+    engine.index.refresh_if_changed()
+    rows = engine.index.documents()
+    embedded, total = engine.index.dense_coverage()
+    st.caption(f"知识库：{len(rows)} 篇文档，{total} 个片段")
+    if total and embedded < total:
+        st.progress(embedded / total, text=f"向量索引构建中 {embedded}/{total}（此期间使用关键词检索）")
+    elif total:
+        st.caption(f"向量索引已就绪（{engine.embedder.name}）")
+    if worker is not None and worker.error:
+        st.warning(worker.error)
+    document_table(rows)
+
+
+def hide_controls(engine, worker, rows: list[DocumentRow]) -> None:  # noqa: ANN001 - Engine / EmbeddingWorker
+    """隐藏 (with a confirmation) of one of ``rows`` (the active documents) and 恢复 of hidden
+    documents; the last message stays until the next action."""
+    state = st.session_state
+    if msg := state.get("library_message"):  # (fixed text, document label): the label is untrusted
+        st.success(msg[0])
+        st.text(msg[1])
+    with st.expander("隐藏文档", expanded=bool(state.get("library_confirm"))):
+        st.caption("隐藏后不再被检索；引用过它的旧回答仍可完整重放；可以在下方恢复。")
+        by_id = {r.document.source_id: r for r in rows}
+        target = st.selectbox("选择文档（按标题）", list(by_id), index=None, placeholder="输入标题搜索",
+                              format_func=lambda sid: document_label(by_id[sid]), key="library_hide_target")
+        if st.button("隐藏此文档…", disabled=target is None):
+            state["library_confirm"] = target
+        pending = state.get("library_confirm")
+        if pending and pending in by_id:
+            st.warning("确定隐藏这篇文档吗？之后提问将检索不到它（可以再恢复）。")
+            st.text(document_label(by_id[pending]))
+            c1, c2 = st.columns(2)
+            if c1.button("确认隐藏", type="primary"):
+                engine.index.hide(pending)
+                state["library_message"] = ("已隐藏这篇文档；可在“已隐藏的文档”中恢复：", document_label(by_id[pending]))
+                state.pop("library_confirm", None)
+                st.rerun()
+            if c2.button("取消"):
+                state.pop("library_confirm", None)
+                st.rerun()
+    hidden = engine.index.hidden_documents()
+    with st.expander(f"已隐藏的文档（{len(hidden)}）"):
+        if not hidden:
+            st.caption("没有隐藏的文档。")
+        for r in hidden:
+            c1, c2 = st.columns([5, 1])
+            c1.text(document_label(r))  # titles and paths are untrusted: text, never Markdown
+            if c2.button("恢复", key=f"unhide-{r.document.source_id}"):
+                engine.index.unhide(r.document.source_id)
+                if worker is not None:
+                    worker.wake()
+                state["library_message"] = ("已恢复这篇文档：它会重新被检索（向量在后台补齐）：", document_label(r))
+                st.rerun()

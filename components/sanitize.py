@@ -15,7 +15,7 @@ import nh3
 _TAGS = {
     "a", "p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "strong", "em", "code", "pre",
     "blockquote", "ul", "ol", "li", "table", "thead", "tbody", "tr", "th", "td", "sup", "span",
-    "div", "section", "details", "summary", "time", "mark",
+    "div", "section", "details", "summary", "time", "mark", "button",
 }  # fmt: skip
 _ATTRIBUTES = {
     "a": {"href", "title", "aria-label", "target"},
@@ -23,11 +23,15 @@ _ATTRIBUTES = {
     "th": {"style"},
     "td": {"style"},
     "span": {"role", "title", "aria-label"},
-    "div": {"role"},
+    "div": {"role", "id", "popover", "aria-label"},
+    "button": {"type", "popovertarget", "popovertargetaction", "aria-label"},
+    "mark": {"id"},
     "time": {"datetime"},
 }
 _CLASSES = {
-    "a": {"yz-cite-link", "yz-card-link", "yz-evidence-title", "yz-origin", "yz-link"},
+    "a": {"yz-card-link", "yz-origin", "yz-link", "yz-snap-page"},
+    "button": {"yz-cite-link", "yz-card-open", "yz-num", "yz-snap-back"},
+    "mark": {"yz-quote"},
     "sup": {"yz-cite", "yz-cite-review", "yz-cite-contradicted"},
     "span": {
         "yz-card", "yz-card-title", "yz-card-path", "yz-card-snippet", "yz-card-meta",
@@ -35,16 +39,18 @@ _CLASSES = {
         "yz-path", "yz-snippet", "yz-meta", "yz-link-kind", "yz-evidence-head", "yz-domain",
         "yz-review", "yz-contradicted", "yz-card-verdict", "yz-card-verdict-review",
         "yz-card-verdict-contradicted", "yz-card-verdict-supported", "yz-card-quote", "yz-quote-label",
+        "yz-card-actions", "yz-snap-num", "yz-snap-title", "yz-snap-path", "yz-evidence-title",
     },
     "div": {
         "yz-answer", "yz-answer-body", "yz-notice", "yz-error", "yz-unverifiable", "yz-blocked", "yz-interrupted",
         "yz-no-evidence", "yz-note", "yz-extractive", "yz-check", "yz-query", "yz-after-block",
         "yz-orphans", "yz-keyword-mode", "yz-uncovered", "yz-hint",
+        "yz-snap-pop", "yz-snap-bar", "yz-snap-head", "yz-snap-caption", "yz-snap-md", "yz-snap-meta", "yz-quote-text",
     },
     "section": {"yz-evidence", "yz-links"},
     "details": {"yz-audit", "yz-retrieval", "yz-candidates"},
-    "ul": {"yz-evidence-list", "yz-links-list", "yz-audit-list", "yz-candidate-list"},
-    "li": {"yz-evidence-item"},
+    "ul": {"yz-evidence-list", "yz-links-list", "yz-audit-list", "yz-candidate-list", "yz-section-list"},
+    "li": {"yz-evidence-item", "yz-section"},
     "h4": {"yz-section-title"},
 }  # fmt: skip
 

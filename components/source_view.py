@@ -5,27 +5,33 @@ they are shown as escaped HTML or with ``st.text``, never as Streamlit Markdown
 (which would turn ``:ok:`` into an emoji, ``~删除~`` into strike-through and
 ``[x](…)`` into a link).
 
-When the answer's verification aligned a sentence with a passage of this chunk
-(``Support.aligned_quote``, code points into the chunk text), the passage is
-highlighted in ``<mark id="yz-quote">`` and the page scrolls to it (a constant
-script in ``st.html(..., unsafe_allow_javascript=True)``; the chunk text itself
-is escaped and goes through a separate, script-free ``st.html``). A bad offset
-shows the text without a highlight.
+The chunk's Markdown is rendered safely (``components.snapshot_html.markdown_html``:
+markdown-it without raw HTML, then the nh3 allowlist). The cited passage
+(``core.presentation.cited_span``: the aligned quote of verification, else the
+support's verbatim quote or the cited sentence found in the chunk; code points
+into the chunk text) is highlighted in ``<mark id="yz-quote">`` and the page
+scrolls to it (a constant script in ``st.html(..., unsafe_allow_javascript=True)``;
+the chunk text goes through a separate, script-free ``st.html``). A bad offset
+shows the text without a highlight. A 返回回答 link leads back to the answer's
+conversation in the same browser session (``st.page_link``).
 """
 
 from __future__ import annotations
 
 from html import escape
+from urllib.parse import quote
 
 import streamlit as st
 
+from components.sanitize import sanitize
+from components.snapshot_html import markdown_html
 from components.static import style
-from components.verdict_view import VERDICT_CSS, highlight_html
+from components.verdict_view import VERDICT_CSS
 from core.markdown import safe_link
 from core.models import AnswerRecord, Chunk, ChunkSnapshot
-from core.presentation import shown_path
+from core.presentation import cited_span, shown_path
 from core.replay import char_diff, snapshot_state
-from core.verdicts import CONTRADICTED_LABEL, REVIEW_LABEL, quote_span, snapshot_quote, support_kind, support_reason
+from core.verdicts import CONTRADICTED_LABEL, REVIEW_LABEL, snapshot_quote, support_kind, support_reason
 
 SCROLL_TO_QUOTE = """<script>
 (function () {
@@ -78,15 +84,32 @@ def _quote_caption(record: AnswerRecord, index: int) -> str:
 
 
 def _chunk_text(container, snap: ChunkSnapshot, record: AnswerRecord, support: object) -> None:  # noqa: ANN001
-    """The snapshot text, with the aligned quote highlighted and scrolled to when there is one."""
-    found = snapshot_quote(record.supports, snap.chunk_id, snap.text, support)
-    if found is None:
-        container.text(snap.text)
-        return
-    index, sp = found
-    caption = f'<div class="yz-quote-caption">{escape(_quote_caption(record, index))}</div>'  # untrusted text
-    container.html(VERDICT_CSS + caption + highlight_html(snap.text, quote_span(sp, snap.chunk_id, snap.text)))
-    st.html(SCROLL_TO_QUOTE, unsafe_allow_javascript=True)
+    """The snapshot's Markdown rendered, with the cited passage highlighted and scrolled to when
+    there is one; the stored text verbatim under 原始文本."""
+    span = cited_span(record, snap.chunk_id, support)
+    body = sanitize(markdown_html(snap.text, span))
+    if span is None:
+        container.html(TEXT_CSS + body)
+    else:
+        found = snapshot_quote(record.supports, snap.chunk_id, snap.text, support)
+        text = _quote_caption(record, found[0]) if found else "高亮部分是回答引用的原文。"
+        caption = f'<div class="yz-quote-caption">{escape(text)}</div>'  # untrusted text
+        container.html(VERDICT_CSS + TEXT_CSS + caption + body)
+        st.html(SCROLL_TO_QUOTE, unsafe_allow_javascript=True)
+    container.expander("原始文本（逐字保存）").text(snap.text)  # verbatim, never Markdown
+
+
+def back_link(record: AnswerRecord) -> None:
+    """返回回答: the answer's conversation on the chat page (same browser session), else 历史."""
+    try:
+        if record.conversation_id:
+            st.page_link("app_pages/chat.py", label="返回回答", icon=":material/arrow_back:",
+                         query_params={"c": record.conversation_id})
+        else:
+            st.page_link("app_pages/history.py", label="返回历史回答", icon=":material/arrow_back:")
+    except st.errors.StreamlitAPIException:  # the page runs without app.py's navigation: a plain link
+        href = f"./?c={quote(record.conversation_id, safe='')}" if record.conversation_id else "./history"
+        st.html(f'<a href="{escape(href)}" target="_self">← 返回回答</a>')
 
 
 def _safe_url(url: str | None) -> str | None:
@@ -120,6 +143,7 @@ def show_snapshot(
         st.error("这个回答中没有所请求的片段。")
         st.text(f"回答 ID：{answer_id}\n片段 ID：{chunk_id}")
         return
+    back_link(record)
     st.html(header_html(snap.title, snap.heading_path))
     state = snapshot_state(snap, current_versions)
     if state in ("deleted", "unknown"):

@@ -137,14 +137,20 @@ class Catalog:
                     out.setdefault(sid, None)
         return out
 
-    def documents(self) -> list[DocumentRow]:
-        """Active documents, sorted by source id."""
+    def _document_rows(self, where: str) -> list[DocumentRow]:
+        """Document rows matching ``where`` (a constant SQL condition), by source id and ingest
+        time; for a source with several rows, the last one (the latest version) is kept."""
         with self._db.transaction() as db:
             rows = db.execute(
-                "SELECT document_json, chunk_count, active, ingested_at FROM documents "
-                "WHERE active = 1 ORDER BY source_id"
+                "SELECT source_id, document_json, chunk_count, active, ingested_at FROM documents "
+                f"WHERE {where} ORDER BY source_id, ingested_at, rowid"
             ).fetchall()
-        return [DocumentRow(SourceDocument.model_validate_json(js), n, bool(a), at) for js, n, a, at in rows]
+        latest = {sid: (js, n, a, at) for sid, js, n, a, at in rows}
+        return [DocumentRow(SourceDocument.model_validate_json(js), n, bool(a), at) for js, n, a, at in latest.values()]
+
+    def documents(self) -> list[DocumentRow]:
+        """Active documents, sorted by source id."""
+        return self._document_rows("active = 1")
 
     # ------------------------------------------------------------ writing
     def apply(
@@ -202,6 +208,28 @@ class Catalog:
             stale = self._chunk_ids_of(db, versions)
             self._bump_generation(db)
         return n > 0, stale
+
+    def hidden_documents(self) -> list[DocumentRow]:
+        """Sources with no active version (hidden, or removed from a folder): the most recently
+        ingested version of each, sorted by source id."""
+        return self._document_rows("source_id NOT IN (SELECT source_id FROM documents WHERE active = 1)")
+
+    def unhide(self, source_id: str) -> bool:
+        """Serve a hidden source again: its most recently ingested version becomes active.
+        Returns False (and changes nothing) when the source is unknown or already active;
+        bumps the generation otherwise."""
+        with self._db.transaction() as db:
+            if db.execute("SELECT 1 FROM documents WHERE source_id = ? AND active = 1", (source_id,)).fetchone():
+                return False
+            row = db.execute(
+                "SELECT version FROM documents WHERE source_id = ? ORDER BY ingested_at DESC, rowid DESC LIMIT 1",
+                (source_id,),
+            ).fetchone()
+            if row is None:
+                return False
+            db.execute("UPDATE documents SET active = 1 WHERE source_id = ? AND version = ?", (source_id, row[0]))
+            self._bump_generation(db)
+        return True
 
     @staticmethod
     def _bump_generation(db) -> None:  # noqa: ANN001 - a sqlite3.Connection in a transaction

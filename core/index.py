@@ -19,6 +19,9 @@ Chroma adapter (``core.vector_store``) and an in-memory BM25 index
 Dense vectors are filled in by ``embed_pending`` (slow on a CPU), which the app
 runs in the background; until it is done, retrieval uses BM25 for the chunks
 that have no vector yet.
+
+Just over 400 lines: it is the one facade the pages and the command line use over
+the three stores; each method is a few lines delegating to them.
 """
 
 from __future__ import annotations
@@ -175,6 +178,17 @@ class KnowledgeIndex:
         self.reload()
         self._drop_vectors(stale)
         return was_active
+
+    def hidden_documents(self) -> list[DocumentRow]:
+        """Sources not served (hidden or removed): the latest version of each, by source id."""
+        return self.catalog.hidden_documents()
+
+    def unhide(self, source_id: str) -> bool:
+        """Serve a hidden source again (latest version; ``embed_pending`` restores its vectors)."""
+        changed = self.catalog.unhide(source_id)
+        if changed:
+            self.reload()
+        return changed
 
     def catalog_generation(self) -> str:
         """The catalog's generation counter now (bumped by every ingest or hide, in any

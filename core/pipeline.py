@@ -20,7 +20,7 @@ from core.generators import registry
 from core.generators.base import Generator
 from core.generators.extractive import ExtractiveGenerator
 from core.index import KnowledgeIndex
-from core.links import recommended_links
+from core.links import links_for_record
 from core.models import (
     AnswerRecord, AuditEntry, Candidate, ChunkSnapshot, Draft, GeneratorInfo, SufficiencyInfo, Support,
 )
@@ -217,6 +217,8 @@ class _Turn:
         self.saved = False
 
     def finish(self, record: AnswerRecord) -> AnswerRecord:
+        # recommended links relate to the finished answer (its status and cited sources): core.links
+        record = record.model_copy(update={"recommended_links": links_for_record(record, self.settings.links_file)})
         if self.notes:
             record = record.model_copy(update={"audit": (*self.notes, *record.audit)})
         record = textsafe.scrub_record(record)
@@ -267,7 +269,6 @@ class _Turn:
         gen_question = question
         if isinstance(generator, Generator):
             base["generator"] = generator.info
-        base["recommended_links"] = recommended_links(question, settings.links_file)
         if len(question) > MAX_QUESTION_CHARS:
             error = f"问题太长（{len(question)} 个字符）：请缩短到 {MAX_QUESTION_CHARS} 个字符以内。"
             return self.finish(AnswerRecord(status="error", error=error, **base))

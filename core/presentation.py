@@ -9,14 +9,15 @@ own format. Offsets are code points into ``record.answer_text``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from core.grounding import validate_supports
 from core.layout import Layout, layout, marker_numbers
-from core.markdown import safe_link
+from core.markdown import markdown_parser, safe_link
 from core.models import AnswerRecord, AuditEntry, ChunkSnapshot, Support
-from core.verdicts import MarkerVerdict, marker_verdicts
+from core.verdicts import MarkerVerdict, marker_verdicts, quote_span, snapshot_quote
 
 # -- status texts (Chinese, shown as they are on the page and in the export) -----------
 
@@ -37,6 +38,8 @@ REPHRASE_HINT = (
 )
 KEYWORD_MODE_NOTE = "关键词检索：向量索引尚未建完，本次只按关键词判断证据。"
 PATH_SEPARATOR = " › "
+
+_PLAIN_MD = markdown_parser()
 
 
 def error_message(record: AnswerRecord) -> str:
@@ -132,10 +135,116 @@ def shown_path(title: str, path: tuple[str, ...]) -> str:
     return PATH_SEPARATOR.join(parts)
 
 
-def snippet(text: str, limit: int = 160) -> str:
-    """``text`` on one line (whitespace runs become one space), cut to ``limit`` code points with …."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+def snippet_parts(text: str, limit: int = 160, skip_headings: Iterable[str] = ()) -> list[tuple[str, bool]]:
+    """``text`` (Markdown) as readable pieces ``(text, is_code)``, on one line, at most ``limit`` code points.
+
+    Parsed with markdown-it (``core.markdown.markdown_parser``, the product dialect), so
+    Markdown syntax never shows: no backticks, list bullets, ``#``, ``**``, code fences or
+    table pipes; inline code and code blocks are pieces with ``is_code`` True (the caller
+    styles them). Whitespace runs become one space; a heading whose text is one of
+    ``skip_headings`` (the title and heading path already shown) is left out. A cut text
+    ends with "…". Pure, no escaping (each caller escapes for its own format).
+    """
+    skip = {h.strip() for h in skip_headings}
+    pieces: list[tuple[str, bool]] = []
+
+    def add(piece: str, code: bool) -> None:
+        if pieces and not code and not pieces[-1][1]:
+            pieces[-1] = (pieces[-1][0] + piece, False)
+        else:
+            pieces.append((piece, code))
+
+    tokens = _PLAIN_MD.parse(text)
+    in_heading = False
+    for tok in tokens:
+        if tok.type == "heading_open":
+            in_heading = True
+        elif tok.type == "heading_close":
+            in_heading = False
+        elif tok.type == "inline":
+            if in_heading and tok.content.strip() in skip:
+                continue
+            for child in tok.children or ():
+                if child.type == "code_inline":
+                    add(child.content, True)
+                elif child.type in ("softbreak", "hardbreak"):
+                    add(" ", False)
+                elif child.type in ("text", "html_inline"):
+                    add(child.content, False)
+            add(" ", False)
+        elif tok.type in ("fence", "code_block"):
+            add(tok.content, True)
+            add(" ", False)
+    flat: list[tuple[str, bool]] = []  # whitespace flattened; spaces around code are text pieces
+    for piece, code in pieces:
+        words = " ".join(piece.split())
+        lead, trail = piece[:1].isspace(), piece[-1:].isspace()
+        for part, is_code in ((" " if lead else "", False), (words, code), (" " if trail else "", False)):
+            if not part:
+                continue
+            if not is_code and flat and not flat[-1][1]:
+                joined = flat[-1][0] + part
+                flat[-1] = (joined.replace("  ", " "), False)
+            else:
+                flat.append((part, is_code))
+    if flat and not flat[0][1]:
+        flat[0] = (flat[0][0].lstrip(), False)
+    if flat and not flat[-1][1]:
+        flat[-1] = (flat[-1][0].rstrip(), False)
+    if sum(len(part) for part, _ in flat) <= limit:
+        return flat
+    out: list[tuple[str, bool]] = []
+    left = limit - 1  # room for "…"
+    for part, code in flat:
+        if len(part) >= left:
+            cut = part[:left].rstrip()
+            if cut:
+                out.append((cut, code))
+            break
+        out.append((part, code))
+        left -= len(part)
+    return [*out, ("…", False)]
+
+
+def snippet(text: str, limit: int = 160, skip_headings: Iterable[str] = ()) -> str:
+    """:func:`snippet_parts` joined: ``text`` (Markdown) as one line of plain text, at most
+    ``limit`` code points (cut with …), without Markdown syntax."""
+    return "".join(piece for piece, _ in snippet_parts(text, limit, skip_headings))
+
+
+def document_groups(record: AnswerRecord, chunk_ids: Sequence[str]) -> list[list[str]]:
+    """``chunk_ids`` grouped by the document (``document_id``) their snapshot in ``record``
+    belongs to: groups in first-appearance order, ids inside a group in the given order.
+    An id without a snapshot in ``record`` forms its own group."""
+    groups: dict[str, list[str]] = {}
+    for cid in chunk_ids:
+        chunk = record.chunk(cid)
+        key = chunk.document_id if chunk is not None else "\0" + cid
+        groups.setdefault(key, []).append(cid)
+    return list(groups.values())
+
+
+def cited_span(record: AnswerRecord, chunk_id: str, support_index: object = None) -> tuple[int, int] | None:
+    """The passage of chunk ``chunk_id`` to highlight, ``(start, end)`` code points into its text.
+
+    In order: the aligned quote verification stored (``core.verdicts.snapshot_quote``,
+    ``support_index`` preferred, untrusted), else the verbatim ``Support.quote`` of a
+    support citing the chunk, else the cited answer sentence when the chunk contains it
+    word for word (an extractive answer), else None. Never raises for a valid record.
+    """
+    chunk = record.chunk(chunk_id)
+    if chunk is None:
+        return None
+    found = snapshot_quote(record.supports, chunk_id, chunk.text, support_index)
+    if found is not None:
+        return quote_span(found[1], chunk_id, chunk.text)
+    citing = [sp for sp in record.supports if chunk_id in sp.chunk_ids]
+    for sp in citing:
+        for needle in (sp.quote, record.answer_text[sp.start : sp.end]):
+            needle = (needle or "").strip()
+            if len(needle) >= 4 and (pos := chunk.text.find(needle)) >= 0:
+                return pos, pos + len(needle)
+    return None
 
 
 def page_number(chunk: ChunkSnapshot) -> int | None:

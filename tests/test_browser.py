@@ -112,7 +112,7 @@ def ask(browser, server: str, question: str):
 
 def test_chat_shows_superscripts_and_an_open_card(server, browser):
     page = ask(browser, server, "Deployment 和 StatefulSet 有什么区别？")
-    marker = page.locator("sup.yz-cite a.yz-cite-link").first
+    marker = page.locator("sup.yz-cite button.yz-cite-link").first
     marker.wait_for(timeout=120_000)
     assert page.locator("sup.yz-cite").count() >= 2
     card = page.locator("sup.yz-cite").first.locator(".yz-card")
@@ -126,20 +126,21 @@ def test_chat_shows_superscripts_and_an_open_card(server, browser):
     # every card opens fully inside the viewport, wherever its marker sits
     for i in range(page.locator("sup.yz-cite").count()):
         sup = page.locator("sup.yz-cite").nth(i)
-        sup.locator("a.yz-cite-link").hover()
+        sup.locator("button.yz-cite-link").hover()
         sup.locator(".yz-card").wait_for(state="visible", timeout=5_000)  # CSS :hover applies after the move
         box = sup.locator(".yz-card").bounding_box()
         assert box and box["x"] >= 0 and box["x"] + box["width"] <= 1280 and box["y"] >= 0, (i, box)
     marker.hover()
     page.screenshot(path=str(ARTIFACTS / "chat-card.png"), full_page=False)
 
-    # the marker opens the stored snapshot of that chunk in a new tab; the chat stays
-    href = marker.get_attribute("href")
+    # the card's 新标签页 link opens the stored snapshot page of that chunk in a new tab; the chat stays
+    link = card.locator("a.yz-card-link")
+    href = link.get_attribute("href")
     assert href and href.startswith("./sources?answer_id=")
-    assert marker.get_attribute("target") == "_blank"
+    assert link.get_attribute("target") == "_blank"
     path = card.locator(".yz-card-path").inner_text()
     with page.context.expect_page() as new_tab:
-        marker.click()
+        link.click()
     snapshot = new_tab.value
     snapshot.get_by_role("heading", name="来源快照").wait_for(timeout=60_000)
     snapshot.get_by_text(path, exact=True).first.wait_for(timeout=60_000)
@@ -153,6 +154,7 @@ def test_no_evidence_in_the_browser(server, browser):
     page = ask(browser, server, "消息队列的消费者重平衡是怎么工作的？")
     page.locator(".yz-no-evidence").wait_for(timeout=120_000)
     assert page.locator("sup.yz-cite").count() == 0
+    assert page.locator(".yz-links").count() == 0  # no generic links on a no-evidence answer (issue 15)
     # the retrieved candidates are kept, collapsed, and never shown as citations
     candidates = page.locator("details.yz-candidates").first
     summary = candidates.locator("summary")

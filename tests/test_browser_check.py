@@ -73,7 +73,7 @@ def test_checked_text_shows_three_marks_and_the_quote(check_server, browser, siz
     for mark, words in ((".yz-contradicted", "⚠ 与来源矛盾"), (".yz-review", "待复核"), (".yz-unsupported", "本段无出处")):
         assert page.locator(mark).first.is_visible() and page.locator(mark).first.inner_text() == words
     sup = page.locator("sup.yz-cite-contradicted")
-    sup.locator("a.yz-cite-link").hover()
+    sup.locator("button.yz-cite-link").hover()
     card = sup.locator(".yz-card")
     card.wait_for(state="visible", timeout=5_000)
     assert "来源写的是 3，句子写的是 10" in card.inner_text()
@@ -87,11 +87,14 @@ def test_checked_text_shows_three_marks_and_the_quote(check_server, browser, siz
 
 def test_snapshot_page_scrolls_to_the_highlighted_quote(check_server, browser):  # noqa: F811
     page = _open(browser, f"{check_server}/check?answer_id=checked-long", "desktop")
-    marker = page.locator("sup.yz-cite-contradicted a.yz-cite-link")
-    marker.wait_for(timeout=120_000)
-    assert marker.get_attribute("href").endswith("&support=1")
+    sup = page.locator("sup.yz-cite-contradicted")
+    sup.locator("button.yz-cite-link").wait_for(timeout=120_000)
+    sup.locator("button.yz-cite-link").hover()
+    link = sup.locator("a.yz-card-link")  # the card's link to the snapshot page (a new tab)
+    link.wait_for(state="visible", timeout=5_000)
+    assert link.get_attribute("href").endswith("&support=1")
     with page.context.expect_page() as new_tab:
-        marker.click()
+        link.click()
     snap = new_tab.value
     mark = snap.locator("mark#yz-quote")
     mark.wait_for(timeout=60_000)
@@ -118,7 +121,7 @@ def test_checking_a_pasted_text(check_server, browser):  # noqa: F811
     assert page.locator("sup.yz-cite").count() >= 2
     assert page.locator(".yz-contradicted").inner_text() == "⚠ 与来源矛盾"
     sup = page.locator("sup.yz-cite-contradicted")
-    sup.locator("a.yz-cite-link").hover()
+    sup.locator("button.yz-cite-link").hover()
     sup.locator(".yz-card").wait_for(state="visible", timeout=5_000)
     assert "默认设置分别为 3 和 1" in sup.locator(".yz-card mark").inner_text()
     page.screenshot(path=str(ARTIFACTS / "check-live.png"), full_page=False)

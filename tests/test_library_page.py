@@ -31,3 +31,69 @@ def test_folder_ingest_shows_failures_and_warnings_with_chinese_reasons(page_env
     assert rows["utf16.txt"][0] == "失败" and "UTF-16" in rows["utf16.txt"][1]
     assert rows["_index.md"] == ("新增（有警告）", "没有可检索的正文（例如只有 front matter 或注释）：文档已登记，但提问时检索不到")
     assert rows["ok.md"] == ("新增", "")
+
+
+def _library(page_env: Path) -> AppTest:  # noqa: ARG001 - page_env sets the environment
+    at = AppTest.from_file(str(ROOT / "app_pages" / "library.py"), default_timeout=120).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _button(at: AppTest, label: str):  # noqa: ANN202
+    return next(b for b in at.button if b.label == label)
+
+
+def _documents_table(at: AppTest):  # noqa: ANN202
+    return next(d.value for d in at.dataframe if "可见性" in d.value.columns)
+
+
+@pytest.mark.slow
+def test_hiding_asks_first_keeps_its_message_and_can_be_undone(page_env):
+    folder = page_env / "docs"
+    folder.mkdir()
+    (folder / "a.md").write_text("---\ntitle: 甲文档\n---\n## 节\n\n甲的内容。\n", encoding="utf-8")
+    at = _library(page_env)
+    at.text_input[0].set_value(str(folder)).run()
+    _button(at, "导入文件夹").click().run()
+    assert not at.exception, at.exception
+    assert _documents_table(at).shape[0] == 2
+    assert "知识库：2 篇文档" in " ".join(c.value for c in at.caption)  # header and table agree
+    select = next(s for s in at.selectbox if s.label == "选择文档（按标题）")
+    assert "甲文档（a.md）" in select.options  # chosen by title, path as the detail
+    select.set_value("a.md").run()
+    _button(at, "隐藏此文档…").click().run()
+    assert _documents_table(at).shape[0] == 2  # nothing hidden before the confirmation
+    assert any("确定隐藏" in w.value for w in at.warning)
+    _button(at, "确认隐藏").click().run()
+    assert not at.exception, at.exception
+    assert _documents_table(at).shape[0] == 1
+    assert any("已隐藏" in s.value for s in at.success)
+    assert "甲文档（a.md）" in [t.value for t in at.text]
+    at.run()  # the message stays on the next rerun
+    assert any("已隐藏" in s.value for s in at.success)
+    assert any(e.label == "已隐藏的文档（1）" for e in at.expander)
+    _button(at, "恢复").click().run()
+    assert not at.exception, at.exception
+    assert _documents_table(at).shape[0] == 2
+    assert any("已恢复" in s.value for s in at.success)
+    assert any(e.label == "已隐藏的文档（0）" for e in at.expander)
+
+
+def test_english_reasons_are_shown_in_chinese() -> None:
+    from components.library_view import reason_zh
+
+    assert reason_zh("a.md: not valid UTF-8 (byte 0xff at offset 3)") == "a.md：不是有效的 UTF-8 文本（偏移 3 处的字节 0xff），未导入"
+    assert reason_zh("b.md: Markdown nested too deeply to parse") == "b.md：Markdown 嵌套过深，无法解析，未导入"
+    assert reason_zh("c.md: could not parse Markdown: ValueError: x") == "c.md：无法解析 Markdown，未导入"
+    assert reason_zh("something odd happened") == "无法导入（原因：something odd happened）"
+    assert reason_zh("文件为空，未导入") == "文件为空，未导入"
+
+
+def test_an_empty_upload_is_rejected_with_a_reason(tmp_path, sample_engine):
+    from core.library import ingest_uploads
+
+    before = len(sample_engine.index.documents())
+    report = ingest_uploads(sample_engine.index, [("空.md", b""), ("只有空白.txt", b" \n\t\n")], tmp_path / "uploads")
+    assert report.counts()["added"] == 0 and len(sample_engine.index.documents()) == before
+    reasons = {f.source_id: f.reason for f in report.failures}
+    assert "文件为空" in reasons["空.md"] and "空白" in reasons["只有空白.txt"]

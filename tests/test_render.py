@@ -115,7 +115,7 @@ class _Tree(HTMLParser):
         self.elements: list[tuple[str, dict[str, str | None]]] = []
         self.stack: list[tuple[str, set[str]]] = []
         self.visible: list[str] = []
-        self.markers: list[str] = []  # hrefs of marker links
+        self.markers: list[str] = []  # per marker: the href of its card's snapshot link
         self.unsupported = 0
         self._in_body = 0
         self._skip = 0  # inside a card
@@ -136,7 +136,7 @@ class _Tree(HTMLParser):
             self._skip += 1
         if "yz-cite" in classes:
             self._in_cite += 1
-        if tag == "a" and "yz-cite-link" in classes:
+        if tag == "a" and "yz-card-link" in classes and self._in_cite:
             self.markers.append(d.get("href") or "")
         if "yz-unsupported" in classes and self._in_body:
             self.unsupported += 1
@@ -193,7 +193,10 @@ def assert_safe(html: str) -> None:
         for name, value in attrs.items():
             assert not name.startswith("on"), (tag, name)
             assert name in {"class", "href", "title", "aria-label", "start", "style", "role",
-                            "datetime", "rel", "target"}, (tag, name)  # fmt: skip
+                            "datetime", "rel", "target", "id", "popover", "popovertarget",
+                            "popovertargetaction", "type"}, (tag, name)  # fmt: skip
+            if name in ("id", "popovertarget"):
+                assert re.fullmatch(r"yz-snap-[A-Za-z0-9_-]+", value or ""), (tag, name, value)
             if name == "target":
                 assert value == "_blank" and "noopener" in attrs.get("rel", ""), attrs
             if name == "class":
@@ -463,7 +466,8 @@ def test_numbering_by_first_appearance_and_evidence_only_cited() -> None:
     cards = source_cards(rec)
     assert [(c.number, c.chunk_id) for c in cards] == [(1, "z"), (2, "y"), (3, "x")]
     evidence = html.split('class="yz-evidence"')[1]
-    assert evidence.count('class="yz-evidence-item"') == 3
+    assert evidence.count('class="yz-evidence-item"') == 1  # one document
+    assert evidence.count('class="yz-section"') == 3  # its three cited chunks
     assert "never" not in html
 
 
@@ -565,13 +569,20 @@ def test_two_sentences_one_supported_and_css_is_constant() -> None:
     assert ":focus-within" in ANSWER_CSS and ":hover" in ANSWER_CSS and "position: absolute" in ANSWER_CSS
 
 
-def test_marker_is_a_focusable_link_with_its_card() -> None:
-    rec = record("甲。", [Support(start=0, end=2, chunk_ids=("c1",))], [chunk("c1")])
+def test_marker_is_a_button_whose_card_opens_the_snapshot_in_place() -> None:
+    """Issue 15: the first tap shows the card (a button navigates nowhere); the card's
+    查看来源快照 button opens the in-place panel of that chunk; the page link stays as a second way."""
+    rec = record("副本数默认是一。", [Support(start=0, end=8, chunk_ids=("c1",))], [chunk("c1", "正文：副本数默认是一。其他。")])
     html = render_answer(rec)
-    m = re.search(r'<sup class="yz-cite"><a class="yz-cite-link" href="([^"]+)"[^>]*>\[1\]</a>'
-                  r'<span class="yz-card" role="tooltip">', html)
-    assert m and m.group(1).startswith("./sources?answer_id=ans-1&amp;chunk_id=c1")
-    assert "查看来源快照" in html
+    assert re.search(r'<sup class="yz-cite"><button type="button" class="yz-cite-link" aria-label="[^"]+">\[1\]</button>'
+                     r'<span class="yz-card" role="tooltip">', html)
+    card = html.split('class="yz-card"')[1].split("</sup>")[0]
+    target = re.search(r'<button type="button" class="yz-card-open" popovertarget="([^"]+)">查看来源快照</button>', card)
+    assert target and target.group(1) == "yz-snap-ans-1-1"
+    assert 'href="./sources?answer_id=ans-1&amp;chunk_id=c1"' in card
+    panel = html.split(f'id="{target.group(1)}"')[1]
+    assert panel.startswith(' popover="auto"') and "返回回答" in panel
+    assert '<mark class="yz-quote" id="yz-snap-ans-1-1-q">副本数默认是一。</mark>' in panel  # the cited sentence, found verbatim
 
 
 def test_render_does_not_mutate_record() -> None:

@@ -1,0 +1,102 @@
+"""A chunk snapshot as HTML: its Markdown rendered safely with the cited passage in ``<mark>``,
+and the in-place snapshot panel of the chat (an HTML ``popover``, no script, no page load).
+
+Pure functions, no Streamlit. The chunk text is untrusted: it is rendered by markdown-it in the
+product dialect (``core.markdown.markdown_parser``: raw HTML off, http(s) links only) and every
+other text is escaped; the caller sanitizes the whole fragment (``components.sanitize``).
+
+How the highlight survives the Markdown: two placeholder characters (``core.markdown``) are
+inserted at the passage's start and end (code points into the chunk text), the text is
+rendered, and every text run between the two placeholders is wrapped in ``<mark>`` (so a
+passage spanning a list item or a paragraph break gives one ``<mark>`` per run, never broken
+tags). When a placeholder does not come out exactly once (it fell inside a link target, say),
+the text is shown escaped as it is, with the plain highlight of
+``components.verdict_view.highlight_html``.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+from components.verdict_view import highlight_html
+from core.markdown import insert_at, markdown_parser, placeholder_codes
+from core.models import AnswerRecord, ChunkSnapshot, SourceCard
+from core.presentation import shown_path
+
+_MD = markdown_parser()
+_TAG = re.compile(r"(<[^>]*>)")
+
+#: The class of the ``<mark>`` around the cited passage; the first one has ``id`` = the mark id.
+QUOTE_CLASS = "yz-quote"
+
+
+def _e(text: object) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _mark_runs(fragment: str, mark_id: str) -> str:
+    """Every non-blank text run of ``fragment`` (HTML) in ``<mark class="yz-quote">``; the first gets ``mark_id``."""
+    out, first = [], True
+    for part in _TAG.split(fragment):
+        if not part or part.startswith("<") or not part.strip():
+            out.append(part)
+            continue
+        ident = f' id="{_e(mark_id)}"' if first and mark_id else ""
+        first = False
+        out.append(f'<mark class="{QUOTE_CLASS}"{ident}>{part}</mark>')
+    return "".join(out)
+
+
+def markdown_html(text: str, span: tuple[int, int] | None = None, *, mark_id: str = "yz-quote") -> str:
+    """``text`` (Markdown, untrusted) as HTML, with ``text[start:end]`` (code points) highlighted.
+
+    Returns ``<div class="yz-snap-md">…</div>`` (unsanitized: the caller sanitizes). A span that
+    is None or not ``0 <= start < end <= len(text)`` gives no highlight. Never raises for a ``str``.
+    """
+    ok = span is not None and all(isinstance(x, int) for x in span) and 0 <= span[0] < span[1] <= len(text)
+    if not ok:
+        return f'<div class="yz-snap-md">{_MD.render(text)}</div>'
+    start, end = span  # type: ignore[misc]
+    try:
+        open_, close = placeholder_codes(text, 2)
+    except ValueError:
+        return highlight_html(text, span, mark_id=mark_id)
+    rendered = _MD.render(insert_at(text, [(start, open_), (end, close)]))
+    if rendered.count(open_) != 1 or rendered.count(close) != 1 or rendered.index(open_) > rendered.index(close):
+        return highlight_html(text, span, mark_id=mark_id)
+    head, rest = rendered.split(open_)
+    middle, tail = rest.split(close)
+    return f'<div class="yz-snap-md">{head}{_mark_runs(middle, mark_id)}{tail}</div>'
+
+
+def popover_id(answer_id: str, number: int) -> str:
+    """The element id of an answer's snapshot panel for marker ``number``: ``yz-snap-<id>-<n>``,
+    with every character of ``answer_id`` outside ``[A-Za-z0-9_-]`` dropped (unique per answer)."""
+    return f"yz-snap-{re.sub(r'[^A-Za-z0-9_-]', '', answer_id)[:40]}-{number}"
+
+
+def snapshot_panel_html(
+    record: AnswerRecord, card: SourceCard, chunk: ChunkSnapshot, span: tuple[int, int] | None
+) -> str:
+    """The in-place snapshot of ``card``'s chunk: ``<div popover id=popover_id(...)>`` with the
+    title, heading path, the rendered chunk with the cited passage (``span``, code points into
+    ``chunk.text``) highlighted, version and time, a 返回回答 button (closes the panel) and a link
+    to the snapshot page (``card.snapshot_url``) for a direct link. Unsanitized HTML."""
+    pid = popover_id(record.answer_id, card.number)
+    path = shown_path(card.title, card.heading_path)
+    caption = "高亮部分是回答引用的原文。" if span is not None else "这个片段没有可以高亮的对齐原文。"
+    meta = f"文档版本 {_e(chunk.version)} · 检索时间 {_e(chunk.retrieved_at.strftime('%Y-%m-%d %H:%M'))}"
+    return (
+        f'<div class="yz-snap-pop" id="{pid}" popover="auto" role="dialog" aria-label="{_e(f"来源 {card.number} 的快照")}">'
+        '<div class="yz-snap-bar">'
+        f'<button type="button" class="yz-snap-back" popovertarget="{pid}" popovertargetaction="hide">← 返回回答</button>'
+        f'<span class="yz-snap-num">来源 [{card.number}]</span></div>'
+        f'<div class="yz-snap-head"><span class="yz-snap-title">{_e(card.title)}</span>'
+        + (f'<span class="yz-snap-path">{_e(path)}</span>' if path else "")
+        + f'</div><div class="yz-snap-caption">{_e(caption)}</div>'
+        + markdown_html(chunk.text, span, mark_id=f"{pid}-q")
+        + f'<div class="yz-snap-meta">{meta} · '
+        f'<a class="yz-snap-page" href="{_e(card.snapshot_url)}" target="_blank">在新标签页打开快照页</a></div>'
+        "</div>"
+    )

@@ -1,0 +1,92 @@
+"""Cards and the evidence list (issue 15): readable snippets without Markdown syntax, no title twice,
+evidence grouped by document with one marker number per chunk, the snapshot panel with the
+cited passage highlighted in rendered, escaped Markdown."""
+
+from __future__ import annotations
+
+import re
+
+from components.answer_view import render_answer
+from components.snapshot_html import markdown_html
+from core.models import AlignedQuote, Support
+from core.presentation import cited_span, document_groups, snippet, snippet_parts
+from tests.test_render import assert_safe, chunk, parse_html, record
+
+MD = "## ConfigMap\n\n- 使用 `kubectl create configmap` 创建。\n- 第二条 **重要**。\n\n```yaml\nkind: ConfigMap\n```\n"
+
+
+def test_snippet_is_readable_text_with_code_marked() -> None:
+    parts = snippet_parts(MD, skip_headings=("ConfigMap",))
+    text = "".join(p for p, _ in parts)
+    assert text == "使用 kubectl create configmap 创建。 第二条 重要。 kind: ConfigMap"
+    assert [p for p, code in parts if code] == ["kubectl create configmap", "kind: ConfigMap"]
+    for raw in ("`", "- ", "**", "##", "```"):
+        assert raw not in text
+    assert snippet(MD, 12) == "ConfigMap 使…"  # heading kept when not skipped; cut with … at 12 code points
+    assert len(snippet("字" * 500)) == 160
+
+
+def test_card_and_evidence_show_no_markdown_and_no_repeated_title() -> None:
+    c = chunk("c1", MD, title="ConfigMap", heading_path=("ConfigMap",))
+    html = render_answer(record("答案句子。", [Support(start=0, end=5, chunk_ids=("c1",))], [c]))
+    assert_safe(html)
+    card = html.split('class="yz-card"')[1].split("</sup>")[0]
+    assert "yz-card-path" not in card  # path == title: shown once
+    assert "<code>kubectl create configmap</code>" in card and "`" not in card and "- 使用" not in card
+    evidence = html.split('class="yz-evidence"')[1]
+    assert "ConfigMap / ConfigMap" not in evidence and "ConfigMap › ConfigMap" not in evidence
+    assert "<code>kubectl create configmap</code>" in evidence
+
+
+def test_evidence_is_grouped_by_document_with_one_number_per_chunk() -> None:
+    a1 = chunk("a#1", "甲文一。", source_id="a.md", title="文档甲", heading_path=("文档甲", "一"))
+    b1 = chunk("b#1", "乙文一。", source_id="b.md", title="文档乙", heading_path=("文档乙", "一"))
+    a2 = chunk("a#2", "甲文二。", source_id="a.md", title="文档甲", heading_path=("文档甲", "二"))
+    sups = [Support(start=0, end=3, chunk_ids=("a#1",)), Support(start=3, end=6, chunk_ids=("b#1",)),
+            Support(start=6, end=9, chunk_ids=("a#2",))]
+    rec = record("一句。二句。三句。", sups, [a1, b1, a2])
+    assert document_groups(rec, ["a#1", "b#1", "a#2"]) == [["a#1", "a#2"], ["b#1"]]
+    html = render_answer(rec)
+    evidence = html.split('class="yz-evidence"')[1].split("</section>")[0]
+    docs = re.findall(r'class="yz-evidence-title">([^<]+)<', evidence)
+    assert docs == ["文档甲", "文档乙"]  # one entry per document, first marker order
+    items = evidence.split('class="yz-evidence-item"')[1:]
+    assert re.findall(r">\[(\d)\]</button>", items[0]) == ["1", "3"]  # its sections keep their own numbers
+    assert re.findall(r">\[(\d)\]</button>", items[1]) == ["2"]
+    assert "引用来源（2 篇文档）" in evidence
+    # markers in the answer still number per chunk
+    assert [t for t in re.findall(r'class="yz-cite-link"[^>]*>\[(\d)\]', html)] == ["1", "2", "3"]
+
+
+def test_panel_renders_markdown_safely_and_highlights_the_aligned_quote() -> None:
+    text = "# 标题\n\n- 第一项 `code` 内容。\n- 第二项：<script>alert(1)</script> [x](javascript:alert(1))\n"
+    start = text.index("第一项")
+    end = text.index("第二项") + 3
+    out = markdown_html(text, (start, end), mark_id="m")
+    assert "<script>" not in out and 'href="javascript' not in out and "&lt;script&gt;" in out
+    assert "<li>" in out and "- 第一项" not in out  # Markdown rendered, not shown raw
+    # one <mark> per text run of the passage (it spans two list items and inline code): tags stay whole
+    assert re.findall(r"<mark[^>]*>(.*?)</mark>", out) == ["第一项 ", "code", " 内容。", "第二项"]
+    assert out.count('id="m"') == 1 and '<mark class="yz-quote" id="m">第一项 </mark>' in out
+    # a bad span: no highlight, text intact
+    assert "<mark" not in markdown_html(text, (5, 999)) and "第二项" in markdown_html(text, (5, 999))
+
+
+def test_cited_span_prefers_the_aligned_quote_then_the_cited_sentence() -> None:
+    c = chunk("c1", "前文。副本数默认是一。后文还有很多内容。")
+    sp = Support(start=0, end=8, chunk_ids=("c1",))
+    assert cited_span(record("副本数默认是一。", [sp], [c]), "c1") == (3, 11)
+    aligned = sp.model_copy(update={"aligned_quote": AlignedQuote(chunk_id="c1", start=11, end=20), "verdict": "supported"})
+    assert cited_span(record("副本数默认是一。", [aligned], [c]), "c1") == (11, 20)
+    assert cited_span(record("别的话。", [Support(start=0, end=4, chunk_ids=("c1",))], [c]), "c1") is None
+
+
+def test_panel_of_every_card_is_in_the_page_and_safe() -> None:
+    c = chunk("c1", "正文：副本数默认是一。", title='<img src=x onerror="x">')
+    html = render_answer(record("副本数默认是一。", [Support(start=0, end=8, chunk_ids=("c1",))], [c]))
+    assert_safe(html)
+    tree = parse_html(html)
+    ids = [d.get("id") for t, d in tree.elements if t == "div" and d.get("popover") is not None]
+    targets = {d.get("popovertarget") for t, d in tree.elements if t == "button" and d.get("popovertarget")}
+    assert ids == ["yz-snap-ans-1-1"] and targets == {"yz-snap-ans-1-1"}
+    assert "<img" not in html
