@@ -52,11 +52,17 @@ class Engine:
         records = RecordStore(settings.records_path)
         return cls(settings, embedder, index, records, {"extractive": ExtractiveGenerator()})
 
-    def retriever(self, top_k: int | None = None, evidence_threshold: float | None = None) -> HybridRetriever:
+    def retriever(
+        self, top_k: int | None = None, evidence_threshold: float | None = None,
+        knowledge_bases: Sequence[str] | None = None,
+    ) -> HybridRetriever:
+        """A retriever over the knowledge bases ``knowledge_bases`` (None or empty: the default
+        one); ``KnowledgeBaseError`` for an unknown or hidden one (``KnowledgeBaseStore.resolve``)."""
         return HybridRetriever(
             self.index,
             top_k=top_k or self.settings.top_k,
             evidence_threshold=self.settings.evidence_threshold if evidence_threshold is None else evidence_threshold,
+            knowledge_bases=self.index.knowledge_bases.resolve(knowledge_bases),
         )
 
     def generator(self, name: str | None = None) -> Generator:
@@ -85,13 +91,17 @@ class Engine:
         history: Sequence[str | tuple[str, str]] = (),
         on_text: Callable[[str], None] | None = None,
         save: bool = True,
+        knowledge_bases: Sequence[str] | None = None,
     ) -> AnswerRecord:
         """Answer ``question``; always returns a stored record (also for no_evidence and errors).
 
-        ``history``: earlier turns of the conversation, oldest first (see ``ask``)."""
+        ``history``: earlier turns of the conversation, oldest first (see ``ask``).
+        ``knowledge_bases``: the names searched (None or empty: ``default``); the record
+        names them. Raises ``KnowledgeBaseError`` (before anything is stored) for an
+        unknown or hidden one."""
         return ask(
             question,
-            retriever=self.retriever(),
+            retriever=self.retriever(knowledge_bases=knowledge_bases),
             generator=generator if isinstance(generator, Generator) else self._safe_generator(generator),
             records=self.records if save else None,
             settings=self.settings,
@@ -248,6 +258,8 @@ class _Turn:
         if bad:
             self.notes.append(textsafe.repair_audit("query", bad))
         base["query"] = question
+        if getattr(retriever, "knowledge_bases", None):  # the record names what the question searched
+            base["knowledge_bases"] = tuple(retriever.knowledge_bases)
         turns = [(h, "") if isinstance(h, str) else (h[0], h[1]) for h in history]
         gen_question = question
         if isinstance(generator, Generator):

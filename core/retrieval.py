@@ -106,7 +106,7 @@ class Retriever(Protocol):
 
 
 class HybridRetriever:
-    """BM25 + dense over a ``KnowledgeIndex``.
+    """BM25 + dense over a ``KnowledgeIndex``, restricted to ``knowledge_bases`` (None: every one).
 
     ``top_k`` > 0; thresholds in 0..1. Raises ``ValueError`` naming a bad
     argument at construction, ``RetrievalError`` when a query fails.
@@ -121,6 +121,7 @@ class HybridRetriever:
         use_dense: bool = True,
         depth: int | None = None,
         model: sufficiency.SufficiencyModel | None = None,
+        knowledge_bases: Sequence[str] | None = None,
     ) -> None:
         if top_k <= 0:
             raise ValueError(f"top_k must be > 0, got {top_k}")
@@ -132,13 +133,15 @@ class HybridRetriever:
         self.use_dense = use_dense
         self.depth = max(top_k, depth or top_k)
         self.model = model
+        #: The knowledge bases searched (None: every one); filtered inside the search, before ranking.
+        self.knowledge_bases = None if knowledge_bases is None else tuple(knowledge_bases)
 
     def resolve(self, question: str, history: Sequence[str] = ()) -> ResolvedQuery:
         """``question`` resolved against ``history`` (earlier user questions, oldest
         first) over this index's vocabulary (``core.query.resolve_query``)."""
         if not history:
             return ResolvedQuery(question.strip(), question.strip())
-        return resolve_query(question, history, self.index.lexical)
+        return resolve_query(question, history, self.index.serving(self.knowledge_bases)[1])
 
     def retrieve(self, question: str | ResolvedQuery) -> RetrievalResult:
         """The ``top_k`` best chunks for ``question`` (a plain question, or one resolved
@@ -147,7 +150,7 @@ class HybridRetriever:
         if not question:
             raise RetrievalError("the question is empty")
         self.index.refresh_if_changed()
-        active, lexical = self.index.serving()
+        active, lexical = self.index.serving(self.knowledge_bases)
         plan = plan_query(question, lexical, glossary_for(lexical, (c.text for c in active.values())))
         # Dense ranking only once every chunk has a vector: while vectors are being built, ranking,
         # relevance and the decision are keyword-only, so a question's outcome does not drift with
@@ -157,7 +160,7 @@ class HybridRetriever:
         try:
             lex = lexical.search(plan.lexical_text, CANDIDATES)
             qv = self.index.query_vector(plan.dense_text) if hybrid else None
-            dense = self.index.dense_search_vector(qv, CANDIDATES)
+            dense = self.index.dense_search_vector(qv, CANDIDATES, self.knowledge_bases)
         except RetrievalError:
             raise
         except Exception as exc:
@@ -208,6 +211,7 @@ class HybridRetriever:
             "top_k": self.top_k,
             "evidence_threshold": self.evidence_threshold,
             "retrieval_mode": decision.mode,
+            **({"knowledge_bases": ",".join(self.knowledge_bases)} if self.knowledge_bases is not None else {}),
         }
         return RetrievalResult(chunks=chunks, evidence=evidence, config=config, decision=decision, ranking=tuple(out))
 
