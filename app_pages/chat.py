@@ -7,6 +7,7 @@ import streamlit as st
 from components.chat_view import ask_and_show, show_export_buttons, show_record
 from components.errors import page_guard
 from components.resources import ensure_ready
+from components.sidebar import kb_selector
 from core.records import conversation_history
 
 with page_guard("显示问答页"):
@@ -19,6 +20,9 @@ with page_guard("显示问答页"):
 
     st.title("引证 · 有出处的问答")
     st.caption("每个句子后的上标指向它的来源片段；悬停或聚焦查看来源卡片，点击打开快照。")
+
+    with st.sidebar:
+        knowledge_bases = kb_selector(engine.index.knowledge_bases)
 
     records = engine.records.list(conversation_id=conversation_id, limit=200)
     versions = engine.index.current_versions()
@@ -43,4 +47,5 @@ with page_guard("显示问答页"):
                 generator=st.session_state.get("generator"),
                 conversation_id=conversation_id,
                 history=conversation_history(records),
+                knowledge_bases=knowledge_bases,
             )

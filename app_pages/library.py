@@ -1,4 +1,5 @@
-"""Knowledge base: upload or point at documents, see what is indexed, hide a document."""
+"""Knowledge bases: choose the one you manage (create, rename, hide), upload or point at
+its documents, see what is indexed, hide a document."""
 
 from pathlib import Path
 
@@ -6,6 +7,7 @@ import streamlit as st
 
 from components.chat_view import show_index_status
 from components.errors import page_guard
+from components.kb_view import choose_managed_kb, show_kb_admin
 from components.library_view import progress_callback, show_report
 from components.resources import embedding_worker, ensure_ready
 from core.library import ingest_folder, ingest_uploads
@@ -13,6 +15,7 @@ from core.library import ingest_folder, ingest_uploads
 with page_guard("知识库操作"):
     engine = ensure_ready()
     st.title("知识库")
+    kb = choose_managed_kb(engine.index.knowledge_bases)
     show_index_status(engine, embedding_worker())
 
     with st.expander("添加或更新文档", expanded=False):
@@ -24,7 +27,8 @@ with page_guard("知识库操作"):
         if st.button("导入上传的文件", disabled=not uploads):
             bar, update = progress_callback("正在导入")
             report = ingest_uploads(
-                engine.index, [(f.name, f.getvalue()) for f in uploads], engine.settings.data_dir / "uploads", progress=update
+                engine.index, [(f.name, f.getvalue()) for f in uploads], engine.settings.data_dir / "uploads",
+                progress=update, knowledge_base=kb.name,
             )
             bar.empty()
             show_report(report)
@@ -32,12 +36,15 @@ with page_guard("知识库操作"):
         folder = st.text_input("或者：服务器上的文件夹路径", placeholder="/path/to/docs")
         if st.button("导入文件夹", disabled=not folder):
             bar, update = progress_callback("正在导入")
-            report = ingest_folder(engine.index, Path(folder), base_url=engine.settings.base_url_for(Path(folder)), progress=update)
+            report = ingest_folder(
+                engine.index, Path(folder), base_url=engine.settings.base_url_for(Path(folder)), progress=update,
+                knowledge_base=kb.name,
+            )
             bar.empty()
             show_report(report)
             embedding_worker().wake()
 
-    rows = engine.index.documents()
+    rows = engine.index.documents(kb.name)
     st.subheader(f"文档（{len(rows)}）")
     st.dataframe(
         [
@@ -58,6 +65,8 @@ with page_guard("知识库操作"):
         st.caption("隐藏后不再被检索；引用过它的旧回答仍可完整重放。")
         target = st.selectbox("选择文档", [r.document.source_id for r in rows], index=None, placeholder="来源路径")
         if st.button("隐藏此文档", disabled=target is None, type="primary"):
-            engine.index.hide(target)
+            engine.index.hide(target, kb.name)
             st.success("已隐藏所选文档。")
             st.rerun()
+
+    show_kb_admin(engine.index.knowledge_bases, kb)

@@ -17,9 +17,11 @@ def show_record(record: AnswerRecord, current_versions: dict[str, str | None] | 
 
 
 def ask_and_show(engine, question: str, *, generator: str | None, conversation_id: str,
-                 history: list[tuple[str, str]]) -> AnswerRecord:  # noqa: ANN001 - Engine
+                 history: list[tuple[str, str]],
+                 knowledge_bases: list[str] | None = None) -> AnswerRecord:  # noqa: ANN001 - Engine
     """Ask, stream the answer text while it is generated, then re-render it with
     its markers and cards from the stored record (the same view as a replay).
+    ``knowledge_bases``: the ones searched (None or empty: ``default``).
 
     When the store fails (``UnsavedRecordError``) the answer is still shown, under
     the error message; other ``AppError`` s propagate to the page's ``page_guard``."""
@@ -33,7 +35,8 @@ def ask_and_show(engine, question: str, *, generator: str | None, conversation_i
     try:
         with st.spinner("正在检索与作答…"):
             record = engine.ask(
-                question, generator=generator, conversation_id=conversation_id, history=history, on_text=on_text
+                question, generator=generator, conversation_id=conversation_id, history=history, on_text=on_text,
+                knowledge_bases=knowledge_bases,
             )
     except UnsavedRecordError as exc:  # the answer exists but is not stored: show both
         live.empty()
