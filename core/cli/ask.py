@@ -41,7 +41,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
             "(run `python -m core ingest` to embed them)",
             file=sys.stderr,
         )
-    engine.index.knowledge_bases.resolve(args.kb)  # an unknown or hidden name: one error, exit 1
+    if args.kb:  # an unknown or hidden name: one error and exit 1, not one per line (default always exists)
+        engine.index.knowledge_bases.resolve(args.kb)
     questions = _stdin_questions() if args.question == "-" else [args.question]
     failed = 0
     for q in questions:
