@@ -44,7 +44,8 @@ def test_v1_golden_record_reads_and_renders_unchanged() -> None:
     raw = (GOLDEN / "v1_extractive_answer.json").read_text(encoding="utf-8")
     assert json.loads(raw)["schema_version"] == 1
     rec = AnswerRecord.model_validate_json(raw)
-    assert SCHEMA_VERSION == 2 and rec.schema_version == 2
+    assert SCHEMA_VERSION == 3 and rec.schema_version == 3  # 3: knowledge bases (none on a v1 record)
+    assert rec.knowledge_bases == () and all(c.knowledge_base is None for c in rec.chunks)
     assert all(s.verdict is None and s.aligned_quote is None for s in rec.supports)
     # the HTML was written by the code before the schema change; the Markdown by the export after
     # issue 10 wrapped URLs in <…> (the only difference from the pre-schema-2 output)
@@ -56,10 +57,10 @@ def test_v1_golden_record_reads_and_renders_unchanged() -> None:
 def test_migration_does_not_mutate_and_rejects_newer_versions() -> None:
     data = json.loads((GOLDEN / "v1_extractive_answer.json").read_text(encoding="utf-8"))
     before = json.dumps(data, sort_keys=True)
-    assert migrate_record_data(data)["schema_version"] == 2
+    assert migrate_record_data(data)["schema_version"] == 3
     assert json.dumps(data, sort_keys=True) == before
     with pytest.raises(ValidationError, match="newer than this program"):
-        AnswerRecord.model_validate({**data, "schema_version": 3})
+        AnswerRecord.model_validate({**data, "schema_version": 4})
     with pytest.raises(ValidationError, match="positive integer"):
         AnswerRecord.model_validate({**data, "schema_version": "1"})
 
@@ -92,7 +93,7 @@ def test_record_store_skips_and_reports_unreadable_rows(tmp_path: Path) -> None:
     assert [r.answer_id for r in listed] == ["good", v1["answer_id"]]  # newest first
     assert sorted(s.answer_id for s in listed.skipped) == ["broken", "future"]
     assert any("newer" in s.reason for s in listed.skipped)
-    assert store.get(v1["answer_id"]).schema_version == 2  # type: ignore[union-attr]
+    assert store.get(v1["answer_id"]).schema_version == 3  # type: ignore[union-attr]
     with pytest.raises(RecordError):
         store.get("broken")
 
