@@ -7,14 +7,17 @@ from components.chat_view import answer_request, show_conversation, show_export_
 from components.conversation_view import QUESTION_KEY, current_conversation
 from components.errors import page_guard
 from components.resources import ensure_ready
-from components.sidebar import retrieval_options
+from components.sidebar import kb_selector, retrieval_options
 
 with page_guard("显示问答页"):
     engine = ensure_ready()
     conversation_id = current_conversation()  # the sidebar lists conversations (components.sidebar)
 
     st.title("引证 · 有出处的问答")
-    st.caption("每个句子后的上标指向它的来源片段；悬停或聚焦查看来源卡片，点击打开快照。")
+    st.caption("每个句子后的上标指向它的来源片段；悬停、点击或轻触上标查看来源卡片，卡片里可打开快照。")
+
+    with st.sidebar:
+        knowledge_bases = kb_selector(engine.index.knowledge_bases)
 
     records = engine.records.list(conversation_id=conversation_id, limit=200)
     if records:
@@ -29,4 +32,5 @@ with page_guard("显示问答页"):
         answer_request(
             engine, request, records, conversation_id=conversation_id,
             generator=st.session_state.get("generator"), options=retrieval_options(),
+            knowledge_bases=knowledge_bases,
         )

@@ -1,10 +1,12 @@
-"""Knowledge base: upload or point at documents, see what is indexed (refreshing by itself), hide or restore a document."""
+"""Knowledge bases: choose the one you manage (create, rename, hide), upload or point at
+its documents, see what is indexed (refreshing by itself), hide or restore a document."""
 
 from pathlib import Path
 
 import streamlit as st
 
 from components.errors import page_guard
+from components.kb_view import choose_managed_kb, show_kb_admin
 from components.library_view import hide_controls, overview, progress_callback, show_report
 from components.resources import embedding_worker, ensure_ready
 from core.library import ingest_folder, ingest_uploads
@@ -12,6 +14,7 @@ from core.library import ingest_folder, ingest_uploads
 with page_guard("知识库操作"):
     engine = ensure_ready()
     st.title("知识库")
+    kb = choose_managed_kb(engine.index.knowledge_bases)
 
     with st.expander("添加或更新文档", expanded=True):
         uploads = st.file_uploader(
@@ -23,13 +26,17 @@ with page_guard("知识库操作"):
         if st.button("导入上传的文件", disabled=not uploads):
             bar, update = progress_callback("正在导入")
             report = ingest_uploads(
-                engine.index, [(f.name, f.getvalue()) for f in uploads], engine.settings.data_dir / "uploads", progress=update
+                engine.index, [(f.name, f.getvalue()) for f in uploads], engine.settings.data_dir / "uploads",
+                progress=update, knowledge_base=kb.name,
             )
             bar.empty()
         folder = st.text_input("或者：服务器上的文件夹路径", placeholder="/path/to/docs")
         if st.button("导入文件夹", disabled=not folder):
             bar, update = progress_callback("正在导入")
-            report = ingest_folder(engine.index, Path(folder), base_url=engine.settings.base_url_for(Path(folder)), progress=update)
+            report = ingest_folder(
+                engine.index, Path(folder), base_url=engine.settings.base_url_for(Path(folder)), progress=update,
+                knowledge_base=kb.name,
+            )
             bar.empty()
         if report is not None:
             embedding_worker().wake()
@@ -39,6 +46,8 @@ with page_guard("知识库操作"):
         if (last := st.session_state.get("library_report")) is not None:
             show_report(last)  # stays until the next import
 
-    rows = engine.index.documents()  # an index failure here is the page's one message
-    overview(engine, embedding_worker())
-    hide_controls(engine, embedding_worker(), rows)
+    rows = engine.index.documents(kb.name)  # an index failure here is the page's one message
+    overview(engine, embedding_worker(), kb.name)
+    hide_controls(engine, embedding_worker(), rows, kb.name)
+
+    show_kb_admin(engine.index.knowledge_bases, kb)

@@ -54,7 +54,7 @@ def build_cards(
     """Chunk id -> :class:`SourceCard` for each numbered chunk the record holds (others skipped).
 
     ``numbers`` is chunk id -> marker number (``core.presentation.MarkedAnswer.numbers``);
-    ``current_versions`` maps ``source_id`` to its current version (None = deleted).
+    ``current_versions`` maps ``kb/source_id`` (``ChunkSnapshot.source_key``) to its current version (None = deleted).
     """
     cards: dict[str, SourceCard] = {}
     for cid, num in numbers.items():

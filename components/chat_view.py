@@ -38,8 +38,10 @@ def show_conversation(engine, records: list[AnswerRecord]) -> None:  # noqa: ANN
 
 
 def answer_request(engine, request: Request, records: list[AnswerRecord], *, conversation_id: str,
-                   generator: str | None, options: RetrievalOptions) -> AnswerRecord:  # noqa: ANN001 - Engine
-    """Answer a typed, edited or regenerate ``request`` in the conversation ``records`` and show it
+                   generator: str | None, options: RetrievalOptions,
+                   knowledge_bases: list[str] | None = None) -> AnswerRecord:  # noqa: ANN001 - Engine
+    """Answer a typed, edited or regenerate ``request`` in the conversation ``records`` over
+    ``knowledge_bases`` (None or empty: ``default``) and show it
     with its action row, below the conversation (a regenerated answer joins its turn on the next
     run; no rerun here: it would redraw what the person may be reading). A regenerated answer
     is asked with the turns before the one it regenerates."""
@@ -56,6 +58,7 @@ def answer_request(engine, request: Request, records: list[AnswerRecord], *, con
         record = ask_and_show(
             engine, request.question, generator=generator, conversation_id=conversation_id,
             history=conversation_history(earlier), options=options, regenerated_from=request.regenerated_from,
+            knowledge_bases=knowledge_bases,
         )
         show_answer_actions(engine.records, record)
     return record
@@ -63,9 +66,11 @@ def answer_request(engine, request: Request, records: list[AnswerRecord], *, con
 
 def ask_and_show(engine, question: str, *, generator: str | None, conversation_id: str,
                  history: list[tuple[str, str]], options: RetrievalOptions | None = None,
-                 regenerated_from: str | None = None) -> AnswerRecord:  # noqa: ANN001 - Engine
+                 regenerated_from: str | None = None,
+                 knowledge_bases: list[str] | None = None) -> AnswerRecord:  # noqa: ANN001 - Engine
     """Ask, stream the answer text while it is generated, then re-render it with
     its markers and cards from the stored record (the same view as a replay).
+    ``knowledge_bases``: the ones searched (None or empty: ``default``).
 
     When the store fails (``UnsavedRecordError``) the answer is still shown, under
     the error message; other ``AppError`` s propagate to the page's ``page_guard``."""
@@ -80,7 +85,7 @@ def ask_and_show(engine, question: str, *, generator: str | None, conversation_i
         with st.spinner("正在检索与作答…"):
             record = engine.ask(
                 question, generator=generator, conversation_id=conversation_id, history=history, on_text=on_text,
-                options=options, regenerated_from=regenerated_from,
+                options=options, regenerated_from=regenerated_from, knowledge_bases=knowledge_bases,
             )
     except UnsavedRecordError as exc:  # the answer exists but is not stored: show both
         live.empty()

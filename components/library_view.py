@@ -15,6 +15,7 @@ import streamlit as st
 
 from components.errors import page_guard
 from core.catalog import DocumentRow
+from core.models import DEFAULT_KB
 from core.ingest import IngestReport
 
 RESULT_LABELS = {"added": "新增", "updated": "已更新", "unchanged": "未变化", "removed": "已移除", "failed": "失败"}
@@ -122,21 +123,21 @@ def document_table(rows: list[DocumentRow]) -> None:
     )
 
 
-def overview(engine, worker) -> None:  # noqa: ANN001 - Engine / EmbeddingWorker
-    """Counts, vector progress and the document table, from ONE read of the documents (so the
+def overview(engine, worker, knowledge_base: str = DEFAULT_KB) -> None:  # noqa: ANN001 - Engine / EmbeddingWorker
+    """Counts, vector progress and the document table of ``knowledge_base``, from ONE read of the documents (so the
     header count and the table agree); a fragment that reruns every :data:`REFRESH` by itself."""
 
     @st.fragment(run_every=REFRESH)
     def _live() -> None:
         with page_guard("刷新知识库概况"):  # a fragment's error does not reach the page's guard
-            _overview_body(engine, worker)
+            _overview_body(engine, worker, knowledge_base)
 
     _live()
 
 
-def _overview_body(engine, worker) -> None:  # noqa: ANN001
+def _overview_body(engine, worker, knowledge_base: str) -> None:  # noqa: ANN001
     engine.index.refresh_if_changed()
-    rows = engine.index.documents()
+    rows = engine.index.documents(knowledge_base)
     embedded, total = engine.index.dense_coverage()
     st.caption(f"知识库：{len(rows)} 篇文档，{total} 个片段")
     if total and embedded < total:
@@ -148,9 +149,9 @@ def _overview_body(engine, worker) -> None:  # noqa: ANN001
     document_table(rows)
 
 
-def hide_controls(engine, worker, rows: list[DocumentRow]) -> None:  # noqa: ANN001 - Engine / EmbeddingWorker
-    """隐藏 (with a confirmation) of one of ``rows`` (the active documents) and 恢复 of hidden
-    documents; the last message stays until the next action."""
+def hide_controls(engine, worker, rows: list[DocumentRow], knowledge_base: str = DEFAULT_KB) -> None:  # noqa: ANN001
+    """隐藏 (with a confirmation) of one of ``rows`` (the active documents of ``knowledge_base``)
+    and 恢复 of its hidden documents; the last message stays until the next action."""
     state = st.session_state
     if msg := state.get("library_message"):  # (fixed text, document label): the label is untrusted
         st.success(msg[0])
@@ -168,14 +169,14 @@ def hide_controls(engine, worker, rows: list[DocumentRow]) -> None:  # noqa: ANN
             st.text(document_label(by_id[pending]))
             c1, c2 = st.columns(2)
             if c1.button("确认隐藏", type="primary"):
-                engine.index.hide(pending)
+                engine.index.hide(pending, knowledge_base)
                 state["library_message"] = ("已隐藏这篇文档；可在“已隐藏的文档”中恢复：", document_label(by_id[pending]))
                 state.pop("library_confirm", None)
                 st.rerun()
             if c2.button("取消"):
                 state.pop("library_confirm", None)
                 st.rerun()
-    hidden = engine.index.hidden_documents()
+    hidden = engine.index.hidden_documents(knowledge_base)
     with st.expander(f"已隐藏的文档（{len(hidden)}）"):
         if not hidden:
             st.caption("没有隐藏的文档。")
@@ -183,7 +184,7 @@ def hide_controls(engine, worker, rows: list[DocumentRow]) -> None:  # noqa: ANN
             c1, c2 = st.columns([5, 1])
             c1.text(document_label(r))  # titles and paths are untrusted: text, never Markdown
             if c2.button("恢复", key=f"unhide-{r.document.source_id}"):
-                engine.index.unhide(r.document.source_id)
+                engine.index.unhide(r.document.source_id, knowledge_base)
                 if worker is not None:
                     worker.wake()
                 state["library_message"] = ("已恢复这篇文档：它会重新被检索（向量在后台补齐）：", document_label(r))

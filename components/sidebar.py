@@ -1,8 +1,8 @@
-"""The shared sidebar: generator choice, retrieval settings, index status, attribution.
+"""The shared sidebar: generator choice, retrieval settings, index status, attribution;
+and the chat page's knowledge-base selector (``kb_selector``).
 
-Each part is its own function (other panels, e.g. a knowledge-base selector, sit
-beside them). Widget state lives under fixed ``st.session_state`` keys; the
-sidebar runs on every page (``app.py``), so a setting survives navigation.
+Each part is its own function. Widget state lives under fixed ``st.session_state``
+keys; the sidebar runs on every page (``app.py``), so a setting survives navigation.
 """
 
 from __future__ import annotations
@@ -11,13 +11,21 @@ import streamlit as st
 
 from components.chat_view import show_index_status
 from components.conversation_view import current_conversation, show_conversation_list
+from components.kb_view import kb_label
 from components.resources import embedding_worker, get_engine
 from core import sufficiency
 from core.generators import registry as generator_registry
+from core.knowledge_bases import KnowledgeBaseStore
+from core.models import DEFAULT_KB
 from core.retrieval import RetrievalOptions
 
 #: ``st.session_state`` keys of the retrieval settings panel.
 TOP_K_KEY, OWN_THRESHOLD_KEY, THRESHOLD_KEY, DOCUMENTS_KEY = "top_k", "own_threshold", "evidence_threshold", "documents"
+
+#: Session key of the knowledge bases the chat searches (the widget's), and the copy that
+#: survives other pages (Streamlit drops a widget's state when a run does not draw it).
+SELECTED_KEY = "knowledge_bases"
+_KEPT_KEY = "_knowledge_bases_kept"
 
 
 def show_sidebar(*, conversations: bool = False) -> None:
@@ -55,7 +63,8 @@ def show_retrieval_settings(engine) -> None:  # noqa: ANN001 - Engine
     one) and the documents to search (by title; none chosen = all). Read back with
     :func:`retrieval_options`."""
     model = sufficiency.load_model()
-    docs = {row.document.source_id: row.document.title for row in engine.index.documents()}
+    kbs = st.session_state.get(SELECTED_KEY) or st.session_state.get(_KEPT_KEY) or [DEFAULT_KB]
+    docs = {row.document.source_id: row.document.title for kb in kbs for row in engine.index.documents(kb)}
     with st.expander("检索设置", icon=":material/tune:"):
         st.slider("检索片段数（top-k）", 1, 20, engine.settings.top_k, key=TOP_K_KEY,
                   help="参与排序和充分性判断的片段数。")
@@ -79,3 +88,18 @@ def retrieval_options() -> RetrievalOptions:
     documents = tuple(state.get(DOCUMENTS_KEY) or ()) or None
     threshold = state.get(THRESHOLD_KEY) if state.get(OWN_THRESHOLD_KEY) else None
     return RetrievalOptions(top_k=state.get(TOP_K_KEY), evidence_threshold=threshold, documents=documents)
+def kb_selector(store: KnowledgeBaseStore) -> list[str]:
+    """The chat sidebar's 检索的知识库 multiselect over the knowledge bases that are not
+    hidden (default: ``default``); returns the chosen names (``[]`` means ``default``:
+    ``KnowledgeBaseStore.resolve``)."""
+    kbs = {kb.name: kb for kb in store.list(include_hidden=False)}
+    kept = st.session_state.get(SELECTED_KEY, st.session_state.get(_KEPT_KEY, [DEFAULT_KB]))
+    st.session_state[SELECTED_KEY] = [n for n in kept if n in kbs]  # drop ones hidden since
+    picked = st.multiselect(
+        "检索的知识库", list(kbs), key=SELECTED_KEY, format_func=lambda n: kb_label(kbs[n]),
+        placeholder="默认知识库",
+    )
+    st.session_state[_KEPT_KEY] = list(picked)
+    if not picked:
+        st.caption("未选择时检索默认知识库。")
+    return picked

@@ -11,7 +11,7 @@ product. Exact, brute force: one ``(n, dim) @ (dim,)`` product per question
 from __future__ import annotations
 
 import time
-from typing import Sequence
+from typing import Container, Sequence
 
 import numpy as np
 
@@ -37,12 +37,15 @@ class VectorMatrix:
     def __len__(self) -> int:
         return len(self.ids)
 
-    def search(self, qv: np.ndarray, k: int) -> list[tuple[str, float]]:
-        """The ``k`` rows nearest to ``qv`` as ``(chunk_id, cosine)``, best first (ties by id)."""
+    def search(self, qv: np.ndarray, k: int, allowed: Container[str] | None = None) -> list[tuple[str, float]]:
+        """The ``k`` rows nearest to ``qv`` as ``(chunk_id, cosine)``, best first (ties by id);
+        with ``allowed``, only rows whose id is in it (filtered before the top ``k``)."""
         if not self.ids or k <= 0:
             return []
         sims = self.matrix @ np.asarray(qv, dtype=np.float32)
-        top = np.argsort(-sims, kind="stable")[:k]
+        if allowed is not None:
+            sims = np.where([cid in allowed for cid in self.ids], sims, -np.inf)
+        top = [i for i in np.argsort(-sims, kind="stable")[:k] if np.isfinite(sims[i])]
         return [(self.ids[i], float(sims[i])) for i in top]
 
     def similarities(self, qv: np.ndarray, chunk_ids: Sequence[str]) -> dict[str, float]:

@@ -1,9 +1,16 @@
 """The catalog: one SQLite file (``<data_dir>/catalog.sqlite3``, WAL) holding
-every document version and chunk ever ingested, which version of each source
-is active, a generation counter, and two caches.
+the knowledge bases, every document version and chunk ever ingested into each,
+which version of each source is active, a generation counter, and two caches.
 
-* ``documents`` / ``chunks``: old versions are kept, never overwritten, so old
-  answers replay; ``active = 1`` marks the served version of a source.
+* ``knowledge_bases``: name, title, hidden, settings (``core.knowledge_bases``).
+* ``documents`` / ``chunks``: keyed by knowledge base (``kb``); old versions are
+  kept, never overwritten, so old answers replay; ``active = 1`` marks the served
+  version of a source. Ids are ``kb/source_id@version[#ordinal]``.
+* Schema upgrade: ``PRAGMA user_version`` 0 → 1 moves a data folder made before
+  knowledge bases into ``default`` when the catalog is opened (``_MIGRATE_0_TO_1``).
+  One step in plain SQL in the same transaction as the check: the catalog is plain
+  ``sqlite3`` (``core.sqlite``), so a migration framework (Alembic) would first
+  need an ORM engine for this single step.
 * ``meta``: ``index_id`` (a random id naming this catalog, e.g. its collection
   on a Chroma server) and ``generation`` (bumped by every ingest or hide in any
   process, so others notice and reload).
@@ -27,24 +34,15 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from core import lexical
+from core import knowledge_bases, lexical
 from core.errors import IndexError_
-from core.models import Chunk, SourceDocument, sha256_hex, utc_now
+from core.models import DEFAULT_KB, Chunk, SourceDocument, sha256_hex, source_key, utc_now
 from core.sqlite import Database, read_value
 
 #: Keys per ``IN (...)`` query (SQLite allows 999 parameters in old builds).
 _IN_BATCH = 500
 
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS documents (
-    source_id TEXT NOT NULL, version TEXT NOT NULL, document_json TEXT NOT NULL,
-    active INTEGER NOT NULL DEFAULT 0, chunk_count INTEGER NOT NULL,
-    ingested_at TEXT NOT NULL, PRIMARY KEY (source_id, version));
-CREATE INDEX IF NOT EXISTS documents_active ON documents(active);
-CREATE TABLE IF NOT EXISTS chunks (
-    chunk_id TEXT PRIMARY KEY, source_id TEXT NOT NULL, version TEXT NOT NULL,
-    ordinal INTEGER NOT NULL, chunk_json TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(source_id, version);
 CREATE TABLE IF NOT EXISTS embeddings (
     model TEXT NOT NULL, text_sha256 TEXT NOT NULL, vector BLOB NOT NULL,
     PRIMARY KEY (model, text_sha256));
@@ -52,7 +50,39 @@ CREATE TABLE IF NOT EXISTS lexical_terms (
     tokenizer TEXT NOT NULL, text_sha256 TEXT NOT NULL, terms TEXT NOT NULL,
     PRIMARY KEY (tokenizer, text_sha256));
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+""" + knowledge_bases.SCHEMA
+
+#: Documents and chunks, keyed by knowledge base (``PRAGMA user_version`` 1).
+_DOCUMENT_TABLES = """
+CREATE TABLE IF NOT EXISTS documents (
+    kb TEXT NOT NULL, source_id TEXT NOT NULL, version TEXT NOT NULL, document_json TEXT NOT NULL,
+    active INTEGER NOT NULL DEFAULT 0, chunk_count INTEGER NOT NULL,
+    ingested_at TEXT NOT NULL, PRIMARY KEY (kb, source_id, version));
+CREATE INDEX IF NOT EXISTS documents_active ON documents(active);
+CREATE TABLE IF NOT EXISTS chunks (
+    chunk_id TEXT PRIMARY KEY, kb TEXT NOT NULL, source_id TEXT NOT NULL, version TEXT NOT NULL,
+    ordinal INTEGER NOT NULL, chunk_json TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(kb, source_id, version);
 """
+
+#: Version 0 → 1 (a data folder made before knowledge bases): every document and chunk
+#: moves into ``DEFAULT_KB``; ids gain the ``default/`` prefix, in the columns and in
+#: the stored JSON (SQLite's ``json_set``). Old answer records keep their own
+#: snapshots (old ids), so they replay unchanged.
+_MIGRATE_0_TO_1 = (
+    "ALTER TABLE documents RENAME TO documents_v0",
+    "ALTER TABLE chunks RENAME TO chunks_v0",
+    "DROP INDEX IF EXISTS documents_active",
+    "DROP INDEX IF EXISTS chunks_doc",
+    *[stmt for stmt in _DOCUMENT_TABLES.split(";") if stmt.strip()],
+    "INSERT INTO documents SELECT :kb, source_id, version, json_set(document_json, '$.knowledge_base', :kb, "
+    "'$.document_id', :kb || '/' || source_id || '@' || version), active, chunk_count, ingested_at FROM documents_v0",
+    "INSERT INTO chunks SELECT :kb || '/' || chunk_id, :kb, source_id, version, ordinal, json_set(chunk_json, "
+    "'$.knowledge_base', :kb, '$.chunk_id', :kb || '/' || chunk_id, '$.document_id', "
+    ":kb || '/' || json_extract(chunk_json, '$.document_id')) FROM chunks_v0",
+    "DROP TABLE documents_v0",
+    "DROP TABLE chunks_v0",
+)
 
 
 def lexical_text(chunk: Chunk) -> str:
@@ -93,6 +123,30 @@ class Catalog:
         with self._db.transaction() as db:
             db.execute("INSERT OR IGNORE INTO meta VALUES ('index_id', ?)", (uuid.uuid4().hex[:16],))
             self.index_id: str = db.execute("SELECT value FROM meta WHERE key = 'index_id'").fetchone()[0]
+        #: Whether opening this catalog moved a data folder made before knowledge bases into ``DEFAULT_KB``.
+        self.migrated = self._upgrade()
+        self.knowledge_bases = knowledge_bases.KnowledgeBaseStore(self._db)
+
+    def _upgrade(self) -> bool:
+        """Bring the document tables to ``PRAGMA user_version`` 1 (see ``_MIGRATE_0_TO_1``), in
+        one immediate transaction (another process opening the same folder waits, then
+        finds it done). Returns whether documents were migrated."""
+        with self._db.transaction() as db:
+            db.execute("BEGIN IMMEDIATE")
+            if db.execute("PRAGMA user_version").fetchone()[0] >= 1:
+                return False
+            columns = {row[1] for row in db.execute("PRAGMA table_info(documents)")}
+            migrate = bool(columns) and "kb" not in columns
+            if migrate:
+                for stmt in _MIGRATE_0_TO_1:
+                    db.execute(stmt, {"kb": DEFAULT_KB} if ":kb" in stmt else {})
+                self._bump_generation(db)
+            else:
+                for stmt in _DOCUMENT_TABLES.split(";"):
+                    if stmt.strip():
+                        db.execute(stmt)
+            db.execute("PRAGMA user_version = 1")
+        return migrate
 
     def close(self) -> None:
         """Close this thread's connection (reopened on the next use)."""
@@ -106,13 +160,13 @@ class Catalog:
         return row[0] if row else "0"
 
     def active_chunks(self, known: Mapping[str, Chunk]) -> dict[str, Chunk]:
-        """The chunks of the active versions by chunk id, in (source id, ordinal)
-        order; chunks in ``known`` are reused instead of parsed again."""
+        """The chunks of the active versions (every knowledge base) by chunk id, in
+        (knowledge base, source id, ordinal) order; chunks in ``known`` are reused instead of parsed again."""
         with self._db.transaction() as db:
             rows = db.execute(
                 "SELECT c.chunk_id, c.chunk_json FROM chunks c JOIN documents d "
-                "ON c.source_id = d.source_id AND c.version = d.version "
-                "WHERE d.active = 1 ORDER BY c.source_id, c.ordinal"
+                "ON c.kb = d.kb AND c.source_id = d.source_id AND c.version = d.version "
+                "WHERE d.active = 1 ORDER BY c.kb, c.source_id, c.ordinal"
             ).fetchall()
         out: dict[str, Chunk] = {}
         for cid, js in rows:
@@ -127,44 +181,59 @@ class Catalog:
         return Chunk.model_validate_json(row[0]) if row else None
 
     def current_versions(self) -> dict[str, str | None]:
-        """source_id → active version, or None for a source whose documents are all hidden/removed."""
+        """``kb/source_id`` (``core.models.source_key``) → active version, or None for a
+        source whose documents are all hidden/removed."""
         out: dict[str, str | None] = {}
         with self._db.transaction() as db:
-            for sid, version, active in db.execute("SELECT source_id, version, active FROM documents"):
+            for kb, sid, version, active in db.execute("SELECT kb, source_id, version, active FROM documents"):
                 if active:
-                    out[sid] = version
+                    out[source_key(kb, sid)] = version
                 else:
-                    out.setdefault(sid, None)
+                    out.setdefault(source_key(kb, sid), None)
         return out
 
-    def _document_rows(self, where: str) -> list[DocumentRow]:
-        """Document rows matching ``where`` (a constant SQL condition), by source id and ingest
-        time; for a source with several rows, the last one (the latest version) is kept."""
+    def _document_rows(self, where: str, knowledge_base: str | None) -> list[DocumentRow]:
+        """Document rows (``documents d``) matching ``where`` (a constant SQL condition) in
+        ``knowledge_base`` (None: every one), by knowledge base, source id and ingest time;
+        for a source with several rows, the last one (the latest version) is kept."""
         with self._db.transaction() as db:
             rows = db.execute(
-                "SELECT source_id, document_json, chunk_count, active, ingested_at FROM documents "
-                f"WHERE {where} ORDER BY source_id, ingested_at, rowid"
+                "SELECT kb, source_id, document_json, chunk_count, active, ingested_at FROM documents d "
+                f"WHERE {where} AND (? IS NULL OR kb = ?) ORDER BY kb, source_id, ingested_at, rowid",
+                (knowledge_base, knowledge_base),
             ).fetchall()
-        latest = {sid: (js, n, a, at) for sid, js, n, a, at in rows}
+        latest = {(kb, sid): (js, n, a, at) for kb, sid, js, n, a, at in rows}
         return [DocumentRow(SourceDocument.model_validate_json(js), n, bool(a), at) for js, n, a, at in latest.values()]
 
-    def documents(self) -> list[DocumentRow]:
-        """Active documents, sorted by source id."""
-        return self._document_rows("active = 1")
+    def documents(self, knowledge_base: str | None = None) -> list[DocumentRow]:
+        """Active documents of ``knowledge_base`` (None: of every one), sorted by
+        knowledge base and source id."""
+        return self._document_rows("active = 1", knowledge_base)
 
     # ------------------------------------------------------------ writing
     def apply(
-        self, parsed: Sequence[tuple[SourceDocument, Sequence[Chunk]]], *, remove_missing: bool
+        self, parsed: Sequence[tuple[SourceDocument, Sequence[Chunk]]], *, remove_missing: bool,
+        knowledge_base: str = DEFAULT_KB,
     ) -> tuple[dict[str, str], list[str]]:
-        """Store new document versions and switch them active in one transaction.
+        """Store new document versions of ``knowledge_base`` and switch them active in one
+        transaction (``remove_missing`` deactivates the other sources of that knowledge
+        base only).
 
         Returns ``({source_id: "added" | "updated" | "unchanged" | "removed"}, ids
-        of the chunks of the versions switched off)``; bumps the generation."""
+        of the chunks of the versions switched off)``; bumps the generation.
+        Raises ``ValueError`` when a document is not in ``knowledge_base``
+        (``core.models.place_in_knowledge_base``) or it does not exist."""
+        kb = self.knowledge_bases.require(knowledge_base).name
+        for doc, _ in parsed:
+            if doc.knowledge_base != kb:
+                raise ValueError(f"document {doc.document_id!r} is not placed in knowledge base {kb!r}")
         results: dict[str, str] = {}
         now = utc_now().isoformat()
         retired: list[tuple[str, str]] = []  # (source_id, version) switched off here
         with self._db.transaction() as db:
-            current = {sid: v for sid, v in db.execute("SELECT source_id, version FROM documents WHERE active = 1")}
+            current = {sid: v for sid, v in db.execute(
+                "SELECT source_id, version FROM documents WHERE active = 1 AND kb = ?", (kb,)
+            )}
             for doc, chunks in parsed:
                 old = current.get(doc.source_id)
                 if old == doc.version:
@@ -174,60 +243,73 @@ class Catalog:
                 if old:
                     retired.append((doc.source_id, old))
                 db.execute(
-                    "INSERT OR IGNORE INTO documents VALUES (?, ?, ?, 0, ?, ?)",
-                    (doc.source_id, doc.version, doc.model_dump_json(), len(chunks), now),
+                    "INSERT OR IGNORE INTO documents VALUES (?, ?, ?, ?, 0, ?, ?)",
+                    (kb, doc.source_id, doc.version, doc.model_dump_json(), len(chunks), now),
                 )
                 db.executemany(
-                    "INSERT OR IGNORE INTO chunks VALUES (?, ?, ?, ?, ?)",
-                    [(c.chunk_id, c.source_id, c.version, c.ordinal, c.model_dump_json()) for c in chunks],
+                    "INSERT OR IGNORE INTO chunks VALUES (?, ?, ?, ?, ?, ?)",
+                    [(c.chunk_id, kb, c.source_id, c.version, c.ordinal, c.model_dump_json()) for c in chunks],
                 )
-                db.execute("UPDATE documents SET active = 0 WHERE source_id = ?", (doc.source_id,))
+                db.execute("UPDATE documents SET active = 0 WHERE kb = ? AND source_id = ?", (kb, doc.source_id))
                 db.execute(
-                    "UPDATE documents SET active = 1 WHERE source_id = ? AND version = ?",
-                    (doc.source_id, doc.version),
+                    "UPDATE documents SET active = 1 WHERE kb = ? AND source_id = ? AND version = ?",
+                    (kb, doc.source_id, doc.version),
                 )
             if remove_missing:
                 seen = {d.source_id for d, _ in parsed}
                 for sid in current:
                     if sid not in seen:
-                        db.execute("UPDATE documents SET active = 0 WHERE source_id = ?", (sid,))
+                        db.execute("UPDATE documents SET active = 0 WHERE kb = ? AND source_id = ?", (kb, sid))
                         results[sid] = "removed"
                         retired.append((sid, current[sid]))
-            stale = self._chunk_ids_of(db, retired)
+            stale = self._chunk_ids_of(db, kb, retired)
             self._bump_generation(db)
         return results, stale
 
-    def hide(self, source_id: str) -> tuple[bool, list[str]]:
-        """Stop serving a source (its versions stay for replay). Returns (whether it
-        was active, ids of the chunks switched off); bumps the generation."""
+    def hide(self, source_id: str, knowledge_base: str = DEFAULT_KB) -> tuple[bool, list[str]]:
+        """Stop serving a source of ``knowledge_base`` (its versions stay for replay).
+        Returns (whether it was active, ids of the chunks switched off); bumps the generation."""
+        kb = knowledge_base
         with self._db.transaction() as db:
             versions = [(source_id, v) for (v,) in db.execute(
-                "SELECT version FROM documents WHERE source_id = ? AND active = 1", (source_id,)
+                "SELECT version FROM documents WHERE kb = ? AND source_id = ? AND active = 1", (kb, source_id)
             )]
-            n = db.execute("UPDATE documents SET active = 0 WHERE source_id = ? AND active = 1", (source_id,)).rowcount
-            stale = self._chunk_ids_of(db, versions)
+            n = db.execute(
+                "UPDATE documents SET active = 0 WHERE kb = ? AND source_id = ? AND active = 1", (kb, source_id)
+            ).rowcount
+            stale = self._chunk_ids_of(db, kb, versions)
             self._bump_generation(db)
         return n > 0, stale
 
-    def hidden_documents(self) -> list[DocumentRow]:
-        """Sources with no active version (hidden, or removed from a folder): the most recently
-        ingested version of each, sorted by source id."""
-        return self._document_rows("source_id NOT IN (SELECT source_id FROM documents WHERE active = 1)")
+    def hidden_documents(self, knowledge_base: str | None = None) -> list[DocumentRow]:
+        """Sources of ``knowledge_base`` (None: of every one) with no active version (hidden,
+        or removed from a folder): the most recently ingested version of each, sorted by
+        knowledge base and source id."""
+        return self._document_rows(
+            "NOT EXISTS (SELECT 1 FROM documents a WHERE a.kb = d.kb AND a.source_id = d.source_id AND a.active = 1)",
+            knowledge_base,
+        )
 
-    def unhide(self, source_id: str) -> bool:
-        """Serve a hidden source again: its most recently ingested version becomes active.
-        Returns False (and changes nothing) when the source is unknown or already active;
-        bumps the generation otherwise."""
+    def unhide(self, source_id: str, knowledge_base: str = DEFAULT_KB) -> bool:
+        """Serve a hidden source of ``knowledge_base`` again: its most recently ingested
+        version becomes active. Returns False (and changes nothing) when the source is
+        unknown or already active; bumps the generation otherwise."""
+        kb = knowledge_base
         with self._db.transaction() as db:
-            if db.execute("SELECT 1 FROM documents WHERE source_id = ? AND active = 1", (source_id,)).fetchone():
+            if db.execute(
+                "SELECT 1 FROM documents WHERE kb = ? AND source_id = ? AND active = 1", (kb, source_id)
+            ).fetchone():
                 return False
             row = db.execute(
-                "SELECT version FROM documents WHERE source_id = ? ORDER BY ingested_at DESC, rowid DESC LIMIT 1",
-                (source_id,),
+                "SELECT version FROM documents WHERE kb = ? AND source_id = ? "
+                "ORDER BY ingested_at DESC, rowid DESC LIMIT 1",
+                (kb, source_id),
             ).fetchone()
             if row is None:
                 return False
-            db.execute("UPDATE documents SET active = 1 WHERE source_id = ? AND version = ?", (source_id, row[0]))
+            db.execute(
+                "UPDATE documents SET active = 1 WHERE kb = ? AND source_id = ? AND version = ?", (kb, source_id, row[0])
+            )
             self._bump_generation(db)
         return True
 
@@ -239,11 +321,11 @@ class Catalog:
         )
 
     @staticmethod
-    def _chunk_ids_of(db, versions: Sequence[tuple[str, str]]) -> list[str]:  # noqa: ANN001
+    def _chunk_ids_of(db, kb: str, versions: Sequence[tuple[str, str]]) -> list[str]:  # noqa: ANN001
         out: list[str] = []
         for sid, version in versions:
             out.extend(cid for (cid,) in db.execute(
-                "SELECT chunk_id FROM chunks WHERE source_id = ? AND version = ?", (sid, version)
+                "SELECT chunk_id FROM chunks WHERE kb = ? AND source_id = ? AND version = ?", (kb, sid, version)
             ))
         return out
 

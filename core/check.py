@@ -21,7 +21,7 @@ record with status ``error`` and a Chinese message (nothing raised).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 from core import grounding
 from core.layout import sentence_spans
@@ -45,21 +45,28 @@ def sentences(text: str) -> list[tuple[int, int]]:
     return out
 
 
-def check_text(engine: Any, text: str, *, save: bool = True, dense: bool = False) -> AnswerRecord:
+def check_text(
+    engine: Any, text: str, *, save: bool = True, dense: bool = False, knowledge_bases: Sequence[str] | None = None
+) -> AnswerRecord:
     """Check ``text`` sentence by sentence; returns (and by default stores) the record.
 
     ``engine``: a ``core.pipeline.Engine`` (its index and record store are used).
     ``dense``: also rank by the embedder (one query embedding per sentence);
     off by default — BM25 candidates suit the lexical verifier as well and
     cost no model call (see README, 核查 figures).
+    ``knowledge_bases``: the ones searched (None or empty: ``default``; the record names
+    them); ``KnowledgeBaseError`` for an unknown or hidden one.
     """
-    base: dict[str, Any] = dict(query=text, answer_text=text, generator=GENERATOR)
+    kbs = engine.index.knowledge_bases.resolve(knowledge_bases)
+    base: dict[str, Any] = dict(query=text, answer_text=text, generator=GENERATOR, knowledge_bases=kbs)
     if not text.strip():
         return _finish(engine, save, AnswerRecord(status="error", error="没有可核对的文字。", **base))
     if len(text) > MAX_CHECK_CHARS:
         error = f"文字太长（{len(text)} 个字符）：请分段核查，每段不超过 {MAX_CHECK_CHARS} 个字符。"
         return _finish(engine, save, AnswerRecord(status="error", error=error, **base))
-    retriever = HybridRetriever(engine.index, top_k=engine.settings.top_k, evidence_threshold=0.0, use_dense=dense)
+    retriever = HybridRetriever(
+        engine.index, top_k=engine.settings.top_k, evidence_threshold=0.0, use_dense=dense, knowledge_bases=kbs
+    )
     supports: list[Support] = []
     cited: dict[str, ChunkSnapshot] = {}
     config: dict[str, Any] = {}

@@ -20,8 +20,14 @@ Dense vectors are filled in by ``embed_pending`` (slow on a CPU), which the app
 runs in the background; until it is done, retrieval uses BM25 for the chunks
 that have no vector yet.
 
-Just over 400 lines: it is the one facade the pages and the command line use over
-the three stores; each method is a few lines delegating to them.
+Knowledge bases: every read that serves a question takes a selection
+(``serving(kbs)``, ``dense_search_vector(..., kbs)``) and filters inside the
+search (``core.kb_views`` for BM25, Chroma ``where`` for vectors).
+
+Why over 400 lines: this facade is the one place that keeps the three stores in
+step (catalog, Chroma, BM25) under one swap lock; its parts already live in
+their own modules (``catalog``, ``vector_store``, ``cached_vectors``, ``kb_views``),
+and what remains is the coordination between them.
 """
 
 from __future__ import annotations
@@ -41,8 +47,10 @@ from core.catalog import Catalog, DocumentRow, embedding_text, lexical_text, rea
 from core.config import Settings
 from core.embeddings import Embedder
 from core.errors import IndexError_
+from core.kb_views import KbViews
+from core.knowledge_bases import KnowledgeBaseStore
 from core.lexical import LexicalIndex
-from core.models import Chunk, SourceDocument, sha256_hex
+from core.models import DEFAULT_KB, Chunk, SourceDocument, place_in_knowledge_base, sha256_hex
 from core.vector_store import (
     CHROMA_BATCH, COLLECTION, VectorStore, collection_name_for, delete_server_collection,
 )
@@ -89,8 +97,14 @@ class KnowledgeIndex:
         self._cached: VectorMatrix | None = None  # dense vectors from the catalog cache (non-owner only)
         self._lexical = LexicalIndex([], [])
         self._active: dict[str, Chunk] = {}
+        self._views = KbViews(self._active, self._lexical)
         self._generation = ""
         self.reload()
+        if self.catalog.migrated:  # chunk ids gained "default/": move their vectors now (no embedding)
+            try:
+                log.info("catalog migrated to knowledge bases; %d vectors moved", self.adopt_cached_vectors())
+            except IndexError_:
+                log.warning("could not move vectors after the migration; embed_pending reconciles", exc_info=True)
 
     @property
     def _collection(self) -> Any:
@@ -132,17 +146,25 @@ class KnowledgeIndex:
         lexical = LexicalIndex.from_tokens(list(active), [tokens[cid] for cid in active])
         with self._lock:  # swap both at once: readers see old or new, never a mixture
             self._active, self._lexical = active, lexical
+            self._views = KbViews(active, lexical)
             self._generation = generation
 
     @property
     def lexical(self) -> LexicalIndex:
         return self._lexical
 
-    def serving(self) -> tuple[dict[str, Chunk], LexicalIndex]:
-        """The active chunks and the BM25 index over them, read together under the
-        swap lock (two separate reads could straddle a reload)."""
+    def serving(self, knowledge_bases: Sequence[str] | None = None) -> tuple[dict[str, Chunk], LexicalIndex]:
+        """The active chunks of ``knowledge_bases`` (None: of every one) and the BM25
+        index over exactly them (``core.kb_views``), read together under the swap
+        lock (two separate reads could straddle a reload)."""
         with self._lock:
-            return self._active, self._lexical
+            views = self._views
+        return views.view(knowledge_bases)
+
+    @property
+    def knowledge_bases(self) -> KnowledgeBaseStore:
+        """The catalog's knowledge bases (create, rename, hide, list, resolve a selection)."""
+        return self.catalog.knowledge_bases
 
     def active_chunks(self) -> dict[str, Chunk]:
         """The chunks currently served, by chunk id (a snapshot; safe to keep)."""
@@ -153,39 +175,54 @@ class KnowledgeIndex:
         return self.catalog.get_chunk(chunk_id)
 
     def current_versions(self) -> dict[str, str | None]:
-        """source_id → active version, or None for a source whose documents are all hidden/removed."""
+        """``kb/source_id`` (``ChunkSnapshot.source_key``) → active version, or None for a
+        source whose documents are all hidden/removed."""
         return self.catalog.current_versions()
 
-    def documents(self) -> list[DocumentRow]:
-        """Active documents, sorted by source id."""
-        return self.catalog.documents()
+    def documents(self, knowledge_base: str | None = None) -> list[DocumentRow]:
+        """Active documents of ``knowledge_base`` (None: every one), sorted by knowledge base and source id."""
+        return self.catalog.documents(knowledge_base)
 
-    def apply(self, parsed: Sequence[tuple[SourceDocument, Sequence[Chunk]]], *, remove_missing: bool = False) -> dict[str, str]:
-        """Store new document versions and switch them active in one transaction.
+    def apply(
+        self, parsed: Sequence[tuple[SourceDocument, Sequence[Chunk]]], *, remove_missing: bool = False,
+        knowledge_base: str = DEFAULT_KB,
+    ) -> dict[str, str]:
+        """Store new document versions of ``knowledge_base`` and switch them active in one
+        transaction. Parsed documents (``knowledge_base`` None) are placed in it first
+        (``core.models.place_in_knowledge_base``: ids ``kb/source@version#n``); one placed
+        in another knowledge base raises ``ValueError``, an unknown ``knowledge_base``
+        ``KnowledgeBaseError``.
 
         Returns ``{source_id: "added" | "updated" | "unchanged"}``. Old versions
-        stay in the catalog. With ``remove_missing``, sources not in ``parsed``
-        are deactivated ("removed"). Then BM25 is rebuilt and swapped in.
+        stay in the catalog. With ``remove_missing``, sources of that knowledge base
+        not in ``parsed`` are deactivated ("removed"). Then BM25 is rebuilt and swapped in.
         """
-        results, stale = self.catalog.apply(parsed, remove_missing=remove_missing)
+        placed = [
+            place_in_knowledge_base(doc, chunks, knowledge_base) if doc.knowledge_base is None else (doc, chunks)
+            for doc, chunks in parsed
+        ]
+        results, stale = self.catalog.apply(placed, remove_missing=remove_missing, knowledge_base=knowledge_base)
         self.reload()
         self._drop_vectors(stale)
         return results
 
-    def hide(self, source_id: str) -> bool:
-        """Stop serving a source (its versions stay for replay). Returns whether it was active."""
-        was_active, stale = self.catalog.hide(source_id)
+    def hide(self, source_id: str, knowledge_base: str = DEFAULT_KB) -> bool:
+        """Stop serving a source of ``knowledge_base`` (its versions stay for replay).
+        Returns whether it was active."""
+        was_active, stale = self.catalog.hide(source_id, knowledge_base)
         self.reload()
         self._drop_vectors(stale)
         return was_active
 
-    def hidden_documents(self) -> list[DocumentRow]:
-        """Sources not served (hidden or removed): the latest version of each, by source id."""
-        return self.catalog.hidden_documents()
+    def hidden_documents(self, knowledge_base: str | None = None) -> list[DocumentRow]:
+        """Sources of ``knowledge_base`` (None: every one) not served (hidden or removed):
+        the latest version of each, by knowledge base and source id."""
+        return self.catalog.hidden_documents(knowledge_base)
 
-    def unhide(self, source_id: str) -> bool:
-        """Serve a hidden source again (latest version; ``embed_pending`` restores its vectors)."""
-        changed = self.catalog.unhide(source_id)
+    def unhide(self, source_id: str, knowledge_base: str = DEFAULT_KB) -> bool:
+        """Serve a hidden source of ``knowledge_base`` again (latest version;
+        ``embed_pending`` restores its vectors)."""
+        changed = self.catalog.unhide(source_id, knowledge_base)
         if changed:
             self.reload()
         return changed
@@ -366,14 +403,20 @@ class KnowledgeIndex:
             return None
         return self.embedder.embed([query], "query")[0]
 
-    def dense_search_vector(self, qv: np.ndarray | None, k: int) -> list[tuple[str, float]]:
-        """The ``k`` nearest active chunks to ``qv`` as ``(chunk_id, cosine similarity)``, best first."""
+    def dense_search_vector(
+        self, qv: np.ndarray | None, k: int, knowledge_bases: Sequence[str] | None = None
+    ) -> list[tuple[str, float]]:
+        """The ``k`` nearest active chunks of ``knowledge_bases`` (None: every one) to ``qv``
+        as ``(chunk_id, cosine similarity)``, best first. The filter is part of the
+        search (Chroma ``where``; a row mask without Chroma), never applied to its results."""
         n = self._vector_count()
         if qv is None or n == 0:
             return []
         if not self.owns_vectors():
-            return self._cached_matrix().search(qv, k)
-        hits = self._chroma_read(lambda: self.vectors.query(qv, min(n, k * 2)))
+            allowed = None if knowledge_bases is None else self.serving(knowledge_bases)[0]
+            return self._cached_matrix().search(qv, k, allowed=allowed)
+        kbs = None if knowledge_bases is None else list(knowledge_bases)
+        hits = self._chroma_read(lambda: self.vectors.query(qv, min(n, k * 2), knowledge_bases=kbs))
         active = self._active
         return [(cid, s) for cid, s in hits if cid in active][:k]
 
@@ -388,9 +431,26 @@ class KnowledgeIndex:
         sims = mat @ np.asarray(qv, dtype=np.float32)
         return {cid: float(v) for cid, v in zip(ids, sims)}
 
-    def dense_search(self, query: str, k: int) -> list[tuple[str, float]]:
-        """The ``k`` nearest active chunks as ``(chunk_id, cosine similarity)``, best first."""
-        return self.dense_search_vector(self.query_vector(query), k)
+    def dense_search(self, query: str, k: int, knowledge_bases: Sequence[str] | None = None) -> list[tuple[str, float]]:
+        """The ``k`` nearest active chunks (of ``knowledge_bases``) as ``(chunk_id, cosine similarity)``, best first."""
+        return self.dense_search_vector(self.query_vector(query), k, knowledge_bases)
+
+    def adopt_cached_vectors(self) -> int:
+        """Owner only (else 0): give each active chunk without a vector the one the catalog
+        cached for its text (no embedding) and drop vectors of chunks no longer served.
+        Run on open after the catalog migration renamed every chunk id (``default/`` prefix),
+        so dense search works at once. Returns the number of vectors written."""
+        if not self.owns_vectors():
+            return 0
+        have = self._vector_ids()
+        self._drop_vectors([i for i in have if i not in self._active])
+        pending = [c for cid, c in self._active.items() if cid not in have]
+        keys = {c.chunk_id: sha256_hex(embedding_text(c)) for c in pending}
+        cached = self.catalog.cached_vectors(self.embedder.name, sorted(set(keys.values())))
+        rows = [(c, cached[keys[c.chunk_id]]) for c in pending if keys[c.chunk_id] in cached]
+        self.vectors.upsert(rows)
+        self._count_cache = None
+        return len(rows)
 
 
 def reset_index(settings: Settings) -> None:

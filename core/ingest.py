@@ -21,6 +21,7 @@ from typing import Callable, Sequence
 from core.corpus import IngestFailure, load_sources
 from core.sourcetext import escape_surrogates
 from core.index import KnowledgeIndex
+from core.models import DEFAULT_KB
 
 Progress = Callable[[int, int, str], None]
 
@@ -73,16 +74,20 @@ def ingest(
     embed_progress: Callable[[int, int], None] | None = None,
     remove_missing: bool = False,
     base_url: str | None = None,
+    knowledge_base: str = DEFAULT_KB,
 ) -> IngestReport:
-    """Ingest ``paths`` (files or folders) into ``index``.
+    """Ingest ``paths`` (files or folders) into the knowledge base ``knowledge_base`` of
+    ``index`` (ids ``kb/source_id@version#n``; ``remove_missing`` removes sources of that
+    knowledge base only). Raises ``KnowledgeBaseError`` when it does not exist.
 
     With ``embed=False`` only stage 1 runs (the caller embeds later, e.g. in
     the background). ``base_url`` maps source ids to public URLs (see
     ``core.corpus.public_url``; None: no public URL). Never raises for a single
     bad file; see ``report.failures``.
     """
+    kb = index.knowledge_bases.require(knowledge_base).name  # before parsing: an unknown one fails fast
     parsed, failures = load_sources(list(paths), progress=progress, base_url=base_url)
-    results = index.apply([(p.document, p.chunks) for p in parsed], remove_missing=remove_missing)
+    results = index.apply([(p.document, p.chunks) for p in parsed], remove_missing=remove_missing, knowledge_base=kb)
     report = IngestReport(
         results=results,
         failures=list(failures),

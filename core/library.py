@@ -15,6 +15,7 @@ from typing import Callable, Sequence
 from core.corpus import SOURCE_SUFFIXES, IngestFailure
 from core.index import KnowledgeIndex
 from core.ingest import IngestReport, ingest
+from core.models import DEFAULT_KB
 from core.sourcetext import escape_surrogates
 
 MAX_UPLOAD_BYTES = 50 * 1024 * 1024
@@ -40,14 +41,20 @@ def ingest_uploads(
     uploads_dir: Path,
     *,
     progress: Callable[[int, int, str], None] | None = None,
+    knowledge_base: str = DEFAULT_KB,
 ) -> IngestReport:
-    """Save ``(file name, content)`` pairs under ``uploads_dir`` and ingest them.
+    """Save ``(file name, content)`` pairs under ``uploads_dir`` (``uploads_dir/<kb>`` for a
+    knowledge base other than ``default``, so two never overwrite each other's file) and
+    ingest them into ``knowledge_base`` (``KnowledgeBaseError`` when it does not exist).
 
     Returns a report whose results and failures cover exactly the uploaded
     files (source id = base name). Vectors are embedded later (``embed=False``).
     A refused or broken file is a failure with its reason; the rest go on and
     what was indexed before stays served.
     """
+    index.knowledge_bases.require(knowledge_base)
+    if knowledge_base != DEFAULT_KB:
+        uploads_dir = uploads_dir / knowledge_base
     uploads_dir.mkdir(parents=True, exist_ok=True)
     failures: list[IngestFailure] = []
     names: list[str] = []
@@ -66,7 +73,9 @@ def ingest_uploads(
         names.append(name)
     if not names:
         return IngestReport(failures=failures)
-    report = ingest(index, [uploads_dir / n for n in names], progress=progress, embed=False)
+    report = ingest(
+        index, [uploads_dir / n for n in names], progress=progress, embed=False, knowledge_base=knowledge_base
+    )
     report.failures = failures + report.failures
     return report
 
@@ -77,8 +86,9 @@ def ingest_folder(
     *,
     base_url: str | None = None,
     progress: Callable[[int, int, str], None] | None = None,
+    knowledge_base: str = DEFAULT_KB,
 ) -> IngestReport:
-    """Ingest every supported file under ``folder`` (a folder on the server).
+    """Ingest every supported file under ``folder`` (a folder on the server) into ``knowledge_base``.
 
     A folder that does not exist or cannot be reached (a symlink loop, no
     permission) is one failure, not an exception.
@@ -86,4 +96,4 @@ def ingest_folder(
     if not folder.is_dir():
         shown = escape_surrogates(str(folder))
         return IngestReport(failures=[IngestFailure(shown, shown, f"{shown}：不是文件夹，或无法访问（不存在、没有权限或符号链接循环）")])
-    return ingest(index, [folder], base_url=base_url, progress=progress, embed=False)
+    return ingest(index, [folder], base_url=base_url, progress=progress, embed=False, knowledge_base=knowledge_base)

@@ -21,16 +21,27 @@ from __future__ import annotations
 import hashlib
 import uuid
 from datetime import datetime, timezone
-from typing import Literal
+import re
+from typing import Literal, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
 SCHEMA_VERSION = 3
 """Version of the ``AnswerRecord`` JSON form. 1: no verification fields; 2: ``Support``
 gains ``verdict``, ``verification_score``, ``aligned_quote`` and ``verdict_reason``
-(all optional); 3: the record gains ``feedback`` (a person's 👍/👎 and comment) and
-``regenerated_from`` (the answer a regenerated one replaces), both optional.
+(all optional); 3: the record gains ``feedback`` (a person's 👍/👎 and comment),
+``regenerated_from`` (the answer a regenerated one replaces) and ``knowledge_bases``, and
+chunk snapshots ``knowledge_base`` (all optional: None/empty on older records, which all
+came from the one knowledge base that is now :data:`DEFAULT_KB`).
 :func:`migrate_record_data` reads every older version."""
+
+#: The knowledge base every data folder has: the bundled sample, and where the
+#: documents of a data folder made before knowledge bases existed are migrated to.
+DEFAULT_KB = "default"
+
+#: Knowledge-base names: a lowercase ASCII letter or digit, then up to 39 of
+#: ``a-z 0-9 _ -``. No ``/`` or ``@``, so ``kb/source@version#n`` splits one way.
+KB_NAME_PATTERN = r"[a-z0-9][a-z0-9_-]{0,39}"
 
 Scalar = str | int | float | bool
 
@@ -51,17 +62,43 @@ class Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+def check_kb_name(name: str) -> str:
+    """``name`` when it is a valid knowledge-base name (:data:`KB_NAME_PATTERN`), else
+    ``ValueError`` naming it (message in Chinese: it reaches the page)."""
+    if not isinstance(name, str) or not re.fullmatch(KB_NAME_PATTERN, name):
+        raise ValueError(
+            f"知识库名称 {name!r} 无效：只能用小写英文字母、数字、- 和 _（以字母或数字开头，最多 40 个字符）"
+        )
+    return name
+
+
+def qualified_id(knowledge_base: str | None, local_id: str) -> str:
+    """``kb/local_id`` (a document or chunk id inside knowledge base ``kb``); ``local_id``
+    alone when ``knowledge_base`` is None (parsed but not yet placed in one, or stored
+    before knowledge bases existed)."""
+    return local_id if knowledge_base is None else f"{knowledge_base}/{local_id}"
+
+
+def source_key(knowledge_base: str | None, source_id: str) -> str:
+    """The key of a source across knowledge bases, ``kb/source_id`` (None counts as
+    :data:`DEFAULT_KB`: older records came from it). Keys ``current_versions``."""
+    return f"{knowledge_base or DEFAULT_KB}/{source_id}"
+
+
 class SourceDocument(Frozen):
-    """One version of one source file in the knowledge base.
+    """One version of one source file in a knowledge base.
 
     ``source_id`` is stable per source (the POSIX path relative to the corpus
     root); ``version`` is the first 16 hex digits of the SHA-256 of the
     normalized document text, so the same content gives the same version on
-    every machine and changed content gives a new one.
+    every machine and changed content gives a new one. ``knowledge_base`` names
+    the knowledge base (None until ingest places the document in one);
+    ``document_id`` is ``kb/source_id@version`` (``source_id@version`` when None).
     """
 
     source_id: str
     version: str
+    knowledge_base: str | None = Field(default=None, exclude_if=lambda v: v is None)
     title: str
     uri: str | None = None
     updated_at: datetime | None = None
@@ -75,21 +112,22 @@ class SourceDocument(Frozen):
         if isinstance(data, dict) and "document_id" in data:
             data = dict(data)
             given = data.pop("document_id")
-            if given != f"{data.get('source_id')}@{data.get('version')}":
-                raise ValueError(f"document_id {given!r} does not match source_id@version")
+            expected = qualified_id(data.get("knowledge_base"), f"{data.get('source_id')}@{data.get('version')}")
+            if given != expected:
+                raise ValueError(f"document_id {given!r} does not match [kb/]source_id@version ({expected!r})")
         return data
 
     @computed_field  # type: ignore[prop-decorator]
     @property
     def document_id(self) -> str:
-        return f"{self.source_id}@{self.version}"
+        return qualified_id(self.knowledge_base, f"{self.source_id}@{self.version}")
 
 
 def make_chunk_id(document_id: str, ordinal: int) -> str:
     """The stable id of the ``ordinal``-th chunk (0-based) of a document version.
 
-    Derived only from ``document_id`` (source id + content version) and the
-    ordinal, never from a position in a result list.
+    Derived only from ``document_id`` (knowledge base + source id + content
+    version) and the ordinal, never from a position in a result list.
     """
     if ordinal < 0:
         raise ValueError(f"ordinal must be >= 0, got {ordinal}")
@@ -115,6 +153,38 @@ class ChunkContent(Frozen):
     uri: str | None = None
     updated_at: datetime | None = None
     content_sha256: str = ""
+    # Left out of the JSON form while None, so a snapshot stored before knowledge bases re-dumps byte-identically.
+    knowledge_base: str | None = Field(default=None, exclude_if=lambda v: v is None)
+
+    @property
+    def source_key(self) -> str:
+        """``kb/source_id`` (see :func:`source_key`): the key of ``current_versions``."""
+        return source_key(self.knowledge_base, self.source_id)
+
+
+class KnowledgeBase(Frozen):
+    """A knowledge base of the catalog (``core.knowledge_bases``).
+
+    ``name`` is its permanent id (:data:`KB_NAME_PATTERN`; it is part of every
+    document and chunk id, so renaming changes ``title`` only); ``title`` is the
+    label people see (untrusted text: escape before HTML); ``hidden`` ones are not
+    offered for questions; ``settings`` holds per-knowledge-base options (scalar or
+    JSON values, e.g. redaction rules and access lists) that the page and a
+    generator's prompt never see.
+    """
+
+    name: str
+    title: str
+    hidden: bool = False
+    settings: dict[str, object] = Field(default_factory=dict)
+    created_at: datetime | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> "KnowledgeBase":
+        check_kb_name(self.name)
+        if not self.title.strip():
+            raise ValueError("知识库标题不能为空")
+        return self
 
 
 class ChunkMetadata(Frozen):
@@ -151,6 +221,26 @@ class Chunk(ChunkMetadata, ChunkContent):
         if self.content_sha256 and self.content_sha256 != sha256_hex(self.text):
             raise ValueError(f"chunk {self.chunk_id!r}: content_sha256 does not match text")
         return self
+
+
+def place_in_knowledge_base(
+    document: SourceDocument, chunks: Sequence[Chunk], knowledge_base: str
+) -> tuple[SourceDocument, list[Chunk]]:
+    """Copies of a parsed ``document`` and its ``chunks`` inside ``knowledge_base``:
+    ``knowledge_base`` set, ``document_id`` = ``kb/source_id@version`` and chunk ids
+    ``kb/source_id@version#ordinal`` (``make_chunk_id``). The inputs are not mutated.
+    Raises ``ValueError`` for an invalid name."""
+    check_kb_name(knowledge_base)
+    doc = document.model_copy(update={"knowledge_base": knowledge_base})
+    placed = [
+        c.model_copy(update={
+            "knowledge_base": knowledge_base,
+            "document_id": doc.document_id,
+            "chunk_id": make_chunk_id(doc.document_id, c.ordinal),
+        })
+        for c in chunks
+    ]
+    return doc, placed
 
 
 class RetrievalScores(Frozen):
@@ -334,7 +424,8 @@ def _v1_to_v2(data: dict) -> dict:
 
 
 def _v2_to_v3(data: dict) -> dict:
-    # Version 3 only adds optional feedback and regenerated_from: None = "none given" / "asked anew".
+    # Version 3 only adds optional fields (feedback, regenerated_from, knowledge bases):
+    # None/empty = "none given" / "asked anew" / "before knowledge bases".
     return {**data, "schema_version": 3}
 
 
@@ -394,13 +485,17 @@ class AnswerRecord(Frozen):
     chunks of a ``no_evidence`` record, below the threshold and not cited.
     ``feedback`` is the person's 👍/👎 (set after the answer, ``RecordStore.set_feedback``);
     ``regenerated_from`` the ``answer_id`` of the answer this one regenerated (the old
-    record is kept). Older JSON forms are upgraded on read (:func:`migrate_record_data`).
+    record is kept). 
+    ``knowledge_bases`` are the names of the knowledge bases the question searched
+    (empty on records stored before knowledge bases: they searched the one that is
+    now :data:`DEFAULT_KB`). Older JSON forms are upgraded on read (:func:`migrate_record_data`).
     """
 
     answer_id: str = Field(default_factory=lambda: uuid.uuid4().hex)
     schema_version: int = SCHEMA_VERSION
     created_at: datetime = Field(default_factory=utc_now)
     conversation_id: str | None = None
+    knowledge_bases: tuple[str, ...] = ()
     query: str
     #: What retrieval searched for when it differs from ``query`` (a follow-up resolved
     #: against the earlier turns of its conversation, ``core.query``); None otherwise.

@@ -53,9 +53,12 @@ class Engine:
         return cls(settings, embedder, index, records, {"extractive": ExtractiveGenerator()})
 
     def retriever(
-        self, top_k: int | None = None, evidence_threshold: float | None = None, options: RetrievalOptions | None = None
+        self, top_k: int | None = None, evidence_threshold: float | None = None, options: RetrievalOptions | None = None,
+        knowledge_bases: Sequence[str] | None = None,
     ) -> HybridRetriever:
-        """A retriever with the settings, overridden by a person's ``options`` (``RetrievalOptions``)."""
+        """A retriever with the settings, overridden by a person's ``options`` (``RetrievalOptions``),
+        over the knowledge bases ``knowledge_bases`` (None or empty: the default one);
+        ``KnowledgeBaseError`` for an unknown or hidden one (``KnowledgeBaseStore.resolve``)."""
         options = options or RetrievalOptions()
         return HybridRetriever(
             self.index,
@@ -63,6 +66,7 @@ class Engine:
             evidence_threshold=self.settings.evidence_threshold if evidence_threshold is None else evidence_threshold,
             sufficiency_threshold=options.evidence_threshold,
             documents=options.documents,
+            knowledge_bases=self.index.knowledge_bases.resolve(knowledge_bases),
         )
 
     def generator(self, name: str | None = None) -> Generator:
@@ -93,15 +97,19 @@ class Engine:
         save: bool = True,
         options: RetrievalOptions | None = None,
         regenerated_from: str | None = None,
+        knowledge_bases: Sequence[str] | None = None,
     ) -> AnswerRecord:
         """Answer ``question``; always returns a stored record (also for no_evidence and errors).
 
         ``history``: earlier turns of the conversation, oldest first (see ``ask``).
         ``options``: a person's retrieval settings (recorded in ``record.retrieval``).
-        ``regenerated_from``: the ``answer_id`` this answer regenerates (that record is kept)."""
+        ``regenerated_from``: the ``answer_id`` this answer regenerates (that record is kept).
+        ``knowledge_bases``: the names searched (None or empty: ``default``); the record
+        names them. Raises ``KnowledgeBaseError`` (before anything is stored) for an
+        unknown or hidden one."""
         return ask(
             question,
-            retriever=self.retriever(options=options),
+            retriever=self.retriever(options=options, knowledge_bases=knowledge_bases),
             generator=generator if isinstance(generator, Generator) else self._safe_generator(generator),
             records=self.records if save else None,
             settings=self.settings,
@@ -265,6 +273,8 @@ class _Turn:
         if bad:
             self.notes.append(textsafe.repair_audit("query", bad))
         base["query"] = question
+        if getattr(retriever, "knowledge_bases", None):  # the record names what the question searched
+            base["knowledge_bases"] = tuple(retriever.knowledge_bases)
         turns = [(h, "") if isinstance(h, str) else (h[0], h[1]) for h in history]
         gen_question = question
         if isinstance(generator, Generator):

@@ -19,22 +19,24 @@ SnapshotState = Literal["unchanged", "updated", "deleted", "unknown"]
 
 
 def snapshot_state(snap: ChunkSnapshot, current_versions: Mapping[str, str | None] | None) -> SnapshotState:
-    """``unknown`` when ``current_versions`` is None or does not know the source
+    """``current_versions`` maps ``kb/source_id`` (``snap.source_key``; a snapshot stored
+    before knowledge bases counts as ``default``) to the active version.
+    ``unknown`` when ``current_versions`` is None or does not know the source
     (e.g. a record replayed against another data folder); ``deleted`` when the
     source is known but not served; else ``unchanged`` / ``updated``."""
-    if current_versions is None or snap.source_id not in current_versions:
+    if current_versions is None or snap.source_key not in current_versions:
         return "unknown"
-    current = current_versions[snap.source_id]
+    current = current_versions[snap.source_key]
     if current is None:
         return "deleted"
     return "unchanged" if current == snap.version else "updated"
 
 
 def current_counterpart(index: "KnowledgeIndex", snap: ChunkSnapshot) -> Chunk | None:
-    """The active chunk that now stands where ``snap`` stood: same source, same
-    heading path if one exists (the most similar text among those), else the
-    most similar text in the source. None when the source is not served."""
-    candidates = [c for c in index.active_chunks().values() if c.source_id == snap.source_id]
+    """The active chunk that now stands where ``snap`` stood: same source of the same
+    knowledge base, same heading path if one exists (the most similar text among
+    those), else the most similar text in the source. None when the source is not served."""
+    candidates = [c for c in index.active_chunks().values() if c.source_key == snap.source_key]
     if not candidates:
         return None
     same_path = [c for c in candidates if c.heading_path == snap.heading_path]

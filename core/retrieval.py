@@ -129,7 +129,7 @@ class Retriever(Protocol):
 
 
 class HybridRetriever:
-    """BM25 + dense over a ``KnowledgeIndex``.
+    """BM25 + dense over a ``KnowledgeIndex``, restricted to ``knowledge_bases`` (None: every one).
 
     ``top_k`` > 0; thresholds in 0..1. ``sufficiency_threshold`` replaces the calibrated
     threshold of the sufficiency decision (None: calibrated); ``evidence_threshold`` is
@@ -149,6 +149,7 @@ class HybridRetriever:
         model: sufficiency.SufficiencyModel | None = None,
         sufficiency_threshold: float | None = None,
         documents: Sequence[str] | None = None,
+        knowledge_bases: Sequence[str] | None = None,
     ) -> None:
         if top_k <= 0:
             raise ValueError(f"top_k must be > 0, got {top_k}")
@@ -170,7 +171,7 @@ class HybridRetriever:
         first) over this index's vocabulary (``core.query.resolve_query``)."""
         if not history:
             return ResolvedQuery(question.strip(), question.strip())
-        return resolve_query(question, history, self.index.lexical)
+        return resolve_query(question, history, self.index.serving(self.knowledge_bases)[1])
 
     def retrieve(self, question: str | ResolvedQuery) -> RetrievalResult:
         """The ``top_k`` best chunks for ``question`` (a plain question, or one resolved
@@ -179,7 +180,7 @@ class HybridRetriever:
         if not question:
             raise RetrievalError("the question is empty")
         self.index.refresh_if_changed()
-        active, lexical = self.index.serving()
+        active, lexical = self.index.serving(self.knowledge_bases)
         plan = plan_query(question, lexical, glossary_for(lexical, (c.text for c in active.values())))
         # Dense ranking only once every chunk has a vector: while vectors are being built, ranking,
         # relevance and the decision are keyword-only, so a question's outcome does not drift with
@@ -198,6 +199,7 @@ class HybridRetriever:
             else:  # exact cosine over the chosen documents' chunks only
                 sims = self.index.dense_similarities(qv, allowed)
                 dense = sorted(sims.items(), key=lambda kv: (-kv[1], kv[0]))[:CANDIDATES]
+            dense = self.index.dense_search_vector(qv, CANDIDATES, self.knowledge_bases)
         except RetrievalError:
             raise
         except Exception as exc:
@@ -248,8 +250,6 @@ class HybridRetriever:
             "top_k": self.top_k,
             "evidence_threshold": self.evidence_threshold,
             "retrieval_mode": decision.mode,
-            "sufficiency_threshold": decision.threshold,
-            "sufficiency_threshold_source": "calibrated" if self.sufficiency_threshold is None else "user",
         }
         if self.documents is not None:  # scalars only: the source ids as a JSON array
             config["documents"] = json.dumps(list(self.documents), ensure_ascii=False)

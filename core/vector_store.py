@@ -36,7 +36,7 @@ from core import store_lock
 from core.config import Settings
 from core.embeddings import Embedder
 from core.errors import EmbeddingMismatchError, IndexError_
-from core.models import Chunk
+from core.models import DEFAULT_KB, Chunk
 
 log = logging.getLogger(__name__)
 
@@ -206,10 +206,15 @@ class VectorStore:
         with chroma_errors("cannot read the vector store"):
             return int(self.collection.count())
 
-    def query(self, qv: np.ndarray, n: int) -> list[tuple[str, float]]:
-        """The ``n`` nearest ids to ``qv`` as ``(id, cosine similarity)``, best first."""
+    def query(self, qv: np.ndarray, n: int, knowledge_bases: Sequence[str] | None = None) -> list[tuple[str, float]]:
+        """The ``n`` nearest ids to ``qv`` as ``(id, cosine similarity)``, best first; with
+        ``knowledge_bases``, only vectors whose ``knowledge_base`` metadata is one of them
+        (a Chroma ``where`` filter, applied inside the search)."""
+        where = None if knowledge_bases is None else {"knowledge_base": {"$in": list(knowledge_bases)}}
         with chroma_errors("vector query failed"):
-            res = self.collection.query(query_embeddings=[qv.tolist()], n_results=n, include=["distances"])
+            res = self.collection.query(
+                query_embeddings=[qv.tolist()], n_results=n, include=["distances"], where=where
+            )
         return [(cid, 1.0 - float(d)) for cid, d in zip(res["ids"][0], res["distances"][0])]
 
     def vectors(self, ids: Sequence[str]) -> tuple[list[str], np.ndarray]:
@@ -222,14 +227,18 @@ class VectorStore:
         return list(res["ids"]), np.asarray(embs, dtype=np.float32)
 
     def upsert(self, rows: Sequence[tuple[Chunk, np.ndarray]]) -> None:
-        """Write the vectors of ``rows`` (metadata: source and document id), ``CHROMA_BATCH`` at a time."""
+        """Write the vectors of ``rows`` (metadata: knowledge base, source and document id), ``CHROMA_BATCH`` at a time."""
         with chroma_errors("cannot write the vector store"):
             for i in range(0, len(rows), CHROMA_BATCH):
                 part = rows[i : i + CHROMA_BATCH]
                 self.collection.upsert(
                     ids=[c.chunk_id for c, _ in part],
                     embeddings=np.stack([v for _, v in part]).astype(np.float32),
-                    metadatas=[{"source_id": c.source_id, "document_id": c.document_id} for c, _ in part],
+                    metadatas=[
+                        {"knowledge_base": c.knowledge_base or DEFAULT_KB, "source_id": c.source_id,
+                         "document_id": c.document_id}
+                        for c, _ in part
+                    ],
                 )
 
     def delete(self, ids: Sequence[str]) -> None:

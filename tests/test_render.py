@@ -497,10 +497,10 @@ def test_changed_sources_are_marked_on_cards() -> None:
         chunk("c", source_id="s/c.md", version="v1"),
     ]
     rec = record("一。二。三。", [Support(start=0, end=2, chunk_ids=("a", "b", "c"))], chunks)
-    html = render_answer(rec, current_versions={"s/a.md": "v2", "s/b.md": None, "s/c.md": "v1"})
+    html = render_answer(rec, current_versions={"default/s/a.md": "v2", "default/s/b.md": None, "default/s/c.md": "v1"})
     assert html.count("来源已更新") == 2  # card + evidence list
     assert html.count("来源已删除") == 2
-    cards = source_cards(rec, {"s/a.md": "v2", "s/b.md": None, "s/c.md": "v1"})
+    cards = source_cards(rec, {"default/s/a.md": "v2", "default/s/b.md": None, "default/s/c.md": "v1"})
     assert [c.changed for c in cards] == ["updated", "deleted", "unchanged"]
     assert [c.changed for c in source_cards(rec)] == ["unknown"] * 3
     assert "来源已" not in render_answer(rec)

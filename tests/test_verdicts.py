@@ -45,6 +45,7 @@ def test_v1_golden_record_reads_and_renders_unchanged() -> None:
     assert json.loads(raw)["schema_version"] == 1
     rec = AnswerRecord.model_validate_json(raw)
     assert rec.schema_version == SCHEMA_VERSION  # read through every migration step
+    assert rec.knowledge_bases == () and all(c.knowledge_base is None for c in rec.chunks)
     assert all(s.verdict is None and s.aligned_quote is None for s in rec.supports)
     # the HTML was written by the code before the schema change; the Markdown by the export after
     # issue 10 wrapped URLs in <…> (the only difference from the pre-schema-2 output)

@@ -15,7 +15,7 @@ from core.generators.extractive import ExtractiveGenerator
 from core.index import KnowledgeIndex
 from core.ingest import ingest
 from core.library import ingest_uploads, safe_name
-from core.models import Chunk
+from core.models import DEFAULT_KB, Chunk, source_key
 from core.pipeline import Engine
 from core.records import RecordStore
 from core.replay import current_counterpart, snapshot_state
@@ -66,7 +66,7 @@ def test_changed_document_gets_new_ids_and_old_answer_replays_its_old_text(kb):
     assert report.results[DOCS[0]] == "updated"
     assert report.results[DOCS[1]] == "unchanged"
     versions = engine.index.current_versions()
-    assert versions[DOCS[0]] != old_snap.version
+    assert versions[source_key(DEFAULT_KB, DOCS[0])] != old_snap.version
     assert cited not in engine.index.active_chunks()
     assert engine.index.get_chunk(cited) is not None, "old versions are kept, never overwritten"
 
@@ -88,7 +88,7 @@ def test_hidden_document_is_not_retrieved_but_old_answers_replay(kb):
     res = engine.retriever().retrieve(QUESTION)
     assert all(rc.chunk.source_id != DOCS[0] for rc in res.chunks)
     versions = engine.index.current_versions()
-    assert versions[DOCS[0]] is None
+    assert versions[source_key(DEFAULT_KB, DOCS[0])] is None
     assert DOCS[0] not in {r.document.source_id for r in engine.index.documents()}
     html = render_answer(engine.records.get(old.answer_id), current_versions=versions)
     assert "来源已删除" in html and html.count('<sup class="yz-cite">') == len(old.supports)
@@ -150,7 +150,7 @@ def test_questions_during_an_ingest_see_old_or_new_state_never_a_mixture(kb):
         try:
             while not done.is_set():
                 res = engine.retriever(top_k=20).retrieve(QUESTION)
-                seen.append({(rc.chunk.source_id, rc.chunk.version) for rc in res.chunks})
+                seen.append({(rc.chunk.source_key, rc.chunk.version) for rc in res.chunks})
         except BaseException as exc:  # noqa: BLE001 - reported below
             errors.append(exc)
 
@@ -163,7 +163,7 @@ def test_questions_during_an_ingest_see_old_or_new_state_never_a_mixture(kb):
         t.join(timeout=60)
     assert not errors, errors
     new_versions = engine.index.current_versions()
-    assert all(new_versions[d] != old_versions[d] for d in DOCS)
+    assert all(new_versions[source_key(DEFAULT_KB, d)] != old_versions[source_key(DEFAULT_KB, d)] for d in DOCS)
     assert seen, "the reader thread never ran"
     for pairs in seen:
         states = {"old" if old_versions[s] == v else "new" if new_versions[s] == v else "?" for s, v in pairs}

@@ -1,7 +1,7 @@
 """Command line: the same code path as the UI. One module per subcommand, each with
 ``register(subparsers)``; this module builds the argparse tree and maps errors.
 
-    python -m core ingest [PATH ...] [--json] [--no-embed] [--rebuild]
+    python -m core ingest [PATH ...] [--json] [--no-embed] [--rebuild] [--kb NAME]
     python -m core ask "问题" [--json] [--generator NAME] [--store FILE_SEARCH_STORE] [--conversation ID]
     python -m core ask --json -          # one question per line on stdin → JSON Lines
     python -m core export ANSWER_ID [--format json|md]
@@ -10,6 +10,11 @@
     python -m core check --json -            # JSON Lines {"text": "…"} on stdin → one record per line
     python -m core eval-claims [ANSWERS.jsonl] [--json]   # support verification figures
     python -m core store create --name NAME [PATH ...] [--json]   # Gemini File Search store
+    python -m core kb list|create NAME [--title T]|rename NAME TITLE|hide NAME|show NAME
+
+``ingest``, ``eval`` take ``--kb NAME`` (the knowledge base written; default ``default``),
+``ask`` and ``check`` ``--kb NAME`` (repeatable: the ones searched), ``export`` ``--kb NAME``
+(only an answer that searched it).
 
 The scale benchmark is ``python benchmarks/bench.py`` (it times the chat page's
 renderer, which ``core`` may not import).
@@ -27,11 +32,11 @@ import argparse
 import sys
 from typing import Sequence
 
-from core.cli import ask, check, evaluate, export, ingest, store
+from core.cli import ask, check, evaluate, export, ingest, kb, store
 from core.errors import AppError
 
 #: Subcommand modules in ``--help`` order.
-COMMANDS = (ingest, ask, export, evaluate, check, store)
+COMMANDS = (ingest, ask, export, evaluate, check, kb, store)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -8,6 +8,19 @@ import sys
 from typing import Callable
 
 
+def add_kb_argument(parser: argparse.ArgumentParser, *, many: bool) -> None:
+    """Add ``--kb NAME`` to ``parser``: repeatable (``args.kb``: a list, or None for the
+    default knowledge base) when ``many``, else one name (default ``default``)."""
+    from core.models import DEFAULT_KB
+
+    if many:
+        parser.add_argument("--kb", action="append", metavar="NAME", default=None,
+                            help=f"knowledge base to search; repeat for several (default: {DEFAULT_KB})")
+    else:
+        parser.add_argument("--kb", metavar="NAME", default=DEFAULT_KB,
+                            help=f"knowledge base (default: {DEFAULT_KB}; created when missing)")
+
+
 def progress_printer(label: str) -> Callable[..., None]:
     """A ``progress(done, total)`` callback printing ``label`` lines to stderr."""
     from core.progress import progress_printer as printer

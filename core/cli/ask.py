@@ -1,4 +1,4 @@
-"""``python -m core ask "问题" [--json] [--generator NAME] [--store STORE] [--conversation ID]``;
+"""``python -m core ask "问题" [--json] [--generator NAME] [--store STORE] [--conversation ID] [--kb NAME ...]``;
 ``ask --json -`` reads one question per stdin line and prints JSON Lines. Exit 1 when a
 question could not be stored (its line says so), else 0."""
 
@@ -8,7 +8,7 @@ import argparse
 import json
 import sys
 
-from core.cli._shared import ensure_ingested, open_engine, owner_note
+from core.cli._shared import add_kb_argument, ensure_ingested, open_engine, owner_note
 from core.errors import AppError
 
 
@@ -24,6 +24,7 @@ def register(sub) -> None:
         help="ask inside conversation ID (the chat page's ?c=): earlier questions of it are the history, "
         "and the answer joins it",
     )
+    add_kb_argument(p, many=True)
     p.set_defaults(func=cmd_ask)
 
 
@@ -40,12 +41,17 @@ def cmd_ask(args: argparse.Namespace) -> int:
             "(run `python -m core ingest` to embed them)",
             file=sys.stderr,
         )
+    if args.kb:  # an unknown or hidden name: one error and exit 1, not one per line (default always exists)
+        engine.index.knowledge_bases.resolve(args.kb)
     questions = _stdin_questions() if args.question == "-" else [args.question]
     failed = 0
     for q in questions:
         history = engine.records.history(args.conversation) if args.conversation else ()
         try:
-            record = engine.ask(q, generator=args.generator, conversation_id=args.conversation, history=history)
+            record = engine.ask(
+                q, generator=args.generator, conversation_id=args.conversation, history=history,
+                knowledge_bases=args.kb,
+            )
         except AppError as exc:  # the store itself failed: say so for this line, go on with the next
             failed += 1
             _print_failed_line(q, exc, as_json=args.json)

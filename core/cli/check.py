@@ -1,4 +1,4 @@
-"""``python -m core check FILE|- [--json]``: 核查, verify any text against the knowledge base
+"""``python -m core check FILE|- [--json] [--kb NAME ...]``: 核查, verify any text against the knowledge base
 (``core.check``); with ``-`` JSON Lines ``{"text": "…"}`` on stdin, one record per line."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Iterator
 
-from core.cli._shared import ensure_ingested, open_engine
+from core.cli._shared import add_kb_argument, ensure_ingested, open_engine
 
 
 def register(sub) -> None:
@@ -17,6 +17,7 @@ def register(sub) -> None:
     p = sub.add_parser("check", help="核查: verify a text against the knowledge base ('-': JSON Lines on stdin)")
     p.add_argument("file", help="a UTF-8 text file, or '-' for JSON Lines {\"text\": \"…\"} on stdin")
     p.add_argument("--json", action="store_true", help="print the AnswerRecord as JSON (one line per record)")
+    add_kb_argument(p, many=True)
     p.set_defaults(func=cmd_check)
 
 
@@ -53,6 +54,6 @@ def cmd_check(args: argparse.Namespace) -> int:
         if isinstance(item, dict):
             print(json.dumps(item, ensure_ascii=False), flush=True)
             continue
-        record = check_text(engine, item)
+        record = check_text(engine, item, knowledge_bases=args.kb)
         print(record.model_dump_json() if args.json else format_text(record), flush=True)
     return 0

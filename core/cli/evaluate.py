@@ -13,6 +13,8 @@ import json
 import sys
 from pathlib import Path
 
+from core.cli._shared import add_kb_argument
+
 
 def register(sub) -> None:
     """Add ``eval`` and ``eval-claims`` to the ``python -m core`` subparsers ``sub``."""
@@ -54,6 +56,7 @@ def _register_eval(subparsers) -> None:
     p.add_argument("--data-dir", type=Path, default=None, help="reuse this data folder (keeps the embedding cache)")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.add_argument("--no-history", action="store_true", help="ask follow-ups without their conversation")
+    add_kb_argument(p, many=False)
     p.set_defaults(func=cmd_eval)
 
 
@@ -76,6 +79,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             limit=args.limit,
             progress=not args.quiet,
             use_history=not args.no_history,
+            knowledge_base=args.kb,
         )
         path = args.report or Path("eval-report.json")
         path.parent.mkdir(parents=True, exist_ok=True)

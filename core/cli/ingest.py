@@ -1,5 +1,6 @@
-"""``python -m core ingest [PATH ...] [--json] [--no-embed] [--rebuild]``: parse, index and
-embed files or folders (default: the corpus folder); prints the ingest report."""
+"""``python -m core ingest [PATH ...] [--json] [--no-embed] [--rebuild] [--kb NAME]``: parse,
+index and embed files or folders (default: the corpus folder) into knowledge base NAME
+(default ``default``; created, titled NAME, when missing); prints the ingest report."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import json
 import sys
 from pathlib import Path
 
-from core.cli._shared import open_engine, owner_note, progress_printer
+from core.cli._shared import add_kb_argument, open_engine, owner_note, progress_printer
 
 
 def register(sub) -> None:
@@ -17,7 +18,8 @@ def register(sub) -> None:
     p.add_argument("paths", nargs="*")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--no-embed", action="store_true", help="skip dense embedding (BM25 only until embedded)")
-    p.add_argument("--rebuild", action="store_true", help="delete the index first (answer records are kept)")
+    p.add_argument("--rebuild", action="store_true", help="delete the index first, every knowledge base (answer records are kept)")
+    add_kb_argument(p, many=False)
     p.set_defaults(func=cmd_ingest)
 
 
@@ -35,6 +37,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             return 1
         reset_index(settings)
     engine = open_engine(args)
+    if engine.index.knowledge_bases.get(args.kb) is None:
+        engine.index.knowledge_bases.create(args.kb)  # KnowledgeBaseError (exit 1) for a bad name
+        print(f"created knowledge base {args.kb!r}", file=sys.stderr)
     note = owner_note(engine)
     if note and not args.no_embed:
         print(note + "目录与关键词索引照常更新，向量由持有它的进程（运行中的应用的后台向量任务）补齐。", file=sys.stderr)
@@ -46,6 +51,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         progress=progress_printer("parse"),
         embed=not args.no_embed and note is None,
         embed_progress=progress_printer("embed"),
+        knowledge_base=args.kb,
     )
     if args.json:  # as_dict escapes lone surrogates: always valid UTF-8
         print(json.dumps(report.as_dict(), ensure_ascii=False))

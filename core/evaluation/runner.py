@@ -30,8 +30,12 @@ class RecordingRetriever(HybridRetriever):
     fused order, relevance and the sufficiency decision over the first
     ``top_k`` do not depend on the depth)."""
 
-    def __init__(self, index: Any, *, top_k: int, evidence_threshold: float, use_dense: bool, depth: int) -> None:
-        super().__init__(index, top_k=top_k, evidence_threshold=evidence_threshold, use_dense=use_dense, depth=depth)
+    def __init__(
+        self, index: Any, *, top_k: int, evidence_threshold: float, use_dense: bool, depth: int,
+        knowledge_bases: Sequence[str] | None = None,
+    ) -> None:
+        super().__init__(index, top_k=top_k, evidence_threshold=evidence_threshold, use_dense=use_dense, depth=depth,
+                         knowledge_bases=knowledge_bases)
         self.visible_top_k = top_k
         self.last: RetrievalResult | None = None
 
@@ -60,12 +64,14 @@ def run_eval(
     embedder: Any = None,
     progress: bool = True,
     use_history: bool = True,
+    knowledge_base: str = "default",
 ) -> dict[str, Any]:
     """Index ``docs``, ask every question, and return the report (a JSON-able dict).
 
     Unset options come from ``core.config.load_settings()`` (the UI's
     configuration). ``embedder`` overrides ``embedding`` with a ready instance
     (tests). ``use_history=False`` asks follow-ups without their conversation.
+    ``knowledge_base``: ``docs`` go into it (created when missing) and only it is searched.
     Report keys: ``config``, ``counts``, ``retrieval``, ``answer``,
     ``citations``, ``abstention``, ``latency_ms``, ``by_kind``, ``goals``,
     ``questions`` (per question).
@@ -98,6 +104,8 @@ def run_eval(
     try:
         embedder = embedder or make_embedder(settings.embedding)
         index = KnowledgeIndex(settings, embedder)
+        if index.knowledge_bases.get(knowledge_base) is None:
+            index.knowledge_bases.create(knowledge_base)
         report = ingest(
             index,
             [Path(d) for d in docs],
@@ -105,6 +113,7 @@ def run_eval(
             embed=use_dense,
             embed_progress=_progress("embed") if progress else None,
             remove_missing=True,
+            knowledge_base=knowledge_base,
         )
         if report.failures:
             for f in report.failures:
@@ -127,6 +136,7 @@ def run_eval(
             evidence_threshold=settings.evidence_threshold,
             use_dense=use_dense,
             depth=depth,
+            knowledge_bases=(knowledge_base,),
         )
         show = _progress("eval") if progress else None
         rows: list[dict[str, Any]] = []
@@ -149,8 +159,9 @@ def run_eval(
         config = {
             "questions": str(questions_path),
             "docs": [str(d) for d in docs],
-            "documents": len(index.documents()),
-            "chunks": total,
+            "knowledge_base": knowledge_base,
+            "documents": len(index.documents(knowledge_base)),
+            "chunks": len(index.serving((knowledge_base,))[0]),
             "embedding_model": embedder.name if use_dense else None,
             "dense": use_dense,
             "dense_coverage": f"{embedded}/{total}" if use_dense else "off",

@@ -1,0 +1,145 @@
+"""The store of knowledge bases: the ``knowledge_bases`` table of the catalog
+(``core.catalog``), one row per knowledge base.
+
+* ``name`` is the permanent id (``core.models.KB_NAME_PATTERN``); it is part of
+  every document and chunk id (``kb/source@version#n``), so it never changes:
+  renaming sets the ``title``.
+* ``hidden`` knowledge bases keep their documents (old answers replay) but are
+  not offered for questions: ``resolve`` refuses them.
+* ``settings`` is a JSON object for per-knowledge-base options used later
+  (redaction rules, who may ask); it never reaches the page or a prompt.
+* :data:`core.models.DEFAULT_KB` always exists (created with the catalog; it holds
+  the bundled Kubernetes sample and every document of a data folder made before
+  knowledge bases existed).
+
+Errors: ``KnowledgeBaseError`` (a ``ValueError`` and an ``AppError``, message in
+Chinese) for a bad or unknown name, an empty title or a duplicate; ``IndexError_``
+when SQLite fails (``core.sqlite``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Iterable, Mapping
+
+from core.errors import AppError
+from core.models import DEFAULT_KB, KnowledgeBase, check_kb_name, utc_now
+from core.sqlite import Database
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS knowledge_bases (
+    name TEXT PRIMARY KEY, title TEXT NOT NULL, hidden INTEGER NOT NULL DEFAULT 0,
+    settings_json TEXT NOT NULL DEFAULT '{}', created_at TEXT NOT NULL);
+"""
+
+#: The title of :data:`DEFAULT_KB` when the catalog creates it.
+DEFAULT_TITLE = "Kubernetes 示例文档"
+
+
+class KnowledgeBaseError(AppError, ValueError):
+    """A knowledge-base request that cannot be done (the message says why, in Chinese)."""
+
+
+def _row(row) -> KnowledgeBase:  # noqa: ANN001 - a sqlite3.Row
+    return KnowledgeBase(
+        name=row["name"], title=row["title"], hidden=bool(row["hidden"]),
+        settings=json.loads(row["settings_json"]), created_at=row["created_at"],
+    )
+
+
+class KnowledgeBaseStore:
+    """Create, rename, hide and list the knowledge bases of one catalog database."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+        with db.transaction() as conn:
+            conn.execute(
+                "INSERT OR IGNORE INTO knowledge_bases (name, title, created_at) VALUES (?, ?, ?)",
+                (DEFAULT_KB, DEFAULT_TITLE, utc_now().isoformat()),
+            )
+
+    def list(self, *, include_hidden: bool = True) -> list[KnowledgeBase]:
+        """Every knowledge base, :data:`DEFAULT_KB` first, then by name."""
+        with self._db.transaction() as conn:
+            rows = conn.execute(
+                "SELECT * FROM knowledge_bases ORDER BY name != ?, name", (DEFAULT_KB,)
+            ).fetchall()
+        return [kb for kb in map(_row, rows) if include_hidden or not kb.hidden]
+
+    def get(self, name: str) -> KnowledgeBase | None:
+        """The knowledge base ``name``, or None."""
+        with self._db.transaction() as conn:
+            row = conn.execute("SELECT * FROM knowledge_bases WHERE name = ?", (name,)).fetchone()
+        return _row(row) if row else None
+
+    def require(self, name: str) -> KnowledgeBase:
+        """The knowledge base ``name``; ``KnowledgeBaseError`` naming the known ones when there is none."""
+        kb = self.get(name)
+        if kb is None:
+            known = "、".join(k.name for k in self.list())
+            raise KnowledgeBaseError(f"没有名为 {name!r} 的知识库（现有：{known}）")
+        return kb
+
+    def create(self, name: str, title: str | None = None, settings: Mapping[str, object] | None = None) -> KnowledgeBase:
+        """Add a knowledge base (title defaults to the name). ``KnowledgeBaseError`` for a
+        bad name, an empty title, or a name that exists (also a hidden one)."""
+        try:
+            kb = KnowledgeBase(name=name, title=(title if title is not None else name).strip(),
+                               settings=dict(settings or {}), created_at=utc_now())
+        except ValueError as exc:
+            raise KnowledgeBaseError(_first_message(exc)) from exc
+        with self._db.transaction() as conn:
+            if conn.execute("SELECT 1 FROM knowledge_bases WHERE name = ?", (name,)).fetchone():
+                raise KnowledgeBaseError(f"知识库 {name!r} 已存在")
+            conn.execute(
+                "INSERT INTO knowledge_bases VALUES (?, ?, 0, ?, ?)",
+                (kb.name, kb.title, json.dumps(kb.settings, ensure_ascii=False), kb.created_at.isoformat()),
+            )
+        return kb
+
+    def rename(self, name: str, title: str) -> KnowledgeBase:
+        """Set the title of ``name`` (the name itself is permanent)."""
+        if not title.strip():
+            raise KnowledgeBaseError("知识库标题不能为空")
+        return self._update(name, "title = ?", title.strip())
+
+    def set_hidden(self, name: str, hidden: bool) -> KnowledgeBase:
+        """Hide (or show again) ``name``. :data:`DEFAULT_KB` cannot be hidden: it is the
+        selection when nothing else is chosen."""
+        if hidden and name == DEFAULT_KB:
+            raise KnowledgeBaseError("默认知识库不能隐藏")
+        return self._update(name, "hidden = ?", int(hidden))
+
+    def update_settings(self, name: str, settings: Mapping[str, object]) -> KnowledgeBase:
+        """Replace the settings of ``name`` (a JSON-serializable mapping)."""
+        return self._update(name, "settings_json = ?", json.dumps(dict(settings), ensure_ascii=False))
+
+    def _update(self, name: str, assignment: str, value: object) -> KnowledgeBase:
+        with self._db.transaction() as conn:
+            n = conn.execute(f"UPDATE knowledge_bases SET {assignment} WHERE name = ?", (value, name)).rowcount
+        if not n:
+            self.require(name)  # raises, naming the known ones
+        return self.require(name)
+
+    def resolve(self, names: Iterable[str] | None) -> tuple[str, ...]:
+        """The knowledge bases a question searches: ``names`` de-duplicated in order,
+        each existing and not hidden; ``(DEFAULT_KB,)`` when ``names`` is None or empty.
+        ``KnowledgeBaseError`` names the first bad one."""
+        wanted = tuple(dict.fromkeys(names or ())) or (DEFAULT_KB,)
+        for name in wanted:
+            try:
+                check_kb_name(name)
+            except ValueError as exc:
+                raise KnowledgeBaseError(str(exc)) from exc
+            if self.require(name).hidden:
+                raise KnowledgeBaseError(f"知识库 {name!r} 已隐藏，不能提问")
+        return wanted
+
+
+def _first_message(exc: ValueError) -> str:
+    """The message of a pydantic validation error without its boilerplate."""
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        msg = str(errors()[0].get("msg", exc))
+        return msg.removeprefix("Value error, ")
+    return str(exc)

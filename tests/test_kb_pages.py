@@ -1,0 +1,93 @@
+"""Knowledge bases in the app (AppTest): the chat sidebar's selector decides what a
+question searches, and the 知识库 page creates, renames and hides knowledge bases."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from core.ingest import ingest
+from core.records import RecordStore
+from tests.fakes import build_engine
+from tests.test_kb_migration import LEGACY
+
+ROOT = Path(__file__).resolve().parent.parent
+QUESTION = "CronJob 的时区默认是什么？"
+
+
+@pytest.fixture()
+def two_kbs(page_env):
+    """``page_env`` whose data folder has ``default`` (the one-file corpus) and ``beta``
+    (the CronJob and Pod files), before the app first runs."""
+    engine = build_engine(page_env / "data", [page_env / "corpus"])
+    engine.index.knowledge_bases.create("beta", "乙组文档")
+    ingest(engine.index, [LEGACY / "docs"], embed=False, knowledge_base="beta")
+    engine.index.close()
+    return page_env
+
+
+def _last_record(env: Path):
+    (record,) = RecordStore(env / "data" / "records.sqlite3").list(limit=1)
+    return record
+
+
+@pytest.mark.slow
+def test_chat_sidebar_selector_decides_what_is_searched(two_kbs):
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    assert not at.exception, at.exception
+    selector = at.sidebar.multiselect[0]
+    assert selector.label == "检索的知识库"
+    assert selector.options == ["Kubernetes 示例文档（default）", "乙组文档（beta）"]
+    assert selector.value == ["default"]
+    at.chat_input[0].set_value(QUESTION).run()
+    assert not at.exception, at.exception
+    first = _last_record(two_kbs)
+    assert first.knowledge_bases == ("default",) and first.status == "no_evidence"  # only beta knows CronJob
+
+    at.sidebar.multiselect[0].set_value(["beta"]).run()
+    at.chat_input[0].set_value(QUESTION).run()
+    assert not at.exception, at.exception
+    record = _last_record(two_kbs)
+    assert record.knowledge_bases == ("beta",) and record.status == "answered"
+    assert record.chunks and all(c.chunk_id.startswith("beta/") for c in record.chunks)
+
+    engine = build_engine(two_kbs / "data")
+    engine.index.knowledge_bases.set_hidden("beta", True)
+    at.run()
+    assert at.sidebar.multiselect[0].options == ["Kubernetes 示例文档（default）"]
+    assert at.sidebar.multiselect[0].value == []  # a hidden one is dropped from the selection
+
+
+@pytest.mark.slow
+def test_library_page_creates_renames_and_hides_a_knowledge_base(two_kbs):
+    at = AppTest.from_file(str(ROOT / "app_pages" / "library.py"), default_timeout=120).run()
+    assert not at.exception, at.exception
+    managed = at.selectbox(key="managed_kb")
+    assert managed.value == "default" and managed.options == ["Kubernetes 示例文档（default）", "乙组文档（beta）"]
+    assert len(at.dataframe[0].value) == 1  # the documents of default only
+
+    managed.set_value("beta").run()
+    assert set(at.dataframe[0].value["来源"]) == {"cron.md", "pod.md"}
+
+    at.text_input(key="kb_new_name").set_value("Bad Name")
+    next(b for b in at.button if b.label == "新建").click().run()
+    assert any("新建知识库失败" in e.value for e in at.error)
+    assert any("'Bad Name' 无效" in t.value for t in at.text)
+
+    at.text_input(key="kb_new_name").set_value("team-c")
+    at.text_input(key="kb_new_title").set_value("丙组 [链接](https://evil.example)")
+    next(b for b in at.button if b.label == "新建").click().run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="managed_kb").value == "team-c"
+    assert any("已新建知识库 `team-c`" in s.value for s in at.success)
+    assert at.dataframe[0].value.empty
+
+    at.text_input(key="kb_title_team-c").set_value("丙组").run()  # the browser reruns when the field loses focus
+    next(b for b in at.button if b.label == "重命名").click().run()
+    assert "丙组（team-c）" in at.selectbox(key="managed_kb").options
+    next(b for b in at.button if b.label == "隐藏此知识库").click().run()
+    assert "丙组（team-c） · 已隐藏" in at.selectbox(key="managed_kb").options
+    store = build_engine(two_kbs / "data").index.knowledge_bases
+    assert store.get("team-c").hidden and store.get("team-c").title == "丙组"
