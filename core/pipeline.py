@@ -4,10 +4,14 @@ generate → ground → verify → record.
 ``Engine`` holds what is loaded once per process (settings, embedder, index,
 record store); ``ask`` is the same code path for the UI, the command line and
 the evaluation.
+
+Just over 400 lines: redaction before storage (issue 16) has to run between retrieval and
+the generator inside ``_Turn``, so its two small hooks (``hide``, ``hide_chunk``) live here.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
@@ -22,10 +26,12 @@ from core.generators.extractive import ExtractiveGenerator
 from core.index import KnowledgeIndex
 from core.links import recommended_links
 from core.models import (
-    AnswerRecord, AuditEntry, Candidate, ChunkSnapshot, Draft, GeneratorInfo, SufficiencyInfo, Support,
+    AnswerRecord, AuditEntry, Candidate, Chunk, ChunkSnapshot, Draft, GeneratorInfo, RetrievedChunk, SufficiencyInfo,
+    Support,
 )
 from core.query import ResolvedQuery
 from core.records import RecordStore
+from core.redaction import Redactor
 from core.retrieval import HybridRetriever, RetrievalResult
 from core.verification import verify_record
 
@@ -42,6 +48,10 @@ class Engine:
     index: KnowledgeIndex
     records: RecordStore
     generators: dict[str, Generator] = field(default_factory=dict)
+    #: who may see which chunk (``core.access.AccessConfig.chunk_filter``); None: every chunk
+    chunk_filter: Callable[[Chunk], bool] | None = None
+    #: redaction before storage and before the generator (``core.access.KbPolicy.redactor``)
+    redactor: Redactor | None = None
 
     @classmethod
     def open(cls, settings: Settings | None = None, embedder: Embedder | None = None) -> "Engine":
@@ -57,6 +67,7 @@ class Engine:
             self.index,
             top_k=top_k or self.settings.top_k,
             evidence_threshold=self.settings.evidence_threshold if evidence_threshold is None else evidence_threshold,
+            allowed=self.chunk_filter,
         )
 
     def generator(self, name: str | None = None) -> Generator:
@@ -98,6 +109,7 @@ class Engine:
             conversation_id=conversation_id,
             history=history,
             on_text=on_text,
+            redactor=self.redactor,
         )
 
     def _safe_generator(self, name: str | None) -> Generator | AppError:
@@ -143,8 +155,16 @@ def ask(
     conversation_id: str | None = None,
     history: Sequence[str | tuple[str, str]] = (),
     on_text: Callable[[str], None] | None = None,
+    redactor: Redactor | None = None,
 ) -> AnswerRecord:
     """Run the whole pipeline for one question and store the record.
+
+    ``redactor`` (``core.redaction``): when given, the stored question, the retrieval
+    query and every chunk snapshot are redacted, and the generator sees only that
+    redacted text, so grounding, verification and citations are computed on the text
+    as stored (code points into it) and no raw value reaches a hosted model; an audit
+    entry (``detail.kind == "redaction"``) names the rules. Retrieval still searches
+    with the raw question (it never leaves the process).
 
     ``history`` holds the earlier turns of the conversation, oldest first: each an
     earlier user question (``str``) or a ``(question, answer)`` pair (answer ``""``
@@ -169,7 +189,7 @@ def ask(
 
     ``on_text`` receives each streamed text piece (surrogates already replaced).
     """
-    turn = _Turn(records, settings, conversation_id)
+    turn = _Turn(records, settings, conversation_id, redactor)
     try:
         return turn.run(question, retriever, generator, history, on_text)
     except BaseException as exc:
@@ -191,8 +211,13 @@ class _Turn:
     """The state of one ``ask`` call: what has been retrieved and streamed, and
     whether the record was stored (so an interruption stores it exactly once)."""
 
-    def __init__(self, records: RecordStore | None, settings: Settings, conversation_id: str | None) -> None:
+    def __init__(
+        self, records: RecordStore | None, settings: Settings, conversation_id: str | None,
+        redactor: Redactor | None = None,
+    ) -> None:
         self.records = records
+        self.redactor = redactor
+        self.redacted: dict[str, None] = {}  # the rules that fired, in order
         self.settings = settings
         self.base: dict = dict(query="", conversation_id=conversation_id, generator=GeneratorInfo(name="unavailable"))
         self.notes: list[AuditEntry] = []
@@ -201,7 +226,33 @@ class _Turn:
         self.pending: AnswerRecord | None = None
         self.saved = False
 
+    def hide(self, text: str) -> str:
+        """``text`` as stored: redacted when a redactor is set (code points of the result)."""
+        if self.redactor is None:
+            return text
+        red = self.redactor.redact(text)
+        self.redacted.update(dict.fromkeys(red.rules))
+        return red.text
+
+    def hide_chunk(self, rc: RetrievedChunk) -> RetrievedChunk:
+        """``rc`` with its text and heading path as stored (see :meth:`hide`)."""
+        if self.redactor is None:
+            return rc
+        chunk = rc.chunk.model_copy(
+            update={"text": self.hide(rc.chunk.text), "heading_path": tuple(self.hide(h) for h in rc.chunk.heading_path)}
+        )
+        return rc.model_copy(update={"chunk": chunk})
+
     def finish(self, record: AnswerRecord) -> AnswerRecord:
+        if self.redactor is not None:
+            self.notes.append(
+                AuditEntry(
+                    action="flagged",
+                    reason="个人信息已在存储前脱敏（问题与来源快照中的匹配内容替换为类型占位符）。",
+                    detail={"kind": "redaction", "rules": ",".join(self.redactor.names),
+                            "applied": ",".join(self.redacted)},
+                )
+            )
         if self.notes:
             record = record.model_copy(update={"audit": (*self.notes, *record.audit)})
         record = textsafe.scrub_record(record)
@@ -247,30 +298,36 @@ class _Turn:
         question, bad = textsafe.scrub(question)
         if bad:
             self.notes.append(textsafe.repair_audit("query", bad))
+        raw_question, question = question, self.hide(question)
         base["query"] = question
         turns = [(h, "") if isinstance(h, str) else (h[0], h[1]) for h in history]
         gen_question = question
         if isinstance(generator, Generator):
             base["generator"] = generator.info
         base["recommended_links"] = recommended_links(question, settings.links_file)
-        if len(question) > MAX_QUESTION_CHARS:
-            error = f"问题太长（{len(question)} 个字符）：请缩短到 {MAX_QUESTION_CHARS} 个字符以内。"
+        if len(raw_question) > MAX_QUESTION_CHARS:
+            error = f"问题太长（{len(raw_question)} 个字符）：请缩短到 {MAX_QUESTION_CHARS} 个字符以内。"
             return self.finish(AnswerRecord(status="error", error=error, **base))
         if isinstance(generator, Generator) and generator.own_retrieval:
             evidence: tuple = ()
             base["retrieval"] = {"retrieval": f"by the generator ({generator.name})"}
         else:
             try:
-                resolved = retriever.resolve(question, [q for q, _ in turns])
+                resolved = retriever.resolve(raw_question, [q for q, _ in turns])
                 if settings.llm_query_help and isinstance(generator, Generator):
                     resolved = _model_resolved(generator, question, turns, resolved)
                 if resolved.rewritten:
-                    base["retrieval_query"] = resolved.text
+                    base["retrieval_query"] = self.hide(resolved.text)
                 retrieval: RetrievalResult = retriever.retrieve(resolved)
             except AppError as exc:
                 return self.finish(AnswerRecord(status="error", error=str(exc), **base))
             if not generator_uses_history(generator):
-                gen_question = resolved.text
+                gen_question = self.hide(resolved.text)
+            if self.redactor is not None:
+                retrieval = dataclasses.replace(
+                    retrieval, chunks=tuple(map(self.hide_chunk, retrieval.chunks)),
+                    evidence=tuple(map(self.hide_chunk, retrieval.evidence)),
+                )
             evidence = retrieval.evidence
             self.snapshots = tuple(ChunkSnapshot.from_retrieved(rc) for rc in evidence)
             base["retrieval"] = dict(retrieval.config, display_threshold=settings.display_threshold)
@@ -302,7 +359,7 @@ class _Turn:
         self.notes.extend(repaired)
         sent = {s.chunk_id for s in snapshots}
         snapshots = snapshots + tuple(
-            ChunkSnapshot.from_retrieved(rc) for rc in draft.extra_chunks if rc.chunk_id not in sent
+            ChunkSnapshot.from_retrieved(self.hide_chunk(rc)) for rc in draft.extra_chunks if rc.chunk_id not in sent
         )
         self.snapshots = snapshots
         base["generator"] = draft.generator

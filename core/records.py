@@ -1,7 +1,12 @@
 """The answer store: one SQLite (WAL) row per ``AnswerRecord``.
 
 The row holds the record as JSON plus indexed columns (created_at, status,
-conversation_id, query). Records keep their own chunk snapshots, so replay
+conversation_id, query, user_id). ``user_id`` is who asked, an opaque id
+(``core.access.opaque_user_id``), kept only in its column, never in the record JSON, so
+it cannot reach a page, an export or a prompt; a store made by :meth:`RecordStore.for_user`
+writes it and reads only that user's rows (another user's answer id is "not found").
+Stores made before the column existed get it on open (``ALTER TABLE``; their rows have
+no user and are visible only in local single-user mode). Records keep their own chunk snapshots, so replay
 never depends on the current index. Rows written by an older version are
 upgraded on read (``core.models.migrate_record_data``, keyed by
 ``schema_version``); a row that cannot be read is skipped by :meth:`RecordStore.list`
@@ -10,6 +15,7 @@ and reported in ``RecordList.skipped``, never fatal for a page.
 
 from __future__ import annotations
 
+import copy
 import logging
 import sqlite3
 import threading
@@ -64,6 +70,9 @@ CREATE TABLE IF NOT EXISTS answers (
 CREATE INDEX IF NOT EXISTS answers_created ON answers(created_at);
 CREATE INDEX IF NOT EXISTS answers_conversation ON answers(conversation_id, created_at);
 """
+# Added in issue 16: run on open when the column is missing (a store made by an older version).
+_USER_COLUMN = "ALTER TABLE answers ADD COLUMN user_id TEXT"
+_USER_INDEX = "CREATE INDEX IF NOT EXISTS answers_user ON answers(user_id, created_at)"
 
 
 class RecordStore:
@@ -74,6 +83,19 @@ class RecordStore:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         self._database = Database(self.path, error=RecordError, label="the answer store", schema=_SCHEMA)
+        self.user_id: str | None = None
+        with self._lock, self._db() as db:
+            if "user_id" not in {row[1] for row in db.execute("PRAGMA table_info(answers)")}:
+                db.execute(_USER_COLUMN)
+            db.execute(_USER_INDEX)
+
+    def for_user(self, user_id: str | None) -> "RecordStore":
+        """This store seen by ``user_id`` (sharing its database): saves are stamped with the
+        id, and ``get``/``list``/``history`` return only that user's records. ``None``: the
+        unfiltered local single-user store."""
+        view = copy.copy(self)
+        view.user_id = user_id
+        return view
 
     def _db(self) -> ContextManager[sqlite3.Connection]:
         """A transaction on a new connection (``core.sqlite``; raises ``RecordError``)."""
@@ -82,7 +104,8 @@ class RecordStore:
     def save(self, record: AnswerRecord) -> None:
         with self._lock, self._db() as db:
             db.execute(
-                "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO answers (answer_id, created_at, status, conversation_id, query,"
+                " record_json, user_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (
                     record.answer_id,
                     record.created_at.isoformat(),
@@ -90,6 +113,7 @@ class RecordStore:
                     record.conversation_id,
                     record.query,
                     record.model_dump_json(),
+                    self.user_id,
                 ),
             )
 
@@ -98,8 +122,12 @@ class RecordStore:
         return conversation_history(self.list(conversation_id=conversation_id, limit=1000), limit)
 
     def get(self, answer_id: str) -> AnswerRecord | None:
+        """The record ``answer_id``, or None (also when it belongs to another user)."""
+        sql, args = "SELECT record_json FROM answers WHERE answer_id = ?", [answer_id]
+        if self.user_id is not None:
+            sql, args = sql + " AND user_id = ?", [answer_id, self.user_id]
         with self._db() as db:
-            row = db.execute("SELECT record_json FROM answers WHERE answer_id = ?", (answer_id,)).fetchone()
+            row = db.execute(sql, args).fetchone()
         return self._parse(row[0]) if row else None
 
     def _parse(self, js: str) -> AnswerRecord:
@@ -124,6 +152,9 @@ class RecordStore:
         storage failures still raise ``RecordError``.
         """
         where, args = [], []
+        if self.user_id is not None:
+            where.append("user_id = ?")
+            args.append(self.user_id)
         if text:
             where.append("query LIKE ?")
             args.append(f"%{text}%")
