@@ -4,13 +4,14 @@ import uuid
 
 import streamlit as st
 
+from components.auth import scoped
 from components.chat_view import ask_and_show, show_export_buttons, show_record
 from components.errors import page_guard
 from components.resources import ensure_ready
 from core.records import conversation_history
 
 with page_guard("显示问答页"):
-    engine = ensure_ready()
+    engine = scoped(ensure_ready())  # the signed-in user's records and knowledge bases
 
     conversation_id = st.query_params.get("c")
     if not conversation_id:

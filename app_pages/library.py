@@ -4,6 +4,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from components.auth import current_user, is_admin
 from components.chat_view import show_index_status
 from components.errors import page_guard
 from components.library_view import progress_callback, show_report
@@ -11,6 +12,9 @@ from components.resources import embedding_worker, ensure_ready
 from core.library import ingest_folder, ingest_uploads
 
 with page_guard("知识库操作"):
+    if not is_admin(current_user()):  # app.py hides the page too; a direct call still stops here
+        st.error("只有管理员可以管理知识库。")
+        st.stop()
     engine = ensure_ready()
     st.title("知识库")
     show_index_status(engine, embedding_worker())
