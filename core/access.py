@@ -12,7 +12,7 @@ today ``components.auth`` passes the ``[yinzheng]`` section of ``.streamlit/secr
     [yinzheng.knowledge_bases.default]      # one table per knowledge base name
     access = ["bob@example.com", "@example.org"]   # users, "@domain"s, or "*"; missing: everyone
     redaction = true                         # redact personal data before storage
-    redaction_patterns = { 工号 = "EMP-\\d{6}" }   # extra rules: placeholder name -> regex
+    redaction_patterns = { "工号" = 'EMP-\d{6}' }   # extra rules: placeholder name -> regex
 
 A user is identified by :func:`opaque_user_id`, a keyed hash (HMAC-SHA256) of the OIDC
 ``iss`` and ``sub`` claims: stable per account, meaningless outside this deployment, never

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from core import grounding, textsafe
-from core.config import Settings, load_settings
+from core.access import DEFAULT_KB, AccessConfig
+from core.config import Settings, load_settings, secrets_section
 from core.embeddings import Embedder, make_embedder
 from core.errors import AppError, GenerationError, RecordError, UnsavedRecordError
 from core.generators import registry
@@ -31,7 +32,7 @@ from core.models import (
 )
 from core.query import ResolvedQuery
 from core.records import RecordStore
-from core.redaction import Redactor
+from core.redaction import Redactor, redaction_audit
 from core.retrieval import HybridRetriever, RetrievalResult
 from core.verification import verify_record
 
@@ -55,12 +56,15 @@ class Engine:
 
     @classmethod
     def open(cls, settings: Settings | None = None, embedder: Embedder | None = None) -> "Engine":
-        """Load settings, the embedding model, the index and the record store once."""
+        """Load settings, the embedding model, the index and the record store once; the
+        default knowledge base's redaction setting comes from ``[yinzheng]`` in the secrets
+        file (``core.access``), so the command line stores what the app would."""
         settings = settings or load_settings()
+        redactor = AccessConfig.from_mapping(secrets_section("yinzheng")).policy(DEFAULT_KB).redactor()
         embedder = embedder or make_embedder(settings.embedding)
         index = KnowledgeIndex(settings, embedder)
         records = RecordStore(settings.records_path)
-        return cls(settings, embedder, index, records, {"extractive": ExtractiveGenerator()})
+        return cls(settings, embedder, index, records, {"extractive": ExtractiveGenerator()}, redactor=redactor)
 
     def retriever(self, top_k: int | None = None, evidence_threshold: float | None = None) -> HybridRetriever:
         return HybridRetriever(
@@ -245,14 +249,7 @@ class _Turn:
 
     def finish(self, record: AnswerRecord) -> AnswerRecord:
         if self.redactor is not None:
-            self.notes.append(
-                AuditEntry(
-                    action="flagged",
-                    reason="个人信息已在存储前脱敏（问题与来源快照中的匹配内容替换为类型占位符）。",
-                    detail={"kind": "redaction", "rules": ",".join(self.redactor.names),
-                            "applied": ",".join(self.redacted)},
-                )
-            )
+            self.notes.append(redaction_audit(self.redactor, self.redacted))
         if self.notes:
             record = record.model_copy(update={"audit": (*self.notes, *record.audit)})
         record = textsafe.scrub_record(record)

@@ -39,6 +39,7 @@ from stdnum import luhn
 from stdnum.cn import ric
 
 from core.errors import ConfigError
+from core.models import AuditEntry
 
 # A candidate may not touch ASCII word characters or a digit separated by . : - /
 _BEFORE = r"(?<![0-9A-Za-z_])(?<![0-9][.:/-])"
@@ -155,6 +156,19 @@ class Redactor:
             pos = end
         out.append(text[pos:])
         return Redaction("".join(out), tuple(spans))
+
+
+REDACTION_REASON = "个人信息已在存储前脱敏（问题与来源快照中的匹配内容替换为类型占位符）。"
+
+
+def redaction_audit(redactor: Redactor, applied: Iterable[str]) -> AuditEntry:
+    """The record's statement that it was redacted: ``detail.kind == "redaction"``,
+    ``detail.rules`` the active rule names and ``detail.applied`` those that fired
+    (comma-separated; never a raw value)."""
+    return AuditEntry(
+        action="flagged", reason=REDACTION_REASON,
+        detail={"kind": "redaction", "rules": ",".join(redactor.names), "applied": ",".join(dict.fromkeys(applied))},
+    )
 
 
 def redact(text: str, extra: Mapping[str, str] | None = None) -> Redaction:

@@ -101,3 +101,14 @@ def test_a_store_made_before_the_user_column_is_migrated_on_open(tmp_path):
     assert store.for_user("a" * 32).get(old.answer_id) is None  # a signed-in user does not
     store.for_user("a" * 32).save(_record())
     assert len(store.list()) == 2
+
+
+def test_check_mode_sees_only_the_bases_a_user_may_ask(sample_engine):
+    from core.check import check_text
+
+    text = "CronJob 的时间表使用 Cron 语法。"
+    assert check_text(sample_engine, text, save=False).supports
+    config = AccessConfig.from_mapping(SECTION)
+    outsider = dataclasses.replace(sample_engine, chunk_filter=config.chunk_filter(_user("mallory@evil.org")))
+    record = check_text(outsider, text, save=False)
+    assert record.status == "unverifiable" and not record.supports and not record.chunks

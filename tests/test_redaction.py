@@ -123,3 +123,31 @@ def test_without_redaction_the_text_is_stored_as_is(tmp_path):
 def test_redactor_needs_rules():
     with pytest.raises(ValueError):
         Redactor(())
+
+
+def test_check_mode_stores_the_text_redacted_with_spans_on_it(pii_engine):
+    from core.check import check_text
+
+    text = "值班电话是 13812345678。报销款项打入银行卡 6222020200112233446。"
+    record = check_text(pii_engine, text)
+    stored = pii_engine.records.get(record.answer_id)
+    _assert_no_raw(stored.model_dump_json())
+    assert stored.answer_text == "值班电话是 [手机号]。报销款项打入银行卡 [银行卡号]。" == stored.query
+    assert stored.supports and all(stored.answer_text[s.start : s.end].strip() for s in stored.supports)
+    for sup in stored.supports:  # aligned quotes are code points into the stored snapshot text
+        chunk = stored.chunk(sup.chunk_ids[0])
+        assert chunk.text[sup.aligned_quote.start : sup.aligned_quote.end] == sup.quote
+    (note,) = [a for a in stored.audit if a.detail.get("kind") == "redaction"]
+    assert note.detail["applied"].split(",")[:2] == ["手机号", "银行卡号"]
+
+
+def test_the_command_line_reads_redaction_from_the_secrets_file(tmp_path):
+    from core.access import DEFAULT_KB, AccessConfig
+    from core.config import secrets_section
+
+    path = tmp_path / "secrets.toml"
+    path.write_text("[yinzheng.knowledge_bases.default]\nredaction = true\n" r"""redaction_patterns = { "工号" = 'EMP-\d{6}' }""",
+                    encoding="utf-8")
+    redactor = AccessConfig.from_mapping(secrets_section("yinzheng", path)).policy(DEFAULT_KB).redactor()
+    assert redactor.redact("EMP-004711 与 13812345678").text == "[工号] 与 [手机号]"
+    assert secrets_section("yinzheng", tmp_path / "missing.toml") == {}
