@@ -22,7 +22,7 @@ followed by a digit is not a candidate (version numbers ``1.13812345678``, port 
 ``8080:13812345678``, IPs, timestamps), and the checksums reject most random digit runs.
 Presidio was considered and not used: its analyzer needs a spaCy model downloaded at run
 time, which fails offline; these rules and python-stdnum's checksums are tested against
-golden inputs (``tests/golden/redaction.json``).
+golden inputs (``tests/golden/redaction/cases.json``).
 
 All offsets are **code points**. :func:`redact` returns the redacted text; offsets into it
 are what the record stores, so citations computed on it stay exact. The raw values are

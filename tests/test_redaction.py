@@ -18,7 +18,8 @@ from tests.fakes import build_engine
 from tests.gemini_server import StubGemini
 from tests.openai_stub import citing_responder
 
-GOLDEN = json.loads((Path(__file__).parent / "golden" / "redaction.json").read_text(encoding="utf-8"))["cases"]
+CASES = Path(__file__).parent / "golden" / "redaction" / "cases.json"  # not in golden/*.json: those are render cases
+GOLDEN = json.loads(CASES.read_text(encoding="utf-8"))["cases"]
 
 
 @pytest.mark.parametrize("case", GOLDEN, ids=[c["name"] for c in GOLDEN])
