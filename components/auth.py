@@ -70,7 +70,7 @@ def require_sign_in() -> User | None:
         for provider in _providers():
             label = "登录" if provider is None else f"使用 {provider} 登录"
             if st.button(label, type="primary", key=f"login-{provider}"):
-                st.login(provider) if provider else st.login()
+                st.login(provider)  # None: the unnamed [auth] provider
         st.stop()
     return current_user()
 
