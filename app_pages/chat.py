@@ -5,19 +5,20 @@ import streamlit as st
 from components.answer_actions import Request, pending_request
 from components.chat_view import answer_request, show_conversation, show_export_buttons
 from components.conversation_view import QUESTION_KEY, current_conversation
+from components.auth import may_ask, scoped
 from components.errors import page_guard
 from components.resources import ensure_ready
 from components.sidebar import kb_selector, retrieval_options
 
 with page_guard("显示问答页"):
-    engine = ensure_ready()
+    engine = scoped(ensure_ready())  # the signed-in user's records and knowledge bases
     conversation_id = current_conversation()  # the sidebar lists conversations (components.sidebar)
 
     st.title("引证 · 有出处的问答")
     st.caption("每个句子后的上标指向它的来源片段；悬停、点击或轻触上标查看来源卡片，卡片里可打开快照。")
 
     with st.sidebar:
-        knowledge_bases = kb_selector(engine.index.knowledge_bases)
+        knowledge_bases = kb_selector(engine.index.knowledge_bases, may_ask=may_ask)
 
     records = engine.records.list(conversation_id=conversation_id, limit=200)
     if records:

@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from components.auth import scoped
 from components.chat_view import show_export_buttons, show_record
 from components.errors import page_guard, show_app_error
 from components.resources import ensure_ready
@@ -13,7 +14,7 @@ except ImportError:  # the verifier is not installed in this build
     check_text = None
 
 with page_guard("核查"):
-    engine = ensure_ready()
+    engine = scoped(ensure_ready())
     st.title("核查 · 检查任意文本的出处")
     st.caption("粘贴一段文字（如其他聊天机器人的回答、报告中的段落），逐句在知识库中检索并核对："
                "有出处的句子带上标，与来源矛盾的句子标 ⚠ 与来源矛盾，找不到出处的句子标 本段无出处。")

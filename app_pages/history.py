@@ -5,13 +5,14 @@ from datetime import datetime, time, timezone
 
 import streamlit as st
 
+from components.auth import scoped
 from components.chat_view import show_export_buttons, show_record
 from components.conversation_view import show_conversation_groups
 from components.errors import page_guard
 from components.resources import get_engine
 
 with page_guard("加载历史回答"):
-    engine = get_engine()
+    engine = scoped(get_engine())  # only the signed-in user's answers
     st.title("历史回答")
     col1, col2, col3 = st.columns([3, 1, 1])
     text = col1.text_input("按问题搜索", "")

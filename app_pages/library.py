@@ -5,6 +5,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from components.auth import current_user, is_admin
 from components.errors import page_guard
 from components.kb_view import choose_managed_kb, show_kb_admin
 from components.library_view import hide_controls, overview, progress_callback, show_report
@@ -12,6 +13,9 @@ from components.resources import embedding_worker, ensure_ready
 from core.library import ingest_folder, ingest_uploads
 
 with page_guard("知识库操作"):
+    if not is_admin(current_user()):  # app.py hides the page too; a direct call still stops here
+        st.error("只有管理员可以管理知识库。")
+        st.stop()
     engine = ensure_ready()
     st.title("知识库")
     kb = choose_managed_kb(engine.index.knowledge_bases)

@@ -2,13 +2,14 @@
 
 import streamlit as st
 
+from components.auth import scoped
 from components.errors import page_guard
 from components.resources import get_engine
 from components.source_view import show_snapshot
 from core.replay import current_counterpart
 
 with page_guard("显示来源快照"):
-    engine = get_engine()
+    engine = scoped(get_engine())  # another user's answer id is "not found"
     st.title("来源快照")
     answer_id = st.query_params.get("answer_id", "")
     chunk_id = st.query_params.get("chunk_id", "")

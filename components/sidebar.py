@@ -7,8 +7,11 @@ keys; the sidebar runs on every page (``app.py``), so a setting survives navigat
 
 from __future__ import annotations
 
+from typing import Callable
+
 import streamlit as st
 
+from components.auth import scoped
 from components.chat_view import show_index_status
 from components.conversation_view import current_conversation, show_conversation_list
 from components.kb_view import kb_label
@@ -30,7 +33,7 @@ _KEPT_KEY = "_knowledge_bases_kept"
 
 def show_sidebar(*, conversations: bool = False) -> None:
     """The sidebar of every page; ``conversations``: the chat page's conversation list first."""
-    engine = get_engine()
+    engine = scoped(get_engine())  # the signed-in user's conversations only
     with st.sidebar:
         if conversations:
             show_conversation_list(engine.records, current_conversation())
@@ -88,11 +91,11 @@ def retrieval_options() -> RetrievalOptions:
     documents = tuple(state.get(DOCUMENTS_KEY) or ()) or None
     threshold = state.get(THRESHOLD_KEY) if state.get(OWN_THRESHOLD_KEY) else None
     return RetrievalOptions(top_k=state.get(TOP_K_KEY), evidence_threshold=threshold, documents=documents)
-def kb_selector(store: KnowledgeBaseStore) -> list[str]:
+def kb_selector(store: KnowledgeBaseStore, may_ask: Callable[[str], bool] | None = None) -> list[str]:
     """The chat sidebar's 检索的知识库 multiselect over the knowledge bases that are not
-    hidden (default: ``default``); returns the chosen names (``[]`` means ``default``:
-    ``KnowledgeBaseStore.resolve``)."""
-    kbs = {kb.name: kb for kb in store.list(include_hidden=False)}
+    hidden and that the user may ask (``may_ask``; None: all); returns the chosen names
+    (``[]`` means ``default``: ``KnowledgeBaseStore.resolve``)."""
+    kbs = {kb.name: kb for kb in store.list(include_hidden=False) if may_ask is None or may_ask(kb.name)}
     kept = st.session_state.get(SELECTED_KEY, st.session_state.get(_KEPT_KEY, [DEFAULT_KB]))
     st.session_state[SELECTED_KEY] = [n for n in kept if n in kbs]  # drop ones hidden since
     picked = st.multiselect(

@@ -27,6 +27,7 @@ from core import grounding
 from core.layout import sentence_spans
 from core.errors import AppError
 from core.models import AnswerRecord, ChunkSnapshot, GeneratorInfo, Support
+from core.redaction import redaction_audit
 from core.retrieval import HybridRetriever
 from core.verification import verify
 
@@ -56,8 +57,17 @@ def check_text(
     cost no model call (see README, 核查 figures).
     ``knowledge_bases``: the ones searched (None or empty: ``default``; the record names
     them); ``KnowledgeBaseError`` for an unknown or hidden one.
+
+    The engine's ``chunk_filter`` limits retrieval to the knowledge bases the user may ask;
+    with a redactor for those knowledge bases (``Engine.redactor_for``) the text and the
+    chunk snapshots are redacted first, so spans and aligned quotes are code points into
+    the text as stored (``core.redaction``).
     """
     kbs = engine.index.knowledge_bases.resolve(knowledge_bases)
+    redactor, applied = engine.redactor_for(kbs), []
+    if redactor is not None:
+        redacted = redactor.redact(text)
+        text, applied = redacted.text, list(redacted.rules)
     base: dict[str, Any] = dict(query=text, answer_text=text, generator=GENERATOR, knowledge_bases=kbs)
     if not text.strip():
         return _finish(engine, save, AnswerRecord(status="error", error="没有可核对的文字。", **base))
@@ -65,7 +75,8 @@ def check_text(
         error = f"文字太长（{len(text)} 个字符）：请分段核查，每段不超过 {MAX_CHECK_CHARS} 个字符。"
         return _finish(engine, save, AnswerRecord(status="error", error=error, **base))
     retriever = HybridRetriever(
-        engine.index, top_k=engine.settings.top_k, evidence_threshold=0.0, use_dense=dense, knowledge_bases=kbs
+        engine.index, top_k=engine.settings.top_k, evidence_threshold=0.0, use_dense=dense, knowledge_bases=kbs,
+        allowed=getattr(engine, "chunk_filter", None),
     )
     supports: list[Support] = []
     cited: dict[str, ChunkSnapshot] = {}
@@ -76,6 +87,10 @@ def check_text(
             result = retriever.retrieve(sentence)
             config = result.config
             snapshots = [ChunkSnapshot.from_retrieved(rc) for rc in result.chunks]
+            if redactor is not None:
+                hidden = [redactor.redact(s.text) for s in snapshots]
+                applied.extend(r for h in hidden for r in h.rules)
+                snapshots = [s.model_copy(update={"text": h.text}) for s, h in zip(snapshots, hidden)]
             v = verify(sentence, snapshots)
             if v.verdict == "unsupported" or v.chunk_id is None or v.aligned_quote is None:
                 continue
@@ -102,6 +117,7 @@ def check_text(
         chunks=tuple(cited.values()),
         supports=tuple(supports),
         retrieval=dict(config, retrieval="per sentence (check)"),
+        audit=(redaction_audit(redactor, applied),) if redactor is not None else (),
         **base,
     )
     return _finish(engine, save, record)

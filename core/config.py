@@ -225,6 +225,21 @@ def _secrets(path: Path) -> dict[str, str]:
     return {k: str(v) for k, v in data.items() if isinstance(v, (str, int, float))}
 
 
+def secrets_section(name: str, secrets_path: Path | None = None) -> dict:
+    """The ``[name]`` table of the secrets file (default ``.streamlit/secrets.toml``), or
+    ``{}`` when the file or the table is absent; e.g. ``[yinzheng]`` for ``core.access``
+    on the command line (the app reads the same table through ``st.secrets``). Raises
+    ``ConfigError`` for a file that is not valid TOML."""
+    path = secrets_path or REPO_ROOT / ".streamlit" / "secrets.toml"
+    if not path.is_file():
+        return {}
+    try:
+        table = tomllib.loads(path.read_text(encoding="utf-8")).get(name)
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{path} is not valid TOML: {exc}") from exc
+    return table if isinstance(table, dict) else {}
+
+
 def load_settings(
     env: Mapping[str, str] | None = None, secrets_path: Path | None = None
 ) -> Settings:

@@ -4,16 +4,21 @@ generate → ground → verify → record.
 ``Engine`` holds what is loaded once per process (settings, embedder, index,
 record store); ``ask`` is the same code path for the UI, the command line and
 the evaluation.
+
+Just over 400 lines: redaction before storage (issue 16) has to run between retrieval and
+the generator inside ``_Turn``, so its two small hooks (``hide``, ``hide_chunk``) live here.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from core import grounding, textsafe
-from core.config import Settings, load_settings
+from core.access import AccessConfig
+from core.config import Settings, load_settings, secrets_section
 from core.embeddings import Embedder, make_embedder
 from core.errors import AppError, GenerationError, RecordError, UnsavedRecordError
 from core.generators import registry
@@ -22,10 +27,12 @@ from core.generators.extractive import ExtractiveGenerator
 from core.index import KnowledgeIndex
 from core.links import links_for_record
 from core.models import (
-    AnswerRecord, AuditEntry, Candidate, ChunkSnapshot, Draft, GeneratorInfo, SufficiencyInfo, Support,
+    AnswerRecord, AuditEntry, Candidate, Chunk, ChunkSnapshot, Draft, GeneratorInfo, RetrievedChunk, SufficiencyInfo,
+    Support,
 )
 from core.query import ResolvedQuery
 from core.records import RecordStore
+from core.redaction import Redactor, redaction_audit
 from core.retrieval import HybridRetriever, RetrievalOptions, RetrievalResult
 from core.verification import verify_record
 
@@ -42,15 +49,24 @@ class Engine:
     index: KnowledgeIndex
     records: RecordStore
     generators: dict[str, Generator] = field(default_factory=dict)
+    #: who may see which chunk (``core.access.AccessConfig.chunk_filter``); None: every chunk
+    chunk_filter: Callable[[Chunk], bool] | None = None
+    #: a fixed redactor for every question (tests, tools); None: :attr:`access` decides per question
+    redactor: Redactor | None = None
+    #: administrators and per-knowledge-base policies (``[yinzheng]`` in the secrets file)
+    access: AccessConfig | None = None
 
     @classmethod
     def open(cls, settings: Settings | None = None, embedder: Embedder | None = None) -> "Engine":
-        """Load settings, the embedding model, the index and the record store once."""
+        """Load settings, the embedding model, the index and the record store once; the
+        default knowledge base's redaction setting comes from ``[yinzheng]`` in the secrets
+        file (``core.access``), so the command line stores what the app would."""
         settings = settings or load_settings()
+        access = AccessConfig.from_mapping(secrets_section("yinzheng"))
         embedder = embedder or make_embedder(settings.embedding)
         index = KnowledgeIndex(settings, embedder)
         records = RecordStore(settings.records_path)
-        return cls(settings, embedder, index, records, {"extractive": ExtractiveGenerator()})
+        return cls(settings, embedder, index, records, {"extractive": ExtractiveGenerator()}, access=access)
 
     def retriever(
         self, top_k: int | None = None, evidence_threshold: float | None = None, options: RetrievalOptions | None = None,
@@ -67,7 +83,16 @@ class Engine:
             sufficiency_threshold=options.evidence_threshold,
             documents=options.documents,
             knowledge_bases=self.index.knowledge_bases.resolve(knowledge_bases),
+            allowed=self.chunk_filter,
         )
+
+    def redactor_for(self, knowledge_bases: Sequence[str]) -> Redactor | None:
+        """The redaction of a question over ``knowledge_bases`` (resolved names): the fixed
+        :attr:`redactor`, else the rules of every one of them whose policy redacts
+        (``AccessConfig.redactor``), else None."""
+        if self.redactor is not None:
+            return self.redactor
+        return self.access.redactor(knowledge_bases) if self.access is not None else None
 
     def generator(self, name: str | None = None) -> Generator:
         name = name or self.settings.generator
@@ -107,9 +132,10 @@ class Engine:
         ``knowledge_bases``: the names searched (None or empty: ``default``); the record
         names them. Raises ``KnowledgeBaseError`` (before anything is stored) for an
         unknown or hidden one."""
+        kbs = self.index.knowledge_bases.resolve(knowledge_bases)
         return ask(
             question,
-            retriever=self.retriever(options=options, knowledge_bases=knowledge_bases),
+            retriever=self.retriever(options=options, knowledge_bases=kbs),
             generator=generator if isinstance(generator, Generator) else self._safe_generator(generator),
             records=self.records if save else None,
             settings=self.settings,
@@ -117,6 +143,7 @@ class Engine:
             history=history,
             on_text=on_text,
             regenerated_from=regenerated_from,
+            redactor=self.redactor_for(kbs),
         )
 
     def _safe_generator(self, name: str | None) -> Generator | AppError:
@@ -163,8 +190,16 @@ def ask(
     history: Sequence[str | tuple[str, str]] = (),
     on_text: Callable[[str], None] | None = None,
     regenerated_from: str | None = None,
+    redactor: Redactor | None = None,
 ) -> AnswerRecord:
     """Run the whole pipeline for one question and store the record.
+
+    ``redactor`` (``core.redaction``): when given, the stored question, the retrieval
+    query and every chunk snapshot are redacted, and the generator sees only that
+    redacted text, so grounding, verification and citations are computed on the text
+    as stored (code points into it) and no raw value reaches a hosted model; an audit
+    entry (``detail.kind == "redaction"``) names the rules. Retrieval still searches
+    with the raw question (it never leaves the process).
 
     ``history`` holds the earlier turns of the conversation, oldest first: each an
     earlier user question (``str``) or a ``(question, answer)`` pair (answer ``""``
@@ -191,7 +226,7 @@ def ask(
     ``regenerated_from``: the ``answer_id`` of the answer this one regenerates, stored in
     the record (the earlier record is kept unchanged).
     """
-    turn = _Turn(records, settings, conversation_id)
+    turn = _Turn(records, settings, conversation_id, redactor)
     turn.base["regenerated_from"] = regenerated_from
     try:
         return turn.run(question, retriever, generator, history, on_text)
@@ -214,8 +249,13 @@ class _Turn:
     """The state of one ``ask`` call: what has been retrieved and streamed, and
     whether the record was stored (so an interruption stores it exactly once)."""
 
-    def __init__(self, records: RecordStore | None, settings: Settings, conversation_id: str | None) -> None:
+    def __init__(
+        self, records: RecordStore | None, settings: Settings, conversation_id: str | None,
+        redactor: Redactor | None = None,
+    ) -> None:
         self.records = records
+        self.redactor = redactor
+        self.redacted: dict[str, None] = {}  # the rules that fired, in order
         self.settings = settings
         self.base: dict = dict(query="", conversation_id=conversation_id, generator=GeneratorInfo(name="unavailable"))
         self.notes: list[AuditEntry] = []
@@ -224,9 +264,28 @@ class _Turn:
         self.pending: AnswerRecord | None = None
         self.saved = False
 
+    def hide(self, text: str) -> str:
+        """``text`` as stored: redacted when a redactor is set (code points of the result)."""
+        if self.redactor is None:
+            return text
+        red = self.redactor.redact(text)
+        self.redacted.update(dict.fromkeys(red.rules))
+        return red.text
+
+    def hide_chunk(self, rc: RetrievedChunk) -> RetrievedChunk:
+        """``rc`` with its text and heading path as stored (see :meth:`hide`)."""
+        if self.redactor is None:
+            return rc
+        chunk = rc.chunk.model_copy(
+            update={"text": self.hide(rc.chunk.text), "heading_path": tuple(self.hide(h) for h in rc.chunk.heading_path)}
+        )
+        return rc.model_copy(update={"chunk": chunk})
+
     def finish(self, record: AnswerRecord) -> AnswerRecord:
         # recommended links relate to the finished answer (its status and cited sources): core.links
         record = record.model_copy(update={"recommended_links": links_for_record(record, self.settings.links_file)})
+        if self.redactor is not None:
+            self.notes.append(redaction_audit(self.redactor, self.redacted))
         if self.notes:
             record = record.model_copy(update={"audit": (*self.notes, *record.audit)})
         record = textsafe.scrub_record(record)
@@ -272,6 +331,7 @@ class _Turn:
         question, bad = textsafe.scrub(question)
         if bad:
             self.notes.append(textsafe.repair_audit("query", bad))
+        raw_question, question = question, self.hide(question)
         base["query"] = question
         if getattr(retriever, "knowledge_bases", None):  # the record names what the question searched
             base["knowledge_bases"] = tuple(retriever.knowledge_bases)
@@ -279,24 +339,29 @@ class _Turn:
         gen_question = question
         if isinstance(generator, Generator):
             base["generator"] = generator.info
-        if len(question) > MAX_QUESTION_CHARS:
-            error = f"问题太长（{len(question)} 个字符）：请缩短到 {MAX_QUESTION_CHARS} 个字符以内。"
+        if len(raw_question) > MAX_QUESTION_CHARS:
+            error = f"问题太长（{len(raw_question)} 个字符）：请缩短到 {MAX_QUESTION_CHARS} 个字符以内。"
             return self.finish(AnswerRecord(status="error", error=error, **base))
         if isinstance(generator, Generator) and generator.own_retrieval:
             evidence: tuple = ()
             base["retrieval"] = {"retrieval": f"by the generator ({generator.name})"}
         else:
             try:
-                resolved = retriever.resolve(question, [q for q, _ in turns])
+                resolved = retriever.resolve(raw_question, [q for q, _ in turns])
                 if settings.llm_query_help and isinstance(generator, Generator):
                     resolved = _model_resolved(generator, question, turns, resolved)
                 if resolved.rewritten:
-                    base["retrieval_query"] = resolved.text
+                    base["retrieval_query"] = self.hide(resolved.text)
                 retrieval: RetrievalResult = retriever.retrieve(resolved)
             except AppError as exc:
                 return self.finish(AnswerRecord(status="error", error=str(exc), **base))
             if not generator_uses_history(generator):
-                gen_question = resolved.text
+                gen_question = self.hide(resolved.text)
+            if self.redactor is not None:
+                retrieval = dataclasses.replace(
+                    retrieval, chunks=tuple(map(self.hide_chunk, retrieval.chunks)),
+                    evidence=tuple(map(self.hide_chunk, retrieval.evidence)),
+                )
             evidence = retrieval.evidence
             self.snapshots = tuple(ChunkSnapshot.from_retrieved(rc) for rc in evidence)
             base["retrieval"] = dict(retrieval.config, display_threshold=settings.display_threshold)
@@ -328,7 +393,7 @@ class _Turn:
         self.notes.extend(repaired)
         sent = {s.chunk_id for s in snapshots}
         snapshots = snapshots + tuple(
-            ChunkSnapshot.from_retrieved(rc) for rc in draft.extra_chunks if rc.chunk_id not in sent
+            ChunkSnapshot.from_retrieved(self.hide_chunk(rc)) for rc in draft.extra_chunks if rc.chunk_id not in sent
         )
         self.snapshots = snapshots
         base["generator"] = draft.generator

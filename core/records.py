@@ -2,13 +2,19 @@
 metadata of conversations.
 
 The row holds the record as JSON plus indexed columns (created_at, status,
-conversation_id, query). A conversation is the records sharing a
+conversation_id, query, user_id). A conversation is the records sharing a
 ``conversation_id``; the ``conversations`` table only adds what a person set
 (a title, hidden) and when: a conversation is never deleted, only hidden.
 Store layout versions (``PRAGMA user_version``): 0 = answers only (files made
 before conversations had metadata); 1 = plus ``conversations``. Each change is
 additive, so opening an older file creates what it lacks (``CREATE ... IF NOT
-EXISTS``) and stamps the version; no row is rewritten. Records keep their own chunk snapshots, so replay
+EXISTS``) and stamps the version; no row is rewritten.
+``user_id`` is who asked, an opaque id (``core.access.opaque_user_id``), kept only in
+its column, never in the record JSON, so it cannot reach a page, an export or a prompt;
+a store made by :meth:`RecordStore.for_user` writes it and reads only that user's rows
+and conversations (another user's answer or conversation id is "not found"). Stores
+made before the column existed get it on open (``ALTER TABLE``; their rows have no user
+and are visible only in local single-user mode). Records keep their own chunk snapshots, so replay
 never depends on the current index. Rows written by an older version are
 upgraded on read (``core.models.migrate_record_data``, keyed by
 ``schema_version``); a row that cannot be read is skipped by :meth:`RecordStore.list`
@@ -17,6 +23,7 @@ and reported in ``RecordList.skipped``, never fatal for a page.
 
 from __future__ import annotations
 
+import copy
 import logging
 import re
 import sqlite3
@@ -78,6 +85,9 @@ CREATE TABLE IF NOT EXISTS conversations (
     created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
 PRAGMA user_version = 1;
 """
+# Added in issue 16: run on open when the column is missing (a store made by an older version).
+_USER_COLUMN = "ALTER TABLE answers ADD COLUMN user_id TEXT"
+_USER_INDEX = "CREATE INDEX IF NOT EXISTS answers_user ON answers(user_id, created_at)"
 
 #: Longest conversation title kept, in code points.
 TITLE_MAX = 80
@@ -138,6 +148,19 @@ class RecordStore:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         self._database = Database(self.path, error=RecordError, label="the answer store", schema=_SCHEMA)
+        self.user_id: str | None = None
+        with self._lock, self._db() as db:
+            if "user_id" not in {row[1] for row in db.execute("PRAGMA table_info(answers)")}:
+                db.execute(_USER_COLUMN)
+            db.execute(_USER_INDEX)
+
+    def for_user(self, user_id: str | None) -> "RecordStore":
+        """This store seen by ``user_id`` (sharing its database): saves are stamped with the
+        id, and ``get``/``list``/``history`` return only that user's records. ``None``: the
+        unfiltered local single-user store."""
+        view = copy.copy(self)
+        view.user_id = user_id
+        return view
 
     def _db(self) -> ContextManager[sqlite3.Connection]:
         """A transaction on a new connection (``core.sqlite``; raises ``RecordError``)."""
@@ -146,7 +169,8 @@ class RecordStore:
     def save(self, record: AnswerRecord) -> None:
         with self._lock, self._db() as db:
             db.execute(
-                "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO answers (answer_id, created_at, status, conversation_id, query,"
+                " record_json, user_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (
                     record.answer_id,
                     record.created_at.isoformat(),
@@ -154,6 +178,7 @@ class RecordStore:
                     record.conversation_id,
                     record.query,
                     record.model_dump_json(),
+                    self.user_id,
                 ),
             )
 
@@ -172,6 +197,10 @@ class RecordStore:
     def _set_conversation(self, conversation_id: str, column: str, value: object) -> None:
         now = utc_now().isoformat()
         with self._lock, self._db() as db:
+            if self.user_id is not None and not db.execute(
+                "SELECT 1 FROM answers WHERE conversation_id = ? AND user_id = ? LIMIT 1", (conversation_id, self.user_id)
+            ).fetchone():
+                raise RecordError(f"no conversation {conversation_id!r}")  # another user's, or none
             db.execute(
                 "INSERT INTO conversations (conversation_id, created_at, updated_at) VALUES (?, ?, ?)"
                 " ON CONFLICT(conversation_id) DO NOTHING",
@@ -203,6 +232,11 @@ class RecordStore:
         without a conversation id are not listed."""
         where = ["a.conversation_id IS NOT NULL"]
         args: list[object] = []
+        mine = ""  # a user's view lists only their own records' conversations
+        if self.user_id is not None:
+            where.append("a.user_id = ?")
+            args.append(self.user_id)
+            mine = " AND {t}.user_id = a.user_id"
         if only is not None:
             where.append("a.conversation_id = ?")
             args.append(only)
@@ -214,10 +248,10 @@ class RecordStore:
             args_having = [f"%{text}%", f"%{text}%"]
         sql = (
             "SELECT a.conversation_id, MIN(a.created_at), MAX(a.created_at), COUNT(*), c.title, COALESCE(c.hidden, 0),"
-            " (SELECT f.query FROM answers f WHERE f.conversation_id = a.conversation_id"
+            " (SELECT f.query FROM answers f WHERE f.conversation_id = a.conversation_id" + mine.format(t="f") +
             "  ORDER BY f.created_at LIMIT 1),"
             " (SELECT COALESCE(NULLIF(json_extract(l.record_json, '$.answer_text'), ''), l.query) FROM answers l"
-            "  WHERE l.conversation_id = a.conversation_id ORDER BY l.created_at DESC LIMIT 1)"
+            "  WHERE l.conversation_id = a.conversation_id" + mine.format(t="l") + " ORDER BY l.created_at DESC LIMIT 1)"
             " FROM answers a LEFT JOIN conversations c ON c.conversation_id = a.conversation_id"
             f" WHERE {' AND '.join(where)} GROUP BY a.conversation_id{having}"
             " ORDER BY MAX(a.created_at) DESC LIMIT ?"
@@ -243,8 +277,12 @@ class RecordStore:
         return conversation_history(self.list(conversation_id=conversation_id, limit=1000), limit)
 
     def get(self, answer_id: str) -> AnswerRecord | None:
+        """The record ``answer_id``, or None (also when it belongs to another user)."""
+        sql, args = "SELECT record_json FROM answers WHERE answer_id = ?", [answer_id]
+        if self.user_id is not None:
+            sql, args = sql + " AND user_id = ?", [answer_id, self.user_id]
         with self._db() as db:
-            row = db.execute("SELECT record_json FROM answers WHERE answer_id = ?", (answer_id,)).fetchone()
+            row = db.execute(sql, args).fetchone()
         return self._parse(row[0]) if row else None
 
     def _parse(self, js: str) -> AnswerRecord:
@@ -269,6 +307,9 @@ class RecordStore:
         storage failures still raise ``RecordError``.
         """
         where, args = [], []
+        if self.user_id is not None:
+            where.append("user_id = ?")
+            args.append(self.user_id)
         if text:
             where.append("query LIKE ?")
             args.append(f"%{text}%")

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Protocol, Sequence
+from typing import Callable, Protocol, Sequence
 
 from core import sufficiency
 from core.errors import RetrievalError
@@ -150,6 +150,7 @@ class HybridRetriever:
         sufficiency_threshold: float | None = None,
         documents: Sequence[str] | None = None,
         knowledge_bases: Sequence[str] | None = None,
+        allowed: Callable[[Chunk], bool] | None = None,
     ) -> None:
         if top_k <= 0:
             raise ValueError(f"top_k must be > 0, got {top_k}")
@@ -165,6 +166,7 @@ class HybridRetriever:
             raise ValueError(f"sufficiency_threshold must be in 0..1, got {sufficiency_threshold}")
         self.sufficiency_threshold = sufficiency_threshold
         self.documents = None if documents is None else tuple(sorted(set(documents)))
+        self.allowed = allowed  # e.g. core.access.AccessConfig.chunk_filter: applied before ranking
 
     def resolve(self, question: str, history: Sequence[str] = ()) -> ResolvedQuery:
         """``question`` resolved against ``history`` (earlier user questions, oldest
@@ -181,6 +183,8 @@ class HybridRetriever:
             raise RetrievalError("the question is empty")
         self.index.refresh_if_changed()
         active, lexical = self.index.serving(self.knowledge_bases)
+        if self.allowed is not None:  # chunks the asker may not see are never ranked, cited or shown
+            active = {cid: c for cid, c in active.items() if self.allowed(c)}
         plan = plan_query(question, lexical, glossary_for(lexical, (c.text for c in active.values())))
         # Dense ranking only once every chunk has a vector: while vectors are being built, ranking,
         # relevance and the decision are keyword-only, so a question's outcome does not drift with
@@ -204,6 +208,8 @@ class HybridRetriever:
             raise
         except Exception as exc:
             raise RetrievalError(f"retrieval failed: {exc}") from exc
+        if self.allowed is not None:  # candidates outside the asker's bases never reach fusion or the decision
+            lex, dense = [p for p in lex if p[0] in active], [p for p in dense if p[0] in active]
         lex_score = dict(lex)
         dense_score = dict(dense)
         fused = fuse([(lex, plan.lexical_weight), (dense, plan.dense_weight if dense else 0.0)])

@@ -48,9 +48,10 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def run_app(data_dir: Path, **env_extra: str):
-    """``streamlit run app.py`` on a free port with ``data_dir``; yields its base URL."""
-    port = _free_port()
+def run_app(data_dir: Path, *, port: int | None = None, extra_args: tuple[str, ...] = (), **env_extra: str):
+    """``streamlit run app.py`` on ``port`` (default: a free one) with ``data_dir`` and
+    ``extra_args`` for streamlit; yields its base URL."""
+    port = port or _free_port()
     env = dict(
         os.environ,
         YINZHENG_DATA_DIR=str(data_dir),
@@ -60,7 +61,7 @@ def run_app(data_dir: Path, **env_extra: str):
     )
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+         "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false", *extra_args],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
     try:

@@ -74,19 +74,23 @@ def test_v2_fields_round_trip() -> None:
     assert sp.verdict_reason == "来源写的是 3，句子写的是 10"
 
 
+# the columns every store version has (a store may also have user_id, issue 16)
+ROW = "INSERT INTO answers (answer_id, created_at, status, conversation_id, query, record_json) VALUES (?,?,?,?,?,?)"
+
+
 def test_record_store_skips_and_reports_unreadable_rows(tmp_path: Path) -> None:
     store = RecordStore(tmp_path / "r.sqlite3")
     good = checked_record(A, B, C, answer_id="good")
     store.save(good)
     v1 = json.loads((GOLDEN / "v1_extractive_answer.json").read_text(encoding="utf-8"))
     with sqlite3.connect(store.path) as db:
-        db.execute("INSERT INTO answers VALUES (?,?,?,?,?,?)", ("broken", "2030-01-01", "answered", None, "q", "{not json"))
+        db.execute(ROW, ("broken", "2030-01-01", "answered", None, "q", "{not json"))
         db.execute(
-            "INSERT INTO answers VALUES (?,?,?,?,?,?)",
+            ROW,
             ("future", "2030-01-02", "answered", None, "q", json.dumps({**v1, "answer_id": "future", "schema_version": 9})),
         )
         db.execute(
-            "INSERT INTO answers VALUES (?,?,?,?,?,?)",
+            ROW,
             (v1["answer_id"], v1["created_at"], v1["status"], None, v1["query"], json.dumps(v1, ensure_ascii=False)),
         )
     listed = store.list()

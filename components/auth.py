@@ -1,0 +1,112 @@
+"""Sign-in and the signed-in user's view of the engine.
+
+When ``.streamlit/secrets.toml`` has an ``[auth]`` section, the app uses Streamlit's
+built-in OpenID Connect login (``st.login``, ``st.user``, ``st.logout``; it needs Authlib);
+without it the app runs in local single-user mode and says so in the sidebar. The
+``[yinzheng]`` section (administrators, per-knowledge-base access and redaction) is read
+by ``core.access.AccessConfig.from_mapping``; see the README, "Users and knowledge bases".
+
+Pages call :func:`scoped` on the engine: its record store shows only the user's records
+(another user's conversation or answer id is "not found"), retrieval sees only the
+knowledge bases the user may ask, and redaction follows the knowledge base's setting.
+The opaque user id stays in the engine and the store; nothing here renders it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Any, Mapping
+
+import streamlit as st
+
+from core.access import AccessConfig, User
+
+if TYPE_CHECKING:  # app.py imports this before the heavy modules (core.pipeline loads jieba, chromadb)
+    from core.pipeline import Engine
+
+
+def _secret(name: str) -> Mapping[str, Any]:
+    try:
+        value = st.secrets.get(name)
+    except Exception:  # noqa: BLE001 - no secrets file, or an unreadable one: local mode
+        return {}
+    return value if isinstance(value, Mapping) else {}
+
+
+def auth_configured() -> bool:
+    """Whether ``[auth]`` is configured (then every page requires sign-in)."""
+    return bool(_secret("auth"))
+
+
+def access_config() -> AccessConfig:
+    """The ``[yinzheng]`` section as ``AccessConfig`` (user ids keyed by ``user_id_key``,
+    else by ``[auth] cookie_secret``). Raises ``ConfigError`` naming a bad key."""
+    return AccessConfig.from_mapping(_secret("yinzheng"), fallback_key=str(_secret("auth").get("cookie_secret", "")))
+
+
+def _signed_in() -> bool:
+    return bool(st.user.to_dict().get("is_logged_in"))  # absent (not False) outside a real session
+
+
+def current_user() -> User | None:
+    """The signed-in user, or None in local single-user mode (or before sign-in)."""
+    if not auth_configured() or not _signed_in():
+        return None
+    return User.from_claims(st.user.to_dict(), access_config().user_id_key)
+
+
+def _providers() -> list[str | None]:
+    """Named providers (``[auth.NAME]`` tables), or ``[None]`` for one unnamed provider."""
+    named = [k for k, v in _secret("auth").items() if isinstance(v, Mapping)]
+    return named or [None]
+
+
+def require_sign_in() -> User | None:
+    """Local mode: None. With ``[auth]``: the signed-in user, or a sign-in screen and
+    ``st.stop()`` for a visitor."""
+    if not auth_configured():
+        return None
+    if not _signed_in():
+        st.title("引证 · 请先登录")
+        st.write("此应用已启用登录：登录后只会看到你自己的对话与历史。")
+        for provider in _providers():
+            label = "登录" if provider is None else f"使用 {provider} 登录"
+            if st.button(label, type="primary", key=f"login-{provider}"):
+                st.login(provider)  # None: the unnamed [auth] provider
+        st.stop()
+    return current_user()
+
+
+def is_admin(user: User | None) -> bool:
+    """Local mode: yes. Signed in: listed in ``[yinzheng] admins``."""
+    return access_config().is_admin(user)
+
+
+def may_ask(knowledge_base: str) -> bool:
+    """Whether the current user may ask ``knowledge_base`` (local mode: yes)."""
+    return access_config().policy(knowledge_base).may_ask(current_user())
+
+
+def scoped(engine: Engine, user: User | None = None) -> Engine:
+    """``engine`` as ``user`` (default: the current user) may use it: records filtered and
+    stamped by the opaque user id, retrieval limited to the user's knowledge bases, each
+    question redacted by the policies of the knowledge bases it searches. The shared parts (index, models) are reused."""
+    user = user if user is not None else current_user()
+    config = access_config()
+    return dataclasses.replace(
+        engine,
+        records=engine.records.for_user(user.user_id if user else None),
+        chunk_filter=config.chunk_filter(user),
+        access=config,  # redaction per question, by the knowledge bases it searches
+    )
+
+
+def show_user_box(user: User | None) -> None:
+    """The sidebar line that says who is signed in (or that this is local mode), with 退出."""
+    with st.sidebar:
+        if user is None:
+            st.caption("单用户本地模式：未配置登录（.streamlit/secrets.toml 中的 [auth]），所有记录对本机可见。")
+            return
+        st.text(f"已登录：{user.name or '（未提供姓名）'}")  # from the provider: text, never Markdown
+        if st.button("退出登录", key="logout"):
+            st.logout()

@@ -1,0 +1,176 @@
+"""Who may do what: signed-in users, administrators, per-knowledge-base access and redaction.
+
+Everything here reads plain mappings, so the source can change without touching callers:
+today ``components.auth`` passes the ``[yinzheng]`` section of ``.streamlit/secrets.toml``
+(``st.secrets``), one table per knowledge-base name (``core.knowledge_bases``); a question
+over several knowledge bases is redacted by the rules of every one of them that redacts
+(:meth:`AccessConfig.redactor`). Shape of the section::
+
+    [yinzheng]
+    admins = ["alice@example.com"]          # e-mail addresses (verified) or opaque user ids
+    user_id_key = "…"                       # optional; default: [auth] cookie_secret
+
+    [yinzheng.knowledge_bases.default]      # one table per knowledge base name
+    access = ["bob@example.com", "@example.org"]   # users, "@domain"s, or "*"; missing: everyone
+    redaction = true                         # redact personal data before storage
+    redaction_patterns = { "工号" = 'EMP-\d{6}' }   # extra rules: placeholder name -> regex
+
+A user is identified by :func:`opaque_user_id`, a keyed hash (HMAC-SHA256) of the OIDC
+``iss`` and ``sub`` claims: stable per account, meaningless outside this deployment, never
+the token. E-mail addresses are only compared, never stored. ``user=None`` means local
+single-user mode: that user may do everything, as before sign-in existed.
+
+Errors: ``ConfigError`` (naming the key) for a malformed section or pattern.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+from core.errors import ConfigError
+from core.models import Chunk
+from core.redaction import BUILTIN_RULES, Redactor, Rule, extra_rules
+
+def opaque_user_id(issuer: str, subject: str, key: str) -> str:
+    """A 32-hex-character id for the OIDC account (``iss``, ``sub``): HMAC-SHA256 under
+    ``key``. Raises ``ConfigError`` when ``key`` is empty or a claim is missing."""
+    if not key:
+        raise ConfigError("yinzheng.user_id_key (or auth.cookie_secret) must be set to sign users in")
+    if not issuer or not subject:
+        raise ConfigError("the identity provider returned no 'iss' or 'sub' claim")
+    message = f"{issuer}\x00{subject}".encode()
+    return hmac.new(key.encode(), message, hashlib.sha256).hexdigest()[:32]
+
+
+@dataclass(frozen=True)
+class User:
+    """A signed-in user: ``user_id`` (opaque, stored with records), ``email`` (lower case,
+    only when the provider verified it; compared, never stored) and a display ``name``."""
+
+    user_id: str
+    email: str | None = None
+    name: str = ""
+
+    @classmethod
+    def from_claims(cls, claims: Mapping[str, Any], key: str) -> "User":
+        """From OIDC ID-token claims (``st.user``). An e-mail with ``email_verified: false``
+        is ignored for access decisions."""
+        email = claims.get("email")
+        verified = claims.get("email_verified", True) not in (False, "false")
+        email = str(email).strip().lower() if email and verified else None
+        name = str(claims.get("name") or email or "").strip()
+        return cls(opaque_user_id(str(claims.get("iss") or ""), str(claims.get("sub") or ""), key), email, name)
+
+    def matches(self, entry: str) -> bool:
+        """Whether an access-list ``entry`` names this user: ``*``, ``@domain``, an e-mail or a user id."""
+        entry = entry.strip().lower()
+        if entry == "*":
+            return True
+        if entry.startswith("@"):
+            return bool(self.email) and self.email.endswith(entry)
+        return entry in (self.email, self.user_id)
+
+
+def _strings(value: Any, key: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{key} must be a list of strings, got {value!r}")
+    return tuple(v.strip() for v in value if v.strip())
+
+
+@dataclass(frozen=True)
+class KbPolicy:
+    """Access and redaction of one knowledge base. ``access`` None: everyone may ask."""
+
+    name: str
+    access: tuple[str, ...] | None = None
+    redaction: bool = False
+    redaction_patterns: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_settings(cls, name: str, settings: Mapping[str, Any]) -> "KbPolicy":
+        """The policy in a knowledge base's ``settings`` mapping (keys ``access``,
+        ``redaction``, ``redaction_patterns``; others are ignored). Raises ``ConfigError``."""
+        where = f"yinzheng.knowledge_bases.{name}"
+        access = settings.get("access")
+        redaction = settings.get("redaction", False)
+        if not isinstance(redaction, bool):
+            raise ConfigError(f"{where}.redaction must be true or false, got {redaction!r}")
+        patterns = settings.get("redaction_patterns") or {}
+        if not isinstance(patterns, Mapping):
+            raise ConfigError(f"{where}.redaction_patterns must be a table name = regex, got {patterns!r}")
+        policy = cls(name, None if access is None else _strings(access, f"{where}.access"), redaction, dict(patterns))
+        policy.redactor()  # validates the patterns now, not at the first question
+        return policy
+
+    def may_ask(self, user: User | None) -> bool:
+        """Local mode (``user`` None) and an unrestricted base: yes; else the access list decides."""
+        return user is None or self.access is None or any(user.matches(e) for e in self.access)
+
+    def redactor(self) -> Redactor | None:
+        """The redactor for this base (built-in rules + its patterns), or None when off."""
+        return Redactor(BUILTIN_RULES + extra_rules(self.redaction_patterns)) if self.redaction else None
+
+
+@dataclass(frozen=True)
+class AccessConfig:
+    """Administrators and knowledge-base policies of a deployment."""
+
+    admins: tuple[str, ...] = ()
+    user_id_key: str = ""
+    policies: Mapping[str, KbPolicy] = field(default_factory=dict)
+
+    @classmethod
+    def from_mapping(cls, section: Mapping[str, Any], fallback_key: str = "") -> "AccessConfig":
+        """From the ``[yinzheng]`` section (see the module docstring); ``fallback_key`` is
+        used when it sets no ``user_id_key``. Raises ``ConfigError`` naming a bad key."""
+        kbs = section.get("knowledge_bases") or {}
+        if not isinstance(kbs, Mapping):
+            raise ConfigError(f"yinzheng.knowledge_bases must be a table, got {kbs!r}")
+        policies = {}
+        for name, settings in kbs.items():
+            if not isinstance(settings, Mapping):
+                raise ConfigError(f"yinzheng.knowledge_bases.{name} must be a table, got {settings!r}")
+            policies[str(name)] = KbPolicy.from_settings(str(name), settings)
+        key = str(section.get("user_id_key") or fallback_key or "")
+        return cls(_strings(section.get("admins"), "yinzheng.admins"), key, policies)
+
+    def redactor(self, knowledge_bases: Sequence[str]) -> Redactor | None:
+        """One redactor for a question over ``knowledge_bases``: the rules of every one of
+        them whose policy redacts (built-in rules once, then each base's own patterns; a
+        pattern name seen twice keeps its first rule), or None when none does."""
+        rules: dict[str, Rule] = {}
+        for kb in knowledge_bases:
+            red = self.policy(kb).redactor()
+            for rule in red.rules if red is not None else ():
+                rules.setdefault(rule.name, rule)
+        return Redactor(rules.values()) if rules else None
+
+    def policy(self, kb: str) -> KbPolicy:
+        """The policy of ``kb`` (an unconfigured base: open, no redaction)."""
+        return self.policies.get(kb) or KbPolicy(kb)
+
+    def is_admin(self, user: User | None) -> bool:
+        """Local mode: yes. Signed in: only a user listed in ``admins``."""
+        return user is None or any(user.matches(e) for e in self.admins if e != "*")
+
+    def chunk_filter(self, user: User | None) -> Callable[[Chunk], bool] | None:
+        """The retrieval filter for ``user`` (``core.retrieval.HybridRetriever(allowed=…)``):
+        None when every chunk is allowed, else a predicate on a chunk's knowledge base."""
+        if user is None or all(p.access is None for p in self.policies.values()):
+            return None
+        from core.kb_views import kb_of  # noqa: PLC0415 - lazy: app.py imports this module before jieba loads
+
+        cache: dict[str, bool] = {}
+
+        def allowed(chunk: Chunk) -> bool:
+            kb = kb_of(chunk)
+            if kb not in cache:
+                cache[kb] = self.policy(kb).may_ask(user)
+            return cache[kb]
+
+        return allowed

@@ -1,0 +1,115 @@
+"""Users, administrators, per-knowledge-base access, the per-user answer store and the
+retrieval filter hook (issue 16 part B)."""
+
+from __future__ import annotations
+
+import dataclasses
+import sqlite3
+
+import pytest
+
+from core.access import AccessConfig, KbPolicy, User, opaque_user_id
+from core.kb_views import kb_of
+from core.errors import ConfigError
+from core.models import AnswerRecord, GeneratorInfo
+from core.records import RecordStore
+from tests.fakes import build_engine
+
+SECTION = {
+    "admins": ["Admin@Example.com"],
+    "user_id_key": "k",
+    "knowledge_bases": {
+        "default": {"access": ["@example.com", "carol@other.org"]},
+        "hr": {"access": ["admin@example.com"], "redaction": True},
+    },
+}
+
+
+def _user(email, sub="s1", verified=True):
+    return User.from_claims({"iss": "https://idp", "sub": sub, "email": email, "email_verified": verified}, "k")
+
+
+def test_opaque_user_id_is_keyed_stable_and_not_the_subject():
+    a = opaque_user_id("https://idp", "alice", "k1")
+    assert a == opaque_user_id("https://idp", "alice", "k1") and len(a) == 32 and "alice" not in a
+    assert a != opaque_user_id("https://idp", "alice", "k2") != opaque_user_id("https://other", "alice", "k1")
+    with pytest.raises(ConfigError):
+        opaque_user_id("https://idp", "alice", "")
+
+
+def test_access_lists_admins_and_unverified_emails():
+    config = AccessConfig.from_mapping(SECTION)
+    admin, bob, carol = _user("admin@example.com"), _user("bob@example.com", "s2"), _user("carol@other.org", "s3")
+    mallory = _user("mallory@evil.org", "s4")
+    assert config.is_admin(admin) and not config.is_admin(bob) and config.is_admin(None)
+    assert [config.policy("default").may_ask(u) for u in (admin, bob, carol, mallory)] == [True, True, True, False]
+    assert config.policy("hr").may_ask(admin) and not config.policy("hr").may_ask(bob)
+    assert config.policy("unlisted").may_ask(mallory) and config.policy("hr").may_ask(None)
+    # an address the provider did not verify grants nothing
+    assert not config.is_admin(_user("admin@example.com", "s5", verified=False))
+    assert config.policy("hr").redactor() is not None and config.policy("default").redactor() is None
+    with pytest.raises(ConfigError, match="admins"):
+        AccessConfig.from_mapping({"admins": "admin@example.com"})
+
+
+def test_chunk_filter_keeps_only_the_bases_a_user_may_ask(sample_engine):
+    config = AccessConfig.from_mapping(SECTION)
+    chunk = next(iter(sample_engine.index.active_chunks().values()))
+    hr_chunk = chunk.model_copy(update={"knowledge_base": "hr"})
+    assert kb_of(chunk) == "default" and kb_of(hr_chunk) == "hr"
+    allowed = config.chunk_filter(_user("bob@example.com"))
+    assert allowed(chunk) and not allowed(hr_chunk)
+    assert config.chunk_filter(None) is None
+
+
+def test_a_user_without_access_gets_no_evidence(sample_engine):
+    question = "CronJob 的时间表语法是什么？"
+    assert sample_engine.ask(question, save=False).status == "answered"
+    config = AccessConfig.from_mapping(SECTION)
+    outsider = dataclasses.replace(sample_engine, chunk_filter=config.chunk_filter(_user("mallory@evil.org")))
+    record = outsider.ask(question, save=False)
+    assert record.status == "no_evidence" and not record.chunks and not record.candidates
+
+
+def _record(conversation="c1"):
+    return AnswerRecord(query="q", status="no_evidence", generator=GeneratorInfo(name="extractive"),
+                        conversation_id=conversation)
+
+
+def test_each_user_sees_only_their_own_records(tmp_path):
+    store = RecordStore(tmp_path / "r.sqlite3")
+    alice, bob = store.for_user("a" * 32), store.for_user("b" * 32)
+    ra, rb = _record("ca"), _record("cb")
+    alice.save(ra)
+    bob.save(rb)
+    assert alice.get(rb.answer_id) is None and bob.get(ra.answer_id) is None  # a guessed id: not found
+    assert [r.answer_id for r in alice.list()] == [ra.answer_id]
+    assert alice.list(conversation_id="cb") == []  # a guessed ?c= shows nothing
+    assert {r.answer_id for r in store.list()} == {ra.answer_id, rb.answer_id}  # local mode: unfiltered
+    assert "a" * 32 not in alice.get(ra.answer_id).model_dump_json()  # the id stays in its column
+
+
+def test_a_store_made_before_the_user_column_is_migrated_on_open(tmp_path):
+    path = tmp_path / "old.sqlite3"
+    old = _record()
+    with sqlite3.connect(path) as db:  # the schema of the version before issue 16
+        db.executescript("""CREATE TABLE answers (answer_id TEXT PRIMARY KEY, created_at TEXT NOT NULL,
+            status TEXT NOT NULL, conversation_id TEXT, query TEXT NOT NULL, record_json TEXT NOT NULL);""")
+        db.execute("INSERT INTO answers VALUES (?, ?, ?, ?, ?, ?)", (old.answer_id, old.created_at.isoformat(),
+                   old.status, old.conversation_id, old.query, old.model_dump_json()))
+    store = RecordStore(path)
+    assert store.get(old.answer_id) == old  # local mode still sees it
+    assert store.for_user("a" * 32).get(old.answer_id) is None  # a signed-in user does not
+    store.for_user("a" * 32).save(_record())
+    assert len(store.list()) == 2
+
+
+def test_check_mode_sees_only_the_bases_a_user_may_ask(sample_engine):
+    from core.check import check_text
+
+    text = "CronJob 的时间表使用 Cron 语法。"
+    assert check_text(sample_engine, text, save=False).supports
+    config = AccessConfig.from_mapping(SECTION)
+    outsider = dataclasses.replace(sample_engine, chunk_filter=config.chunk_filter(_user("mallory@evil.org")))
+    record = check_text(outsider, text, save=False)
+    assert record.status == "unverifiable" and not record.supports and not record.chunks

@@ -1,0 +1,130 @@
+"""Signed-in users in a real browser (issue 16 part B): a real OpenID Connect provider
+(``oidc-provider-mock``) on 127.0.0.1, the app configured against it through a secrets
+file, and Debian's chromium driven by Playwright, one browser context per user.
+
+Alice (administrator) and Bob may ask the default knowledge base; Carol may not. Each sees
+only their own conversations; Bob's guess of Alice's ``?c=`` and of her snapshot link shows
+nothing; only Alice reaches 知识库; Carol's question gets no_evidence. Skipped without chromium.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from pathlib import Path
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+from tests.test_browser import CHROMIUM, _free_port, browser, run_app  # noqa: F401 - browser: the fixture
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.slow,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium is not installed (apt-get install chromium)"),
+]
+
+QUESTION = "Deployment 和 StatefulSet 有什么区别？"
+USERS = {
+    "alice": {"email": "alice@example.com", "name": "Alice", "email_verified": True},
+    "bob": {"email": "bob@example.com", "name": "Bob", "email_verified": True},
+    "carol": {"email": "carol@example.com", "name": "Carol", "email_verified": True},
+}
+
+
+@pytest.fixture(scope="module")
+def provider():
+    """oidc-provider-mock on 127.0.0.1 (a thread); yields its base URL."""
+    import oidc_provider_mock
+    import werkzeug.serving
+
+    users = [oidc_provider_mock.User(sub=sub, claims=claims) for sub, claims in USERS.items()]
+    server = werkzeug.serving.make_server("127.0.0.1", 0, oidc_provider_mock.app(user_claims=users), threaded=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def signed_in_app(provider, tmp_path_factory):
+    port = _free_port()
+    folder = tmp_path_factory.mktemp("auth-app")
+    secrets = folder / "secrets.toml"
+    secrets.write_text(
+        f"""
+[auth]
+redirect_uri = "http://127.0.0.1:{port}/oauth2callback"
+cookie_secret = "test-cookie-secret-not-for-production"
+client_id = "yinzheng-test"
+client_secret = "test-secret"
+server_metadata_url = "{provider}/.well-known/openid-configuration"
+
+[yinzheng]
+admins = ["alice@example.com"]
+
+[yinzheng.knowledge_bases.default]
+access = ["alice@example.com", "bob@example.com"]
+""",
+        encoding="utf-8",
+    )
+    with run_app(folder / "data", port=port, extra_args=("--secrets.files", str(secrets)),
+                 YINZHENG_EMBEDDING="hash") as url:
+        yield url
+
+
+def sign_in(browser, app: str, sub: str):
+    """A new browser context signed in as ``sub`` through the provider's form; returns its page."""
+    page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    page.goto(app, wait_until="domcontentloaded")
+    page.get_by_role("button", name="登录").click(timeout=120_000)
+    page.get_by_role("button", name=sub, exact=True).click(timeout=30_000)  # the provider's user button
+    page.get_by_test_id("stChatInputTextArea").wait_for(timeout=120_000)
+    assert page.get_by_text(f"已登录：{USERS[sub]['name']}").is_visible()
+    return page
+
+
+def ask(page, question: str) -> None:
+    box = page.get_by_test_id("stChatInputTextArea")
+    box.fill(question)
+    box.press("Enter")
+
+
+def test_signed_in_users_see_only_their_own_work(signed_in_app, browser):
+    app = signed_in_app
+    alice = sign_in(browser, app, "alice")
+    ask(alice, QUESTION)
+    alice.locator("sup.yz-cite a.yz-cite-link").first.wait_for(timeout=120_000)
+    conversation = parse_qs(urlparse(alice.url).query)["c"][0]
+    snapshot_link = alice.locator("sup.yz-cite a.yz-cite-link").first.get_attribute("href")
+    assert "answer_id=" in snapshot_link
+    assert alice.get_by_role("link", name="知识库").count() == 1  # the administrator manages knowledge bases
+    alice.goto(f"{app}/library", wait_until="domcontentloaded")
+    alice.get_by_role("heading", name="知识库").wait_for(timeout=60_000)
+    alice.get_by_text("添加或更新文档").wait_for(timeout=30_000)
+
+    bob = sign_in(browser, app, "bob")
+    assert bob.get_by_role("link", name="知识库").count() == 0  # not an administrator
+    bob.goto(f"{app}/?c={conversation}", wait_until="domcontentloaded")  # a guessed ?c= of Alice's
+    bob.get_by_test_id("stChatInputTextArea").wait_for(timeout=60_000)
+    bob.wait_for_timeout(1500)
+    assert bob.locator("sup.yz-cite").count() == 0 and bob.get_by_text(QUESTION).count() == 0
+    bob.goto(f"{app}/sources?{urlparse(snapshot_link).query}", wait_until="domcontentloaded")
+    bob.get_by_text("找不到这个回答").wait_for(timeout=60_000)  # her answer id: not found
+    bob.goto(f"{app}/history", wait_until="domcontentloaded")
+    bob.get_by_text("还没有符合条件的回答。").wait_for(timeout=60_000)
+    bob.goto(f"{app}/library", wait_until="domcontentloaded")
+    bob.wait_for_timeout(2000)
+    assert bob.get_by_text("添加或更新文档").count() == 0 and bob.get_by_text("隐藏此文档").count() == 0
+
+    alice.goto(f"{app}/history", wait_until="domcontentloaded")  # her own history has her answer
+    alice.get_by_text(re.compile(re.escape(QUESTION[:20]))).first.wait_for(timeout=60_000)
+
+
+def test_a_user_without_access_gets_no_evidence(signed_in_app, browser):
+    carol = sign_in(browser, signed_in_app, "carol")
+    ask(carol, QUESTION)
+    carol.locator(".yz-notice.yz-no-evidence").first.wait_for(timeout=120_000)
+    carol.wait_for_timeout(1000)
+    assert carol.locator("sup.yz-cite").count() == 0
