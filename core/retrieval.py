@@ -166,6 +166,8 @@ class HybridRetriever:
             raise ValueError(f"sufficiency_threshold must be in 0..1, got {sufficiency_threshold}")
         self.sufficiency_threshold = sufficiency_threshold
         self.documents = None if documents is None else tuple(sorted(set(documents)))
+        #: The knowledge bases searched (None: every one); filtered inside the search, before ranking.
+        self.knowledge_bases = None if knowledge_bases is None else tuple(knowledge_bases)
         self.allowed = allowed  # e.g. core.access.AccessConfig.chunk_filter: applied before ranking
 
     def resolve(self, question: str, history: Sequence[str] = ()) -> ResolvedQuery:
@@ -199,11 +201,10 @@ class HybridRetriever:
             lex = lexical.search(plan.lexical_text, CANDIDATES, allowed=allowed)
             qv = self.index.query_vector(plan.dense_text) if hybrid else None
             if allowed is None:
-                dense = self.index.dense_search_vector(qv, CANDIDATES)
-            else:  # exact cosine over the chosen documents' chunks only
+                dense = self.index.dense_search_vector(qv, CANDIDATES, self.knowledge_bases)
+            else:  # exact cosine over the chosen documents' chunks only (already inside the knowledge bases)
                 sims = self.index.dense_similarities(qv, allowed)
                 dense = sorted(sims.items(), key=lambda kv: (-kv[1], kv[0]))[:CANDIDATES]
-            dense = self.index.dense_search_vector(qv, CANDIDATES, self.knowledge_bases)
         except RetrievalError:
             raise
         except Exception as exc:
