@@ -257,6 +257,9 @@ class HybridRetriever:
             "top_k": self.top_k,
             "evidence_threshold": self.evidence_threshold,
             "retrieval_mode": decision.mode,
+            "sufficiency_threshold": decision.threshold,
+            "sufficiency_threshold_source": "calibrated" if self.sufficiency_threshold is None else "user",
+            **({"knowledge_bases": ",".join(self.knowledge_bases)} if self.knowledge_bases is not None else {}),
         }
         if self.documents is not None:  # scalars only: the source ids as a JSON array
             config["documents"] = json.dumps(list(self.documents), ensure_ascii=False)

@@ -37,7 +37,7 @@ def _last_record(env: Path):
 def test_chat_sidebar_selector_decides_what_is_searched(two_kbs):
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
     assert not at.exception, at.exception
-    selector = at.sidebar.multiselect[0]
+    selector = at.multiselect(key="knowledge_bases")
     assert selector.label == "检索的知识库"
     assert selector.options == ["Kubernetes 示例文档（default）", "乙组文档（beta）"]
     assert selector.value == ["default"]
@@ -46,7 +46,7 @@ def test_chat_sidebar_selector_decides_what_is_searched(two_kbs):
     first = _last_record(two_kbs)
     assert first.knowledge_bases == ("default",) and first.status == "no_evidence"  # only beta knows CronJob
 
-    at.sidebar.multiselect[0].set_value(["beta"]).run()
+    at.multiselect(key="knowledge_bases").set_value(["beta"]).run()
     at.chat_input[0].set_value(QUESTION).run()
     assert not at.exception, at.exception
     record = _last_record(two_kbs)
@@ -56,8 +56,8 @@ def test_chat_sidebar_selector_decides_what_is_searched(two_kbs):
     engine = build_engine(two_kbs / "data")
     engine.index.knowledge_bases.set_hidden("beta", True)
     at.run()
-    assert at.sidebar.multiselect[0].options == ["Kubernetes 示例文档（default）"]
-    assert at.sidebar.multiselect[0].value == []  # a hidden one is dropped from the selection
+    assert at.multiselect(key="knowledge_bases").options == ["Kubernetes 示例文档（default）"]
+    assert at.multiselect(key="knowledge_bases").value == []  # a hidden one is dropped from the selection
 
 
 @pytest.mark.slow
