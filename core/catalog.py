@@ -13,6 +13,10 @@ is active, a generation counter, and two caches.
 * ``lexical_terms``: BM25 terms keyed by tokenizer id (``core.lexical.TOKENIZER_ID``,
   read at call time) + SHA-256 of ``lexical_text``, so jieba never runs twice
   over a text it has seen.
+* ``source_files``: the parse key (``core.corpus.parse_key``: file bytes + parse
+  inputs) each source was last stored from, its version and the warnings of that
+  parse, so a re-ingest skips a file whose bytes are unchanged before parsing it and
+  still reports its warnings (``parse_keys``).
 
 Every method raises ``IndexError_`` when SQLite fails (``core.sqlite``).
 """
@@ -23,7 +27,7 @@ import json
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Collection, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -52,6 +56,8 @@ CREATE TABLE IF NOT EXISTS lexical_terms (
     tokenizer TEXT NOT NULL, text_sha256 TEXT NOT NULL, terms TEXT NOT NULL,
     PRIMARY KEY (tokenizer, text_sha256));
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS source_files (
+    source_id TEXT PRIMARY KEY, parse_key TEXT NOT NULL, version TEXT NOT NULL, warnings TEXT NOT NULL);
 """
 
 
@@ -147,14 +153,33 @@ class Catalog:
         return [DocumentRow(SourceDocument.model_validate_json(js), n, bool(a), at) for js, n, a, at in rows]
 
     # ------------------------------------------------------------ writing
+    def parse_keys(self) -> dict[str, tuple[str, list[str]]]:
+        """source_id → (parse key, warnings of that parse) of its active version (sources
+        stored with a key whose version is still the active one; a hidden or replaced
+        source has none)."""
+        with self._db.transaction() as db:
+            rows = db.execute(
+                "SELECT f.source_id, f.parse_key, f.warnings FROM source_files f JOIN documents d "
+                "ON f.source_id = d.source_id AND f.version = d.version WHERE d.active = 1"
+            ).fetchall()
+        return {sid: (key, json.loads(w)) for sid, key, w in rows}
+
     def apply(
-        self, parsed: Sequence[tuple[SourceDocument, Sequence[Chunk]]], *, remove_missing: bool
+        self,
+        parsed: Sequence[tuple[SourceDocument, Sequence[Chunk]]],
+        *,
+        remove_missing: bool,
+        parse_keys: Mapping[str, tuple[str, Sequence[str]]] | None = None,
+        kept: Collection[str] = (),
     ) -> tuple[dict[str, str], list[str]]:
         """Store new document versions and switch them active in one transaction.
 
+        ``parse_keys`` (source_id → (``core.corpus.parse_key``, warnings)) are stored
+        with the versions; ``kept`` are source ids skipped as unchanged before parsing (reported
+        "unchanged", never removed by ``remove_missing``).
         Returns ``({source_id: "added" | "updated" | "unchanged" | "removed"}, ids
         of the chunks of the versions switched off)``; bumps the generation."""
-        results: dict[str, str] = {}
+        results: dict[str, str] = {sid: "unchanged" for sid in kept}
         now = utc_now().isoformat()
         retired: list[tuple[str, str]] = []  # (source_id, version) switched off here
         with self._db.transaction() as db:
@@ -180,8 +205,14 @@ class Catalog:
                     "UPDATE documents SET active = 1 WHERE source_id = ? AND version = ?",
                     (doc.source_id, doc.version),
                 )
+            db.executemany(
+                "INSERT OR REPLACE INTO source_files VALUES (?, ?, ?, ?)",
+                [(d.source_id, parse_keys[d.source_id][0], d.version,
+                  json.dumps(list(parse_keys[d.source_id][1]), ensure_ascii=False))
+                 for d, _ in parsed if parse_keys and d.source_id in parse_keys],
+            )
             if remove_missing:
-                seen = {d.source_id for d, _ in parsed}
+                seen = {d.source_id for d, _ in parsed} | set(kept)
                 for sid in current:
                     if sid not in seen:
                         db.execute("UPDATE documents SET active = 0 WHERE source_id = ?", (sid,))

@@ -27,15 +27,22 @@ Nothing is dropped in silence:
   characters are removed, with a warning giving their count.
 - A file that parses to no chunk (front matter only, comments only) is stored
   with a warning: it is listed but cannot be found by a question.
+
+Only what changed is parsed (``load_changed_sources``): each file's
+:func:`parse_key` (SHA-256 of its bytes and of everything else the parse
+depends on) is compared with the key its active version was stored from; a
+match is skipped before parsing and reported unchanged.
 """
 
 from __future__ import annotations
 
 import codecs
 import errno
+import hashlib
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote
@@ -54,7 +61,9 @@ __all__ = [
     "ParsedSource",
     "iter_source_files",
     "load_glossary",
+    "load_changed_sources",
     "load_sources",
+    "parse_key",
     "public_url",
 ]
 
@@ -89,6 +98,7 @@ class ParsedSource:
     chunks: list[Chunk]
     path: Path
     warnings: tuple[str, ...] = ()
+    parse_key: str | None = None
 
 
 def public_url(source_id: str, base_url: str | None = K8S_ZH_BASE) -> str | None:
@@ -295,12 +305,48 @@ def _parse_by_suffix(
     return doc, chunks, warnings
 
 
+@lru_cache(maxsize=1)
+def _parser_fingerprint() -> str:
+    """SHA-256 over the source of every ``core`` module (read once per process): a
+    change to the parsing code (or anything else in ``core``) makes every file's
+    :func:`parse_key` new, so the next ingest parses everything again."""
+    h = hashlib.sha256()
+    core = Path(__file__).resolve().parent
+    for f in sorted(core.rglob("*.py")):
+        h.update(f.relative_to(core).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def parse_key(data: bytes, source_id: str, uri: str | None, glossary: Mapping[str, str]) -> str:
+    """The SHA-256 (hex) of everything a file's parse depends on: its bytes, its
+    source id, its public URI, the glossary titles and the parsing code
+    (``_parser_fingerprint``). Equal keys give equal documents and chunks."""
+    h = hashlib.sha256(_parser_fingerprint().encode())
+    meta = json.dumps([source_id, uri, sorted(glossary.items())], ensure_ascii=False)
+    h.update(meta.encode("utf-8", "surrogateescape") + b"\0")
+    h.update(data)
+    return h.hexdigest()
+
+
 def load_sources(
     paths: Sequence[Path],
     *,
     base_url: str | None = K8S_ZH_BASE,
     progress: Callable[[int, int, str], None] | None = None,
 ) -> tuple[list[ParsedSource], list[IngestFailure]]:
+    """Read and parse every source under ``paths``: ``load_changed_sources`` with
+    nothing known, without the (empty) list of unchanged sources."""
+    parsed, failures, _ = load_changed_sources(paths, base_url=base_url, progress=progress)
+    return parsed, failures
+
+
+def load_changed_sources(
+    paths: Sequence[Path],
+    *,
+    known: Mapping[str, str] | None = None,
+    base_url: str | None = K8S_ZH_BASE,
+    progress: Callable[[int, int, str], None] | None = None,
+) -> tuple[list[ParsedSource], list[IngestFailure], list[str]]:
     """Read and parse every source under ``paths``.
 
     Glossary titles for ``{{< glossary_tooltip >}}`` come from each folder's
@@ -317,7 +363,13 @@ def load_sources(
     that could not be read (missing, permission denied, a symlink loop, a
     directory, invalid UTF-8), was empty, whitespace-only or mostly unreadable,
     had a duplicate source id, or could not be parsed. Never raises for a bad file.
+
+    ``known`` maps a source id to the :func:`parse_key` its active version was
+    stored from (``Catalog.parse_keys``): a file whose key is the same is read
+    and hashed but not parsed, and its source id is listed in the third element
+    (unchanged sources, listing order). Every parsed source carries its key.
     """
+    known = known or {}
     glossary: dict[str, str] = {}
     for root in paths:
         if Path(root).is_dir():
@@ -326,6 +378,7 @@ def load_sources(
     files, failures = _list_sources(paths)
     escaped = {sid for path, sid in files if _escaped_name(path, sid)}
     parsed: list[ParsedSource] = []
+    unchanged: list[str] = []
     seen: set[str] = set()
     total = len(files)
     for n, (path, source_id) in enumerate(files, start=1):
@@ -334,14 +387,19 @@ def load_sources(
             if source_id in seen:
                 raise _ReadError("来源 ID 重复（已从另一个文件夹读取过同名文件），未导入")
             seen.add(source_id)
-            doc, chunks, warnings = parse_file(path, source_id, glossary=glossary, uri=public_url(source_id, base_url))
-            if source_id in escaped:
-                warnings.insert(0, f"文件名含有非 UTF-8 字节，按来源 ID {source_id} 导入")
-            parsed.append(ParsedSource(document=doc, chunks=chunks, path=path, warnings=tuple(warnings)))
+            uri = public_url(source_id, base_url)
+            key = parse_key(_read_bytes(path), source_id, uri, glossary)
+            if known.get(source_id) == key:
+                unchanged.append(source_id)
+            else:
+                doc, chunks, warnings = parse_file(path, source_id, glossary=glossary, uri=uri)
+                if source_id in escaped:
+                    warnings.insert(0, f"文件名含有非 UTF-8 字节，按来源 ID {source_id} 导入")
+                parsed.append(ParsedSource(doc, chunks, path, tuple(warnings), key))
         except _ReadError as exc:
             failures.append(IngestFailure(source_id, shown_path, f"{source_id}：{exc}"))
         except IngestError as exc:  # its message already names the source id
             failures.append(IngestFailure(source_id, shown_path, escape_surrogates(str(exc))))
         if progress is not None:
             progress(n, total, source_id)
-    return parsed, failures
+    return parsed, failures, unchanged

@@ -28,7 +28,7 @@ import shutil
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, Sequence, TypeVar
+from typing import Any, Callable, Collection, Mapping, Sequence, TypeVar
 
 import numpy as np
 
@@ -153,18 +153,31 @@ class KnowledgeIndex:
         """source_id → active version, or None for a source whose documents are all hidden/removed."""
         return self.catalog.current_versions()
 
+    def parse_keys(self) -> dict[str, tuple[str, list[str]]]:
+        """source_id → (parse key, warnings) of the active version (``Catalog.parse_keys``)."""
+        return self.catalog.parse_keys()
+
     def documents(self) -> list[DocumentRow]:
         """Active documents, sorted by source id."""
         return self.catalog.documents()
 
-    def apply(self, parsed: Sequence[tuple[SourceDocument, Sequence[Chunk]]], *, remove_missing: bool = False) -> dict[str, str]:
+    def apply(
+        self,
+        parsed: Sequence[tuple[SourceDocument, Sequence[Chunk]]],
+        *,
+        remove_missing: bool = False,
+        parse_keys: Mapping[str, tuple[str, Sequence[str]]] | None = None,
+        kept: Collection[str] = (),
+    ) -> dict[str, str]:
         """Store new document versions and switch them active in one transaction.
 
         Returns ``{source_id: "added" | "updated" | "unchanged"}``. Old versions
         stay in the catalog. With ``remove_missing``, sources not in ``parsed``
-        are deactivated ("removed"). Then BM25 is rebuilt and swapped in.
+        (nor in ``kept``, the sources skipped as unchanged) are deactivated
+        ("removed"); ``parse_keys`` see ``Catalog.apply``. Then BM25 is rebuilt
+        and swapped in (kept when nothing changed).
         """
-        results, stale = self.catalog.apply(parsed, remove_missing=remove_missing)
+        results, stale = self.catalog.apply(parsed, remove_missing=remove_missing, parse_keys=parse_keys, kept=kept)
         self.reload()
         self._drop_vectors(stale)
         return results

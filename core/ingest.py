@@ -1,7 +1,8 @@
 """Ingest: read sources, chunk them, store new versions, switch over, then embed.
 
-Stage 1 (fast, seconds for hundreds of files): parse + chunk every file
-(``core.corpus``), store new document versions and switch them active in one
+Stage 1 (fast, seconds for hundreds of files): parse + chunk every file whose
+bytes changed (``core.corpus.load_changed_sources``; an unchanged file is hashed,
+not parsed), store new document versions and switch them active in one
 catalog transaction, rebuild BM25. Questions can be answered from here on.
 Stage 2 (slow on a CPU): ``KnowledgeIndex.embed_pending`` fills in vectors.
 
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
-from core.corpus import IngestFailure, load_sources
+from core.corpus import IngestFailure, load_changed_sources
 from core.sourcetext import escape_surrogates
 from core.index import KnowledgeIndex
 
@@ -77,16 +78,28 @@ def ingest(
     """Ingest ``paths`` (files or folders) into ``index``.
 
     With ``embed=False`` only stage 1 runs (the caller embeds later, e.g. in
-    the background). ``base_url`` maps source ids to public URLs (see
+    the background). A file whose parse key (``core.corpus.parse_key``) is the one its
+    active version was stored from is not parsed: it is "unchanged" and reports the
+    warnings of its last parse. ``base_url`` maps source ids to public URLs (see
     ``core.corpus.public_url``; None: no public URL). Never raises for a single
     bad file; see ``report.failures``.
     """
-    parsed, failures = load_sources(list(paths), progress=progress, base_url=base_url)
-    results = index.apply([(p.document, p.chunks) for p in parsed], remove_missing=remove_missing)
+    known = index.parse_keys()
+    parsed, failures, unchanged = load_changed_sources(
+        list(paths), known={sid: key for sid, (key, _) in known.items()}, progress=progress, base_url=base_url
+    )
+    results = index.apply(
+        [(p.document, p.chunks) for p in parsed],
+        remove_missing=remove_missing,
+        parse_keys={p.document.source_id: (p.parse_key, p.warnings) for p in parsed if p.parse_key},
+        kept=unchanged,
+    )
+    warnings = {sid: list(known[sid][1]) for sid in unchanged if known[sid][1]}  # as when it was parsed
+    warnings.update({p.document.source_id: list(p.warnings) for p in parsed if p.warnings})
     report = IngestReport(
         results=results,
         failures=list(failures),
-        warnings={p.document.source_id: list(p.warnings) for p in parsed if p.warnings},
+        warnings=warnings,
         chunks=sum(len(p.chunks) for p in parsed),
     )
     if embed:
