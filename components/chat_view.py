@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components.answer_view import ANSWER_CSS, render_answer
+from components.answer_view import ANSWER_CSS
 from components.errors import show_app_error
+from components.render_cache import answer_html
 from core.errors import UnsavedRecordError
 from core.export import conversation_to_json, conversation_to_markdown, to_markdown
 from core.models import AnswerRecord
 
 
 def show_record(record: AnswerRecord, current_versions: dict[str, str | None] | None = None) -> None:
-    """Render a stored record (the same code for a live and a replayed answer)."""
-    st.html(ANSWER_CSS + render_answer(record, current_versions=current_versions))
+    """Render a stored record (the same code for a live and a replayed answer); its
+    HTML is rendered once per version state (``components.render_cache``)."""
+    st.html(ANSWER_CSS + answer_html(record, current_versions))
 
 
 def ask_and_show(engine, question: str, *, generator: str | None, conversation_id: str,
@@ -45,7 +47,27 @@ def ask_and_show(engine, question: str, *, generator: str | None, conversation_i
     return record
 
 
+#: Seconds between two redraws of the index status while vectors are being built.
+STATUS_EVERY_S = 3.0
+
+
 def show_index_status(engine, worker) -> None:  # noqa: ANN001 - Engine / EmbeddingWorker
+    """The knowledge base's size and the vector build's progress. While vectors are
+    being built it is a fragment redrawn alone every ``STATUS_EVERY_S`` seconds (the
+    page around it does not rerun)."""
+    embedded, total = engine.index.dense_coverage()
+    if total and embedded < total:
+        _live_index_status(engine, worker)
+    else:
+        _index_status(engine, worker)
+
+
+@st.fragment(run_every=STATUS_EVERY_S)
+def _live_index_status(engine, worker) -> None:  # noqa: ANN001
+    _index_status(engine, worker)
+
+
+def _index_status(engine, worker) -> None:  # noqa: ANN001
     embedded, total = engine.index.dense_coverage()
     docs = len(engine.index.documents())
     st.caption(f"知识库：{docs} 篇文档，{total} 个片段")
