@@ -20,8 +20,9 @@ def get_engine() -> Engine:
 @st.cache_resource(show_spinner=False)
 def embedding_worker() -> EmbeddingWorker:
     """The process's background embedding worker (``core.embedding_worker``): started
-    once, it also picks up ingests made by other processes (catalog generation)."""
-    worker = EmbeddingWorker(get_engine().index)
+    once, it also picks up ingests made by other processes (catalog generation). The
+    model runs in a separate low-priority process that waits while a question is answered."""
+    worker = EmbeddingWorker(get_engine().index, process=True)
     if get_engine().settings.background_embedding:
         worker.start()
     return worker

@@ -297,12 +297,14 @@ class KnowledgeIndex:
         progress: Callable[[int, int], None] | None = None,
         should_stop: Callable[[], bool] | None = None,
         batch_size: int = EMBED_BATCH,
+        embed_missing: bool = True,
     ) -> int:
         """Embed every active chunk that has no vector yet and add it to Chroma.
 
         Vectors come from the catalog's cache when the same text was embedded
         before; new ones are cached and written every ``CHROMA_BATCH`` vectors or
-        ``FLUSH_SECONDS``. Calls ``progress(done, total)`` after each batch. Returns
+        ``FLUSH_SECONDS``. With ``embed_missing=False`` only cached vectors are
+        added (another process computes the rest: ``core.embedding_worker``). Calls ``progress(done, total)`` after each batch. Returns
         the number of chunks added. Safe to call again after an interruption.
         Raises ``IndexError_`` naming the owner when another process owns the
         store, or when Chroma or the catalog fails.
@@ -322,6 +324,10 @@ class KnowledgeIndex:
         texts = [embedding_text(c) for c in pending]
         keys = [sha256_hex(t) for t in texts]
         cached = self.catalog.cached_vectors(self.embedder.name, sorted(set(keys)))
+        if not embed_missing:
+            ready = [n for n, k in enumerate(keys) if k in cached]
+            pending, texts, keys = [pending[n] for n in ready], [texts[n] for n in ready], [keys[n] for n in ready]
+            total = len(pending)
         buffer: list[tuple[Chunk, np.ndarray]] = []
         new_vectors: dict[str, np.ndarray] = {}  # embedding cache rows not yet written
         last_flush = time.monotonic()

@@ -9,6 +9,7 @@ the evaluation.
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
@@ -21,6 +22,7 @@ from core.generators.base import Generator
 from core.generators.extractive import ExtractiveGenerator
 from core.index import KnowledgeIndex
 from core.links import recommended_links
+from core.priority import question_in_flight
 from core.models import (
     AnswerRecord, AuditEntry, Candidate, ChunkSnapshot, Draft, GeneratorInfo, SufficiencyInfo, Support,
 )
@@ -85,10 +87,11 @@ class Engine:
         history: Sequence[str | tuple[str, str]] = (),
         on_text: Callable[[str], None] | None = None,
         save: bool = True,
+        timings: dict[str, float] | None = None,
     ) -> AnswerRecord:
         """Answer ``question``; always returns a stored record (also for no_evidence and errors).
 
-        ``history``: earlier turns of the conversation, oldest first (see ``ask``)."""
+        ``history``: earlier turns of the conversation, oldest first; ``timings``: see ``ask``."""
         return ask(
             question,
             retriever=self.retriever(),
@@ -98,6 +101,7 @@ class Engine:
             conversation_id=conversation_id,
             history=history,
             on_text=on_text,
+            timings=timings,
         )
 
     def _safe_generator(self, name: str | None) -> Generator | AppError:
@@ -143,6 +147,7 @@ def ask(
     conversation_id: str | None = None,
     history: Sequence[str | tuple[str, str]] = (),
     on_text: Callable[[str], None] | None = None,
+    timings: dict[str, float] | None = None,
 ) -> AnswerRecord:
     """Run the whole pipeline for one question and store the record.
 
@@ -168,15 +173,27 @@ def ask(
       entry, then re-raises the interruption unchanged.
 
     ``on_text`` receives each streamed text piece (surrogates already replaced).
+    ``timings``, when given, is filled with the seconds (``time.perf_counter``) each
+    step took: ``retrieve``, ``generate``, ``ground``, ``verify``, ``record`` (steps
+    that did not run are absent) and ``total``; the same split is logged at DEBUG.
+    While the call runs, the question is marked in flight on ``settings.data_dir``
+    (``core.priority.question_in_flight``): background embedding steps aside.
     """
     turn = _Turn(records, settings, conversation_id)
+    start = time.perf_counter()
     try:
-        return turn.run(question, retriever, generator, history, on_text)
+        with question_in_flight(settings.data_dir):
+            return turn.run(question, retriever, generator, history, on_text)
     except BaseException as exc:
         if isinstance(exc, Exception) or turn.saved:
             raise
         turn.save_interrupted(exc)
         raise
+    finally:
+        turn.timings["total"] = time.perf_counter() - start
+        log.debug("ask timings (s): %s", turn.timings)
+        if timings is not None:
+            timings.update(turn.timings)
 
 
 def generator_uses_history(generator: Generator | AppError) -> bool:
@@ -200,17 +217,28 @@ class _Turn:
         self.streamed: list[str] = []
         self.pending: AnswerRecord | None = None
         self.saved = False
+        self.timings: dict[str, float] = {}
+        self._mark = time.perf_counter()
+
+    def lap(self, step: str) -> None:
+        """Record the seconds since the previous lap as ``step``."""
+        now = time.perf_counter()
+        self.timings[step] = now - self._mark
+        self._mark = now
 
     def finish(self, record: AnswerRecord) -> AnswerRecord:
         if self.notes:
             record = record.model_copy(update={"audit": (*self.notes, *record.audit)})
         record = textsafe.scrub_record(record)
         self.pending = record
+        self._mark = time.perf_counter()  # "record" is the store's write alone
         if self.records is not None:
             try:
                 self.records.save(record)
             except RecordError as exc:
                 raise UnsavedRecordError(str(exc), record) from exc
+            finally:
+                self.lap("record")
         self.saved = True
         return record
 
@@ -269,6 +297,8 @@ class _Turn:
                 retrieval: RetrievalResult = retriever.retrieve(resolved)
             except AppError as exc:
                 return self.finish(AnswerRecord(status="error", error=str(exc), **base))
+            finally:
+                self.lap("retrieve")
             if not generator_uses_history(generator):
                 gen_question = resolved.text
             evidence = retrieval.evidence
@@ -289,6 +319,7 @@ class _Turn:
                     on_text(piece)
 
             draft = generator.generate(gen_question, evidence, turns, on_text=shown)
+            self.lap("generate")
             if not isinstance(draft, Draft):
                 raise GenerationError("the generator ended without an answer")
         except AppError as exc:
@@ -314,18 +345,19 @@ class _Turn:
         grounded = grounding.ground(draft, [s.chunk_id for s in snapshots])
         accepted = frozenset(rc.chunk_id for rc in evidence)
         supports, dropped = _apply_display_threshold(grounded.supports, snapshots, settings.display_threshold, accepted)
-        return self.finish(
-            verify_record(  # every generator's supports get a verdict; not "supported" → needs_review, kept
-                AnswerRecord(
-                    status=grounding.answer_status(supports),
-                    answer_text=grounded.answer_text,
-                    chunks=snapshots,
-                    supports=supports,
-                    audit=grounded.audit + dropped,
-                    **base,
-                )
+        self.lap("ground")
+        verified = verify_record(  # every generator's supports get a verdict; not "supported" → needs_review, kept
+            AnswerRecord(
+                status=grounding.answer_status(supports),
+                answer_text=grounded.answer_text,
+                chunks=snapshots,
+                supports=supports,
+                audit=grounded.audit + dropped,
+                **base,
             )
         )
+        self.lap("verify")
+        return self.finish(verified)
 
 
 def _model_resolved(
