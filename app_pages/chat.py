@@ -6,7 +6,7 @@ import streamlit as st
 
 from components.chat_view import ask_and_show, show_export_buttons, show_record
 from components.errors import page_guard
-from components.resources import ensure_ready
+from components.resources import ensure_ready, wait_until_ingested
 from core.records import conversation_history
 
 with page_guard("显示问答页"):
@@ -37,6 +37,7 @@ with page_guard("显示问答页"):
         with st.chat_message("user"):
             st.text(question)
         with st.chat_message("assistant"):
+            wait_until_ingested()
             ask_and_show(
                 engine,
                 question,
