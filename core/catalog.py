@@ -66,6 +66,17 @@ def lexical_text(chunk: Chunk) -> str:
     return " ".join(chunk.heading_path) + "\n" + chunk.text
 
 
+def chunk_terms(chunks: Sequence[Chunk]) -> dict[str, list[str]]:
+    """BM25 terms of ``chunks`` keyed as the term cache keys them (SHA-256 of
+    ``lexical_text``); run where a file is parsed (``core.corpus``'s ``prepare``), then
+    ``Catalog.store_terms``. Uses ``core.lexical.tokenize``."""
+    out: dict[str, list[str]] = {}
+    for chunk in chunks:
+        text = lexical_text(chunk)
+        out.setdefault(sha256_hex(text), lexical.tokenize(text))
+    return out
+
+
 def embedding_text(chunk: Chunk) -> str:
     """The text embedded for a chunk: its heading path (joined with › ) and its text."""
     return " › ".join(chunk.heading_path) + "\n" + chunk.text
@@ -276,13 +287,19 @@ class Catalog:
             if key not in cached and key not in new:
                 new[key] = lexical.tokenize(lexical_text(wanted[cid]))
             out[cid] = cached.get(key) or new.get(key) or []
-        if new:
+        self.store_terms(new, tokenizer)
+        return out
+
+    def store_terms(self, terms: Mapping[str, list[str]], tokenizer: str | None = None) -> None:
+        """Add BM25 terms to the term cache, keyed by SHA-256 of ``lexical_text``
+        (``chunk_terms``), for ``tokenizer`` (default: ``core.lexical.TOKENIZER_ID`` now)."""
+        if terms:
+            tok = tokenizer or lexical.TOKENIZER_ID
             with self._db.transaction() as db:
                 db.executemany(
                     "INSERT OR REPLACE INTO lexical_terms VALUES (?, ?, ?)",
-                    [(tokenizer, key, json.dumps(terms, ensure_ascii=False)) for key, terms in new.items()],
+                    [(tok, key, json.dumps(t, ensure_ascii=False)) for key, t in terms.items()],
                 )
-        return out
 
     def cached_vectors(self, model: str, keys: Sequence[str]) -> dict[str, np.ndarray]:
         """Cached vectors of ``model`` by text SHA-256 (float32); keys without one are left out."""

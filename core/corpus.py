@@ -38,11 +38,9 @@ from __future__ import annotations
 
 import codecs
 import errno
-import hashlib
 import json
 import os
 from collections.abc import Callable, Mapping, Sequence
-from functools import lru_cache
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote
@@ -51,6 +49,7 @@ from core.chunking import parse_front_matter, parse_markdown
 from core.converters import ReadError as _ReadError
 from core.converters import html_to_markdown, pdf_to_markdown
 from core.errors import IngestError
+from core.parse_jobs import parse_key, parser_pool
 from core.models import Chunk, SourceDocument
 from core.sourcetext import UnreadableText, check_text, escape_surrogates
 
@@ -99,6 +98,7 @@ class ParsedSource:
     path: Path
     warnings: tuple[str, ...] = ()
     parse_key: str | None = None
+    prepared: object = None
 
 
 def public_url(source_id: str, base_url: str | None = K8S_ZH_BASE) -> str | None:
@@ -305,27 +305,17 @@ def _parse_by_suffix(
     return doc, chunks, warnings
 
 
-@lru_cache(maxsize=1)
-def _parser_fingerprint() -> str:
-    """SHA-256 over the source of every ``core`` module (read once per process): a
-    change to the parsing code (or anything else in ``core``) makes every file's
-    :func:`parse_key` new, so the next ingest parses everything again."""
-    h = hashlib.sha256()
-    core = Path(__file__).resolve().parent
-    for f in sorted(core.rglob("*.py")):
-        h.update(f.relative_to(core).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
-    return h.hexdigest()
-
-
-def parse_key(data: bytes, source_id: str, uri: str | None, glossary: Mapping[str, str]) -> str:
-    """The SHA-256 (hex) of everything a file's parse depends on: its bytes, its
-    source id, its public URI, the glossary titles and the parsing code
-    (``_parser_fingerprint``). Equal keys give equal documents and chunks."""
-    h = hashlib.sha256(_parser_fingerprint().encode())
-    meta = json.dumps([source_id, uri, sorted(glossary.items())], ensure_ascii=False)
-    h.update(meta.encode("utf-8", "surrogateescape") + b"\0")
-    h.update(data)
-    return h.hexdigest()
+def _parse_job(job: tuple) -> tuple:
+    """One file's parse, as plain picklable values: ``("ok", doc, chunks, warnings,
+    prepared)``, ``("read", reason)`` or ``("ingest", message)``."""
+    path, source_id, glossary, uri, prepare = job
+    try:
+        doc, chunks, warnings = parse_file(path, source_id, glossary=glossary, uri=uri)
+    except _ReadError as exc:
+        return ("read", str(exc))
+    except IngestError as exc:
+        return ("ingest", str(exc))
+    return ("ok", doc, chunks, warnings, prepare(chunks) if prepare is not None else None)
 
 
 def load_sources(
@@ -346,6 +336,8 @@ def load_changed_sources(
     known: Mapping[str, str] | None = None,
     base_url: str | None = K8S_ZH_BASE,
     progress: Callable[[int, int, str], None] | None = None,
+    prepare: Callable[[list[Chunk]], object] | None = None,
+    workers: int | None = None,
 ) -> tuple[list[ParsedSource], list[IngestFailure], list[str]]:
     """Read and parse every source under ``paths``.
 
@@ -368,6 +360,13 @@ def load_changed_sources(
     stored from (``Catalog.parse_keys``): a file whose key is the same is read
     and hashed but not parsed, and its source id is listed in the third element
     (unchanged sources, listing order). Every parsed source carries its key.
+
+    ``prepare(chunks)`` (a module-level function, so it can run in a worker
+    process) is applied to each parsed file's chunks where it was parsed; its
+    result is ``ParsedSource.prepared`` (ingest uses it to tokenize for BM25).
+    With ``core.parse_jobs.POOL_MIN_FILES`` or more files to parse, they are parsed
+    in a pool of ``workers`` forked processes (``core.parse_jobs.parser_pool``: not
+    from a threaded process such as the app, which parses in-process).
     """
     known = known or {}
     glossary: dict[str, str] = {}
@@ -377,29 +376,43 @@ def load_changed_sources(
                 glossary.setdefault(k, v)
     files, failures = _list_sources(paths)
     escaped = {sid for path, sid in files if _escaped_name(path, sid)}
-    parsed: list[ParsedSource] = []
-    unchanged: list[str] = []
+    # 1. read and hash every file (fast); decide what to parse
+    outcome: list[str | _ReadError | tuple[str, str | None]] = []  # "unchanged", a failure, or (key, uri)
     seen: set[str] = set()
-    total = len(files)
-    for n, (path, source_id) in enumerate(files, start=1):
-        shown_path = escape_surrogates(str(path))
+    for path, source_id in files:
         try:
             if source_id in seen:
                 raise _ReadError("来源 ID 重复（已从另一个文件夹读取过同名文件），未导入")
             seen.add(source_id)
             uri = public_url(source_id, base_url)
             key = parse_key(_read_bytes(path), source_id, uri, glossary)
-            if known.get(source_id) == key:
-                unchanged.append(source_id)
-            else:
-                doc, chunks, warnings = parse_file(path, source_id, glossary=glossary, uri=uri)
-                if source_id in escaped:
-                    warnings.insert(0, f"文件名含有非 UTF-8 字节，按来源 ID {source_id} 导入")
-                parsed.append(ParsedSource(doc, chunks, path, tuple(warnings), key))
+            outcome.append("unchanged" if known.get(source_id) == key else (key, uri))
         except _ReadError as exc:
-            failures.append(IngestFailure(source_id, shown_path, f"{source_id}：{exc}"))
-        except IngestError as exc:  # its message already names the source id
-            failures.append(IngestFailure(source_id, shown_path, escape_surrogates(str(exc))))
-        if progress is not None:
-            progress(n, total, source_id)
+            outcome.append(exc)
+    jobs = [(path, sid, glossary, o[1], prepare) for (path, sid), o in zip(files, outcome) if isinstance(o, tuple)]
+    total = len(files)
+    # 2. parse what changed, in listing order (in a process pool when there is much to parse)
+    parsed: list[ParsedSource] = []
+    unchanged: list[str] = []
+    with parser_pool(len(jobs), workers) as pool:
+        results = pool.map(_parse_job, jobs, chunksize=8) if pool is not None else map(_parse_job, jobs)
+        for n, ((path, source_id), o) in enumerate(zip(files, outcome), start=1):
+            shown_path = escape_surrogates(str(path))
+            if o == "unchanged":
+                unchanged.append(source_id)
+            elif isinstance(o, _ReadError):
+                failures.append(IngestFailure(source_id, shown_path, f"{source_id}：{o}"))
+            else:
+                kind, *got = next(results)
+                if kind == "read":
+                    failures.append(IngestFailure(source_id, shown_path, f"{source_id}：{got[0]}"))
+                elif kind == "ingest":  # its message already names the source id
+                    failures.append(IngestFailure(source_id, shown_path, escape_surrogates(got[0])))
+                else:
+                    doc, chunks, warnings, prepared = got
+                    if source_id in escaped:
+                        warnings.insert(0, f"文件名含有非 UTF-8 字节，按来源 ID {source_id} 导入")
+                    parsed.append(ParsedSource(doc, chunks, path, tuple(warnings), o[0], prepared))
+            if progress is not None:
+                progress(n, total, source_id)
     return parsed, failures, unchanged

@@ -247,8 +247,9 @@ def fill_cache(
     return stored
 
 
-def main(argv: list[str] | None = None) -> int:
-    """The embedding process: lowest priority, then ``fill_cache`` after every catalog
+def run_process(argv: list[str] | None = None) -> int:
+    """The body of the embedding process (``python -m core.embedding_worker``, started by
+    ``EmbeddingProcess``; not a user command): lowest priority, then ``fill_cache`` after every catalog
     change until the parent process (``--parent``) is gone. Exit code 2 when the
     configured model is not ``--model`` (the parent's)."""
     from core.config import load_settings  # noqa: PLC0415
@@ -282,4 +283,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_process())

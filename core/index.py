@@ -19,6 +19,9 @@ Chroma adapter (``core.vector_store``) and an in-memory BM25 index
 Dense vectors are filled in by ``embed_pending`` (slow on a CPU), which the app
 runs in the background; until it is done, retrieval uses BM25 for the chunks
 that have no vector yet.
+
+Just over 400 lines: it is the one facade over three stores, and each method is a
+thin delegation with the ownership rule above; splitting it would spread that rule.
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
+from core.catalog import chunk_terms
 from core.corpus import IngestFailure, load_changed_sources
 from core.sourcetext import escape_surrogates
 from core.index import KnowledgeIndex
@@ -86,8 +87,13 @@ def ingest(
     """
     known = index.parse_keys()
     parsed, failures, unchanged = load_changed_sources(
-        list(paths), known={sid: key for sid, (key, _) in known.items()}, progress=progress, base_url=base_url
+        list(paths), known={sid: key for sid, (key, _) in known.items()}, progress=progress, base_url=base_url,
+        prepare=chunk_terms,  # BM25 terms computed where each file is parsed (a worker process for large corpora)
     )
+    terms: dict[str, list[str]] = {}
+    for p in parsed:
+        terms.update(p.prepared)  # type: ignore[arg-type] - chunk_terms' result
+    index.catalog.store_terms(terms)  # the reload in apply finds them cached
     results = index.apply(
         [(p.document, p.chunks) for p in parsed],
         remove_missing=remove_missing,

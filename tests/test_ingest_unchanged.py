@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 import core.corpus as corpus
-from core.corpus import parse_key
+import core.parse_jobs as parse_jobs
+from core.parse_jobs import parse_key
 from core.embeddings import HashingEmbedder
 from core.index import KnowledgeIndex
 from core.ingest import ingest
@@ -102,8 +103,8 @@ def test_parse_key_covers_every_input_of_the_parse():
 
 def test_changed_parsing_code_parses_again(setup, monkeypatch):
     docs, index, calls = setup
-    corpus._parser_fingerprint.cache_clear()
-    monkeypatch.setattr(corpus, "_parser_fingerprint", lambda: "another parser")
+    parse_jobs._parser_fingerprint.cache_clear()
+    monkeypatch.setattr(parse_jobs, "_parser_fingerprint", lambda: "another parser")
     report = ingest(index, [docs], embed=False)
     assert sorted(calls) == ["<html>", "a/one.md", "page.html", "two.md"]
     assert set(report.results.values()) == {"unchanged"}  # same content: same versions
@@ -119,3 +120,29 @@ def test_an_unchanged_file_reports_the_warnings_of_its_last_parse(tmp_path):
     again = ingest(index, [docs], embed=False)
     assert again.results == {"ctl.md": "unchanged"}
     assert again.warnings == first.warnings
+
+
+def _worker_pid(chunks):  # noqa: ANN001 - a module-level ``prepare``, picklable
+    import os
+
+    return os.getpid()
+
+
+def test_a_large_parse_runs_in_a_process_pool_with_the_same_result(tmp_path, monkeypatch):
+    import os
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i in range(12):
+        (docs / f"d{i:02}.md").write_text(f"## 第{i}节\n\nPod {i} 与 Service {i}。\n", encoding="utf-8")
+    (docs / "bad.md").write_bytes(b"\xff\xfe bad")
+    serial = corpus.load_changed_sources([docs], workers=1, prepare=_worker_pid)
+    monkeypatch.setattr(parse_jobs, "POOL_MIN_FILES", 2)
+    monkeypatch.setattr(parse_jobs, "_only_thread", lambda: True)
+    pooled = corpus.load_changed_sources([docs], workers=2, prepare=_worker_pid)
+    assert [(p.document, p.chunks, p.warnings, p.parse_key) for p in pooled[0]] == [
+        (p.document, p.chunks, p.warnings, p.parse_key) for p in serial[0]
+    ]
+    assert pooled[1] == serial[1] and len(pooled[1]) == 1  # the bad file fails the same way
+    assert {p.prepared for p in serial[0]} == {os.getpid()}
+    assert os.getpid() not in {p.prepared for p in pooled[0]}  # parsed in worker processes
