@@ -49,8 +49,8 @@ def first_ingest() -> BackgroundJob | None:
 
 def ensure_ready() -> Engine:
     """The engine at once; on a first start the corpus is ingested in the background
-    while the page shows its progress (a fragment redrawn alone; the page reruns when
-    it is done). Call ``wait_until_ingested`` before answering a question."""
+    while the page shows its progress (a fragment redrawn alone). Call
+    ``wait_until_ingested`` before answering a question."""
     engine = get_engine()
     job = first_ingest()
     if job is not None and not job.finished:
@@ -73,8 +73,11 @@ def wait_until_ingested() -> None:
 
 @st.fragment(run_every=0.5)
 def _ingest_status(job: BackgroundJob) -> None:
+    # No st.rerun() when done: a rerun requested here could interrupt a question's run
+    # (its answer stored but not shown); the next run of the page shows the new state.
     if job.finished:
-        st.rerun()  # the whole page again: the chat now answers from the new knowledge base
+        st.caption("知识库导入完成。")
+        return
     text = f"首次启动：正在导入示例知识库 {job.done}/{job.total} {job.name}" if job.total else "首次启动：正在导入示例知识库…"
     st.progress(job.fraction(), text=text + "（可以先输入问题，导入完成后回答）")
 
