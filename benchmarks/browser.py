@@ -19,9 +19,10 @@ average (``os.getloadavg``) when it was taken:
    the answer renderer: the server-side split (retrieve, generate, ground,
    verify, record, render) that the browser figures contain.
 
-Questions come from ``../shared/eval-dev/k8s/questions.jsonl`` (beside the
-repository or its main checkout; those about the bundled sample first) when
-present, else a built-in list. Not a
+Questions alternate a built-in list of everyday questions (most answered with
+markers) and ``../shared/eval-dev/k8s/questions.jsonl`` (beside the repository
+or its main checkout; those about the bundled sample first) when present. The
+server-side split is of the first question (answered, with markers). Not a
 test: nothing here fails on a slow machine; the figures say met or not.
 """
 
@@ -73,6 +74,14 @@ def shared_dir() -> Path | None:
 
 
 def questions(n: int) -> list[str]:
+    """``n`` questions, alternating the built-in everyday ones (most are answered with
+    markers) and the evaluation's paraphrases (many end as no_evidence on the sample)."""
+    evaluation = _eval_questions()
+    mixed = [q for pair in zip(FALLBACK_QUESTIONS, evaluation) for q in pair] or FALLBACK_QUESTIONS
+    return [mixed[i % len(mixed)] for i in range(n)]
+
+
+def _eval_questions() -> list[str]:
     shared = shared_dir()
     path = shared / "eval-dev" / "k8s" / "questions.jsonl" if shared else None
     found: list[str] = []
@@ -81,8 +90,7 @@ def questions(n: int) -> list[str]:
         rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
         in_sample = [r["question"] for r in rows if any((sample / g["file"]).is_file() for g in r.get("gold", []))]
         found = in_sample + [r["question"] for r in rows if r["question"] not in in_sample]
-    pool = found or FALLBACK_QUESTIONS
-    return [pool[i % len(pool)] for i in range(n)]
+    return found
 
 
 def load() -> str:

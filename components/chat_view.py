@@ -56,15 +56,10 @@ def show_index_status(engine, worker) -> None:  # noqa: ANN001 - Engine / Embedd
     being built it is a fragment redrawn alone every ``STATUS_EVERY_S`` seconds (the
     page around it does not rerun)."""
     embedded, total = engine.index.dense_coverage()
-    if total and embedded < total:
-        _live_index_status(engine, worker)
-    else:
-        _index_status(engine, worker)
-
-
-@st.fragment(run_every=STATUS_EVERY_S)
-def _live_index_status(engine, worker) -> None:  # noqa: ANN001
-    _index_status(engine, worker)
+    building = bool(total and embedded < total)
+    # the same fragment on every run; only its timer stops (a fragment that vanishes
+    # while its timer still fires can cost a question's rerun)
+    st.fragment(_index_status, run_every=STATUS_EVERY_S if building else None)(engine, worker)
 
 
 def _index_status(engine, worker) -> None:  # noqa: ANN001

@@ -53,10 +53,12 @@ def ensure_ready() -> Engine:
     ``wait_until_ingested`` before answering a question."""
     engine = get_engine()
     job = first_ingest()
-    if job is not None and not job.finished:
-        _ingest_status(job)
-    elif job is not None:
-        _ingest_failures(job)
+    if job is not None:
+        # The same fragment on every run (only its timer stops when the job is done): a
+        # fragment that vanishes while its timer still fires can cost a question's rerun.
+        st.fragment(_ingest_status, run_every=None if job.finished else 0.5)(job)
+        if job.finished:
+            _ingest_failures(job)
     embedding_worker()
     return engine
 
@@ -71,12 +73,11 @@ def wait_until_ingested() -> None:
         job.wait()
 
 
-@st.fragment(run_every=0.5)
 def _ingest_status(job: BackgroundJob) -> None:
-    # No st.rerun() when done: a rerun requested here could interrupt a question's run
-    # (its answer stored but not shown); the next run of the page shows the new state.
+    """The first ingest's progress (a fragment, see ``ensure_ready``). No ``st.rerun()``
+    when done: a rerun requested here could interrupt a question's run (its answer
+    stored but not shown); the next run of the page shows the new state."""
     if job.finished:
-        st.caption("知识库导入完成。")
         return
     text = f"首次启动：正在导入示例知识库 {job.done}/{job.total} {job.name}" if job.total else "首次启动：正在导入示例知识库…"
     st.progress(job.fraction(), text=text + "（可以先输入问题，导入完成后回答）")
