@@ -47,19 +47,11 @@ def ask_and_show(engine, question: str, *, generator: str | None, conversation_i
     return record
 
 
-#: Seconds between two redraws of the index status while vectors are being built.
-STATUS_EVERY_S = 3.0
-
-
 def show_index_status(engine, worker) -> None:  # noqa: ANN001 - Engine / EmbeddingWorker
-    """The knowledge base's size and the vector build's progress. While vectors are
-    being built it is a fragment redrawn alone every ``STATUS_EVERY_S`` seconds (the
-    page around it does not rerun)."""
-    embedded, total = engine.index.dense_coverage()
-    building = bool(total and embedded < total)
-    # the same fragment on every run; only its timer stops (a fragment that vanishes
-    # while its timer still fires can cost a question's rerun)
-    st.fragment(_index_status, run_every=STATUS_EVERY_S if building else None)(engine, worker)
+    """The knowledge base's size and the vector build's progress, drawn on each run.
+    Not an auto-rerunning fragment: with one in the sidebar the browser benchmark lost
+    about one answer in 20 while vectors were being built (stored, never shown)."""
+    _index_status(engine, worker)
 
 
 def _index_status(engine, worker) -> None:  # noqa: ANN001

@@ -310,6 +310,11 @@ class Catalog:
             )
         }
 
+    def vector_count(self, model: str) -> int:
+        """How many vectors of ``model`` the cache holds (one indexed count)."""
+        with self._db.transaction() as db:
+            return db.execute("SELECT COUNT(*) FROM embeddings WHERE model = ?", (model,)).fetchone()[0]
+
     def store_vectors(self, model: str, vectors: Mapping[str, np.ndarray]) -> None:
         """Add vectors of ``model`` to the cache, keyed by text SHA-256 (stored as float32 bytes)."""
         if vectors:

@@ -73,6 +73,8 @@ class EmbeddingWorker:
         self.error: str | None = None
         self.passes = 0
         self._embedded_for: str | None = None  # catalog generation the last pass embedded
+        self._copied: int | None = None  # process mode: cached vectors when the last copy pass ran
+        self._copied_for: str | None = None  # ... and the catalog generation then
         self.thread: threading.Thread | None = None
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -147,10 +149,20 @@ class EmbeddingWorker:
         data_dir = self.index.settings.data_dir
         if questions_in_flight(data_dir):
             return True
+        cached = self.index.catalog.vector_count(self.index.embedder.name)
+        if cached == self._copied and generation == self._copied_for:
+            return True  # nothing new in the cache: no Chroma read, no work beside the chat
+        stopped = []
+
+        def should_stop() -> bool:
+            if self._stop.is_set() or questions_in_flight(data_dir):
+                stopped.append(True)
+            return bool(stopped)
+
         self.index.refresh_if_changed()
-        self.index.embed_pending(
-            should_stop=lambda: self._stop.is_set() or questions_in_flight(data_dir), embed_missing=False
-        )
+        self.index.embed_pending(should_stop=should_stop, embed_missing=False)
+        if not stopped:  # a complete copy: the next pass may skip until the cache grows
+            self._copied, self._copied_for = cached, generation
         embedded, total = self.index.dense_coverage()
         if embedded >= total:
             self._embedded_for = generation
