@@ -49,7 +49,7 @@ from core.chunking import parse_front_matter, parse_markdown
 from core.converters import ReadError as _ReadError
 from core.converters import html_to_markdown, pdf_to_markdown
 from core.errors import IngestError
-from core.parse_jobs import parse_key, parser_pool
+from core.parse_jobs import glossary_digest, parse_key, parser_pool
 from core.models import Chunk, SourceDocument
 from core.sourcetext import UnreadableText, check_text, escape_surrogates
 
@@ -132,10 +132,28 @@ def load_glossary(root: Path) -> dict[str, str]:
     result may be empty). Never raises for file problems.
     """
     folder = Path(root) / "reference" / "glossary"
-    out: dict[str, str] = {}
     if not folder.is_dir():
-        return out
-    for f in sorted(folder.glob("*.md")):
+        return {}
+    files = sorted(folder.glob("*.md"))
+    try:  # the same files (names, sizes, mtimes) give the same titles: parsed once per process
+        signature = (str(folder), tuple((f.name, f.stat().st_size, f.stat().st_mtime_ns) for f in files))
+    except OSError:
+        signature = None
+    if signature is not None and signature in _GLOSSARIES:
+        return dict(_GLOSSARIES[signature])
+    out = _read_glossary(files)
+    if signature is not None:
+        _GLOSSARIES.clear()  # one folder's titles kept: enough for repeated ingests of a corpus
+        _GLOSSARIES[signature] = dict(out)
+    return out
+
+
+_GLOSSARIES: dict[tuple, dict[str, str]] = {}
+
+
+def _read_glossary(files: list[Path]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for f in files:
         if f.name.startswith("_") or not f.is_file():
             continue
         try:
@@ -376,6 +394,7 @@ def load_changed_sources(
                 glossary.setdefault(k, v)
     files, failures = _list_sources(paths)
     escaped = {sid for path, sid in files if _escaped_name(path, sid)}
+    digest = glossary_digest(glossary)
     # 1. read and hash every file (fast); decide what to parse
     outcome: list[str | _ReadError | tuple[str, str | None]] = []  # "unchanged", a failure, or (key, uri)
     seen: set[str] = set()
@@ -385,7 +404,7 @@ def load_changed_sources(
                 raise _ReadError("来源 ID 重复（已从另一个文件夹读取过同名文件），未导入")
             seen.add(source_id)
             uri = public_url(source_id, base_url)
-            key = parse_key(_read_bytes(path), source_id, uri, glossary)
+            key = parse_key(_read_bytes(path), source_id, uri, digest)
             outcome.append("unchanged" if known.get(source_id) == key else (key, uri))
         except _ReadError as exc:
             outcome.append(exc)

@@ -94,12 +94,16 @@ def ingest(
     for p in parsed:
         terms.update(p.prepared)  # type: ignore[arg-type] - chunk_terms' result
     index.catalog.store_terms(terms)  # the reload in apply finds them cached
-    results = index.apply(
-        [(p.document, p.chunks) for p in parsed],
-        remove_missing=remove_missing,
-        parse_keys={p.document.source_id: (p.parse_key, p.warnings) for p in parsed if p.parse_key},
-        kept=unchanged,
-    )
+    served = {sid for sid, version in index.current_versions().items() if version is not None}
+    if parsed or (remove_missing and served - set(unchanged)):
+        results = index.apply(
+            [(p.document, p.chunks) for p in parsed],
+            remove_missing=remove_missing,
+            parse_keys={p.document.source_id: (p.parse_key, p.warnings) for p in parsed if p.parse_key},
+            kept=unchanged,
+        )
+    else:  # nothing changed: no transaction, no new generation, no reload anywhere
+        results = {sid: "unchanged" for sid in unchanged}
     warnings = {sid: list(known[sid][1]) for sid in unchanged if known[sid][1]}  # as when it was parsed
     warnings.update({p.document.source_id: list(p.warnings) for p in parsed if p.warnings})
     report = IngestReport(

@@ -22,7 +22,7 @@ from concurrent.futures import ProcessPoolExecutor
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["POOL_MAX_WORKERS", "POOL_MIN_FILES", "parse_key", "parser_pool"]
+__all__ = ["POOL_MAX_WORKERS", "POOL_MIN_FILES", "glossary_digest", "parse_key", "parser_pool"]
 
 
 @lru_cache(maxsize=1)
@@ -37,12 +37,18 @@ def _parser_fingerprint() -> str:
     return h.hexdigest()
 
 
-def parse_key(data: bytes, source_id: str, uri: str | None, glossary: Mapping[str, str]) -> str:
+def glossary_digest(glossary: Mapping[str, str]) -> str:
+    """SHA-256 (hex) of the glossary titles, computed once per ingest for ``parse_key``."""
+    text = json.dumps(sorted(glossary.items()), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def parse_key(data: bytes, source_id: str, uri: str | None, glossary: str) -> str:
     """The SHA-256 (hex) of everything a file's parse depends on: its bytes, its
-    source id, its public URI, the glossary titles and the parsing code
-    (``_parser_fingerprint``). Equal keys give equal documents and chunks."""
+    source id, its public URI, the glossary titles (``glossary_digest``) and the
+    parsing code (``_parser_fingerprint``). Equal keys give equal documents and chunks."""
     h = hashlib.sha256(_parser_fingerprint().encode())
-    meta = json.dumps([source_id, uri, sorted(glossary.items())], ensure_ascii=False)
+    meta = json.dumps([source_id, uri, glossary], ensure_ascii=False)
     h.update(meta.encode("utf-8", "surrogateescape") + b"\0")
     h.update(data)
     return h.hexdigest()

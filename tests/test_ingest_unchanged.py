@@ -9,7 +9,7 @@ import pytest
 
 import core.corpus as corpus
 import core.parse_jobs as parse_jobs
-from core.parse_jobs import parse_key
+from core.parse_jobs import glossary_digest, parse_key
 from core.embeddings import HashingEmbedder
 from core.index import KnowledgeIndex
 from core.ingest import ingest
@@ -90,14 +90,15 @@ def test_a_hidden_source_is_parsed_again_and_served(setup):
 
 
 def test_parse_key_covers_every_input_of_the_parse():
-    base = parse_key(b"## x\n\ny\n", "a.md", "https://e.org/a/", {"pod": "Pod"})
-    assert base == parse_key(b"## x\n\ny\n", "a.md", "https://e.org/a/", {"pod": "Pod"})
+    g = glossary_digest({"pod": "Pod"})
+    base = parse_key(b"## x\n\ny\n", "a.md", "https://e.org/a/", g)
+    assert base == parse_key(b"## x\n\ny\n", "a.md", "https://e.org/a/", glossary_digest({"pod": "Pod"}))
     assert len({
         base,
-        parse_key(b"## x\n\nz\n", "a.md", "https://e.org/a/", {"pod": "Pod"}),  # bytes
-        parse_key(b"## x\n\ny\n", "b.md", "https://e.org/a/", {"pod": "Pod"}),  # source id
-        parse_key(b"## x\n\ny\n", "a.md", None, {"pod": "Pod"}),  # public URL
-        parse_key(b"## x\n\ny\n", "a.md", "https://e.org/a/", {"pod": "豆荚"}),  # glossary titles
+        parse_key(b"## x\n\nz\n", "a.md", "https://e.org/a/", g),  # bytes
+        parse_key(b"## x\n\ny\n", "b.md", "https://e.org/a/", g),  # source id
+        parse_key(b"## x\n\ny\n", "a.md", None, g),  # public URL
+        parse_key(b"## x\n\ny\n", "a.md", "https://e.org/a/", glossary_digest({"pod": "豆荚"})),  # glossary
     }) == 5
 
 
