@@ -147,3 +147,25 @@ def test_a_large_parse_runs_in_a_process_pool_with_the_same_result(tmp_path, mon
     assert pooled[1] == serial[1] and len(pooled[1]) == 1  # the bad file fails the same way
     assert {p.prepared for p in serial[0]} == {os.getpid()}
     assert os.getpid() not in {p.prepared for p in pooled[0]}  # parsed in worker processes
+
+
+def test_an_unchanged_reingest_writes_nothing(setup):
+    docs, index, calls = setup
+    generation = index.catalog_generation()
+    ingest(index, [docs], embed=False, remove_missing=True)
+    assert index.catalog_generation() == generation  # no new generation: no process reloads
+
+
+def test_a_changed_glossary_title_parses_the_files_again(tmp_path, monkeypatch):
+    docs = tmp_path / "docs"
+    glossary = docs / "reference" / "glossary"
+    glossary.mkdir(parents=True)
+    (glossary / "pod.md").write_text("---\ntitle: Pod\nid: pod\n---\n", encoding="utf-8")
+    (docs / "a.md").write_text('## 一节\n\n{{< glossary_tooltip term_id="pod" >}} 是最小单元。\n', encoding="utf-8")
+    index = KnowledgeIndex(make_settings(tmp_path / "data", embedding="hash"), HashingEmbedder())
+    ingest(index, [docs], embed=False)
+    assert set(ingest(index, [docs], embed=False).results.values()) == {"unchanged"}
+    (glossary / "pod.md").write_text("---\ntitle: 容器组\nid: pod\n---\n", encoding="utf-8")
+    report = ingest(index, [docs], embed=False)
+    assert report.results["a.md"] == "updated"
+    assert any("容器组" in c.text for c in index.active_chunks().values())
