@@ -7,7 +7,7 @@ from components.chat_view import answer_request, show_conversation, show_export_
 from components.conversation_view import QUESTION_KEY, current_conversation
 from components.auth import may_ask, scoped
 from components.errors import page_guard
-from components.resources import ensure_ready
+from components.resources import ensure_ready, wait_until_ingested
 from components.sidebar import kb_selector, retrieval_options
 
 with page_guard("显示问答页"):
@@ -30,6 +30,7 @@ with page_guard("显示问答页"):
     typed = st.chat_input("向知识库提问，例如：Deployment 和 StatefulSet 有什么区别？", key=QUESTION_KEY)
     request = Request(typed) if typed else pending_request()
     if request:
+        wait_until_ingested()  # a question asked during the first start's ingest waits for it
         answer_request(
             engine, request, records, conversation_id=conversation_id,
             generator=st.session_state.get("generator"), options=retrieval_options(),

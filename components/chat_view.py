@@ -5,8 +5,9 @@ from __future__ import annotations
 import streamlit as st
 
 from components.answer_actions import Request, show_answer_actions
-from components.answer_view import ANSWER_CSS, ANSWER_SCRIPT, render_answer
+from components.answer_view import ANSWER_CSS, ANSWER_SCRIPT
 from components.errors import show_app_error
+from components.render_cache import answer_html
 from core.errors import UnsavedRecordError
 from core.export import conversation_to_json, conversation_to_markdown, to_markdown
 from core.models import AnswerRecord
@@ -15,10 +16,10 @@ from core.retrieval import RetrievalOptions
 
 
 def show_record(record: AnswerRecord, current_versions: dict[str, str | None] | None = None) -> None:
-    """Render a stored record (the same code for a live and a replayed answer)."""
+    """Render a stored record (the same code for a live and a replayed answer); its
+    HTML is rendered once per version state (``components.render_cache``)."""
     # the answer HTML is sanitized (nh3, then DOMPurify); the only script is the constant ANSWER_SCRIPT
-    st.html(ANSWER_CSS + render_answer(record, current_versions=current_versions) + ANSWER_SCRIPT,
-            unsafe_allow_javascript=True)
+    st.html(ANSWER_CSS + answer_html(record, current_versions) + ANSWER_SCRIPT, unsafe_allow_javascript=True)
 
 
 def show_conversation(engine, records: list[AnswerRecord]) -> None:  # noqa: ANN001 - Engine
@@ -98,6 +99,13 @@ def ask_and_show(engine, question: str, *, generator: str | None, conversation_i
 
 
 def show_index_status(engine, worker) -> None:  # noqa: ANN001 - Engine / EmbeddingWorker
+    """The knowledge base's size and the vector build's progress, drawn on each run.
+    Not an auto-rerunning fragment: with one in the sidebar the browser benchmark lost
+    about one answer in 20 while vectors were being built (stored, never shown)."""
+    _index_status(engine, worker)
+
+
+def _index_status(engine, worker) -> None:  # noqa: ANN001
     embedded, total = engine.index.dense_coverage()
     docs = len(engine.index.documents())
     st.caption(f"知识库：{docs} 篇文档，{total} 个片段")

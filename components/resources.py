@@ -1,6 +1,7 @@
 """Every ``st.cache_resource`` of the app lives here: the engine (settings,
-embedding model, index, record store) is loaded once per process, and the
-background embedding worker is started once.
+embedding model, index, record store) is loaded once per process, the first
+start's ingest runs once in a background thread (the chat is shown meanwhile),
+and the background embedding worker is started once.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import streamlit as st
 from core.embedding_worker import EmbeddingWorker
 from core.ingest import ingest
 from core.pipeline import Engine
+from core.progress import BackgroundJob
 
 
 @st.cache_resource(show_spinner="正在加载模型与索引…")
@@ -20,35 +22,71 @@ def get_engine() -> Engine:
 @st.cache_resource(show_spinner=False)
 def embedding_worker() -> EmbeddingWorker:
     """The process's background embedding worker (``core.embedding_worker``): started
-    once, it also picks up ingests made by other processes (catalog generation)."""
-    worker = EmbeddingWorker(get_engine().index)
+    once, it also picks up ingests made by other processes (catalog generation). The
+    model runs in a separate low-priority process that waits while a question is answered."""
+    worker = EmbeddingWorker(get_engine().index, process=True)
     if get_engine().settings.background_embedding:
         worker.start()
     return worker
 
 
-def ensure_ready() -> Engine:
-    """The engine, with the configured corpus ingested on first start (with progress).
-
-    Parsing and BM25 take seconds; dense embedding continues in the background.
-    """
+@st.cache_resource(show_spinner=False)
+def first_ingest() -> BackgroundJob | None:
+    """The first start's ingest of the configured corpus, in a background thread (once
+    per process), or None when the knowledge base already has chunks. Its result is the
+    ``IngestReport``; parsing and BM25 take seconds, dense vectors follow in the background."""
     engine = get_engine()
-    if not engine.index.active_chunks():
-        bar = st.progress(0.0, text="首次启动：正在导入示例知识库…")
+    if engine.index.active_chunks():
+        return None
+    return BackgroundJob(
+        lambda progress: ingest(
+            engine.index, [engine.settings.corpus_dir], base_url=engine.settings.corpus_base_url,
+            progress=progress, embed=False,
+        ),
+        name="first-ingest",
+    ).start()
 
-        def progress(done: int, total: int, name: str) -> None:
-            bar.progress(done / max(total, 1), text=f"首次启动：正在导入 {done}/{total} {name}")
 
-        report = ingest(
-            engine.index,
-            [engine.settings.corpus_dir],
-            base_url=engine.settings.corpus_base_url,
-            progress=progress,
-            embed=False,
-        )
-        bar.empty()
-        if report.failures:
-            st.warning(f"有 {len(report.failures)} 个文件未能导入（文件名与原因见下）。")
-            st.text("\n".join(f"{f.source_id}：{f.reason}" for f in report.failures))  # file names: text, never Markdown
+def ensure_ready() -> Engine:
+    """The engine at once; on a first start the corpus is ingested in the background
+    while the page shows its progress (a fragment redrawn alone). Call
+    ``wait_until_ingested`` before answering a question."""
+    engine = get_engine()
+    job = first_ingest()
+    if job is not None:
+        # The same fragment on every run (only its timer stops when the job is done): a
+        # fragment that vanishes while its timer still fires can cost a question's rerun.
+        st.fragment(_ingest_status, run_every=None if job.finished else 0.5)(job)
+        if job.finished:
+            _ingest_failures(job)
     embedding_worker()
     return engine
+
+
+def wait_until_ingested() -> None:
+    """Block (with a spinner) until the first start's ingest is done; re-raises its error."""
+    job = first_ingest()
+    if job is not None and not job.finished:
+        with st.spinner("正在导入知识库，导入完成后立即回答…"):
+            job.wait()
+    elif job is not None:
+        job.wait()
+
+
+def _ingest_status(job: BackgroundJob) -> None:
+    """The first ingest's progress (a fragment, see ``ensure_ready``). No ``st.rerun()``
+    when done: a rerun requested here could interrupt a question's run (its answer
+    stored but not shown); the next run of the page shows the new state."""
+    if job.finished:
+        return
+    text = f"首次启动：正在导入示例知识库 {job.done}/{job.total} {job.name}" if job.total else "首次启动：正在导入示例知识库…"
+    st.progress(job.fraction(), text=text + "（可以先输入问题，导入完成后回答）")
+
+
+def _ingest_failures(job: BackgroundJob) -> None:
+    report = job.wait()
+    failures = getattr(report, "failures", [])
+    if failures and not st.session_state.get("_ingest_failures_shown"):
+        st.session_state["_ingest_failures_shown"] = True
+        st.warning(f"有 {len(failures)} 个文件未能导入（文件名与原因见下）。")
+        st.text("\n".join(f"{f.source_id}：{f.reason}" for f in failures))  # file names: text, never Markdown

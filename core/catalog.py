@@ -20,6 +20,10 @@ which version of each source is active, a generation counter, and two caches.
 * ``lexical_terms``: BM25 terms keyed by tokenizer id (``core.lexical.TOKENIZER_ID``,
   read at call time) + SHA-256 of ``lexical_text``, so jieba never runs twice
   over a text it has seen.
+* ``source_files``: the parse key (``core.corpus.parse_key``: file bytes + parse
+  inputs) each source was last stored from, its version and the warnings of that
+  parse, so a re-ingest skips a file whose bytes are unchanged before parsing it and
+  still reports its warnings (``parse_keys``).
 
 Every method raises ``IndexError_`` when SQLite fails (``core.sqlite``).
 """
@@ -30,7 +34,7 @@ import json
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Collection, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -63,6 +67,9 @@ CREATE TABLE IF NOT EXISTS chunks (
     chunk_id TEXT PRIMARY KEY, kb TEXT NOT NULL, source_id TEXT NOT NULL, version TEXT NOT NULL,
     ordinal INTEGER NOT NULL, chunk_json TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(kb, source_id, version);
+CREATE TABLE IF NOT EXISTS source_files (
+    kb TEXT NOT NULL, source_id TEXT NOT NULL, parse_key TEXT NOT NULL, version TEXT NOT NULL,
+    warnings TEXT NOT NULL, PRIMARY KEY (kb, source_id));
 """
 
 #: Version 0 → 1 (a data folder made before knowledge bases): every document and chunk
@@ -88,6 +95,17 @@ _MIGRATE_0_TO_1 = (
 def lexical_text(chunk: Chunk) -> str:
     """The text BM25 indexes for a chunk: its heading path (joined with spaces) and its text."""
     return " ".join(chunk.heading_path) + "\n" + chunk.text
+
+
+def chunk_terms(chunks: Sequence[Chunk]) -> dict[str, list[str]]:
+    """BM25 terms of ``chunks`` keyed as the term cache keys them (SHA-256 of
+    ``lexical_text``); run where a file is parsed (``core.corpus``'s ``prepare``), then
+    ``Catalog.store_terms``. Uses ``core.lexical.tokenize``."""
+    out: dict[str, list[str]] = {}
+    for chunk in chunks:
+        text = lexical_text(chunk)
+        out.setdefault(sha256_hex(text), lexical.tokenize(text))
+    return out
 
 
 def embedding_text(chunk: Chunk) -> str:
@@ -211,14 +229,35 @@ class Catalog:
         return self._document_rows("active = 1", knowledge_base)
 
     # ------------------------------------------------------------ writing
+    def parse_keys(self, knowledge_base: str = DEFAULT_KB) -> dict[str, tuple[str, list[str]]]:
+        """source_id → (parse key, warnings of that parse) of its active version in
+        ``knowledge_base`` (sources stored with a key whose version is still the active one;
+        a hidden or replaced source has none)."""
+        with self._db.transaction() as db:
+            rows = db.execute(
+                "SELECT f.source_id, f.parse_key, f.warnings FROM source_files f JOIN documents d "
+                "ON f.kb = d.kb AND f.source_id = d.source_id AND f.version = d.version "
+                "WHERE d.active = 1 AND f.kb = ?",
+                (knowledge_base,),
+            ).fetchall()
+        return {sid: (key, json.loads(w)) for sid, key, w in rows}
+
     def apply(
-        self, parsed: Sequence[tuple[SourceDocument, Sequence[Chunk]]], *, remove_missing: bool,
+        self,
+        parsed: Sequence[tuple[SourceDocument, Sequence[Chunk]]],
+        *,
+        remove_missing: bool,
         knowledge_base: str = DEFAULT_KB,
+        parse_keys: Mapping[str, tuple[str, Sequence[str]]] | None = None,
+        kept: Collection[str] = (),
     ) -> tuple[dict[str, str], list[str]]:
         """Store new document versions of ``knowledge_base`` and switch them active in one
         transaction (``remove_missing`` deactivates the other sources of that knowledge
         base only).
 
+        ``parse_keys`` (source_id → (``core.corpus.parse_key``, warnings)) are stored
+        with the versions; ``kept`` are source ids skipped as unchanged before parsing (reported
+        "unchanged", never removed by ``remove_missing``).
         Returns ``({source_id: "added" | "updated" | "unchanged" | "removed"}, ids
         of the chunks of the versions switched off)``; bumps the generation.
         Raises ``ValueError`` when a document is not in ``knowledge_base``
@@ -227,7 +266,7 @@ class Catalog:
         for doc, _ in parsed:
             if doc.knowledge_base != kb:
                 raise ValueError(f"document {doc.document_id!r} is not placed in knowledge base {kb!r}")
-        results: dict[str, str] = {}
+        results: dict[str, str] = {sid: "unchanged" for sid in kept}
         now = utc_now().isoformat()
         retired: list[tuple[str, str]] = []  # (source_id, version) switched off here
         with self._db.transaction() as db:
@@ -255,8 +294,14 @@ class Catalog:
                     "UPDATE documents SET active = 1 WHERE kb = ? AND source_id = ? AND version = ?",
                     (kb, doc.source_id, doc.version),
                 )
+            db.executemany(
+                "INSERT OR REPLACE INTO source_files VALUES (?, ?, ?, ?, ?)",
+                [(kb, d.source_id, parse_keys[d.source_id][0], d.version,
+                  json.dumps(list(parse_keys[d.source_id][1]), ensure_ascii=False))
+                 for d, _ in parsed if parse_keys and d.source_id in parse_keys],
+            )
             if remove_missing:
-                seen = {d.source_id for d, _ in parsed}
+                seen = {d.source_id for d, _ in parsed} | set(kept)
                 for sid in current:
                     if sid not in seen:
                         db.execute("UPDATE documents SET active = 0 WHERE kb = ? AND source_id = ?", (kb, sid))
@@ -355,13 +400,19 @@ class Catalog:
             if key not in cached and key not in new:
                 new[key] = lexical.tokenize(lexical_text(wanted[cid]))
             out[cid] = cached.get(key) or new.get(key) or []
-        if new:
+        self.store_terms(new, tokenizer)
+        return out
+
+    def store_terms(self, terms: Mapping[str, list[str]], tokenizer: str | None = None) -> None:
+        """Add BM25 terms to the term cache, keyed by SHA-256 of ``lexical_text``
+        (``chunk_terms``), for ``tokenizer`` (default: ``core.lexical.TOKENIZER_ID`` now)."""
+        if terms:
+            tok = tokenizer or lexical.TOKENIZER_ID
             with self._db.transaction() as db:
                 db.executemany(
                     "INSERT OR REPLACE INTO lexical_terms VALUES (?, ?, ?)",
-                    [(tokenizer, key, json.dumps(terms, ensure_ascii=False)) for key, terms in new.items()],
+                    [(tok, key, json.dumps(t, ensure_ascii=False)) for key, t in terms.items()],
                 )
-        return out
 
     def cached_vectors(self, model: str, keys: Sequence[str]) -> dict[str, np.ndarray]:
         """Cached vectors of ``model`` by text SHA-256 (float32); keys without one are left out."""
@@ -371,6 +422,11 @@ class Catalog:
                 "SELECT text_sha256, vector FROM embeddings WHERE model = ? AND text_sha256 IN (%s)", model, keys
             )
         }
+
+    def vector_count(self, model: str) -> int:
+        """How many vectors of ``model`` the cache holds (one indexed count)."""
+        with self._db.transaction() as db:
+            return db.execute("SELECT COUNT(*) FROM embeddings WHERE model = ?", (model,)).fetchone()[0]
 
     def store_vectors(self, model: str, vectors: Mapping[str, np.ndarray]) -> None:
         """Add vectors of ``model`` to the cache, keyed by text SHA-256 (stored as float32 bytes)."""

@@ -27,6 +27,11 @@ Nothing is dropped in silence:
   characters are removed, with a warning giving their count.
 - A file that parses to no chunk (front matter only, comments only) is stored
   with a warning: it is listed but cannot be found by a question.
+
+Only what changed is parsed (``load_changed_sources``): each file's
+:func:`parse_key` (SHA-256 of its bytes and of everything else the parse
+depends on) is compared with the key its active version was stored from; a
+match is skipped before parsing and reported unchanged.
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ import codecs
 import errno
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote
@@ -44,6 +49,7 @@ from core.chunking import parse_front_matter, parse_markdown
 from core.converters import ReadError as _ReadError
 from core.converters import html_to_markdown, pdf_to_markdown
 from core.errors import IngestError
+from core.parse_jobs import glossary_digest, parse_key, parser_pool
 from core.models import Chunk, SourceDocument
 from core.sourcetext import UnreadableText, check_text, escape_surrogates
 
@@ -54,7 +60,9 @@ __all__ = [
     "ParsedSource",
     "iter_source_files",
     "load_glossary",
+    "load_changed_sources",
     "load_sources",
+    "parse_key",
     "public_url",
 ]
 
@@ -89,6 +97,8 @@ class ParsedSource:
     chunks: list[Chunk]
     path: Path
     warnings: tuple[str, ...] = ()
+    parse_key: str | None = None
+    prepared: object = None
 
 
 def public_url(source_id: str, base_url: str | None = K8S_ZH_BASE) -> str | None:
@@ -122,10 +132,28 @@ def load_glossary(root: Path) -> dict[str, str]:
     result may be empty). Never raises for file problems.
     """
     folder = Path(root) / "reference" / "glossary"
-    out: dict[str, str] = {}
     if not folder.is_dir():
-        return out
-    for f in sorted(folder.glob("*.md")):
+        return {}
+    files = sorted(folder.glob("*.md"))
+    try:  # the same files (names, sizes, mtimes) give the same titles: parsed once per process
+        signature = (str(folder), tuple((f.name, f.stat().st_size, f.stat().st_mtime_ns) for f in files))
+    except OSError:
+        signature = None
+    if signature is not None and signature in _GLOSSARIES:
+        return dict(_GLOSSARIES[signature])
+    out = _read_glossary(files)
+    if signature is not None:
+        _GLOSSARIES.clear()  # one folder's titles kept: enough for repeated ingests of a corpus
+        _GLOSSARIES[signature] = dict(out)
+    return out
+
+
+_GLOSSARIES: dict[tuple, dict[str, str]] = {}
+
+
+def _read_glossary(files: list[Path]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for f in files:
         if f.name.startswith("_") or not f.is_file():
             continue
         try:
@@ -295,12 +323,40 @@ def _parse_by_suffix(
     return doc, chunks, warnings
 
 
+def _parse_job(job: tuple) -> tuple:
+    """One file's parse, as plain picklable values: ``("ok", doc, chunks, warnings,
+    prepared)``, ``("read", reason)`` or ``("ingest", message)``."""
+    path, source_id, glossary, uri, prepare = job
+    try:
+        doc, chunks, warnings = parse_file(path, source_id, glossary=glossary, uri=uri)
+    except _ReadError as exc:
+        return ("read", str(exc))
+    except IngestError as exc:
+        return ("ingest", str(exc))
+    return ("ok", doc, chunks, warnings, prepare(chunks) if prepare is not None else None)
+
+
 def load_sources(
     paths: Sequence[Path],
     *,
     base_url: str | None = K8S_ZH_BASE,
     progress: Callable[[int, int, str], None] | None = None,
 ) -> tuple[list[ParsedSource], list[IngestFailure]]:
+    """Read and parse every source under ``paths``: ``load_changed_sources`` with
+    nothing known, without the (empty) list of unchanged sources."""
+    parsed, failures, _ = load_changed_sources(paths, base_url=base_url, progress=progress)
+    return parsed, failures
+
+
+def load_changed_sources(
+    paths: Sequence[Path],
+    *,
+    known: Mapping[str, str] | None = None,
+    base_url: str | None = K8S_ZH_BASE,
+    progress: Callable[[int, int, str], None] | None = None,
+    prepare: Callable[[list[Chunk]], object] | None = None,
+    workers: int | None = None,
+) -> tuple[list[ParsedSource], list[IngestFailure], list[str]]:
     """Read and parse every source under ``paths``.
 
     Glossary titles for ``{{< glossary_tooltip >}}`` come from each folder's
@@ -317,7 +373,20 @@ def load_sources(
     that could not be read (missing, permission denied, a symlink loop, a
     directory, invalid UTF-8), was empty, whitespace-only or mostly unreadable,
     had a duplicate source id, or could not be parsed. Never raises for a bad file.
+
+    ``known`` maps a source id to the :func:`parse_key` its active version was
+    stored from (``Catalog.parse_keys``): a file whose key is the same is read
+    and hashed but not parsed, and its source id is listed in the third element
+    (unchanged sources, listing order). Every parsed source carries its key.
+
+    ``prepare(chunks)`` (a module-level function, so it can run in a worker
+    process) is applied to each parsed file's chunks where it was parsed; its
+    result is ``ParsedSource.prepared`` (ingest uses it to tokenize for BM25).
+    With ``core.parse_jobs.POOL_MIN_FILES`` or more files to parse, they are parsed
+    in a pool of ``workers`` forked processes (``core.parse_jobs.parser_pool``: not
+    from a threaded process such as the app, which parses in-process).
     """
+    known = known or {}
     glossary: dict[str, str] = {}
     for root in paths:
         if Path(root).is_dir():
@@ -325,23 +394,44 @@ def load_sources(
                 glossary.setdefault(k, v)
     files, failures = _list_sources(paths)
     escaped = {sid for path, sid in files if _escaped_name(path, sid)}
-    parsed: list[ParsedSource] = []
+    digest = glossary_digest(glossary)
+    # 1. read and hash every file (fast); decide what to parse
+    outcome: list[str | _ReadError | tuple[str, str | None]] = []  # "unchanged", a failure, or (key, uri)
     seen: set[str] = set()
-    total = len(files)
-    for n, (path, source_id) in enumerate(files, start=1):
-        shown_path = escape_surrogates(str(path))
+    for path, source_id in files:
         try:
             if source_id in seen:
                 raise _ReadError("来源 ID 重复（已从另一个文件夹读取过同名文件），未导入")
             seen.add(source_id)
-            doc, chunks, warnings = parse_file(path, source_id, glossary=glossary, uri=public_url(source_id, base_url))
-            if source_id in escaped:
-                warnings.insert(0, f"文件名含有非 UTF-8 字节，按来源 ID {source_id} 导入")
-            parsed.append(ParsedSource(document=doc, chunks=chunks, path=path, warnings=tuple(warnings)))
+            uri = public_url(source_id, base_url)
+            key = parse_key(_read_bytes(path), source_id, uri, digest)
+            outcome.append("unchanged" if known.get(source_id) == key else (key, uri))
         except _ReadError as exc:
-            failures.append(IngestFailure(source_id, shown_path, f"{source_id}：{exc}"))
-        except IngestError as exc:  # its message already names the source id
-            failures.append(IngestFailure(source_id, shown_path, escape_surrogates(str(exc))))
-        if progress is not None:
-            progress(n, total, source_id)
-    return parsed, failures
+            outcome.append(exc)
+    jobs = [(path, sid, glossary, o[1], prepare) for (path, sid), o in zip(files, outcome) if isinstance(o, tuple)]
+    total = len(files)
+    # 2. parse what changed, in listing order (in a process pool when there is much to parse)
+    parsed: list[ParsedSource] = []
+    unchanged: list[str] = []
+    with parser_pool(len(jobs), workers) as pool:
+        results = pool.map(_parse_job, jobs, chunksize=8) if pool is not None else map(_parse_job, jobs)
+        for n, ((path, source_id), o) in enumerate(zip(files, outcome), start=1):
+            shown_path = escape_surrogates(str(path))
+            if o == "unchanged":
+                unchanged.append(source_id)
+            elif isinstance(o, _ReadError):
+                failures.append(IngestFailure(source_id, shown_path, f"{source_id}：{o}"))
+            else:
+                kind, *got = next(results)
+                if kind == "read":
+                    failures.append(IngestFailure(source_id, shown_path, f"{source_id}：{got[0]}"))
+                elif kind == "ingest":  # its message already names the source id
+                    failures.append(IngestFailure(source_id, shown_path, escape_surrogates(got[0])))
+                else:
+                    doc, chunks, warnings, prepared = got
+                    if source_id in escaped:
+                        warnings.insert(0, f"文件名含有非 UTF-8 字节，按来源 ID {source_id} 导入")
+                    parsed.append(ParsedSource(doc, chunks, path, tuple(warnings), o[0], prepared))
+            if progress is not None:
+                progress(n, total, source_id)
+    return parsed, failures, unchanged

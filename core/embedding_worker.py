@@ -13,16 +13,46 @@ first reconciles: vectors of chunks no longer served are deleted). A pass runs
 
 While another process owns the store, passes are skipped: that owner fills in
 the vectors. The chat keeps working meanwhile (BM25 for chunks without vectors).
+
+Interactive work first (``EmbeddingWorker(process=True)``, the app's mode): the
+model runs in a separate process (``python -m core.embedding_worker``, started
+by ``EmbeddingProcess``) at the lowest CPU priority with one thread per numeric
+library (``core.priority.lower_priority``). It reads the active chunks from the
+catalog, embeds the texts that have no cached vector and writes them to the
+catalog's embedding cache (``fill_cache``), pausing before each batch while a
+question is in flight (``core.priority.questions_in_flight``); it never opens
+the vector store. The owner's thread then only copies cached vectors into Chroma
+(``embed_pending(embed_missing=False)``), also stepping aside while a question
+is answered. The child exits when its parent does.
 """
 
 from __future__ import annotations
 
+import argparse
+import os
+import subprocess
+import sys
 import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
 
+from core.catalog import Catalog, embedding_text
+from core.config import Settings
+from core.embeddings import Embedder
 from core.errors import AppError
 from core.index import KnowledgeIndex
+from core.models import sha256_hex
+from core.priority import background_env, questions_in_flight
 
 POLL_SECONDS = 2.0
+#: Texts per model call in the embedding process (a pause waits for at most one batch).
+PROCESS_BATCH = 8
+#: Seconds between two checks of the question flag while paused.
+PAUSE_POLL_SECONDS = 0.05
+#: Seconds before an embedding process that exited is started again.
+RESTART_SECONDS = 30.0
+ROOT = Path(__file__).resolve().parent.parent
 
 
 class EmbeddingWorker:
@@ -33,14 +63,18 @@ class EmbeddingWorker:
     ``stop()`` ends the thread (tests, benchmarks).
     """
 
-    def __init__(self, index: KnowledgeIndex, *, poll_seconds: float = POLL_SECONDS) -> None:
+    def __init__(self, index: KnowledgeIndex, *, poll_seconds: float = POLL_SECONDS, process: bool = False) -> None:
         if poll_seconds <= 0:
             raise ValueError(f"poll_seconds must be > 0, got {poll_seconds}")
         self.index = index
+        #: the model's process (``process=True``), started by the first pass that owns the store
+        self.process = EmbeddingProcess(index.settings, index.embedder.name) if process else None
         self.poll_seconds = poll_seconds
         self.error: str | None = None
         self.passes = 0
         self._embedded_for: str | None = None  # catalog generation the last pass embedded
+        self._copied: int | None = None  # process mode: cached vectors when the last copy pass ran
+        self._copied_for: str | None = None  # ... and the catalog generation then
         self.thread: threading.Thread | None = None
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -65,6 +99,8 @@ class EmbeddingWorker:
         self._wake.set()
         if self.thread is not None:
             self.thread.join(timeout)
+        if self.process is not None:
+            self.process.stop()
 
     def _run(self) -> None:
         due = True
@@ -90,6 +126,8 @@ class EmbeddingWorker:
             if not self.index.owns_vectors():
                 return True
             generation = self.index.catalog_generation()
+            if self.process is not None:
+                return self._copy_pass(generation)
             self.index.refresh_if_changed()
             self.index.embed_pending(should_stop=self._stop.is_set)
             self._embedded_for = generation
@@ -102,3 +140,159 @@ class EmbeddingWorker:
         self.error = None
         self.passes += 1
         return False
+
+    def _copy_pass(self, generation: str) -> bool:
+        """Process mode: (re)start the model's process, copy the vectors it cached into
+        Chroma unless a question is in flight; another pass is due while chunks lack one."""
+        assert self.process is not None
+        self.error = self.process.ensure_running()
+        data_dir = self.index.settings.data_dir
+        if questions_in_flight(data_dir):
+            return True
+        cached = self.index.catalog.vector_count(self.index.embedder.name)
+        if cached == self._copied and generation == self._copied_for:
+            return True  # nothing new in the cache: no Chroma read, no work beside the chat
+        stopped = []
+
+        def should_stop() -> bool:
+            if self._stop.is_set() or questions_in_flight(data_dir):
+                stopped.append(True)
+            return bool(stopped)
+
+        self.index.refresh_if_changed()
+        self.index.embed_pending(should_stop=should_stop, embed_missing=False)
+        if not stopped:  # a complete copy: the next pass may skip until the cache grows
+            self._copied, self._copied_for = cached, generation
+        embedded, total = self.index.dense_coverage()
+        if embedded >= total:
+            self._embedded_for = generation
+            self.passes += 1
+            return False
+        return True
+
+
+class EmbeddingProcess:
+    """The child process that computes vectors (``python -m core.embedding_worker``).
+
+    Started with ``core.priority.background_env`` (one thread per numeric library)
+    and the parent's data folder and embedding setting; the child lowers its own
+    priority first. ``pid`` of the running child or None; its stderr goes to
+    ``<data_dir>/embedding_process.log``.
+    """
+
+    def __init__(self, settings: Settings, model_name: str) -> None:
+        self.settings = settings
+        self.model_name = model_name
+        self.popen: subprocess.Popen[bytes] | None = None
+        self._started_at = 0.0
+
+    @property
+    def pid(self) -> int | None:
+        return self.popen.pid if self.popen is not None and self.popen.poll() is None else None
+
+    def ensure_running(self) -> str | None:
+        """Start the child unless it runs (again ``RESTART_SECONDS`` after it exited);
+        returns a Chinese message when it exited with an error, else None."""
+        if self.popen is not None:
+            code = self.popen.poll()
+            if code is None:
+                return None
+            if time.monotonic() - self._started_at < RESTART_SECONDS:
+                return f"向量进程已退出（退出码 {code}），稍后重启；详情见 {self.log_path}"
+        env = background_env()
+        env.update(YINZHENG_DATA_DIR=str(self.settings.data_dir), YINZHENG_EMBEDDING=self.settings.embedding)
+        self.settings.data_dir.mkdir(parents=True, exist_ok=True)
+        with open(self.log_path, "ab") as log_file:
+            self.popen = subprocess.Popen(
+                [sys.executable, "-m", "core.embedding_worker", "--parent", str(os.getpid()),
+                 "--model", self.model_name],
+                cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log_file,
+            )
+        self._started_at = time.monotonic()
+        return None
+
+    @property
+    def log_path(self) -> Path:
+        return self.settings.data_dir / "embedding_process.log"
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Terminate the child (SIGTERM, then SIGKILL after ``timeout`` seconds)."""
+        if self.popen is None or self.popen.poll() is not None:
+            return
+        self.popen.terminate()
+        try:
+            self.popen.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.popen.kill()
+            self.popen.wait()
+
+
+def fill_cache(
+    catalog: Catalog,
+    embedder: Embedder,
+    *,
+    paused: Callable[[], bool] = lambda: False,
+    should_stop: Callable[[], bool] = lambda: False,
+    batch_size: int = PROCESS_BATCH,
+) -> int:
+    """Embed the active chunks' texts (``embedding_text``) that have no vector of
+    ``embedder.name`` in the catalog's cache and store them there, ``batch_size``
+    texts per model call. Before each call it waits while ``paused()`` (checked
+    every ``PAUSE_POLL_SECONDS``); it returns early when ``should_stop()``.
+    Returns the number of vectors stored."""
+    texts: dict[str, str] = {}
+    for chunk in catalog.active_chunks({}).values():
+        text = embedding_text(chunk)
+        texts.setdefault(sha256_hex(text), text)
+    have = catalog.cached_vectors(embedder.name, sorted(texts))
+    missing = [k for k in texts if k not in have]
+    stored = 0
+    for i in range(0, len(missing), batch_size):
+        while paused() and not should_stop():
+            time.sleep(PAUSE_POLL_SECONDS)
+        if should_stop():
+            break
+        keys = missing[i : i + batch_size]
+        vectors = embedder.embed([texts[k] for k in keys], "passage")
+        catalog.store_vectors(embedder.name, dict(zip(keys, vectors)))
+        stored += len(keys)
+    return stored
+
+
+def run_process(argv: list[str] | None = None) -> int:
+    """The body of the embedding process (``python -m core.embedding_worker``, started by
+    ``EmbeddingProcess``; not a user command): lowest priority, then ``fill_cache`` after every catalog
+    change until the parent process (``--parent``) is gone. Exit code 2 when the
+    configured model is not ``--model`` (the parent's)."""
+    from core.config import load_settings  # noqa: PLC0415
+    from core.embeddings import make_embedder  # noqa: PLC0415
+    from core.priority import lower_priority  # noqa: PLC0415
+
+    ap = argparse.ArgumentParser(prog="python -m core.embedding_worker")
+    ap.add_argument("--parent", type=int, required=True, help="exit when this process is gone")
+    ap.add_argument("--model", required=True, help="the embedder name the parent uses")
+    ap.add_argument("--poll", type=float, default=POLL_SECONDS)
+    args = ap.parse_args(argv)
+    lower_priority()
+    settings = load_settings()
+    embedder = make_embedder(settings.embedding)
+    if embedder.name != args.model:
+        print(f"embedding model {embedder.name} is not the parent's {args.model}", file=sys.stderr)
+        return 2
+    catalog = Catalog(settings.catalog_path)
+
+    def orphaned() -> bool:
+        return os.getppid() != args.parent
+
+    done_for: str | None = None
+    while not orphaned():
+        generation = catalog.generation()
+        if generation != done_for:
+            fill_cache(catalog, embedder, paused=lambda: questions_in_flight(settings.data_dir), should_stop=orphaned)
+            done_for = generation
+        time.sleep(args.poll)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(run_process())

@@ -37,7 +37,7 @@ import shutil
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, Sequence, TypeVar
+from typing import Any, Callable, Collection, Mapping, Sequence, TypeVar
 
 import numpy as np
 
@@ -179,13 +179,23 @@ class KnowledgeIndex:
         source whose documents are all hidden/removed."""
         return self.catalog.current_versions()
 
+    def parse_keys(self, knowledge_base: str = DEFAULT_KB) -> dict[str, tuple[str, list[str]]]:
+        """source_id → (parse key, warnings) of the active version in ``knowledge_base``
+        (``Catalog.parse_keys``)."""
+        return self.catalog.parse_keys(knowledge_base)
+
     def documents(self, knowledge_base: str | None = None) -> list[DocumentRow]:
         """Active documents of ``knowledge_base`` (None: every one), sorted by knowledge base and source id."""
         return self.catalog.documents(knowledge_base)
 
     def apply(
-        self, parsed: Sequence[tuple[SourceDocument, Sequence[Chunk]]], *, remove_missing: bool = False,
+        self,
+        parsed: Sequence[tuple[SourceDocument, Sequence[Chunk]]],
+        *,
+        remove_missing: bool = False,
         knowledge_base: str = DEFAULT_KB,
+        parse_keys: Mapping[str, tuple[str, Sequence[str]]] | None = None,
+        kept: Collection[str] = (),
     ) -> dict[str, str]:
         """Store new document versions of ``knowledge_base`` and switch them active in one
         transaction. Parsed documents (``knowledge_base`` None) are placed in it first
@@ -194,14 +204,17 @@ class KnowledgeIndex:
         ``KnowledgeBaseError``.
 
         Returns ``{source_id: "added" | "updated" | "unchanged"}``. Old versions
-        stay in the catalog. With ``remove_missing``, sources of that knowledge base
-        not in ``parsed`` are deactivated ("removed"). Then BM25 is rebuilt and swapped in.
+        stay in the catalog. With ``remove_missing``, sources of that knowledge base not in
+        ``parsed`` (nor in ``kept``, the sources skipped as unchanged) are deactivated
+        ("removed"); ``parse_keys`` see ``Catalog.apply``. Then BM25 is rebuilt and swapped in.
         """
         placed = [
             place_in_knowledge_base(doc, chunks, knowledge_base) if doc.knowledge_base is None else (doc, chunks)
             for doc, chunks in parsed
         ]
-        results, stale = self.catalog.apply(placed, remove_missing=remove_missing, knowledge_base=knowledge_base)
+        results, stale = self.catalog.apply(
+            placed, remove_missing=remove_missing, knowledge_base=knowledge_base, parse_keys=parse_keys, kept=kept
+        )
         self.reload()
         self._drop_vectors(stale)
         return results
@@ -335,12 +348,14 @@ class KnowledgeIndex:
         progress: Callable[[int, int], None] | None = None,
         should_stop: Callable[[], bool] | None = None,
         batch_size: int = EMBED_BATCH,
+        embed_missing: bool = True,
     ) -> int:
         """Embed every active chunk that has no vector yet and add it to Chroma.
 
         Vectors come from the catalog's cache when the same text was embedded
         before; new ones are cached and written every ``CHROMA_BATCH`` vectors or
-        ``FLUSH_SECONDS``. Calls ``progress(done, total)`` after each batch. Returns
+        ``FLUSH_SECONDS``. With ``embed_missing=False`` only cached vectors are
+        added (another process computes the rest: ``core.embedding_worker``). Calls ``progress(done, total)`` after each batch. Returns
         the number of chunks added. Safe to call again after an interruption.
         Raises ``IndexError_`` naming the owner when another process owns the
         store, or when Chroma or the catalog fails.
@@ -360,6 +375,10 @@ class KnowledgeIndex:
         texts = [embedding_text(c) for c in pending]
         keys = [sha256_hex(t) for t in texts]
         cached = self.catalog.cached_vectors(self.embedder.name, sorted(set(keys)))
+        if not embed_missing:
+            ready = [n for n, k in enumerate(keys) if k in cached]
+            pending, texts, keys = [pending[n] for n in ready], [texts[n] for n in ready], [keys[n] for n in ready]
+            total = len(pending)
         buffer: list[tuple[Chunk, np.ndarray]] = []
         new_vectors: dict[str, np.ndarray] = {}  # embedding cache rows not yet written
         last_flush = time.monotonic()

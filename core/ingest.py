@@ -1,7 +1,8 @@
 """Ingest: read sources, chunk them, store new versions, switch over, then embed.
 
-Stage 1 (fast, seconds for hundreds of files): parse + chunk every file
-(``core.corpus``), store new document versions and switch them active in one
+Stage 1 (fast, seconds for hundreds of files): parse + chunk every file whose
+bytes changed (``core.corpus.load_changed_sources``; an unchanged file is hashed,
+not parsed), store new document versions and switch them active in one
 catalog transaction, rebuild BM25. Questions can be answered from here on.
 Stage 2 (slow on a CPU): ``KnowledgeIndex.embed_pending`` fills in vectors.
 
@@ -18,7 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
-from core.corpus import IngestFailure, load_sources
+from core.catalog import chunk_terms
+from core.corpus import IngestFailure, load_changed_sources
 from core.sourcetext import escape_surrogates
 from core.index import KnowledgeIndex
 from core.models import DEFAULT_KB
@@ -81,17 +83,39 @@ def ingest(
     knowledge base only). Raises ``KnowledgeBaseError`` when it does not exist.
 
     With ``embed=False`` only stage 1 runs (the caller embeds later, e.g. in
-    the background). ``base_url`` maps source ids to public URLs (see
+    the background). A file whose parse key (``core.corpus.parse_key``) is the one its
+    active version was stored from is not parsed: it is "unchanged" and reports the
+    warnings of its last parse. ``base_url`` maps source ids to public URLs (see
     ``core.corpus.public_url``; None: no public URL). Never raises for a single
     bad file; see ``report.failures``.
     """
     kb = index.knowledge_bases.require(knowledge_base).name  # before parsing: an unknown one fails fast
-    parsed, failures = load_sources(list(paths), progress=progress, base_url=base_url)
-    results = index.apply([(p.document, p.chunks) for p in parsed], remove_missing=remove_missing, knowledge_base=kb)
+    known = index.parse_keys(kb)
+    parsed, failures, unchanged = load_changed_sources(
+        list(paths), known={sid: key for sid, (key, _) in known.items()}, progress=progress, base_url=base_url,
+        prepare=chunk_terms,  # BM25 terms computed where each file is parsed (a worker process for large corpora)
+    )
+    terms: dict[str, list[str]] = {}
+    for p in parsed:
+        terms.update(p.prepared)  # type: ignore[arg-type] - chunk_terms' result
+    index.catalog.store_terms(terms)  # the reload in apply finds them cached
+    served = {row.document.source_id for row in index.documents(kb)}
+    if parsed or (remove_missing and served - set(unchanged)):
+        results = index.apply(
+            [(p.document, p.chunks) for p in parsed],
+            remove_missing=remove_missing,
+            knowledge_base=kb,
+            parse_keys={p.document.source_id: (p.parse_key, p.warnings) for p in parsed if p.parse_key},
+            kept=unchanged,
+        )
+    else:  # nothing changed: no transaction, no new generation, no reload anywhere
+        results = {sid: "unchanged" for sid in unchanged}
+    warnings = {sid: list(known[sid][1]) for sid in unchanged if known[sid][1]}  # as when it was parsed
+    warnings.update({p.document.source_id: list(p.warnings) for p in parsed if p.warnings})
     report = IngestReport(
         results=results,
         failures=list(failures),
-        warnings={p.document.source_id: list(p.warnings) for p in parsed if p.warnings},
+        warnings=warnings,
         chunks=sum(len(p.chunks) for p in parsed),
     )
     if embed:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import time
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
@@ -26,6 +27,7 @@ from core.generators.base import Generator
 from core.generators.extractive import ExtractiveGenerator
 from core.index import KnowledgeIndex
 from core.links import links_for_record
+from core.priority import question_in_flight
 from core.models import (
     AnswerRecord, AuditEntry, Candidate, Chunk, ChunkSnapshot, Draft, GeneratorInfo, RetrievedChunk, SufficiencyInfo,
     Support,
@@ -123,6 +125,7 @@ class Engine:
         options: RetrievalOptions | None = None,
         regenerated_from: str | None = None,
         knowledge_bases: Sequence[str] | None = None,
+        timings: dict[str, float] | None = None,
     ) -> AnswerRecord:
         """Answer ``question``; always returns a stored record (also for no_evidence and errors).
 
@@ -131,7 +134,7 @@ class Engine:
         ``regenerated_from``: the ``answer_id`` this answer regenerates (that record is kept).
         ``knowledge_bases``: the names searched (None or empty: ``default``); the record
         names them. Raises ``KnowledgeBaseError`` (before anything is stored) for an
-        unknown or hidden one."""
+        unknown or hidden one. ``timings``: see ``ask``."""
         kbs = self.index.knowledge_bases.resolve(knowledge_bases)
         return ask(
             question,
@@ -144,6 +147,7 @@ class Engine:
             on_text=on_text,
             regenerated_from=regenerated_from,
             redactor=self.redactor_for(kbs),
+            timings=timings,
         )
 
     def _safe_generator(self, name: str | None) -> Generator | AppError:
@@ -191,6 +195,7 @@ def ask(
     on_text: Callable[[str], None] | None = None,
     regenerated_from: str | None = None,
     redactor: Redactor | None = None,
+    timings: dict[str, float] | None = None,
 ) -> AnswerRecord:
     """Run the whole pipeline for one question and store the record.
 
@@ -225,16 +230,28 @@ def ask(
     ``on_text`` receives each streamed text piece (surrogates already replaced).
     ``regenerated_from``: the ``answer_id`` of the answer this one regenerates, stored in
     the record (the earlier record is kept unchanged).
+    ``timings``, when given, is filled with the seconds (``time.perf_counter``) each
+    step took: ``retrieve``, ``generate``, ``ground``, ``verify``, ``record`` (steps
+    that did not run are absent) and ``total``; the same split is logged at DEBUG.
+    While the call runs, the question is marked in flight on ``settings.data_dir``
+    (``core.priority.question_in_flight``): background embedding steps aside.
     """
     turn = _Turn(records, settings, conversation_id, redactor)
     turn.base["regenerated_from"] = regenerated_from
+    start = time.perf_counter()
     try:
-        return turn.run(question, retriever, generator, history, on_text)
+        with question_in_flight(settings.data_dir):
+            return turn.run(question, retriever, generator, history, on_text)
     except BaseException as exc:
         if isinstance(exc, Exception) or turn.saved:
             raise
         turn.save_interrupted(exc)
         raise
+    finally:
+        turn.timings["total"] = time.perf_counter() - start
+        log.debug("ask timings (s): %s", turn.timings)
+        if timings is not None:
+            timings.update(turn.timings)
 
 
 def generator_uses_history(generator: Generator | AppError) -> bool:
@@ -263,6 +280,14 @@ class _Turn:
         self.streamed: list[str] = []
         self.pending: AnswerRecord | None = None
         self.saved = False
+        self.timings: dict[str, float] = {}
+        self._mark = time.perf_counter()
+
+    def lap(self, step: str) -> None:
+        """Record the seconds since the previous lap as ``step``."""
+        now = time.perf_counter()
+        self.timings[step] = now - self._mark
+        self._mark = now
 
     def hide(self, text: str) -> str:
         """``text`` as stored: redacted when a redactor is set (code points of the result)."""
@@ -290,11 +315,14 @@ class _Turn:
             record = record.model_copy(update={"audit": (*self.notes, *record.audit)})
         record = textsafe.scrub_record(record)
         self.pending = record
+        self._mark = time.perf_counter()  # "record" is the store's write alone
         if self.records is not None:
             try:
                 self.records.save(record)
             except RecordError as exc:
                 raise UnsavedRecordError(str(exc), record) from exc
+            finally:
+                self.lap("record")
         self.saved = True
         return record
 
@@ -355,6 +383,8 @@ class _Turn:
                 retrieval: RetrievalResult = retriever.retrieve(resolved)
             except AppError as exc:
                 return self.finish(AnswerRecord(status="error", error=str(exc), **base))
+            finally:
+                self.lap("retrieve")
             if not generator_uses_history(generator):
                 gen_question = self.hide(resolved.text)
             if self.redactor is not None:
@@ -380,6 +410,7 @@ class _Turn:
                     on_text(piece)
 
             draft = generator.generate(gen_question, evidence, turns, on_text=shown)
+            self.lap("generate")
             if not isinstance(draft, Draft):
                 raise GenerationError("the generator ended without an answer")
         except AppError as exc:
@@ -405,18 +436,19 @@ class _Turn:
         grounded = grounding.ground(draft, [s.chunk_id for s in snapshots])
         accepted = frozenset(rc.chunk_id for rc in evidence)
         supports, dropped = _apply_display_threshold(grounded.supports, snapshots, settings.display_threshold, accepted)
-        return self.finish(
-            verify_record(  # every generator's supports get a verdict; not "supported" → needs_review, kept
-                AnswerRecord(
-                    status=grounding.answer_status(supports),
-                    answer_text=grounded.answer_text,
-                    chunks=snapshots,
-                    supports=supports,
-                    audit=grounded.audit + dropped,
-                    **base,
-                )
+        self.lap("ground")
+        verified = verify_record(  # every generator's supports get a verdict; not "supported" → needs_review, kept
+            AnswerRecord(
+                status=grounding.answer_status(supports),
+                answer_text=grounded.answer_text,
+                chunks=snapshots,
+                supports=supports,
+                audit=grounded.audit + dropped,
+                **base,
             )
         )
+        self.lap("verify")
+        return self.finish(verified)
 
 
 def _model_resolved(

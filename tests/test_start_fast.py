@@ -1,0 +1,66 @@
+"""Start fast (issue 18): on a first start the chat is shown at once while the corpus
+is ingested in the background, with its progress; a question asked meanwhile is
+answered once the ingest is done. Mechanisms only; no test of a time."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import components.resources as resources
+from core.ingest import ingest as real_ingest
+from core.progress import BackgroundJob
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_background_job_reports_progress_result_and_error():
+    step = threading.Event()
+
+    def work(progress):  # noqa: ANN001
+        progress(1, 4, "a.md")
+        step.wait(30)
+        return "report"
+
+    job = BackgroundJob(work).start()
+    with pytest.raises(TimeoutError):
+        job.wait(0.05)
+    assert not job.finished and (job.done, job.total, job.name) == (1, 4, "a.md") and job.fraction() == 0.25
+    step.set()
+    assert job.wait(30) == "report" and job.finished
+
+    def fail(progress):  # noqa: ANN001
+        raise ValueError("bad corpus")
+
+    with pytest.raises(ValueError, match="bad corpus"):
+        BackgroundJob(fail).start().wait(30)
+
+
+def test_chat_is_shown_while_the_first_ingest_runs_and_answers_after_it(page_env, monkeypatch):
+    (page_env / "corpus" / "cronjob.md").write_text(
+        "## CronJob\n\nCronJob 的时间表使用 Cron 格式，例如 */5 * * * * 表示每五分钟。\n", encoding="utf-8"
+    )
+    release = threading.Event()
+
+    def slow_ingest(*args, **kwargs):  # noqa: ANN002, ANN003
+        kwargs["progress"](0, 2, "…")
+        release.wait(60)
+        return real_ingest(*args, **kwargs)
+
+    monkeypatch.setattr(resources, "ingest", slow_ingest)
+    at = AppTest.from_file(str(ROOT / "app_pages" / "chat.py"), default_timeout=120)
+    at.run()
+    assert not at.exception, at.exception
+    assert len(at.chat_input) == 1  # usable before the ingest finished
+    job = resources.first_ingest()
+    assert job is not None and not job.finished
+    assert any("正在导入" in p.proto.text for p in at.get("progress"))
+    release.set()
+    at.chat_input[0].set_value("CronJob 的时间表是什么格式？").run(timeout=120)
+    assert not at.exception, at.exception
+    assert job.finished
+    shown = "\n".join(el.proto.body for el in at.get("html"))
+    assert "Cron 格式" in shown
