@@ -108,8 +108,11 @@ class Retriever(Protocol):
 class HybridRetriever:
     """BM25 + dense over a ``KnowledgeIndex``.
 
-    ``top_k`` > 0; thresholds in 0..1. Raises ``ValueError`` naming a bad
-    argument at construction, ``RetrievalError`` when a query fails.
+    ``top_k`` > 0. ``evidence_threshold`` (0..1 or None) overrides the probability
+    the sufficiency decision requires of a chunk (None: the mode's fitted
+    threshold; the record's ``evidence_threshold`` is the one applied). Raises
+    ``ValueError`` naming a bad argument at construction, ``RetrievalError`` when
+    a query fails.
     """
 
     def __init__(
@@ -143,28 +146,34 @@ class HybridRetriever:
     def retrieve(self, question: str | ResolvedQuery) -> RetrievalResult:
         """The ``top_k`` best chunks for ``question`` (a plain question, or one resolved
         against its conversation by ``resolve``: its ``text`` is searched)."""
+        also = question.also if isinstance(question, ResolvedQuery) else ()
         question = (question.text if isinstance(question, ResolvedQuery) else question).strip()
         if not question:
             raise RetrievalError("the question is empty")
         self.index.refresh_if_changed()
         active, lexical = self.index.serving()
-        plan = plan_query(question, lexical, glossary_for(lexical, (c.text for c in active.values())))
+        glossary = glossary_for(lexical, (c.text for c in active.values()))
+        plan = plan_query(question, lexical, glossary)
+        extra_plans = [plan_query(t, lexical, glossary) for t in dict.fromkeys(a.strip() for a in also) if t and t != question]
         # Dense ranking only once every chunk has a vector: while vectors are being built, ranking,
         # relevance and the decision are keyword-only, so a question's outcome does not drift with
         # the build's progress (issue 12: stable outcomes while vectors build).
         embedded, total = self.index.dense_coverage()
         hybrid = self.use_dense and total > 0 and embedded == total
         try:
-            lex = lexical.search(plan.lexical_text, CANDIDATES)
-            qv = self.index.query_vector(plan.dense_text) if hybrid else None
-            dense = self.index.dense_search_vector(qv, CANDIDATES)
+            lex, dense, qv = self._rankings(plan, lexical, hybrid)
+            # further query texts (the local resolution beside an LLM rewrite) only add rankings to the fusion
+            extra = [self._rankings(p, lexical, hybrid) for p in extra_plans]
         except RetrievalError:
             raise
         except Exception as exc:
             raise RetrievalError(f"retrieval failed: {exc}") from exc
         lex_score = dict(lex)
         dense_score = dict(dense)
-        fused = fuse([(lex, plan.lexical_weight), (dense, plan.dense_weight if dense else 0.0)])
+        rankings = []
+        for p, (lx, dn, _) in zip([plan, *extra_plans], [(lex, dense, qv), *extra]):
+            rankings += [(lx, p.lexical_weight), (dn, p.dense_weight if dn else 0.0)]
+        fused = fuse(rankings)
         ordered = sorted((c for c in fused if c in active), key=lambda c: (-fused[c], c))[: self.depth]
         # Relevance must not depend on whether a chunk made the dense candidate list:
         # score every returned chunk that has a vector with its exact cosine.
@@ -205,11 +214,21 @@ class HybridRetriever:
             "tokenization": "jieba.lcut_for_search + stopwords",
             "fusion": f"rrf(k={RRF_K})",
             **plan_config(plan),
+            **({"fused_queries": " | ".join(p.dense_text for p in extra_plans)} if extra_plans else {}),
             "top_k": self.top_k,
-            "evidence_threshold": self.evidence_threshold,
+            "evidence_threshold": decision.threshold,
             "retrieval_mode": decision.mode,
         }
         return RetrievalResult(chunks=chunks, evidence=evidence, config=config, decision=decision, ranking=tuple(out))
+
+    def _rankings(
+        self, plan: QueryPlan, lexical: LexicalIndex, hybrid: bool
+    ) -> tuple[list[tuple[str, float]], list[tuple[str, float]], object]:
+        """BM25 and dense candidate rankings (best first, ``(chunk_id, score)``) for one plan,
+        and the query vector (None when not ``hybrid``: then the dense ranking is empty)."""
+        lex = lexical.search(plan.lexical_text, CANDIDATES)
+        qv = self.index.query_vector(plan.dense_text) if hybrid else None
+        return lex, self.index.dense_search_vector(qv, CANDIDATES), qv
 
     def decide_evidence(
         self,
