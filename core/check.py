@@ -59,7 +59,7 @@ def check_text(engine: Any, text: str, *, save: bool = True, dense: bool = False
     if len(text) > MAX_CHECK_CHARS:
         error = f"文字太长（{len(text)} 个字符）：请分段核查，每段不超过 {MAX_CHECK_CHARS} 个字符。"
         return _finish(engine, save, AnswerRecord(status="error", error=error, **base))
-    retriever = HybridRetriever(engine.index, top_k=engine.settings.top_k, evidence_threshold=0.0, use_dense=dense)
+    retriever = HybridRetriever(engine.index, top_k=engine.settings.top_k, use_dense=dense)
     supports: list[Support] = []
     cited: dict[str, ChunkSnapshot] = {}
     config: dict[str, Any] = {}

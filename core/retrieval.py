@@ -120,14 +120,14 @@ class HybridRetriever:
         index: KnowledgeIndex,
         *,
         top_k: int = 5,
-        evidence_threshold: float = 0.35,
+        evidence_threshold: float | None = None,
         use_dense: bool = True,
         depth: int | None = None,
         model: sufficiency.SufficiencyModel | None = None,
     ) -> None:
         if top_k <= 0:
             raise ValueError(f"top_k must be > 0, got {top_k}")
-        if not 0.0 <= evidence_threshold <= 1.0:
+        if evidence_threshold is not None and not 0.0 <= evidence_threshold <= 1.0:
             raise ValueError(f"evidence_threshold must be in 0..1, got {evidence_threshold}")
         self.index = index
         self.top_k = top_k
@@ -270,7 +270,7 @@ class HybridRetriever:
         ]
         return sufficiency.decide(
             question, candidates, lexical, kb_text=sufficiency.kb_text(lexical, active), hybrid=hybrid, model=model,
-            cross_script=cross_script,
+            cross_script=cross_script, threshold=self.evidence_threshold,
         )
 
 

@@ -262,6 +262,7 @@ def decide(
     hybrid: bool,
     model: SufficiencyModel | None = None,
     cross_script: bool = False,
+    threshold: float | None = None,
 ) -> Decision:
     """Decide whether ``candidates`` (the top-k, best first) answer ``question``.
 
@@ -269,11 +270,13 @@ def decide(
     check); ``hybrid`` whether every chunk has a vector of ``model.embedding_model``;
     ``cross_script`` whether the question is in another script than the knowledge base
     (``core.query.QueryPlan.cross_script``: its ordinary words are not evidence of absence).
+    ``threshold`` (0..1) replaces the mode's fitted threshold (``YINZHENG_EVIDENCE_THRESHOLD``).
     Never raises for an empty candidate list (that is no_evidence).
     """
     model = model or load_model()
     mode = "hybrid" if hybrid else "keyword"
     mm = model.hybrid if hybrid else model.keyword
+    cut = mm.threshold if threshold is None else threshold
     absent = absent_share(question, lexical, cross_script=cross_script)
     keys = key_terms(question, lexical)
     n = max(1, len(candidates))
@@ -288,8 +291,8 @@ def decide(
     }
     scores = {cid: round(mm.probability(f), 4) for cid, f in feats.items()}
     best = max(scores.values(), default=0.0)
-    evidence = tuple(c.chunk_id for c in candidates if scores[c.chunk_id] >= mm.threshold)
-    reasons = [f"{mode} model: best chunk {best:.2f} vs threshold {mm.threshold:.2f}"]
+    evidence = tuple(c.chunk_id for c in candidates if scores[c.chunk_id] >= cut)
+    reasons = [f"{mode} model: best chunk {best:.2f} vs threshold {cut:.2f}"]
     if cross_script:
         reasons.append("cross-script question: its ordinary words are not evidence of absence")
     if absent > 0:
@@ -321,7 +324,7 @@ def decide(
     return Decision(
         sufficient=sufficient,
         score=best,
-        threshold=mm.threshold,
+        threshold=cut,
         mode=mode,
         scores=scores,
         evidence_ids=evidence,
