@@ -41,6 +41,21 @@ def test_evidence_threshold_overrides_the_fitted_decision_threshold(sample_engin
     assert "threshold 1.00" in nothing.decision.reasons[0]
 
 
+def test_once_answered_chunks_near_the_threshold_are_evidence_too(sample_engine):
+    """The best chunk decides whether to answer; chunks at or above EVIDENCE_SHARE × the threshold
+    are then evidence too (issue 12: the English dev-025 gold sat at 0.38 under a 0.41 threshold)."""
+    from core.sufficiency import EVIDENCE_SHARE
+
+    q = "Deployment 和 StatefulSet 有什么区别？"
+    scores = sorted(HybridRetriever(sample_engine.index).retrieve(q).decision.scores.values(), reverse=True)
+    best = scores[0]
+    at_best = HybridRetriever(sample_engine.index, evidence_threshold=best).retrieve(q)
+    assert len(at_best.evidence) == sum(1 for s in scores if s >= EVIDENCE_SHARE * best)
+    assert len(at_best.evidence) > sum(1 for s in scores if s >= best)  # the fixture has a chunk in between
+    above = HybridRetriever(sample_engine.index, evidence_threshold=min(1.0, best + 1e-3)).retrieve(q)
+    assert above.no_evidence  # a chunk near the threshold never makes an answer by itself
+
+
 def test_empty_question_is_a_retrieval_error(sample_engine):
     with pytest.raises(RetrievalError):
         sample_engine.retriever().retrieve("   ")
