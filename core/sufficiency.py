@@ -298,7 +298,9 @@ def decide(
     }
     scores = {cid: round(mm.probability(f), 4) for cid, f in feats.items()}
     best = max(scores.values(), default=0.0)
-    evidence = tuple(c.chunk_id for c in candidates if scores[c.chunk_id] >= EVIDENCE_SHARE * cut) if best >= cut else ()
+    # the checks below read the chunks that reach the threshold; the evidence adds those near it
+    deciding = tuple(c.chunk_id for c in candidates if scores[c.chunk_id] >= cut)
+    evidence = tuple(c.chunk_id for c in candidates if scores[c.chunk_id] >= EVIDENCE_SHARE * cut) if deciding else ()
     reasons = [f"{mode} model: best chunk {best:.2f} vs threshold {cut:.2f}"]
     if cross_script:
         reasons.append("cross-script question: its ordinary words are not evidence of absence")
@@ -307,7 +309,7 @@ def decide(
 
     names = named_terms(question)
     missing = [t for t in names if not _in_kb(kb_text, t)]
-    evidence_text = "\n".join(c.text for c in candidates if c.chunk_id in evidence).lower()
+    evidence_text = "\n".join(c.text for c in candidates if c.chunk_id in deciding).lower()
     present = [t for t in names if t not in missing and _contains(evidence_text, t)]
     note = message = None
     if missing:
@@ -320,7 +322,7 @@ def decide(
             message = f"知识库中没有关于{quoted}的内容。"
             evidence = ()
     if evidence and message is None and default_value_missing(
-        question, [c.text for c in candidates if c.chunk_id in evidence], keys, _question_kb_terms(question, lexical)
+        question, [c.text for c in candidates if c.chunk_id in deciding], keys, _question_kb_terms(question, lexical)
     ):
         reasons.append("asks for a default/threshold value that no evidence sentence gives")
         message = "知识库的相关内容没有给出这个问题所问的具体数值（默认值、阈值或范围）。"
