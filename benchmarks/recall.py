@@ -22,8 +22,8 @@ hard-wrapped lines). The rank of a question is the rank of its first gold chunk
 (for ``multi``: the rank by which **every** gold entry has been found). R@k is
 the share of questions with rank <= k, MRR the mean of 1/rank over the first 10
 (0 when not found). ``evidence`` is the share whose gold reached the evidence
-(the first ``top_k`` chunks at or above the evidence threshold, the default
-settings), which is what the generator may cite. Latency: median and p95 of one
+(the chunks of the first ``top_k`` that the sufficiency decision accepts, the
+default settings), which is what the generator may cite. Latency: median and p95 of one
 ``retrieve`` call (query resolution included), in milliseconds, after one warm-up
 question, on this machine.
 """
@@ -114,7 +114,7 @@ def run(data_dir: Path, *, dense: bool, shared: Path, show_rows: bool) -> dict[s
     index = KnowledgeIndex(settings, embedder)
     embedded, total = index.dense_coverage()
     print(f"# {data_dir}: {total} chunks, {embedded} with vectors ({embedder.name}); dense {'on' if dense else 'off'}")
-    retriever = HybridRetriever(index, top_k=DEPTH, evidence_threshold=settings.evidence_threshold, use_dense=dense)
+    retriever = HybridRetriever(index, top_k=settings.top_k, depth=DEPTH, use_dense=dense)
     questions = load(shared)
     retriever.retrieve("预热：Pod 是什么？")
     rows: dict[str, list[tuple[int | None, bool]]] = {}
@@ -128,9 +128,9 @@ def run(data_dir: Path, *, dense: bool, shared: Path, show_rows: bool) -> dict[s
             resolved = retriever.resolve(q.question, history)
             result = retriever.retrieve(resolved)
             times.append((time.perf_counter() - t0) * 1000)
-            texts = [rc.chunk.text for rc in result.chunks]
+            texts = [rc.chunk.text for rc in result.ranking]
             rank = gold_rank(texts, q.golds, q.require_all)
-            ev = [rc.chunk.text for rc in result.chunks[: settings.top_k] if rc.relevance >= settings.evidence_threshold]
+            ev = [rc.chunk.text for rc in result.evidence]
             in_ev = gold_rank(ev, q.golds, q.require_all) is not None
             rows.setdefault(kind, []).append((rank, in_ev))
             if show_rows:

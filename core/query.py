@@ -71,13 +71,17 @@ class ResolvedQuery:
     terms of earlier turns, a space, then the question); ``carried`` the carried
     terms (as written in the earlier turn); ``reason`` a short English
     explanation for the record (``standalone``, ``follow-up: refers back``,
-    ``follow-up: no salient term``).
+    ``follow-up: no salient term``, ``rewritten by the generator (…)``).
+    ``also`` are further query texts whose rankings are fused with those of
+    ``text`` (an LLM rewrite keeps the local resolution here); the decision and
+    the relevance scores read ``text`` only.
     """
 
     question: str
     text: str
     carried: tuple[str, ...] = ()
     reason: str = "standalone"
+    also: tuple[str, ...] = ()
 
     @property
     def rewritten(self) -> bool:

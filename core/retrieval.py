@@ -131,11 +131,13 @@ class Retriever(Protocol):
 class HybridRetriever:
     """BM25 + dense over a ``KnowledgeIndex``, restricted to ``knowledge_bases`` (None: every one).
 
-    ``top_k`` > 0; thresholds in 0..1. ``sufficiency_threshold`` replaces the calibrated
-    threshold of the sufficiency decision (None: calibrated); ``evidence_threshold`` is
-    only reported (see README). ``documents``: source ids to search (None: all), applied
-    before ranking: BM25 and dense rank only those documents' chunks. Raises ``ValueError`` naming a bad
-    argument at construction, ``RetrievalError`` when a query fails.
+    ``top_k`` > 0. The sufficiency decision requires of a chunk its mode's fitted
+    probability threshold, unless ``sufficiency_threshold`` (a person's retrieval setting)
+    or else ``evidence_threshold`` (``YINZHENG_EVIDENCE_THRESHOLD``) overrides it (0..1 or
+    None; the record's ``evidence_threshold`` is the one applied). ``documents``: source
+    ids to search (None: all), applied before ranking: BM25 and dense rank only those
+    documents' chunks. Raises ``ValueError`` naming a bad argument at construction,
+    ``RetrievalError`` when a query fails.
     """
 
     def __init__(
@@ -143,7 +145,7 @@ class HybridRetriever:
         index: KnowledgeIndex,
         *,
         top_k: int = 5,
-        evidence_threshold: float = 0.35,
+        evidence_threshold: float | None = None,
         use_dense: bool = True,
         depth: int | None = None,
         model: sufficiency.SufficiencyModel | None = None,
@@ -154,7 +156,7 @@ class HybridRetriever:
     ) -> None:
         if top_k <= 0:
             raise ValueError(f"top_k must be > 0, got {top_k}")
-        if not 0.0 <= evidence_threshold <= 1.0:
+        if evidence_threshold is not None and not 0.0 <= evidence_threshold <= 1.0:
             raise ValueError(f"evidence_threshold must be in 0..1, got {evidence_threshold}")
         self.index = index
         self.top_k = top_k
@@ -180,6 +182,7 @@ class HybridRetriever:
     def retrieve(self, question: str | ResolvedQuery) -> RetrievalResult:
         """The ``top_k`` best chunks for ``question`` (a plain question, or one resolved
         against its conversation by ``resolve``: its ``text`` is searched)."""
+        also = question.also if isinstance(question, ResolvedQuery) else ()
         question = (question.text if isinstance(question, ResolvedQuery) else question).strip()
         if not question:
             raise RetrievalError("the question is empty")
@@ -187,7 +190,9 @@ class HybridRetriever:
         active, lexical = self.index.serving(self.knowledge_bases)
         if self.allowed is not None:  # chunks the asker may not see are never ranked, cited or shown
             active = {cid: c for cid, c in active.items() if self.allowed(c)}
-        plan = plan_query(question, lexical, glossary_for(lexical, (c.text for c in active.values())))
+        glossary = glossary_for(lexical, (c.text for c in active.values()))
+        plan = plan_query(question, lexical, glossary)
+        extra_plans = [plan_query(t, lexical, glossary) for t in dict.fromkeys(a.strip() for a in also) if t and t != question]
         # Dense ranking only once every chunk has a vector: while vectors are being built, ranking,
         # relevance and the decision are keyword-only, so a question's outcome does not drift with
         # the build's progress (issue 12: stable outcomes while vectors build).
@@ -198,22 +203,22 @@ class HybridRetriever:
             wanted = set(self.documents)
             allowed = [cid for cid, c in active.items() if c.source_id in wanted]
         try:
-            lex = lexical.search(plan.lexical_text, CANDIDATES, allowed=allowed)
-            qv = self.index.query_vector(plan.dense_text) if hybrid else None
-            if allowed is None:
-                dense = self.index.dense_search_vector(qv, CANDIDATES, self.knowledge_bases)
-            else:  # exact cosine over the chosen documents' chunks only (already inside the knowledge bases)
-                sims = self.index.dense_similarities(qv, allowed)
-                dense = sorted(sims.items(), key=lambda kv: (-kv[1], kv[0]))[:CANDIDATES]
+            lex, dense, qv = self._rankings(plan, lexical, hybrid, allowed)
+            # further query texts (the local resolution beside an LLM rewrite) only add rankings to the fusion
+            extra = [self._rankings(p, lexical, hybrid, allowed) for p in extra_plans]
         except RetrievalError:
             raise
         except Exception as exc:
             raise RetrievalError(f"retrieval failed: {exc}") from exc
         if self.allowed is not None:  # candidates outside the asker's bases never reach fusion or the decision
             lex, dense = [p for p in lex if p[0] in active], [p for p in dense if p[0] in active]
+            extra = [([p for p in lx if p[0] in active], [p for p in dn if p[0] in active], q) for lx, dn, q in extra]
         lex_score = dict(lex)
         dense_score = dict(dense)
-        fused = fuse([(lex, plan.lexical_weight), (dense, plan.dense_weight if dense else 0.0)])
+        rankings = []
+        for p, (lx, dn, _) in zip([plan, *extra_plans], [(lex, dense, qv), *extra]):
+            rankings += [(lx, p.lexical_weight), (dn, p.dense_weight if dn else 0.0)]
+        fused = fuse(rankings)
         ordered = sorted((c for c in fused if c in active), key=lambda c: (-fused[c], c))[: self.depth]
         # Relevance must not depend on whether a chunk made the dense candidate list:
         # score every returned chunk that has a vector with its exact cosine.
@@ -254,16 +259,42 @@ class HybridRetriever:
             "tokenization": "jieba.lcut_for_search + stopwords",
             "fusion": f"rrf(k={RRF_K})",
             **plan_config(plan),
+            **({"fused_queries": " | ".join(p.dense_text for p in extra_plans)} if extra_plans else {}),
             "top_k": self.top_k,
-            "evidence_threshold": self.evidence_threshold,
+            "evidence_threshold": decision.threshold,
             "retrieval_mode": decision.mode,
             "sufficiency_threshold": decision.threshold,
-            "sufficiency_threshold_source": "calibrated" if self.sufficiency_threshold is None else "user",
+            "sufficiency_threshold_source": (
+                "user" if self.sufficiency_threshold is not None
+                else "setting" if self.evidence_threshold is not None else "calibrated"
+            ),
             **({"knowledge_bases": ",".join(self.knowledge_bases)} if self.knowledge_bases is not None else {}),
         }
         if self.documents is not None:  # scalars only: the source ids as a JSON array
             config["documents"] = json.dumps(list(self.documents), ensure_ascii=False)
         return RetrievalResult(chunks=chunks, evidence=evidence, config=config, decision=decision, ranking=tuple(out))
+
+    @property
+    def threshold_override(self) -> float | None:
+        """The threshold the sufficiency decision applies instead of its fitted one: a
+        person's ``sufficiency_threshold``, else ``evidence_threshold``, else None."""
+        return self.sufficiency_threshold if self.sufficiency_threshold is not None else self.evidence_threshold
+
+    def _rankings(
+        self, plan: QueryPlan, lexical: LexicalIndex, hybrid: bool, allowed: Sequence[str] | None
+    ) -> tuple[list[tuple[str, float]], list[tuple[str, float]], object]:
+        """BM25 and dense candidate rankings (best first, ``(chunk_id, score)``) for one plan,
+        and the query vector (None when not ``hybrid``: then the dense ranking is empty).
+        ``allowed``: the chunk ids of the chosen documents (None: every served chunk of the
+        selected knowledge bases); both rankings are restricted before they are cut."""
+        lex = lexical.search(plan.lexical_text, CANDIDATES, allowed=allowed)
+        qv = self.index.query_vector(plan.dense_text) if hybrid else None
+        if allowed is None:
+            dense = self.index.dense_search_vector(qv, CANDIDATES, self.knowledge_bases)
+        else:  # exact cosine over the chosen documents' chunks only (already inside the knowledge bases)
+            sims = self.index.dense_similarities(qv, allowed)
+            dense = sorted(sims.items(), key=lambda kv: (-kv[1], kv[0]))[:CANDIDATES]
+        return lex, dense, qv
 
     def decide_evidence(
         self,
@@ -305,7 +336,7 @@ class HybridRetriever:
         ]
         return sufficiency.decide(
             question, candidates, lexical, kb_text=sufficiency.kb_text(lexical, active), hybrid=hybrid, model=model,
-            cross_script=cross_script, threshold=self.sufficiency_threshold,
+            cross_script=cross_script, threshold=self.threshold_override,
         )
 
 

@@ -15,6 +15,7 @@ from core.generators.extractive import (
     is_filler,
     needs_previous,
     question_wants,
+    split_sentences,
 )
 from core.models import Chunk, RetrievedChunk
 
@@ -139,3 +140,49 @@ def test_the_sentence_with_the_asked_number_leads():
     assert quotes(draft)[0] == "1957年，这座桥建成通车。"
     plain = ExtractiveGenerator().generate("这座桥建成以后怎样？", [rc("c1", ("桥",), text, 1)])
     assert quotes(plain)[0].startswith("这座桥建成以后")  # no number asked: no bonus
+
+
+# CMRC dev questions the extractive answer missed (issue 12 item 5), reduced to their chunks.
+
+
+def test_a_why_question_gets_the_reason_that_follows_the_restating_sentence():
+    """DEV_1931_QUERY_2: the lead restates the question; "这是因为…" right after it is the answer."""
+    text = ("弗赖永广场是维也纳的一个三角形广场。修道院周围的广场也称为苏格兰广场。"
+            "“弗赖永”这个名称源于古代德语词汇“frey”，意为自由。这是因为修道院拥有不受公爵管理的特权，还能保护逃亡者。"
+            "1773年，其侧又新建小修道院。")
+    q = "为什么修道院的名称取自意为自由的古代德语词汇“frey”？"
+    assert question_wants(q) == {"reason"}
+    draft = ExtractiveGenerator().generate(q, [rc("c1", ("弗赖永广场",), text, 1)])
+    lead = draft.text.split("\n")[0]
+    assert lead == "“弗赖永”这个名称源于古代德语词汇“frey”，意为自由。这是因为修道院拥有不受公爵管理的特权，还能保护逃亡者。"
+    # without a why, the restating sentence leads alone
+    plain = ExtractiveGenerator().generate("修道院的名称取自哪个古代德语词汇？", [rc("c1", ("弗赖永广场",), text, 1)])
+    assert "这是因为" not in plain.text.split("\n")[0]
+
+
+def test_a_what_effect_question_gets_the_effect_sentence():
+    """DEV_377_QUERY_0: "产生了怎样的影响" wants the sentence with 引起/从而."""
+    text = ("2007－08年全球粮食价格危机是指2007年至2008年期间全球粮食价格上升。"
+            "因为粮食价格迅速上涨，从而引起了世界范围的恐慌。")
+    q = "2007－08年全球粮食价格危机产生了怎样的影响？"
+    assert question_wants(q) == {"effect"}
+    assert has_wanted("从而引起了世界范围的恐慌。", frozenset({"effect"}))
+    draft = ExtractiveGenerator().generate(q, [rc("c1", ("粮食危机",), text, 1)])
+    assert "引起了世界范围的恐慌" in draft.text
+
+
+def test_end_punctuation_inside_a_quotation_does_not_end_the_sentence():
+    """DEV_432_QUERY_2: 以「新闻报导完，再会。」暗示… is one sentence."""
+    text = "后于2014年12月初于社交网站Instagram以「新闻报导完，再会。」暗示已离开任职年多的有线新闻，转投香港机管局。他曾任记者。"
+    got = [s for _, s in split_sentences(text)]
+    assert got[0] == "后于2014年12月初于社交网站Instagram以「新闻报导完，再会。」暗示已离开任职年多的有线新闻，转投香港机管局。"
+    assert got[1] == "他曾任记者。"
+    assert [s for _, s in split_sentences("他说：“好的。” 然后他就走了。")] == ["他说：“好的。”", "然后他就走了。"]
+
+
+def test_a_statement_before_a_closing_colon_is_kept_and_a_lead_in_is_not():
+    """DEV_253_QUERY_3: "…八个元音：艾努语数词借自波斯语：" (a numbers table follows)."""
+    text = "艾努语有 /a/、/e/ 八个元音：艾努语数词借自波斯语：\n\n| 一 | yek |\n\n创建 Deployment 的命令如下：\n\n将副本数设为 3："
+    got = split_sentences(text)
+    assert [s for _, s in got] == ["艾努语数词借自波斯语"]
+    assert all(text[a : a + len(s)] == s for a, s in got)

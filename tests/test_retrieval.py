@@ -22,6 +22,40 @@ def test_top_k_validated_with_the_bad_value(sample_engine):
         HybridRetriever(sample_engine.index, evidence_threshold=2)
 
 
+def test_evidence_threshold_overrides_the_fitted_decision_threshold(sample_engine):
+    """YINZHENG_EVIDENCE_THRESHOLD (issue 12 item 6): unset, the mode's fitted threshold decides;
+    set, that probability does, and the record's config reports the one applied."""
+    from core.config import load_settings
+    from core.sufficiency import load_model
+
+    assert load_settings(env={}).evidence_threshold is None
+    assert load_settings(env={"YINZHENG_EVIDENCE_THRESHOLD": "0.6"}).evidence_threshold == 0.6
+    q = "Deployment 和 StatefulSet 有什么区别？"
+    fitted = HybridRetriever(sample_engine.index).retrieve(q)
+    assert fitted.decision.mode == "keyword"  # the fixture has no vectors
+    assert fitted.config["evidence_threshold"] == load_model().keyword.threshold == fitted.decision.threshold
+    everything = HybridRetriever(sample_engine.index, evidence_threshold=0.0).retrieve(q)
+    assert len(everything.evidence) == len(everything.chunks) == 5
+    nothing = HybridRetriever(sample_engine.index, evidence_threshold=1.0).retrieve(q)
+    assert nothing.no_evidence and nothing.config["evidence_threshold"] == 1.0
+    assert "threshold 1.00" in nothing.decision.reasons[0]
+
+
+def test_once_answered_chunks_near_the_threshold_are_evidence_too(sample_engine):
+    """The best chunk decides whether to answer; chunks at or above EVIDENCE_SHARE × the threshold
+    are then evidence too (issue 12: the English dev-025 gold sat at 0.38 under a 0.41 threshold)."""
+    from core.sufficiency import EVIDENCE_SHARE
+
+    q = "Deployment 和 StatefulSet 有什么区别？"
+    scores = sorted(HybridRetriever(sample_engine.index).retrieve(q).decision.scores.values(), reverse=True)
+    best = scores[0]
+    at_best = HybridRetriever(sample_engine.index, evidence_threshold=best).retrieve(q)
+    assert len(at_best.evidence) == sum(1 for s in scores if s >= EVIDENCE_SHARE * best)
+    assert len(at_best.evidence) > sum(1 for s in scores if s >= best)  # the fixture has a chunk in between
+    above = HybridRetriever(sample_engine.index, evidence_threshold=min(1.0, best + 1e-3)).retrieve(q)
+    assert above.no_evidence  # a chunk near the threshold never makes an answer by itself
+
+
 def test_empty_question_is_a_retrieval_error(sample_engine):
     with pytest.raises(RetrievalError):
         sample_engine.retriever().retrieve("   ")

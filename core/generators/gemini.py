@@ -38,9 +38,13 @@ Settings come in as ``core.config.Settings``; nothing here reads the
 environment. The SDK's own base-URL resolution (``GOOGLE_GEMINI_BASE_URL``)
 is left alone; ``base_url`` / ``http_options`` exist for tests.
 
+``GeminiGenerator.rewrite_query`` asks for the search query of a follow-up or
+foreign-language question (``Settings.llm_query_help``; ``core.pipeline`` fuses it
+with the local resolution).
+
 Just over 400 lines: what is left is the SDK-bound code only (client, retry,
-error mapping, request building for the three modes); parsing, prompts and
-store administration live in the sibling ``gemini_*`` / ``structured`` modules.
+error mapping, request building for the three modes and the query rewrite); parsing,
+prompts and store administration live in the sibling ``gemini_*`` / ``structured`` modules.
 """
 
 from __future__ import annotations
@@ -66,7 +70,9 @@ from core.errors import (
 )
 from core.generators.base import Generator, OnText
 from core.generators.gemini_parse import GroundedStream, draft_from_response, response_text
-from core.generators.evidence import build_evidence_prompt, evidence_system_instruction
+from core.generators.evidence import (
+    QUERY_REWRITE_INSTRUCTION, build_evidence_prompt, evidence_system_instruction, first_query_line,
+)
 from core.generators.gemini_prompt import SEARCH_SYSTEM_INSTRUCTION
 from core.generators.gemini_structured import draft_from_structured_text
 from core.generators.structured import StructuredAnswer, StructuredStreamPreview
@@ -299,6 +305,20 @@ class GeminiGenerator(_GeminiBase):
             response_schema=StructuredAnswer,
             temperature=self.temperature,
         )
+
+    def rewrite_query(self, question: str, history: Sequence[tuple[str, str]]) -> str | None:
+        """Gemini's one-line Chinese search query for ``question`` resolved against ``history``
+        (``evidence.QUERY_REWRITE_INSTRUCTION``, plain text, temperature 0); None for an empty
+        reply. Raises the ``GenerationError`` subclasses of ``map_error``."""
+        contents = _history_contents(history) + [
+            types.Content(role="user", parts=[types.Part(text=f"Latest question: {question}")])
+        ]
+        config = types.GenerateContentConfig(
+            system_instruction=QUERY_REWRITE_INSTRUCTION, temperature=0, max_output_tokens=128
+        )
+        with _provider_errors(self.model):
+            resp = self._client.models.generate_content(model=self.model, contents=contents, config=config)
+        return first_query_line(response_text(resp)[0])
 
     def generate(self, question, chunks, history=(), on_text: OnText | None = None) -> Draft:
         """One ``generate_content`` call; with ``on_text``, ``generate_content_stream``

@@ -50,7 +50,7 @@ from core.errors import (
 )
 from core.generators.base import Generator, OnText
 from core.generators.evidence import (
-    build_evidence_prompt, evidence_system_instruction, history_messages, query_rewrite_messages,
+    build_evidence_prompt, evidence_system_instruction, first_query_line, history_messages, query_rewrite_messages,
 )
 from core.generators.structured import (
     StructuredAnswer, StructuredStreamPreview, draft_from_structured, parse_structured_answer,
@@ -156,9 +156,7 @@ class OpenAIChatGenerator(Generator):
             resp = self._client.chat.completions.create(
                 model=self.model, messages=query_rewrite_messages(question, history), temperature=0, max_tokens=128,
             )
-        text = (resp.choices[0].message.content or "") if resp.choices else ""
-        lines = [ln.strip().strip('"“”') for ln in text.strip().splitlines() if ln.strip()]
-        return lines[0] if lines else None
+        return first_query_line(resp.choices[0].message.content if resp.choices else None)
 
     @contextlib.contextmanager
     def _provider_errors(self) -> Iterator[None]:
