@@ -95,9 +95,10 @@ def test_signed_in_users_see_only_their_own_work(signed_in_app, browser):
     app = signed_in_app
     alice = sign_in(browser, app, "alice")
     ask(alice, QUESTION)
-    alice.locator("sup.yz-cite a.yz-cite-link").first.wait_for(timeout=120_000)
+    alice.locator("sup.yz-cite button.yz-cite-link").first.wait_for(timeout=120_000)
     conversation = parse_qs(urlparse(alice.url).query)["c"][0]
-    snapshot_link = alice.locator("sup.yz-cite a.yz-cite-link").first.get_attribute("href")
+    # the card's 新标签页 link is the snapshot page's direct link (the marker opens the card)
+    snapshot_link = alice.locator("sup.yz-cite a.yz-card-link").first.get_attribute("href")
     assert "answer_id=" in snapshot_link
     assert alice.get_by_role("link", name="知识库").count() == 1  # the administrator manages knowledge bases
     alice.goto(f"{app}/library", wait_until="domcontentloaded")
