@@ -31,7 +31,7 @@ Renderer = Callable[..., str]
 
 def version_state(record: AnswerRecord, current_versions: Mapping[str, str | None] | None) -> tuple[str, ...]:
     """The state of every chunk snapshot of ``record`` (its evidence, then its
-    no_evidence candidates) against ``current_versions`` (source_id → current
+    no_evidence candidates) against ``current_versions`` (``kb/source_id`` → current
     version, None = deleted; None = not known), in record order."""
     snaps = [*record.chunks, *(c.chunk for c in record.candidates)]
     return tuple(snapshot_state(s, current_versions) for s in snaps)

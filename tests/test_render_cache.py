@@ -29,25 +29,25 @@ REC = record(
 def test_second_render_of_the_same_record_does_not_call_the_renderer():
     calls, render = _spy()
     cache = RenderCache(render)
-    versions = {"docs/pod.md": "v1", "docs/other.md": "v7"}
+    versions = {"default/docs/pod.md": "v1", "default/docs/other.md": "v7"}
     first = cache.html(REC, versions)
     assert cache.html(REC, dict(versions)) == first == render_answer(REC, current_versions=versions)
     assert len(calls) == 1 and cache.renders == 1
     # a source the record does not cite changing leaves the HTML as it was
-    cache.html(REC, {"docs/pod.md": "v1", "docs/other.md": "v8"})
+    cache.html(REC, {"default/docs/pod.md": "v1", "default/docs/other.md": "v8"})
     assert len(calls) == 1
 
 
 def test_a_changed_version_state_renders_again():
     calls, render = _spy()
     cache = RenderCache(render)
-    fresh = cache.html(REC, {"docs/pod.md": "v1"})
-    updated = cache.html(REC, {"docs/pod.md": "v2"})
-    deleted = cache.html(REC, {"docs/pod.md": None})
+    fresh = cache.html(REC, {"default/docs/pod.md": "v1"})
+    updated = cache.html(REC, {"default/docs/pod.md": "v2"})
+    deleted = cache.html(REC, {"default/docs/pod.md": None})
     assert len(calls) == 3
     assert "来源已更新" in updated and "来源已更新" not in fresh
     assert "来源已删除" in deleted
-    assert version_state(REC, {"docs/pod.md": "v2"}) == ("updated",)
+    assert version_state(REC, {"default/docs/pod.md": "v2"}) == ("updated",)
     assert version_state(REC, None) == ("unknown",)
 
 
