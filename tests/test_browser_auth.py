@@ -114,7 +114,8 @@ def test_signed_in_users_see_only_their_own_work(signed_in_app, browser):
     bob.goto(f"{app}/sources?{urlparse(snapshot_link).query}", wait_until="domcontentloaded")
     bob.get_by_text("找不到这个回答").wait_for(timeout=60_000)  # her answer id: not found
     bob.goto(f"{app}/history", wait_until="domcontentloaded")
-    bob.get_by_text("还没有符合条件的回答。").wait_for(timeout=60_000)
+    bob.get_by_text("还没有符合条件的对话。").wait_for(timeout=60_000)  # 历史 opens on 按对话: none of hers
+    assert bob.get_by_text(QUESTION).count() == 0
     bob.goto(f"{app}/library", wait_until="domcontentloaded")
     bob.wait_for_timeout(2000)
     assert bob.get_by_text("添加或更新文档").count() == 0 and bob.get_by_text("隐藏此文档").count() == 0
