@@ -99,15 +99,20 @@ def browser():
         b.close()
 
 
+def send_question(page, url: str, question: str, *, timeout: int = 120_000) -> None:  # noqa: ANN001
+    """Open the chat at ``url`` in ``page`` and send ``question`` (does not wait for the answer)."""
+    page.goto(url, wait_until="domcontentloaded")
+    box = page.get_by_test_id("stChatInputTextArea")
+    box.wait_for(timeout=timeout)
+    box.fill(question)
+    box.press("Enter")
+
+
 def ask(browser, server: str, question: str):
     """Open the chat in a new 1280×900 page and send ``question``; returns the page."""
     ARTIFACTS.mkdir(exist_ok=True)
     page = browser.new_page(viewport={"width": 1280, "height": 900})
-    page.goto(server, wait_until="domcontentloaded")
-    box = page.get_by_test_id("stChatInputTextArea")
-    box.wait_for(timeout=120_000)
-    box.fill(question)
-    box.press("Enter")
+    send_question(page, server, question)
     return page
 
 

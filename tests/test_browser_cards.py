@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.test_browser import ARTIFACTS, CHROMIUM, FLAGS, run_app  # noqa: F401 - CHROMIUM: skip marker
+from tests.test_browser import ARTIFACTS, CHROMIUM, FLAGS, run_app, send_question  # noqa: F401 - CHROMIUM: skip marker
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -36,11 +36,7 @@ def chromium():
 
 def ask_question(page, url: str, question: str = QUESTION) -> None:  # noqa: ANN001
     """Open the chat at ``url`` in ``page``, send ``question`` and wait for the first marker."""
-    page.goto(url, wait_until="domcontentloaded")
-    box = page.get_by_test_id("stChatInputTextArea")
-    box.wait_for(timeout=180_000)
-    box.fill(question)
-    box.press("Enter")
+    send_question(page, url, question, timeout=180_000)
     page.locator("sup.yz-cite").first.wait_for(timeout=180_000)
 
 

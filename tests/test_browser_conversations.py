@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_browser import ARTIFACTS, CHROMIUM, browser, run_app  # noqa: F401 - browser is a fixture
+from tests.test_browser import ARTIFACTS, CHROMIUM, browser, run_app, send_question  # noqa: F401 - browser is a fixture
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -31,11 +31,7 @@ def test_conversation_list_and_action_row(server, browser, width, height):
     context = browser.new_context(viewport={"width": width, "height": height})
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server)
     page = context.new_page()
-    page.goto(server, wait_until="domcontentloaded")
-    box = page.get_by_test_id("stChatInputTextArea")
-    box.wait_for(timeout=120_000)
-    box.fill(QUESTION)
-    box.press("Enter")
+    send_question(page, server, QUESTION)
     page.locator("sup.yz-cite").first.wait_for(timeout=120_000)
     row = page.locator("[class*='st-key-actions-']").first
     row.wait_for(timeout=60_000)
