@@ -100,6 +100,17 @@ class Settings(BaseModel):
     chroma_port: int = 8000
     links_file: Path = LINKS_FILE
     background_embedding: bool = True
+    #: A SQLAlchemy database URL for the answer records (issue 17, work in progress: the
+    #: catalog follows); None: ``records.sqlite3`` in ``data_dir``. May hold a password:
+    #: never shown (``core.sql`` hides it in messages).
+    database_url: str | None = None
+
+    @field_validator("database_url")
+    @classmethod
+    def _database_url(cls, v: str | None) -> str | None:
+        if v is not None and not re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", v.strip()):
+            raise ValueError("must be a database URL such as postgresql+psycopg://user@host:5432/yinzheng")
+        return v.strip() if v is not None else None
 
     @field_validator("top_k")
     @classmethod
@@ -188,6 +199,11 @@ class Settings(BaseModel):
     def records_path(self) -> Path:
         return self.data_dir / "records.sqlite3"
 
+    @property
+    def records_location(self) -> Path | str:
+        """Where the answer records live: ``database_url`` if set, else ``records_path``."""
+        return self.database_url or self.records_path
+
 
 _ENV = {
     "YINZHENG_DATA_DIR": "data_dir",
@@ -207,6 +223,7 @@ _ENV = {
     "CHROMA_HOST": "chroma_host",
     "CHROMA_PORT": "chroma_port",
     "YINZHENG_BACKGROUND_EMBEDDING": "background_embedding",
+    "YINZHENG_DATABASE_URL": "database_url",
 }
 
 

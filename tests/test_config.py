@@ -97,3 +97,14 @@ def test_openai_settings_from_environment_and_secrets(tmp_path):
     assert s.llm_query_help is False
     env = load_settings({"OPENAI_BASE_URL": "http://localhost:11434/v1"}, secrets_path=secrets)
     assert env.openai_base_url == "http://localhost:11434/v1"  # the environment wins over the file
+
+
+def test_the_database_url_selects_where_records_live_and_is_never_echoed(tmp_path):
+    s = load_settings({"YINZHENG_DATA_DIR": str(tmp_path)}, secrets_path=tmp_path / "none.toml")
+    assert s.database_url is None and s.records_location == tmp_path / "records.sqlite3"
+    url = "postgresql+psycopg://yz:pw@db:5432/yinzheng"
+    s = load_settings({"YINZHENG_DATABASE_URL": f" {url} "}, secrets_path=tmp_path / "none.toml")
+    assert s.records_location == url
+    with pytest.raises(ConfigError, match="YINZHENG_DATABASE_URL") as err:
+        load_settings({"YINZHENG_DATABASE_URL": "yz:secret-pw@db/yinzheng"}, secrets_path=tmp_path / "none.toml")
+    assert "secret-pw" not in str(err.value)

@@ -10,6 +10,7 @@ import json
 import sqlite3
 from datetime import timedelta
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -32,8 +33,9 @@ def rec(answer_id: str, query: str, minutes: int, conversation_id: str | None = 
 
 
 @pytest.fixture()
-def store(tmp_path: Path) -> RecordStore:
-    s = RecordStore(tmp_path / "records.sqlite3")
+def store(records_location) -> Iterator[RecordStore]:
+    """The store on each backend (``records_location``: SQLite, and PostgreSQL when configured)."""
+    s = RecordStore(records_location)
     for r in (
         rec("a1", "Pod 是什么？", 0, "c1"),
         rec("a2", "它怎么重启？", 1, "c1"),
@@ -41,7 +43,8 @@ def store(tmp_path: Path) -> RecordStore:
         rec("x1", "没有对话的回答", 9, None),
     ):
         s.save(r)
-    return s
+    yield s
+    s.close()
 
 
 def test_conversations_are_titled_by_their_first_question_newest_first(store: RecordStore) -> None:

@@ -24,7 +24,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     settings = load_settings()
     from core.models import DEFAULT_KB
 
-    record = RecordStore(settings.records_path).get(args.answer_id)
+    record = RecordStore(settings.records_location).get(args.answer_id)
     if record is not None and args.kb is not None and args.kb not in (record.knowledge_bases or (DEFAULT_KB,)):
         record = None
     if record is None:

@@ -1,0 +1,189 @@
+"""The answer store on a database URL (issue 17): the same behaviour on SQLite and
+PostgreSQL (``records_location`` runs each test on both; PostgreSQL only with
+``YINZHENG_TEST_DATABASE_URL``), a record written through one store (a replica) read
+through another, one Alembic schema version for both, a SQLite file made by the code
+before Alembic adopted as it is, and storage failures as ``RecordError`` without the
+URL's password."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+from core.errors import RecordError
+from core.models import AnswerRecord, Feedback, GeneratorInfo
+from core.records import RecordStore
+from tests.fakes import T0
+
+ALICE, BOB = "a" * 32, "b" * 32
+
+
+def rec(answer_id: str, query: str, minutes: int, conversation_id: str | None = "c1", **kw) -> AnswerRecord:
+    return AnswerRecord(
+        answer_id=answer_id, query=query, status=kw.pop("status", "answered"), generator=GeneratorInfo(name="extractive"),
+        created_at=T0 + timedelta(minutes=minutes), conversation_id=conversation_id,
+        answer_text=kw.pop("answer_text", f"回答 {answer_id}"), **kw,
+    )  # fmt: skip
+
+
+def _version(location) -> str:
+    url = location if isinstance(location, str) else f"sqlite:///{location}"
+    engine = sa.create_engine(url, poolclass=sa.pool.NullPool)
+    try:
+        with engine.connect() as conn:
+            return conn.execute(sa.text("SELECT version_num FROM alembic_version_records")).scalar_one()
+    finally:
+        engine.dispose()
+
+
+def test_a_record_written_through_one_store_opens_through_another(records_location) -> None:
+    one, two = RecordStore(records_location), RecordStore(records_location)  # two replicas, one database
+    try:
+        record = rec("r1", "Pod 是什么？", 0, answer_text="Pod 是最小的部署单元。")
+        one.for_user(ALICE).save(record)
+        got = two.for_user(ALICE).get("r1")
+        assert got == record and got.model_dump_json() == record.model_dump_json()
+        two.for_user(ALICE).rename_conversation("c1", "我的 Pod 笔记")
+        assert one.for_user(ALICE).conversation("c1").title == "我的 Pod 笔记"  # type: ignore[union-attr]
+        assert one.for_user(ALICE).conversation("c1").preview == "Pod 是最小的部署单元。"  # type: ignore[union-attr]
+        assert _version(records_location) == "r0001"
+    finally:
+        one.close()
+        two.close()
+
+
+def test_each_user_sees_only_their_own_records_and_conversations(records_location) -> None:
+    store = RecordStore(records_location)
+    try:
+        alice, bob = store.for_user(ALICE), store.for_user(BOB)
+        alice.save(rec("a1", "Alice 的问题", 0, "ca"))
+        bob.save(rec("b1", "Bob 的问题", 1, "cb"))
+        assert [r.answer_id for r in alice.list()] == ["a1"]
+        assert bob.get("a1") is None and alice.get("a1") is not None
+        assert [c.conversation_id for c in bob.conversations()] == ["cb"]
+        assert [c.conversation_id for c in store.conversations()] == ["cb", "ca"]  # local mode: all
+        for change in (lambda: bob.rename_conversation("ca", "x"), lambda: bob.hide_conversation("ca"),
+                       lambda: bob.set_feedback("a1", Feedback(rating="up"))):
+            with pytest.raises(RecordError):
+                change()
+        assert alice.conversation("ca").title == "Alice 的问题"  # type: ignore[union-attr]
+        assert alice.get("a1").feedback is None  # type: ignore[union-attr]
+        alice.hide_conversation("ca")
+        assert alice.conversations() == [] and alice.conversations(include_hidden=True)[0].hidden
+    finally:
+        store.close()
+
+
+def test_search_ignores_ascii_case_and_takes_wildcards_literally(records_location) -> None:
+    store = RecordStore(records_location)
+    try:
+        store.save(rec("p1", "What is a POD?", 0, "c1"))
+        store.save(rec("p2", "CPU 用到 100% 怎么办", 1, "c2"))
+        store.save(rec("p3", "CPU 用到 1000 怎么办", 2, "c3"))
+        assert [r.answer_id for r in store.list(text="pod")] == ["p1"]
+        assert [r.answer_id for r in store.list(text="100%")] == ["p2"]  # % is not a wildcard
+        assert [r.answer_id for r in store.list(text="_")] == []
+        assert [c.conversation_id for c in store.conversations(text="100%")] == ["c2"]
+        store.rename_conversation("c3", "Quota_笔记")
+        assert [c.conversation_id for c in store.conversations(text="quota_")] == ["c3"]
+    finally:
+        store.close()
+
+
+def test_records_list_newest_first_and_a_conversation_oldest_first(records_location) -> None:
+    store = RecordStore(records_location)
+    try:
+        for k, minutes in enumerate((5, 0, 61, 3)):  # ISO times: 'T00:05', 'T01:01', … compared as text
+            store.save(rec(f"r{k}", f"问题 {k}", minutes))
+        assert [r.answer_id for r in store.list()] == ["r2", "r0", "r3", "r1"]
+        assert [r.answer_id for r in store.list(conversation_id="c1")] == ["r1", "r3", "r0", "r2"]
+        assert [r.answer_id for r in store.list(since=T0 + timedelta(minutes=4))] == ["r2", "r0"]
+        assert store.conversation("c1").turns == 4  # type: ignore[union-attr]
+    finally:
+        store.close()
+
+
+def test_stores_opened_together_migrate_once(records_location) -> None:
+    stores: list[RecordStore] = []
+    errors: list[BaseException] = []
+
+    def open_one() -> None:
+        try:
+            stores.append(RecordStore(records_location))
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=open_one) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    try:
+        assert errors == [] and len(stores) == 4
+        stores[0].save(rec("m1", "迁移", 0))
+        assert all(s.get("m1") is not None for s in stores)
+        assert _version(records_location) == "r0001"
+    finally:
+        for s in stores:
+            s.close()
+
+
+def test_a_file_made_by_the_code_before_alembic_is_adopted_as_it_is(tmp_path: Path) -> None:
+    """The layout the code before issue 17 made (user_version 1, ``user_id`` added on open)."""
+    path = tmp_path / "records.sqlite3"
+    old = rec("o1", "旧问题", 0, "oc")
+    with sqlite3.connect(path) as db:
+        db.executescript("""
+            CREATE TABLE answers (answer_id TEXT PRIMARY KEY, created_at TEXT NOT NULL, status TEXT NOT NULL,
+                conversation_id TEXT, query TEXT NOT NULL, record_json TEXT NOT NULL, user_id TEXT);
+            CREATE INDEX answers_created ON answers(created_at);
+            CREATE INDEX answers_conversation ON answers(conversation_id, created_at);
+            CREATE INDEX answers_user ON answers(user_id, created_at);
+            CREATE TABLE conversations (conversation_id TEXT PRIMARY KEY, title TEXT,
+                hidden INTEGER NOT NULL DEFAULT 0, created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
+            PRAGMA user_version = 1;""")
+        db.execute("INSERT INTO answers VALUES (?, ?, ?, ?, ?, ?, ?)", (old.answer_id, old.created_at.isoformat(),
+                   old.status, old.conversation_id, old.query, old.model_dump_json(), ALICE))
+        db.execute("INSERT INTO conversations VALUES ('oc', '旧标题', 0, 'x', 'x')")
+    db.close()
+    store = RecordStore(path)
+    try:
+        assert store.for_user(ALICE).get("o1") == old
+        assert store.conversation("oc").title == "旧标题"  # type: ignore[union-attr]
+    finally:
+        store.close()
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == 1  # the code before Alembic still opens it
+        assert db.execute("SELECT version_num FROM alembic_version_records").fetchall() == [("r0001",)]
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    db.close()
+
+
+def test_a_database_that_cannot_be_reached_is_a_record_error_without_the_password() -> None:
+    with socket_free_port() as port:
+        with pytest.raises(RecordError, match="the answer store") as err:
+            RecordStore(f"postgresql+psycopg://yz:s3cret-pw@127.0.0.1:{port}/yz?connect_timeout=2")
+    assert "s3cret-pw" not in str(err.value) and "127.0.0.1" in str(err.value)
+    for url in ("postgresql+psycopg://yz:s3cret-pw@[::1", "nosuchdb://yz:s3cret-pw@h/x", "mysql://yz:s3cret-pw@h/x"):
+        with pytest.raises(RecordError, match="not a database URL") as err:
+            RecordStore(url)
+        assert "s3cret-pw" not in str(err.value)
+
+
+class socket_free_port:  # noqa: N801 - a context manager used like a function
+    """A local TCP port nobody listens on (bound, not listening, while the block runs)."""
+
+    def __enter__(self) -> int:
+        import socket
+
+        self._sock = socket.socket()
+        self._sock.bind(("127.0.0.1", 0))
+        return self._sock.getsockname()[1]
+
+    def __exit__(self, *exc: object) -> None:
+        self._sock.close()
