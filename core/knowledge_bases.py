@@ -14,7 +14,7 @@
 
 Errors: ``KnowledgeBaseError`` (a ``ValueError`` and an ``AppError``, message in
 Chinese) for a bad or unknown name, an empty title or a duplicate; ``IndexError_``
-when SQLite fails (``core.sqlite``).
+when the database fails (``core.sql``).
 """
 
 from __future__ import annotations
@@ -22,15 +22,18 @@ from __future__ import annotations
 import json
 from typing import Iterable, Mapping
 
+import sqlalchemy as sa
+
 from core.errors import AppError
 from core.models import DEFAULT_KB, KnowledgeBase, check_kb_name, utc_now
-from core.sqlite import Database
+from core.sql import SqlDatabase, upsert
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS knowledge_bases (
-    name TEXT PRIMARY KEY, title TEXT NOT NULL, hidden INTEGER NOT NULL DEFAULT 0,
-    settings_json TEXT NOT NULL DEFAULT '{}', created_at TEXT NOT NULL);
-"""
+#: The table as the statements see it; its layout is made by ``core/migrations/catalog``.
+KNOWLEDGE_BASES = sa.Table(
+    "knowledge_bases", sa.MetaData(), sa.Column("name", sa.Text), sa.Column("title", sa.Text),
+    sa.Column("hidden", sa.Integer), sa.Column("settings_json", sa.Text), sa.Column("created_at", sa.Text),
+)
+_KB = KNOWLEDGE_BASES
 
 #: The title of :data:`DEFAULT_KB` when the catalog creates it.
 DEFAULT_TITLE = "Kubernetes 示例文档"
@@ -40,7 +43,7 @@ class KnowledgeBaseError(AppError, ValueError):
     """A knowledge-base request that cannot be done (the message says why, in Chinese)."""
 
 
-def _row(row) -> KnowledgeBase:  # noqa: ANN001 - a sqlite3.Row
+def _row(row) -> KnowledgeBase:  # noqa: ANN001 - a RowMapping of KNOWLEDGE_BASES
     return KnowledgeBase(
         name=row["name"], title=row["title"], hidden=bool(row["hidden"]),
         settings=json.loads(row["settings_json"]), created_at=row["created_at"],
@@ -50,26 +53,24 @@ def _row(row) -> KnowledgeBase:  # noqa: ANN001 - a sqlite3.Row
 class KnowledgeBaseStore:
     """Create, rename, hide and list the knowledge bases of one catalog database."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: SqlDatabase) -> None:
         self._db = db
-        with db.transaction() as conn:
-            conn.execute(
-                "INSERT OR IGNORE INTO knowledge_bases (name, title, created_at) VALUES (?, ?, ?)",
-                (DEFAULT_KB, DEFAULT_TITLE, utc_now().isoformat()),
-            )
+        with db.write() as conn:
+            upsert(conn, _KB, {"name": DEFAULT_KB, "title": DEFAULT_TITLE, "hidden": 0, "settings_json": "{}",
+                               "created_at": utc_now().isoformat()}, ["name"])
 
     def list(self, *, include_hidden: bool = True) -> list[KnowledgeBase]:
         """Every knowledge base, :data:`DEFAULT_KB` first, then by name."""
-        with self._db.transaction() as conn:
+        with self._db.read() as conn:
             rows = conn.execute(
-                "SELECT * FROM knowledge_bases ORDER BY name != ?, name", (DEFAULT_KB,)
-            ).fetchall()
+                sa.select(_KB).order_by(sa.case((_KB.c.name == DEFAULT_KB, 0), else_=1), _KB.c.name)
+            ).mappings().all()
         return [kb for kb in map(_row, rows) if include_hidden or not kb.hidden]
 
     def get(self, name: str) -> KnowledgeBase | None:
         """The knowledge base ``name``, or None."""
-        with self._db.transaction() as conn:
-            row = conn.execute("SELECT * FROM knowledge_bases WHERE name = ?", (name,)).fetchone()
+        with self._db.read() as conn:
+            row = conn.execute(sa.select(_KB).where(_KB.c.name == name)).mappings().first()
         return _row(row) if row else None
 
     def require(self, name: str) -> KnowledgeBase:
@@ -88,35 +89,35 @@ class KnowledgeBaseStore:
                                settings=dict(settings or {}), created_at=utc_now())
         except ValueError as exc:
             raise KnowledgeBaseError(_first_message(exc)) from exc
-        with self._db.transaction() as conn:
-            if conn.execute("SELECT 1 FROM knowledge_bases WHERE name = ?", (name,)).fetchone():
+        with self._db.write() as conn:
+            if conn.execute(sa.select(1).where(_KB.c.name == name)).first():
                 raise KnowledgeBaseError(f"知识库 {name!r} 已存在")
-            conn.execute(
-                "INSERT INTO knowledge_bases VALUES (?, ?, 0, ?, ?)",
-                (kb.name, kb.title, json.dumps(kb.settings, ensure_ascii=False), kb.created_at.isoformat()),
-            )
+            conn.execute(sa.insert(_KB).values(
+                name=kb.name, title=kb.title, hidden=0, settings_json=json.dumps(kb.settings, ensure_ascii=False),
+                created_at=kb.created_at.isoformat(),
+            ))
         return kb
 
     def rename(self, name: str, title: str) -> KnowledgeBase:
         """Set the title of ``name`` (the name itself is permanent)."""
         if not title.strip():
             raise KnowledgeBaseError("知识库标题不能为空")
-        return self._update(name, "title = ?", title.strip())
+        return self._update(name, "title", title.strip())
 
     def set_hidden(self, name: str, hidden: bool) -> KnowledgeBase:
         """Hide (or show again) ``name``. :data:`DEFAULT_KB` cannot be hidden: it is the
         selection when nothing else is chosen."""
         if hidden and name == DEFAULT_KB:
             raise KnowledgeBaseError("默认知识库不能隐藏")
-        return self._update(name, "hidden = ?", int(hidden))
+        return self._update(name, "hidden", int(hidden))
 
     def update_settings(self, name: str, settings: Mapping[str, object]) -> KnowledgeBase:
         """Replace the settings of ``name`` (a JSON-serializable mapping)."""
-        return self._update(name, "settings_json = ?", json.dumps(dict(settings), ensure_ascii=False))
+        return self._update(name, "settings_json", json.dumps(dict(settings), ensure_ascii=False))
 
-    def _update(self, name: str, assignment: str, value: object) -> KnowledgeBase:
-        with self._db.transaction() as conn:
-            n = conn.execute(f"UPDATE knowledge_bases SET {assignment} WHERE name = ?", (value, name)).rowcount
+    def _update(self, name: str, column: str, value: object) -> KnowledgeBase:
+        with self._db.write() as conn:
+            n = conn.execute(sa.update(_KB).where(_KB.c.name == name).values({column: value})).rowcount
         if not n:
             self.require(name)  # raises, naming the known ones
         return self.require(name)

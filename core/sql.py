@@ -41,9 +41,8 @@ from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.expression import ColumnElement, FunctionElement
 
 from core.errors import AppError
+from core.sqlite import BUSY_TIMEOUT  # seconds a SQLite writer waits for another's lock
 
-#: Seconds a SQLite writer waits for another process's lock before "database is locked".
-BUSY_TIMEOUT = 30.0
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 
 
@@ -87,7 +86,11 @@ class SqlDatabase:
                 path = Path(self.url.database or "")
                 if path.parent != Path(""):
                     path.parent.mkdir(parents=True, exist_ok=True)
-                self.engine = sa.create_engine(self.url, connect_args={"timeout": BUSY_TIMEOUT})
+                # Idle connections stay open (closing the last one of a WAL file checkpoints it);
+                # past pool_size more are opened as needed (threads never wait for one).
+                self.engine = sa.create_engine(
+                    self.url, connect_args={"timeout": BUSY_TIMEOUT}, pool_size=8, max_overflow=-1
+                )
                 _sqlite_transactions(self.engine, synchronous)
             else:
                 self.engine = sa.create_engine(self.url, pool_pre_ping=True)
@@ -123,6 +126,8 @@ class SqlDatabase:
                 conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": zlib.crc32(store.encode())})
             config.attributes["connection"] = conn
             command.upgrade(config, "head")
+        #: What this open's migrations reported (attributes a revision set, e.g. ``moved_into_default``).
+        self.migration_notes = {k: v for k, v in config.attributes.items() if k not in ("connection", "version_table")}
 
     def close(self) -> None:
         """Close the pooled connections (reopened on the next use)."""

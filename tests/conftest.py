@@ -75,11 +75,11 @@ TEST_DATABASE_URL = os.environ.get("YINZHENG_TEST_DATABASE_URL")
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
-def records_location(request, tmp_path):
-    """Where a ``RecordStore`` lives, once per backend: a SQLite file in ``tmp_path``, or a
+def database_location(request, tmp_path):
+    """Where a store (``RecordStore``, ``Catalog``) lives, once per backend: a SQLite file in ``tmp_path``, or a
     fresh schema (dropped afterwards) in ``YINZHENG_TEST_DATABASE_URL`` (skipped when unset)."""
     if request.param == "sqlite":
-        yield tmp_path / "records.sqlite3"
+        yield tmp_path / "store.sqlite3"
         return
     with postgres_schema() as url:
         yield url

@@ -33,9 +33,9 @@ def rec(answer_id: str, query: str, minutes: int, conversation_id: str | None = 
 
 
 @pytest.fixture()
-def store(records_location) -> Iterator[RecordStore]:
-    """The store on each backend (``records_location``: SQLite, and PostgreSQL when configured)."""
-    s = RecordStore(records_location)
+def store(database_location) -> Iterator[RecordStore]:
+    """The store on each backend (``database_location``: SQLite, and PostgreSQL when configured)."""
+    s = RecordStore(database_location)
     for r in (
         rec("a1", "Pod 是什么？", 0, "c1"),
         rec("a2", "它怎么重启？", 1, "c1"),

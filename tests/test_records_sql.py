@@ -1,5 +1,5 @@
 """The answer store on a database URL (issue 17): the same behaviour on SQLite and
-PostgreSQL (``records_location`` runs each test on both; PostgreSQL only with
+PostgreSQL (``database_location`` runs each test on both; PostgreSQL only with
 ``YINZHENG_TEST_DATABASE_URL``), a record written through one store (a replica) read
 through another, one Alembic schema version for both, a SQLite file made by the code
 before Alembic adopted as it is, and storage failures as ``RecordError`` without the
@@ -41,8 +41,8 @@ def _version(location) -> str:
         engine.dispose()
 
 
-def test_a_record_written_through_one_store_opens_through_another(records_location) -> None:
-    one, two = RecordStore(records_location), RecordStore(records_location)  # two replicas, one database
+def test_a_record_written_through_one_store_opens_through_another(database_location) -> None:
+    one, two = RecordStore(database_location), RecordStore(database_location)  # two replicas, one database
     try:
         record = rec("r1", "Pod 是什么？", 0, answer_text="Pod 是最小的部署单元。")
         one.for_user(ALICE).save(record)
@@ -51,14 +51,14 @@ def test_a_record_written_through_one_store_opens_through_another(records_locati
         two.for_user(ALICE).rename_conversation("c1", "我的 Pod 笔记")
         assert one.for_user(ALICE).conversation("c1").title == "我的 Pod 笔记"  # type: ignore[union-attr]
         assert one.for_user(ALICE).conversation("c1").preview == "Pod 是最小的部署单元。"  # type: ignore[union-attr]
-        assert _version(records_location) == "r0001"
+        assert _version(database_location) == "r0001"
     finally:
         one.close()
         two.close()
 
 
-def test_each_user_sees_only_their_own_records_and_conversations(records_location) -> None:
-    store = RecordStore(records_location)
+def test_each_user_sees_only_their_own_records_and_conversations(database_location) -> None:
+    store = RecordStore(database_location)
     try:
         alice, bob = store.for_user(ALICE), store.for_user(BOB)
         alice.save(rec("a1", "Alice 的问题", 0, "ca"))
@@ -79,8 +79,8 @@ def test_each_user_sees_only_their_own_records_and_conversations(records_locatio
         store.close()
 
 
-def test_search_ignores_ascii_case_and_takes_wildcards_literally(records_location) -> None:
-    store = RecordStore(records_location)
+def test_search_ignores_ascii_case_and_takes_wildcards_literally(database_location) -> None:
+    store = RecordStore(database_location)
     try:
         store.save(rec("p1", "What is a POD?", 0, "c1"))
         store.save(rec("p2", "CPU 用到 100% 怎么办", 1, "c2"))
@@ -95,8 +95,8 @@ def test_search_ignores_ascii_case_and_takes_wildcards_literally(records_locatio
         store.close()
 
 
-def test_records_list_newest_first_and_a_conversation_oldest_first(records_location) -> None:
-    store = RecordStore(records_location)
+def test_records_list_newest_first_and_a_conversation_oldest_first(database_location) -> None:
+    store = RecordStore(database_location)
     try:
         for k, minutes in enumerate((5, 0, 61, 3)):  # ISO times: 'T00:05', 'T01:01', … compared as text
             store.save(rec(f"r{k}", f"问题 {k}", minutes))
@@ -108,13 +108,13 @@ def test_records_list_newest_first_and_a_conversation_oldest_first(records_locat
         store.close()
 
 
-def test_stores_opened_together_migrate_once(records_location) -> None:
+def test_stores_opened_together_migrate_once(database_location) -> None:
     stores: list[RecordStore] = []
     errors: list[BaseException] = []
 
     def open_one() -> None:
         try:
-            stores.append(RecordStore(records_location))
+            stores.append(RecordStore(database_location))
         except BaseException as exc:  # noqa: BLE001 - reported below
             errors.append(exc)
 
@@ -127,7 +127,7 @@ def test_stores_opened_together_migrate_once(records_location) -> None:
         assert errors == [] and len(stores) == 4
         stores[0].save(rec("m1", "迁移", 0))
         assert all(s.get("m1") is not None for s in stores)
-        assert _version(records_location) == "r0001"
+        assert _version(database_location) == "r0001"
     finally:
         for s in stores:
             s.close()

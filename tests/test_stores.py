@@ -1,12 +1,11 @@
-"""The stores behind ``KnowledgeIndex`` (issue 11): one SQLite helper for the
+"""The stores behind ``KnowledgeIndex`` (issue 11): one SQL adapter (``core.sql``) for the
 catalog and the answer store, every Chroma call mapped into the error tree
 (including the write in ``embed_pending``'s flush), and nothing lost on a failure."""
 
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
+import sqlalchemy as sa
 
 from core.catalog import Catalog, embedding_text, read_index_id
 from core.embeddings import HashingEmbedder
@@ -15,7 +14,7 @@ from core.index import KnowledgeIndex
 from core.ingest import ingest
 from core.models import sha256_hex
 from core.records import RecordStore
-from core.sqlite import Database
+from core.sql import SqlDatabase
 
 from .conftest import SAMPLE, make_settings
 
@@ -81,25 +80,24 @@ def test_the_answer_store_maps_sqlite_errors_to_record_errors(tmp_path):
         RecordStore(path)
 
 
-def test_database_transactions_roll_back_and_rows_read_by_name(tmp_path):
-    db = Database(tmp_path / "t.sqlite3", error=RecordError, label="a test store",
-                  schema="CREATE TABLE t (k TEXT PRIMARY KEY, v INTEGER);")
-    with db.transaction() as conn:
-        conn.execute("INSERT INTO t VALUES ('a', 1)")
-    with pytest.raises(RecordError, match="a test store error"):
-        with db.transaction() as conn:
-            conn.execute("INSERT INTO t VALUES ('b', 2)")
-            conn.execute("INSERT INTO t VALUES ('a', 3)")  # primary key taken: the whole block rolls back
-    with db.transaction() as conn:
-        rows = conn.execute("SELECT k, v FROM t").fetchall()
-        mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
-    assert [(r["k"], r["v"]) for r in rows] == [("a", 1)]
-    assert mode == "wal"
-    raw = sqlite3.connect(tmp_path / "t.sqlite3")
+def test_database_transactions_roll_back_as_a_whole(database_location):
+    """``core.sql.SqlDatabase`` on each backend: a failing block leaves nothing; SQLite files are WAL."""
+    db = SqlDatabase(database_location, error=RecordError, label="a test store", migrations="records")
+    insert = sa.text("INSERT INTO meta_test VALUES (:k, :v)")
     try:
-        assert raw.execute("SELECT count(*) FROM t").fetchone()[0] == 1
+        with db.write() as conn:
+            conn.execute(sa.text("CREATE TABLE meta_test (k TEXT PRIMARY KEY, v INTEGER)"))
+            conn.execute(insert, {"k": "a", "v": 1})
+        with pytest.raises(RecordError, match="a test store error"):
+            with db.write() as conn:
+                conn.execute(insert, {"k": "b", "v": 2})
+                conn.execute(insert, {"k": "a", "v": 3})  # primary key taken: the whole block rolls back
+        with db.read() as conn:
+            assert conn.execute(sa.text("SELECT k, v FROM meta_test")).all() == [("a", 1)]
+            if db.dialect == "sqlite":
+                assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
     finally:
-        raw.close()
+        db.close()
 
 
 def test_catalog_index_id_is_stable_and_readable_without_opening_the_index(tmp_path):

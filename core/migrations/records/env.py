@@ -1,10 +1,5 @@
-"""Alembic environment of the answer store: runs on the connection ``core.sql.SqlDatabase``
-passes (``config.attributes["connection"]``, already inside its write transaction) with
-the version table ``config.attributes["version_table"]``. No offline (SQL script) mode."""
+"""Alembic environment of the answer store (``core.migrations.run``)."""
 
-from alembic import context
+from core.migrations import run
 
-config = context.config
-context.configure(connection=config.attributes["connection"], version_table=config.attributes["version_table"])
-with context.begin_transaction():
-    context.run_migrations()
+run()

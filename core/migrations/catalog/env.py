@@ -1,0 +1,5 @@
+"""Alembic environment of the catalog (``core.migrations.run``)."""
+
+from core.migrations import run
+
+run()
