@@ -25,6 +25,9 @@ which version of each source is active, a generation counter, and two caches.
   parse, so a re-ingest skips a file whose bytes are unchanged before parsing it and
   still reports its warnings (``parse_keys``).
 
+Size: about 400 lines, one job (the tables of one database and their transactions); the
+shared embedding queue in the same database is ``core.embedding_claims``.
+
 Every method raises ``IndexError_`` when the database fails (``core.sql``). Writes that
 switch versions are one transaction that also bumps the generation; on PostgreSQL they
 first lock the knowledge base's row (``FOR UPDATE``), so two replicas ingesting one
@@ -129,6 +132,11 @@ class Catalog:
         #: Whether opening this catalog moved a data folder made before knowledge bases into ``DEFAULT_KB``.
         self.migrated = bool(self._db.migration_notes.get("moved_into_default"))
         self.knowledge_bases = knowledge_bases.KnowledgeBaseStore(self._db)
+
+    @property
+    def database(self) -> SqlDatabase:
+        """The database this catalog lives in (``core.embedding_claims`` queues work in it)."""
+        return self._db
 
     def close(self) -> None:
         """Close the pooled connections (reopened on the next use)."""

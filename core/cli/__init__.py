@@ -11,6 +11,7 @@
     python -m core eval-claims [ANSWERS.jsonl] [--json]   # support verification figures
     python -m core store create --name NAME [PATH ...] [--json]   # Gemini File Search store
     python -m core kb list|create NAME [--title T]|rename NAME TITLE|hide NAME|show NAME
+    python -m core embed-worker [--follow] [--batch N] [--lease SECONDS]   # shared embedding work
 
 ``ingest``, ``eval`` take ``--kb NAME`` (the knowledge base written; default ``default``),
 ``ask`` and ``check`` ``--kb NAME`` (repeatable: the ones searched), ``export`` ``--kb NAME``
@@ -32,11 +33,11 @@ import argparse
 import sys
 from typing import Sequence
 
-from core.cli import ask, check, evaluate, export, ingest, kb, store
+from core.cli import ask, check, embed_worker, evaluate, export, ingest, kb, store
 from core.errors import AppError
 
 #: Subcommand modules in ``--help`` order.
-COMMANDS = (ingest, ask, export, evaluate, check, kb, store)
+COMMANDS = (ingest, ask, export, evaluate, check, kb, store, embed_worker)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,138 @@
+"""Embedding work shared by workers on any number of machines (issue 17): a queue in
+the catalog database, claimed in batches with a lease.
+
+* :func:`enqueue` adds every active chunk's ``embedding_text`` (keyed by its SHA-256, as
+  the embedding cache is) that has no cached vector of the model and is not queued yet.
+* :func:`claim` hands a worker up to ``n`` texts nobody holds (or whose holder's lease
+  ran out) and stamps them with the worker and ``now + lease`` seconds, in one write
+  transaction: PostgreSQL ``SELECT … FOR UPDATE SKIP LOCKED`` (workers never wait for
+  each other's rows), SQLite ``BEGIN IMMEDIATE`` (one claimer at a time).
+* :func:`complete` stores the vectors in the embedding cache and removes their queue rows
+  in one transaction, so a text is either queued or cached, never lost.
+* A worker that dies loses nothing: its rows stay, and once the lease has passed the next
+  :func:`claim` hands them to another worker. A text is embedded twice only when a worker
+  takes longer than its lease for one batch (the lease must exceed a batch's time).
+
+Times are Unix seconds (``time.time()``). Raises ``IndexError_`` when the database fails.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+
+import numpy as np
+import sqlalchemy as sa
+
+from core.catalog import EMBEDDINGS, Catalog, embedding_text
+from core.embeddings import Embedder
+from core.models import sha256_hex
+from core.sql import upsert
+
+#: Seconds a claim is held before another worker may take it over.
+LEASE_SECONDS = 600.0
+#: Texts per claim (and per model call).
+CLAIM_BATCH = 32
+#: Seconds between two looks at the queue and the generation in ``--follow`` mode.
+FOLLOW_POLL_SECONDS = 2.0
+
+CLAIMS = sa.Table(
+    "embedding_claims", sa.MetaData(), sa.Column("model", sa.Text), sa.Column("text_sha256", sa.Text),
+    sa.Column("text", sa.Text), sa.Column("worker", sa.Text), sa.Column("lease_until", sa.Float),
+)
+
+
+def enqueue(catalog: Catalog, model: str) -> int:
+    """Queue the active chunks' texts that have no vector of ``model``; returns how many
+    texts were added (already queued ones are kept as they are, with their claims)."""
+    texts: dict[str, str] = {}
+    for chunk in catalog.active_chunks({}).values():
+        text = embedding_text(chunk)
+        texts.setdefault(sha256_hex(text), text)
+    have = catalog.cached_vectors(model, sorted(texts))
+    rows = [{"model": model, "text_sha256": k, "text": t} for k, t in texts.items() if k not in have]
+    if not rows:
+        return 0
+    with catalog.database.write() as db:
+        before = db.execute(sa.select(sa.func.count()).where(CLAIMS.c.model == model)).scalar_one()
+        upsert(db, CLAIMS, rows, ["model", "text_sha256"])
+        return db.execute(sa.select(sa.func.count()).where(CLAIMS.c.model == model)).scalar_one() - before
+
+
+def claim(catalog: Catalog, model: str, worker: str, n: int = CLAIM_BATCH, *, lease: float = LEASE_SECONDS,
+          now: float | None = None) -> dict[str, str]:
+    """Up to ``n`` queued texts of ``model`` (SHA-256 → text) now held by ``worker`` until
+    ``now + lease``: those nobody holds, or whose lease ended before ``now``. Queue rows of
+    texts the cache holds already are dropped first (each statement of a write transaction
+    sees what other workers committed before it: SQLite's lock, PostgreSQL's READ COMMITTED)."""
+    now = time.time() if now is None else now
+    cached = sa.select(1).where(EMBEDDINGS.c.model == model, EMBEDDINGS.c.text_sha256 == CLAIMS.c.text_sha256).exists()
+    free = sa.and_(CLAIMS.c.model == model, sa.or_(CLAIMS.c.lease_until.is_(None), CLAIMS.c.lease_until < now))
+    with catalog.database.write() as db:
+        # A text queued again while another worker completed it (enqueue read the cache first) is done.
+        db.execute(sa.delete(CLAIMS).where(CLAIMS.c.model == model, cached))
+        rows = db.execute(
+            sa.select(CLAIMS.c.text_sha256, CLAIMS.c.text).where(free).order_by(CLAIMS.c.text_sha256).limit(n)
+            .with_for_update(skip_locked=True)
+        ).all()
+        if rows:
+            db.execute(
+                sa.update(CLAIMS).where(CLAIMS.c.model == model, CLAIMS.c.text_sha256.in_([k for k, _ in rows]))
+                .values(worker=worker, lease_until=now + lease)
+            )
+    return dict(rows)
+
+
+def complete(catalog: Catalog, model: str, vectors: Mapping[str, np.ndarray]) -> None:
+    """Store ``vectors`` (SHA-256 → vector) of ``model`` in the embedding cache and take
+    their texts off the queue, in one transaction."""
+    if not vectors:
+        return
+    rows = [{"model": model, "text_sha256": k, "vector": np.asarray(v, dtype=np.float32).tobytes()}
+            for k, v in vectors.items()]
+    with catalog.database.write() as db:
+        upsert(db, EMBEDDINGS, rows, ["model", "text_sha256"], ["vector"])
+        db.execute(sa.delete(CLAIMS).where(CLAIMS.c.model == model, CLAIMS.c.text_sha256.in_(list(vectors))))
+
+
+def release(catalog: Catalog, model: str, worker: str) -> None:
+    """Give back what ``worker`` holds (a clean stop), so others need not wait for the lease."""
+    with catalog.database.write() as db:
+        db.execute(sa.update(CLAIMS).where(CLAIMS.c.model == model, CLAIMS.c.worker == worker)
+                   .values(worker=None, lease_until=None))
+
+
+def queued(catalog: Catalog, model: str) -> int:
+    """How many texts of ``model`` are queued (held or not)."""
+    with catalog.database.read() as db:
+        return db.execute(sa.select(sa.func.count()).where(CLAIMS.c.model == model)).scalar_one()
+
+
+def run_worker(
+    catalog: Catalog, embedder: Embedder, worker: str, *, batch: int = CLAIM_BATCH, lease: float = LEASE_SECONDS,
+    follow: bool = False, should_stop: Callable[[], bool] = lambda: False,
+    poll_seconds: float = FOLLOW_POLL_SECONDS,
+) -> int:
+    """Queue what is missing, then claim, embed and complete batches until the queue has
+    nothing free; with ``follow``, keep looking every ``poll_seconds`` (a new generation is
+    queued) until ``should_stop()``. Returns the number of vectors this worker stored.
+    What it holds when it stops early (an exception, ``should_stop``) is released."""
+    model, stored, generation = embedder.name, 0, None
+    try:
+        while not should_stop():
+            current = catalog.generation()
+            if current != generation:  # first round, or another process ingested or hid documents
+                enqueue(catalog, model)
+                generation = current
+            texts = claim(catalog, model, worker, batch, lease=lease)
+            if texts:
+                keys = list(texts)
+                complete(catalog, model, dict(zip(keys, embedder.embed([texts[k] for k in keys], "passage"))))
+                stored += len(keys)
+            elif not follow:
+                break
+            else:
+                time.sleep(poll_seconds)
+    finally:
+        release(catalog, model, worker)
+    return stored

@@ -1,0 +1,118 @@
+"""Shared embedding work (issue 17), on SQLite and PostgreSQL (``database_location``):
+two workers on one database embed every queued text exactly once; a worker that died
+holding a batch loses nothing (its lease ends, another takes the batch); nothing is
+taken from a worker before its lease ends; ``python -m core embed-worker`` fills the
+embedding cache of a data folder."""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from core import embedding_claims as claims
+from core.catalog import Catalog, embedding_text
+from core.corpus import load_sources
+from core.embeddings import HashingEmbedder
+from core.models import DEFAULT_KB, place_in_knowledge_base, sha256_hex
+
+
+class CountingEmbedder(HashingEmbedder):
+    """The hash embedder, counting each text it embeds (shared by the threads of a test)."""
+
+    def __init__(self, counts: Counter) -> None:
+        super().__init__()
+        self.counts = counts
+        self._lock = threading.Lock()
+
+    def _encode(self, texts, kind):  # noqa: ANN001, ANN202
+        with self._lock:
+            self.counts.update(texts)
+        return super()._encode(texts, kind)
+
+
+def _catalog_with_chunks(location, tmp_path: Path, n_docs: int = 6) -> tuple[Catalog, set[str]]:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for d in range(n_docs):
+        body = "\n\n".join(f"## 第 {s} 节\n\n文档 {d} 的第 {s} 段：kubectl 命令 {d * 10 + s}。" for s in range(5))
+        (folder / f"doc{d}.md").write_text(f"# 文档 {d}\n\n{body}\n", encoding="utf-8")
+    parsed, failures = load_sources([folder], base_url=None)
+    assert failures == []
+    catalog = Catalog(location)
+    catalog.apply([place_in_knowledge_base(p.document, p.chunks, DEFAULT_KB) for p in parsed], remove_missing=False)
+    return catalog, {embedding_text(c) for c in catalog.active_chunks({}).values()}
+
+
+def test_two_workers_embed_every_text_exactly_once(database_location, tmp_path) -> None:
+    catalog, texts = _catalog_with_chunks(database_location, tmp_path)
+    counts: Counter = Counter()
+    stored: dict[str, int] = {}
+
+    def work(name: str) -> None:
+        own = Catalog(database_location)  # each worker its own catalog object: a process elsewhere
+        try:
+            stored[name] = claims.run_worker(own, CountingEmbedder(counts), name, batch=3)
+        finally:
+            own.close()
+
+    threads = [threading.Thread(target=work, args=(f"w{k}",)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    model = HashingEmbedder().name
+    try:
+        assert len(texts) >= 30 and set(counts) == texts and set(counts.values()) == {1}  # each text once
+        assert sum(stored.values()) == len(texts) and claims.queued(catalog, model) == 0
+        assert catalog.vector_count(model) == len(texts)
+        assert claims.run_worker(catalog, HashingEmbedder(), "late") == 0  # nothing left to do
+    finally:
+        catalog.close()
+
+
+def test_a_dead_workers_batch_is_taken_over_after_its_lease(database_location, tmp_path) -> None:
+    catalog, texts = _catalog_with_chunks(database_location, tmp_path, n_docs=2)
+    model = "m"
+    try:
+        assert claims.enqueue(catalog, model) == len(texts) and claims.enqueue(catalog, model) == 0
+        held = claims.claim(catalog, model, "dead", 4, lease=60, now=1000.0)  # then the worker dies
+        assert len(held) == 4 and set(held.values()) <= texts
+        others = claims.claim(catalog, model, "alive", 100, lease=60, now=1030.0)
+        assert len(others) == len(texts) - 4 and not set(others) & set(held)  # never a held text
+        assert claims.claim(catalog, model, "alive", 100, lease=60, now=1059.0) == {}  # leases still run
+        again = claims.claim(catalog, model, "alive", 100, lease=60, now=1061.0)
+        assert set(again) == set(held)  # the dead worker's batch, after its lease ended
+        claims.complete(catalog, model, {k: [0.5, 0.25] for k in set(again) | set(others)})
+        assert claims.queued(catalog, model) == 0 and catalog.vector_count(model) == len(texts)
+        assert claims.enqueue(catalog, model) == 0  # cached now: nothing to queue
+        assert {sha256_hex(t) for t in texts} == set(catalog.cached_vectors(model, [sha256_hex(t) for t in texts]))
+    finally:
+        catalog.close()
+
+
+def test_a_clean_stop_releases_what_the_worker_holds(database_location, tmp_path) -> None:
+    catalog, texts = _catalog_with_chunks(database_location, tmp_path, n_docs=1)
+    try:
+        claims.enqueue(catalog, "m")
+        assert claims.claim(catalog, "m", "a", 2, lease=600)
+        claims.release(catalog, "m", "a")
+        assert len(claims.claim(catalog, "m", "b", 100, lease=600)) == len(texts)  # no wait for the lease
+    finally:
+        catalog.close()
+
+
+def test_the_embed_worker_command_fills_the_embedding_cache(tmp_path, monkeypatch, capsys) -> None:
+    from core.cli import main
+
+    data = tmp_path / "data"
+    monkeypatch.setenv("YINZHENG_DATA_DIR", str(data))
+    monkeypatch.setenv("YINZHENG_EMBEDDING", "hash")
+    data.mkdir()
+    catalog, texts = _catalog_with_chunks(data / "catalog.sqlite3", tmp_path, n_docs=2)
+    assert main(["embed-worker"]) == 0
+    assert f"{len(texts)} " in capsys.readouterr().out
+    assert catalog.vector_count(HashingEmbedder().name) == len(texts)
+    catalog.close()
