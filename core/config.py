@@ -100,9 +100,9 @@ class Settings(BaseModel):
     chroma_port: int = 8000
     links_file: Path = LINKS_FILE
     background_embedding: bool = True
-    #: A SQLAlchemy database URL for the answer records (issue 17, work in progress: the
-    #: catalog follows); None: ``records.sqlite3`` in ``data_dir``. May hold a password:
-    #: never shown (``core.sql`` hides it in messages).
+    #: A SQLAlchemy database URL for the catalog and the answer records (issue 17, work in
+    #: progress); None: ``catalog.sqlite3`` and ``records.sqlite3`` in ``data_dir``. May hold
+    #: a password: never shown (``core.sql`` hides it in messages).
     database_url: str | None = None
 
     @field_validator("database_url")
@@ -198,6 +198,11 @@ class Settings(BaseModel):
     @property
     def records_path(self) -> Path:
         return self.data_dir / "records.sqlite3"
+
+    @property
+    def catalog_location(self) -> Path | str:
+        """Where the catalog lives: ``database_url`` if set, else ``catalog_path``."""
+        return self.database_url or self.catalog_path
 
     @property
     def records_location(self) -> Path | str:

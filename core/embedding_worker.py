@@ -279,7 +279,7 @@ def run_process(argv: list[str] | None = None) -> int:
     if embedder.name != args.model:
         print(f"embedding model {embedder.name} is not the parent's {args.model}", file=sys.stderr)
         return 2
-    catalog = Catalog(settings.catalog_path)
+    catalog = Catalog(settings.catalog_location)
 
     def orphaned() -> bool:
         return os.getppid() != args.parent

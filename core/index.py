@@ -46,7 +46,7 @@ from core.cached_vectors import VectorMatrix
 from core.catalog import Catalog, DocumentRow, embedding_text, lexical_text, read_index_id
 from core.config import Settings
 from core.embeddings import Embedder
-from core.errors import IndexError_
+from core.errors import ConfigError, IndexError_
 from core.kb_views import KbViews
 from core.knowledge_bases import KnowledgeBaseStore
 from core.lexical import LexicalIndex
@@ -90,7 +90,7 @@ class KnowledgeIndex:
         self._reload_lock = threading.Lock()  # one reload at a time in refresh_if_changed
         self._count_cache: tuple[float, int] | None = None
         settings.data_dir.mkdir(parents=True, exist_ok=True)
-        self.catalog = Catalog(settings.catalog_path)
+        self.catalog = Catalog(settings.catalog_location)
         self.index_id = self.catalog.index_id
         self.collection_name = collection_name or collection_name_for(settings, self.index_id)
         self.vectors = VectorStore(settings, embedder, self.collection_name, client=chroma_client)
@@ -476,8 +476,14 @@ def reset_index(settings: Settings) -> None:
     """Delete the vector store and catalog of ``settings.data_dir`` (keeps answer records).
 
     With a Chroma server, the data folder's collection on the server is deleted too
-    (``IndexError_`` when the server cannot be reached).
+    (``IndexError_`` when the server cannot be reached). With ``YINZHENG_DATABASE_URL`` the
+    catalog is shared by every replica: not reset here (``ConfigError``, nothing deleted).
     """
+    if settings.database_url:
+        raise ConfigError(
+            "YINZHENG_DATABASE_URL: 共享数据库中的知识库不能用 --rebuild 重建（会影响所有副本）；"
+            "请由管理员在数据库中清空后再导入"
+        )
     if settings.chroma_host:
         index_id = read_index_id(settings.catalog_path)
         if index_id:

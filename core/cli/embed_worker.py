@@ -35,7 +35,7 @@ def cmd_embed_worker(args: argparse.Namespace) -> int:
 
     settings = load_settings()
     embedder = make_embedder(settings.embedding)
-    catalog = Catalog(settings.catalog_path)
+    catalog = Catalog(settings.catalog_location)
     worker = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
     try:
         stored = run_worker(catalog, embedder, worker, batch=max(1, args.batch), lease=args.lease, follow=args.follow)

@@ -58,4 +58,4 @@ def _store(settings):  # noqa: ANN001, ANN202 - Settings → KnowledgeBaseStore
     from core.catalog import Catalog
 
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    return Catalog(settings.catalog_path).knowledge_bases
+    return Catalog(settings.catalog_location).knowledge_bases
