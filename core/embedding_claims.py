@@ -35,6 +35,8 @@ LEASE_SECONDS = 600.0
 CLAIM_BATCH = 32
 #: Seconds between two looks at the queue and the generation in ``--follow`` mode.
 FOLLOW_POLL_SECONDS = 2.0
+#: Seconds between two checks of ``paused()``.
+PAUSE_POLL_SECONDS = 0.05
 
 CLAIMS = sa.Table(
     "embedding_claims", sa.MetaData(), sa.Column("model", sa.Text), sa.Column("text_sha256", sa.Text),
@@ -108,18 +110,27 @@ def queued(catalog: Catalog, model: str) -> int:
         return db.execute(sa.select(sa.func.count()).where(CLAIMS.c.model == model)).scalar_one()
 
 
+def wait_while(paused: Callable[[], bool], should_stop: Callable[[], bool]) -> None:
+    """Return once ``paused()`` is false or ``should_stop()`` true (checked every
+    :data:`PAUSE_POLL_SECONDS`): a background worker steps aside while a question is answered."""
+    while paused() and not should_stop():
+        time.sleep(PAUSE_POLL_SECONDS)
+
+
 def run_worker(
     catalog: Catalog, embedder: Embedder, worker: str, *, batch: int = CLAIM_BATCH, lease: float = LEASE_SECONDS,
     follow: bool = False, should_stop: Callable[[], bool] = lambda: False,
-    poll_seconds: float = FOLLOW_POLL_SECONDS,
+    paused: Callable[[], bool] = lambda: False, poll_seconds: float = FOLLOW_POLL_SECONDS,
 ) -> int:
     """Queue what is missing, then claim, embed and complete batches until the queue has
     nothing free; with ``follow``, keep looking every ``poll_seconds`` (a new generation is
-    queued) until ``should_stop()``. Returns the number of vectors this worker stored.
-    What it holds when it stops early (an exception, ``should_stop``) is released."""
+    queued) until ``should_stop()``. Before each claim it waits while ``paused()``
+    (:func:`wait_while`). Returns the number of vectors this worker stored. What it holds
+    when it stops early (an exception, ``should_stop``) is released."""
     model, stored, generation = embedder.name, 0, None
     try:
         while not should_stop():
+            wait_while(paused, should_stop)
             current = catalog.generation()
             if current != generation:  # first round, or another process ingested or hid documents
                 enqueue(catalog, model)

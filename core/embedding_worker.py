@@ -21,7 +21,9 @@ library (``core.priority.lower_priority``). It reads the active chunks from the
 catalog, embeds the texts that have no cached vector and writes them to the
 catalog's embedding cache (``fill_cache``), pausing before each batch while a
 question is in flight (``core.priority.questions_in_flight``); it never opens
-the vector store. The owner's thread then only copies cached vectors into Chroma
+the vector store. With a shared catalog (``YINZHENG_DATABASE_URL``) it takes its batches from
+the shared queue instead (``core.embedding_claims.run_worker``), so replicas and ``python -m
+core embed-worker`` processes never embed a text twice. The owner's thread then only copies cached vectors into Chroma
 (``embed_pending(embed_missing=False)``), also stepping aside while a question
 is answered. The child exits when its parent does.
 """
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import socket
 import subprocess
 import sys
 import threading
@@ -38,6 +41,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from core.catalog import Catalog, embedding_text
+from core.embedding_claims import run_worker, wait_while
 from core.config import Settings
 from core.embeddings import Embedder
 from core.errors import AppError
@@ -48,8 +52,6 @@ from core.priority import background_env, questions_in_flight
 POLL_SECONDS = 2.0
 #: Texts per model call in the embedding process (a pause waits for at most one batch).
 PROCESS_BATCH = 8
-#: Seconds between two checks of the question flag while paused.
-PAUSE_POLL_SECONDS = 0.05
 #: Seconds before an embedding process that exited is started again.
 RESTART_SECONDS = 30.0
 ROOT = Path(__file__).resolve().parent.parent
@@ -238,7 +240,7 @@ def fill_cache(
     """Embed the active chunks' texts (``embedding_text``) that have no vector of
     ``embedder.name`` in the catalog's cache and store them there, ``batch_size``
     texts per model call. Before each call it waits while ``paused()`` (checked
-    every ``PAUSE_POLL_SECONDS``); it returns early when ``should_stop()``.
+    ``core.embedding_claims.wait_while``); it returns early when ``should_stop()``.
     Returns the number of vectors stored."""
     texts: dict[str, str] = {}
     for chunk in catalog.active_chunks({}).values():
@@ -248,8 +250,7 @@ def fill_cache(
     missing = [k for k in texts if k not in have]
     stored = 0
     for i in range(0, len(missing), batch_size):
-        while paused() and not should_stop():
-            time.sleep(PAUSE_POLL_SECONDS)
+        wait_while(paused, should_stop)
         if should_stop():
             break
         keys = missing[i : i + batch_size]
@@ -284,11 +285,18 @@ def run_process(argv: list[str] | None = None) -> int:
     def orphaned() -> bool:
         return os.getppid() != args.parent
 
+    def paused() -> bool:
+        return questions_in_flight(settings.data_dir)
+
+    worker = f"app:{socket.gethostname()}:{os.getpid()}"
     done_for: str | None = None
     while not orphaned():
         generation = catalog.generation()
         if generation != done_for:
-            fill_cache(catalog, embedder, paused=lambda: questions_in_flight(settings.data_dir), should_stop=orphaned)
+            if settings.database_url:  # a shared catalog: take turns with other replicas and embed-workers
+                run_worker(catalog, embedder, worker, batch=PROCESS_BATCH, paused=paused, should_stop=orphaned)
+            else:
+                fill_cache(catalog, embedder, paused=paused, should_stop=orphaned)
             done_for = generation
         time.sleep(args.poll)
     return 0

@@ -116,3 +116,21 @@ def test_the_embed_worker_command_fills_the_embedding_cache(tmp_path, monkeypatc
     assert f"{len(texts)} " in capsys.readouterr().out
     assert catalog.vector_count(HashingEmbedder().name) == len(texts)
     catalog.close()
+
+
+def test_a_worker_waits_while_paused_before_each_claim(tmp_path) -> None:
+    catalog, texts = _catalog_with_chunks(tmp_path / "c.sqlite3", tmp_path, n_docs=1)
+    counts: Counter = Counter()
+    checks = []
+
+    def paused() -> bool:  # a question is in flight for the first three checks
+        checks.append(sum(counts.values()))
+        return len(checks) <= 3
+
+    try:
+        assert claims.run_worker(catalog, CountingEmbedder(counts), "w", batch=100, paused=paused) == len(texts)
+        assert checks[:4] == [0, 0, 0, 0]  # nothing embedded while paused
+        stopped = claims.run_worker(catalog, HashingEmbedder(), "w", paused=lambda: True, should_stop=lambda: True)
+        assert stopped == 0
+    finally:
+        catalog.close()
