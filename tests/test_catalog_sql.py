@@ -1,7 +1,8 @@
 """The catalog on a database URL (issue 17), on SQLite and PostgreSQL (``database_location``;
 PostgreSQL only with ``YINZHENG_TEST_DATABASE_URL``): versions, hiding, the generation
 counter and both caches through two catalog objects (two replicas) on one database; a
-version switch seen by a reader in another thread is all-old or all-new, never a mixture."""
+version switch seen by a reader in another thread is all-old or all-new, never a mixture; a
+SQLite catalog made by the code before Alembic is adopted with its rows."""
 
 from __future__ import annotations
 
@@ -88,3 +89,52 @@ def test_a_reader_never_sees_a_mixture_of_two_versions(database_location, tmp_pa
         writer.close()
         reader.close()
     assert seen and set(seen) <= whole  # every read: exactly one version's chunks
+
+
+#: The layout the code before issue 17 made (``PRAGMA user_version`` 1: knowledge bases, source files).
+PRE_ALEMBIC = """
+CREATE TABLE embeddings (model TEXT NOT NULL, text_sha256 TEXT NOT NULL, vector BLOB NOT NULL,
+    PRIMARY KEY (model, text_sha256));
+CREATE TABLE lexical_terms (tokenizer TEXT NOT NULL, text_sha256 TEXT NOT NULL, terms TEXT NOT NULL,
+    PRIMARY KEY (tokenizer, text_sha256));
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE knowledge_bases (name TEXT PRIMARY KEY, title TEXT NOT NULL, hidden INTEGER NOT NULL DEFAULT 0,
+    settings_json TEXT NOT NULL DEFAULT '{}', created_at TEXT NOT NULL);
+CREATE TABLE documents (kb TEXT NOT NULL, source_id TEXT NOT NULL, version TEXT NOT NULL, document_json TEXT NOT NULL,
+    active INTEGER NOT NULL DEFAULT 0, chunk_count INTEGER NOT NULL, ingested_at TEXT NOT NULL,
+    PRIMARY KEY (kb, source_id, version));
+CREATE INDEX documents_active ON documents(active);
+CREATE TABLE chunks (chunk_id TEXT PRIMARY KEY, kb TEXT NOT NULL, source_id TEXT NOT NULL, version TEXT NOT NULL,
+    ordinal INTEGER NOT NULL, chunk_json TEXT NOT NULL);
+CREATE INDEX chunks_doc ON chunks(kb, source_id, version);
+CREATE TABLE source_files (kb TEXT NOT NULL, source_id TEXT NOT NULL, parse_key TEXT NOT NULL, version TEXT NOT NULL,
+    warnings TEXT NOT NULL, PRIMARY KEY (kb, source_id));
+PRAGMA user_version = 1;
+"""
+
+
+def test_a_catalog_file_made_before_alembic_is_adopted_with_its_rows(tmp_path) -> None:
+    import sqlite3
+
+    ((d1, c1),) = _versions(tmp_path, [V1])
+    path = tmp_path / "catalog.sqlite3"
+    with sqlite3.connect(path) as db:
+        db.executescript(PRE_ALEMBIC)
+        db.execute("INSERT INTO meta VALUES ('index_id', 'abcdef0123456789'), ('generation', '7')")
+        db.execute("INSERT INTO knowledge_bases VALUES ('default', '示例', 0, '{}', '2026-01-01T00:00:00+00:00')")
+        db.execute("INSERT INTO documents VALUES (?, ?, ?, ?, 1, ?, '2026-01-01T00:00:00+00:00')",
+                   (DEFAULT_KB, d1.source_id, d1.version, d1.model_dump_json(), len(c1)))
+        db.executemany("INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?)", [
+            (c.chunk_id, DEFAULT_KB, c.source_id, c.version, c.ordinal, c.model_dump_json()) for c in c1])
+    db.close()
+    catalog = Catalog(path)
+    try:
+        assert not catalog.migrated and catalog.index_id == "abcdef0123456789" and catalog.generation() == "7"
+        assert list(catalog.active_chunks({})) == [c.chunk_id for c in c1]
+        assert [kb.title for kb in catalog.knowledge_bases.list()] == ["示例"]
+    finally:
+        catalog.close()
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT version_num FROM alembic_version_catalog").fetchall() == [("c0002",)]
+        assert db.execute("PRAGMA user_version").fetchone()[0] == 1
+    db.close()
