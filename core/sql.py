@@ -26,6 +26,8 @@ A URL's password is never put in a message (``render_as_string(hide_password=Tru
 
 from __future__ import annotations
 
+import os
+import weakref
 import zlib
 from contextlib import contextmanager
 from pathlib import Path
@@ -97,6 +99,7 @@ class SqlDatabase:
         except (ArgumentError, ValueError, ImportError, OSError) as exc:  # ImportError: no driver installed
             raise error(f"{label}: not a database URL SQLAlchemy can open ({type(exc).__name__})") from exc
         self.where = self.url.render_as_string(hide_password=True)
+        _forget_connections_in_forked_children(self.engine)
         self._migrate(migrations)
 
     @contextmanager
@@ -132,6 +135,20 @@ class SqlDatabase:
     def close(self) -> None:
         """Close the pooled connections (reopened on the next use)."""
         self.engine.dispose()
+
+
+def _forget_connections_in_forked_children(engine: sa.Engine) -> None:
+    """A forked child (the parse pool, ``core.parse_jobs``) starts with an empty pool: it never
+    uses nor closes the parent's connections (SQLAlchemy's "Using Connection Pools with
+    Multiprocessing or os.fork()": ``dispose(close=False)`` in the child)."""
+    ref = weakref.ref(engine)
+
+    def in_child() -> None:
+        live = ref()
+        if live is not None:
+            live.dispose(close=False)
+
+    os.register_at_fork(after_in_child=in_child)
 
 
 def _sqlite_transactions(engine: sa.Engine, synchronous: str) -> None:

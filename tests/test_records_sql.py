@@ -187,3 +187,24 @@ class socket_free_port:  # noqa: N801 - a context manager used like a function
 
     def __exit__(self, *exc: object) -> None:
         self._sock.close()
+
+
+def test_a_forked_child_never_reuses_the_parents_connections(database_location) -> None:
+    import os
+
+    store = RecordStore(database_location)
+    try:
+        store.save(rec("f1", "分叉", 0))
+        assert store._database.engine.pool.checkedin() >= 1  # noqa: SLF001 - the parent keeps one idle
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: an empty pool, and its own connection still works
+            ok = store._database.engine.pool.checkedin() == 0 and store.get("f1") is not None  # noqa: SLF001
+            os.write(write, b"1" if ok else b"0")
+            os._exit(0)
+        os.close(write)
+        assert os.read(read, 1) == b"1"
+        os.waitpid(pid, 0)
+        assert store.get("f1") is not None  # the parent's connections are intact
+    finally:
+        store.close()
