@@ -36,6 +36,7 @@ from pydantic import ValidationError
 
 from core.errors import RecordError
 from core.models import AnswerRecord, Feedback, utc_now
+from core.presentation import snippet
 from core.sqlite import Database
 
 log = logging.getLogger(__name__)
@@ -102,7 +103,8 @@ class Conversation(NamedTuple):
     runs as one space; untrusted text). ``turns``: its stored records (regenerated
     answers included). ``created_at``/``updated_at``: its first and last record
     (UTC ISO 8601 strings as stored). ``preview``: the start of its last answer
-    text (or last question when no answer has text), at most :data:`PREVIEW_CHARS`
+    text (or last question when no answer has text) as plain text on one line
+    (``core.presentation.snippet``: no Markdown syntax), at most :data:`PREVIEW_CHARS`
     code points. ``renamed``: a title was set; ``hidden``: a person hid it.
     """
 
@@ -261,7 +263,7 @@ class RecordStore:
         return [
             Conversation(
                 conversation_id=cid, title=title or _one_line(first or "", TITLE_MAX), first_question=first or "",
-                turns=turns, created_at=created, updated_at=updated, preview=_one_line(last or "", PREVIEW_CHARS),
+                turns=turns, created_at=created, updated_at=updated, preview=snippet(last or "", PREVIEW_CHARS),
                 renamed=title is not None, hidden=bool(hidden),
             )
             for cid, created, updated, turns, title, hidden, first, last in rows
