@@ -218,3 +218,11 @@ def test_a_store_failure_while_saving_feedback_is_a_message_not_a_crash(app_env,
     at.feedback(key=f"fb-{record.answer_id}").set_value(1)
     _run(at)
     assert any("保存反馈失败" in t.value for t in at.toast)
+
+
+def test_the_question_box_stops_at_the_pipelines_limit(app_env):
+    """The tester typed past the limit the pipeline refuses (> MAX_QUESTION_CHARS code points)."""
+    from core.pipeline import MAX_QUESTION_CHARS
+
+    at = _app()
+    assert at.chat_input[0].proto.max_chars == MAX_QUESTION_CHARS == 2000
