@@ -11,7 +11,7 @@ from components.render_cache import answer_html
 from core.errors import UnsavedRecordError
 from core.export import conversation_to_json, conversation_to_markdown, to_markdown
 from core.models import AnswerRecord
-from core.records import conversation_history, conversation_turns
+from core.records import conversation_history, conversation_turns, version_label
 from core.retrieval import RetrievalOptions
 
 
@@ -33,7 +33,7 @@ def show_conversation(engine, records: list[AnswerRecord]) -> None:  # noqa: ANN
         for n, record in enumerate(turn, start=1):
             with st.chat_message("assistant"):
                 if len(turn) > 1:
-                    st.caption(f"第 {n}/{len(turn)} 版" + ("（重新生成）" if record.regenerated_from else ""))
+                    st.caption(version_label(n, turn))
                 show_record(record, versions)
                 show_answer_actions(engine.records, record)
 

@@ -142,6 +142,12 @@ def conversation_turns(records: Sequence[AnswerRecord]) -> list[list[AnswerRecor
     return turns
 
 
+def version_label(n: int, turn: Sequence[AnswerRecord]) -> str:
+    """The label of the ``n``-th (1-based) record of a turn with several versions, as the
+    chat page and the export show it: ``第 n/m 版`` plus ``（重新生成）`` for a regeneration."""
+    return f"第 {n}/{len(turn)} 版" + ("（重新生成）" if turn[n - 1].regenerated_from else "")
+
+
 class RecordStore:
     """Stores and reads answer records. Raises ``RecordError`` on any storage failure."""
 
