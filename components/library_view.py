@@ -123,6 +123,16 @@ def document_table(rows: list[DocumentRow]) -> None:
     )
 
 
+def vector_status(engine) -> None:  # noqa: ANN001 - Engine
+    """The vector build's progress over 全部知识库 (every knowledge base's active chunks: one
+    vector store serves them all, ``core.index.Index.dense_coverage``), or that it is ready."""
+    embedded, total = engine.index.dense_coverage()
+    if total and embedded < total:
+        st.progress(embedded / total, text=f"全部知识库的向量索引构建中 {embedded}/{total}（此期间使用关键词检索）")
+    elif total:
+        st.caption(f"全部知识库的向量索引已就绪（{engine.embedder.name}）")
+
+
 def overview(engine, worker, knowledge_base: str = DEFAULT_KB) -> None:  # noqa: ANN001 - Engine / EmbeddingWorker
     """Counts, vector progress and the document table of ``knowledge_base``, from ONE read of the documents (so the
     header count and the table agree); a fragment that reruns every :data:`REFRESH` by itself."""
@@ -138,12 +148,8 @@ def overview(engine, worker, knowledge_base: str = DEFAULT_KB) -> None:  # noqa:
 def _overview_body(engine, worker, knowledge_base: str) -> None:  # noqa: ANN001
     engine.index.refresh_if_changed()
     rows = engine.index.documents(knowledge_base)
-    embedded, total = engine.index.dense_coverage()
-    st.caption(f"知识库：{len(rows)} 篇文档，{total} 个片段")
-    if total and embedded < total:
-        st.progress(embedded / total, text=f"向量索引构建中 {embedded}/{total}（此期间使用关键词检索）")
-    elif total:
-        st.caption(f"向量索引已就绪（{engine.embedder.name}）")
+    st.caption(f"本知识库：{len(rows)} 篇文档，{sum(r.chunk_count for r in rows)} 个片段")
+    vector_status(engine)
     if worker is not None and worker.error:
         st.warning(worker.error)
     document_table(rows)
