@@ -75,7 +75,16 @@ def show_report(report: IngestReport) -> None:
     (st.warning if c["failed"] or c["warned"] else st.success)(summary)
     rows = report_rows(report)
     if rows:
-        st.dataframe(rows, hide_index=True, width="stretch")
+        st.dataframe(rows, hide_index=True, width="stretch", column_config=REPORT_COLUMNS)
+
+
+#: Column widths of the import report, in pixels: together 930, inside the ~940 px main column at
+#: 1400 px (with the sidebar), most of it for 原因 (a longer reason is cut with … and shown whole on hover).
+REPORT_COLUMNS = {
+    "文件": st.column_config.TextColumn(width=220),
+    "结果": st.column_config.TextColumn(width=110),
+    "原因": st.column_config.TextColumn(width=600),
+}
 
 
 def progress_callback(text: str):
