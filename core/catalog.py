@@ -26,6 +26,11 @@ which version of each source is active, a generation counter, and two caches.
   still reports its warnings (``parse_keys``).
 
 Every method raises ``IndexError_`` when SQLite fails (``core.sqlite``).
+
+Why over 400 lines: every table above is read and written in the same transactions
+(a version switch touches documents, chunks, source_files and meta at once), so the
+SQL that keeps them consistent stays in one class; the knowledge-base table already
+lives in ``core.knowledge_bases`` and the tokenizing in ``core.lexical``.
 """
 
 from __future__ import annotations
