@@ -9,6 +9,7 @@ from components.auth import may_ask, scoped
 from components.errors import page_guard
 from components.resources import ensure_ready, wait_until_ingested
 from components.sidebar import kb_selector, retrieval_options
+from core.pipeline import MAX_QUESTION_CHARS
 
 with page_guard("显示问答页"):
     engine = scoped(ensure_ready())  # the signed-in user's records and knowledge bases
@@ -27,7 +28,9 @@ with page_guard("显示问答页"):
             show_export_buttons(records, f"conversation-{conversation_id}")
     show_conversation(engine, records)
 
-    typed = st.chat_input("向知识库提问，例如：Deployment 和 StatefulSet 有什么区别？", key=QUESTION_KEY)
+    typed = st.chat_input(
+        "向知识库提问，例如：Deployment 和 StatefulSet 有什么区别？", key=QUESTION_KEY, max_chars=MAX_QUESTION_CHARS
+    )  # the box stops where the pipeline would refuse
     request = Request(typed) if typed else pending_request()
     if request:
         wait_until_ingested()  # a question asked during the first start's ingest waits for it

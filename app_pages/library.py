@@ -12,6 +12,8 @@ from components.library_view import hide_controls, overview, progress_callback, 
 from components.resources import embedding_worker, ensure_ready
 from core.library import ingest_folder, ingest_uploads
 
+UPLOADS_RESET_KEY = "library_uploads_reset"  # counts imports of uploads: the uploader's key changes after each
+
 with page_guard("知识库操作"):
     if not is_admin(current_user()):  # app.py hides the page too; a direct call still stops here
         st.error("只有管理员可以管理知识库。")
@@ -25,6 +27,7 @@ with page_guard("知识库操作"):
             "上传 Markdown、纯文本、HTML 或 PDF 文件",
             type=["md", "markdown", "txt", "html", "htm", "pdf"],
             accept_multiple_files=True,
+            key=f"library_uploads_{st.session_state.get(UPLOADS_RESET_KEY, 0)}",  # a new key empties the box
         )
         report = None
         if st.button("导入上传的文件", disabled=not uploads):
@@ -34,6 +37,7 @@ with page_guard("知识库操作"):
                 progress=update, knowledge_base=kb.name,
             )
             bar.empty()
+            st.session_state[UPLOADS_RESET_KEY] = st.session_state.get(UPLOADS_RESET_KEY, 0) + 1  # not sent again
         folder = st.text_input("或者：服务器上的文件夹路径", placeholder="/path/to/docs")
         if st.button("导入文件夹", disabled=not folder):
             bar, update = progress_callback("正在导入")

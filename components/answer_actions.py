@@ -14,8 +14,8 @@ may become markup): the untrusted texts are embedded only as JSON data with
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
+from html import escape
 
 import streamlit as st
 
@@ -23,6 +23,7 @@ from components.errors import app_error_message
 from core.errors import AppError
 from core.export import answer_markdown
 from core.models import AnswerRecord, Feedback
+from core.pipeline import MAX_QUESTION_CHARS
 from core.records import RecordStore
 
 PENDING_KEY = "pending-request"
@@ -52,41 +53,51 @@ def _request_edit(answer_id: str) -> None:
         _request(Request(question))
 
 
-def _script_json(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-
-
-COPY_HTML = """<!doctype html><meta charset="utf-8"><style>
-body{margin:0;font-family:"Source Sans Pro","Source Sans 3","Noto Sans CJK SC",sans-serif;font-size:16px}
-.row{display:flex;gap:8px;align-items:center;flex-wrap:nowrap}
-button{font:inherit;min-height:40px;padding:4px 12px;border:1px solid rgba(49,51,63,.2);border-radius:8px;background:#fff;
-color:rgb(49,51,63);cursor:pointer;white-space:nowrap}
-button:hover{border-color:#ff4b4b;color:#ff4b4b}
-button.done{border-color:#09ab3b;color:#09ab3b}
-</style><div class="row"><button id="plain" title="复制回答正文">复制</button>
-<button id="notes" title="复制回答和脚注形式的出处">复制（含脚注）</button></div>
-<script>
-const texts = __TEXTS__;
-async function copy(which) {
-  const text = texts[which], button = document.getElementById(which), label = button.textContent;
-  try { await navigator.clipboard.writeText(text); }
-  catch (e) {
-    const ta = document.createElement("textarea"); ta.value = text; document.body.appendChild(ta);
-    ta.select(); document.execCommand("copy"); ta.remove();
+#: The copy buttons' look and their one click handler (delegated, installed once per page). The
+#: buttons are inline, not an iframe each: twenty iframes made a switch back to a long chat take
+#: about 1.4 s longer (measured in chromium, 20 answers: 2.3–2.9 s with, 1.1–1.3 s without).
+COPY_ASSETS = """<style>
+.yz-copy-row{display:flex;gap:8px;align-items:center;flex-wrap:nowrap}
+.yz-copy{font:inherit;min-height:40px;padding:4px 12px;border:1px solid rgba(49,51,63,.2);border-radius:8px;
+background:#fff;color:rgb(49,51,63);cursor:pointer;white-space:nowrap}
+.yz-copy:hover{border-color:#ff4b4b;color:#ff4b4b}
+.yz-copy.done{border-color:#09ab3b;color:#09ab3b}
+</style><script>
+(function () {
+  if (window.__yzCopy) return;
+  window.__yzCopy = true;
+  async function copy(button) {
+    const text = button.getAttribute("data-copy") || "", label = button.getAttribute("data-label") || "";
+    try { await navigator.clipboard.writeText(text); }
+    catch (e) {
+      const ta = document.createElement("textarea"); ta.value = text; document.body.appendChild(ta);
+      ta.select(); document.execCommand("copy"); ta.remove();
+    }
+    button.textContent = "已复制"; button.classList.add("done");
+    setTimeout(function () { button.textContent = label; button.classList.remove("done"); }, 2000);
   }
-  button.textContent = "已复制"; button.classList.add("done");
-  setTimeout(() => { button.textContent = label; button.classList.remove("done"); }, 2000);
-}
-document.getElementById("plain").onclick = () => copy("plain");
-document.getElementById("notes").onclick = () => copy("notes");
+  document.addEventListener("click", function (ev) {
+    const button = ev.target && ev.target.closest ? ev.target.closest("button.yz-copy") : null;
+    if (button) { ev.preventDefault(); copy(button); }
+  }, true);
+})();
 </script>"""
 
 
 def copy_buttons_html(record: AnswerRecord) -> str:
-    """The copy buttons' document: 复制 copies ``answer_markdown(footnotes=False)``,
-    复制（含脚注） ``answer_markdown(footnotes=True)``."""
-    texts = {"plain": answer_markdown(record, footnotes=False), "notes": answer_markdown(record, footnotes=True)}
-    return COPY_HTML.replace("__TEXTS__", _script_json(texts))
+    """The copy buttons (inline HTML; the handler is :data:`COPY_ASSETS`): 复制 copies
+    ``answer_markdown(footnotes=False)``, 复制（含脚注） ``answer_markdown(footnotes=True)``.
+    Each text sits HTML-escaped in its button's ``data-copy`` attribute (answer text is
+    untrusted: it never becomes markup)."""
+    buttons = [
+        ("复制", "复制回答正文", answer_markdown(record, footnotes=False)),
+        ("复制（含脚注）", "复制回答和脚注形式的出处", answer_markdown(record, footnotes=True)),
+    ]
+    return '<div class="yz-copy-row">' + "".join(
+        f'<button type="button" class="yz-copy" title="{escape(title)}" data-label="{escape(label)}" '
+        f'data-copy="{escape(text)}">{escape(label)}</button>'
+        for label, title, text in buttons
+    ) + "</div>"
 
 
 def _save_feedback(store: RecordStore, answer_id: str, feedback: Feedback | None, *, keep_comment: bool = False) -> bool:
@@ -120,11 +131,12 @@ def show_answer_actions(store: RecordStore, record: AnswerRecord) -> None:
     """The action row under one answer (keys derive from ``record.answer_id``)."""
     aid = record.answer_id
     with st.container(horizontal=True, vertical_alignment="center", gap="small", key=f"actions-{aid}"):
-        st.iframe(copy_buttons_html(record), height=42, width=220)
+        # our own markup and constant script; the texts are escaped attribute values (copy_buttons_html)
+        st.html(COPY_ASSETS + copy_buttons_html(record), unsafe_allow_javascript=True, width="content")
         st.button("重新生成", icon=":material/refresh:", key=f"regen-{aid}",
                   on_click=_request, args=(Request(record.query, aid),), help="再回答一次；原回答保留。")
         with st.popover("编辑问题", icon=":material/edit:"):
-            st.text_area("修改问题后重新发送", value=record.query, key=f"edit-{aid}", max_chars=2000)
+            st.text_area("修改问题后重新发送", value=record.query, key=f"edit-{aid}", max_chars=MAX_QUESTION_CHARS)
             st.button("发送", key=f"resend-{aid}", type="primary", on_click=_request_edit, args=(aid,))
         default = {"up": 1, "down": 0}.get(record.feedback.rating) if record.feedback else None
         rating = st.feedback("thumbs", key=f"fb-{aid}", default=default, on_change=_store_rating, args=(store, record))

@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from components.cards import build_cards, cite_html, e as _e, evidence_html, snapshot_url
+from components.cards import build_cards, cite_html, e as _e, evidence_html, snapshot_url, snippet_html
 from components.snapshot_html import snapshot_panel_html
 from components.sanitize import _CLASSES, _TAGS  # noqa: F401 - the allowlist, re-exported for tests
 from components.sanitize import sanitize as _sanitize
@@ -274,16 +274,17 @@ def _retrieval_html(record: AnswerRecord) -> str:
 
 
 def _candidates_html(record: AnswerRecord) -> str:
-    """The retrieved candidates of a no_evidence record, collapsed, marked as not evidence."""
+    """The retrieved candidates of a no_evidence record, collapsed, marked as not evidence;
+    each snippet read like an evidence card's (``components.cards.snippet_html``: no Markdown
+    syntax, inline code in ``<code>``, at most 140 code points)."""
     if not record.candidates:
         return ""
     items = []
     for cand in record.candidates:
         c = cand.chunk
-        snippet = c.text if len(c.text) <= 140 else c.text[:140] + "…"
         items.append(
             f'<li><span class="yz-path">{_e(PATH_SEPARATOR.join(c.heading_path) or c.title)}</span>'
-            f'<span class="yz-snippet">{_e(snippet)}</span>'
+            f'<span class="yz-snippet">{snippet_html(c.text, c.title, c.heading_path, 140)}</span>'
             f'<span class="yz-meta">相关度 {c.relevance:.2f} · 充分性 {cand.score:.2f}（低于阈值，未引用）</span></li>'
         )
     return (

@@ -7,11 +7,12 @@ import streamlit as st
 from components.answer_actions import Request, show_answer_actions
 from components.answer_view import ANSWER_CSS, ANSWER_SCRIPT
 from components.errors import show_app_error
+from components.library_view import vector_status
 from components.render_cache import answer_html
 from core.errors import UnsavedRecordError
 from core.export import conversation_to_json, conversation_to_markdown, to_markdown
 from core.models import AnswerRecord
-from core.records import conversation_history, conversation_turns
+from core.records import conversation_history, conversation_turns, version_label
 from core.retrieval import RetrievalOptions
 
 
@@ -33,7 +34,7 @@ def show_conversation(engine, records: list[AnswerRecord]) -> None:  # noqa: ANN
         for n, record in enumerate(turn, start=1):
             with st.chat_message("assistant"):
                 if len(turn) > 1:
-                    st.caption(f"第 {n}/{len(turn)} 版" + ("（重新生成）" if record.regenerated_from else ""))
+                    st.caption(version_label(n, turn))
                 show_record(record, versions)
                 show_answer_actions(engine.records, record)
 
@@ -99,20 +100,17 @@ def ask_and_show(engine, question: str, *, generator: str | None, conversation_i
 
 
 def show_index_status(engine, worker) -> None:  # noqa: ANN001 - Engine / EmbeddingWorker
-    """The knowledge base's size and the vector build's progress, drawn on each run.
+    """The size of 全部知识库 (documents and chunks of every knowledge base) and the vector
+    build's progress (``components.library_view.vector_status``), drawn on each run.
     Not an auto-rerunning fragment: with one in the sidebar the browser benchmark lost
     about one answer in 20 while vectors were being built (stored, never shown)."""
     _index_status(engine, worker)
 
 
 def _index_status(engine, worker) -> None:  # noqa: ANN001
-    embedded, total = engine.index.dense_coverage()
-    docs = len(engine.index.documents())
-    st.caption(f"知识库：{docs} 篇文档，{total} 个片段")
-    if total and embedded < total:
-        st.progress(embedded / total, text=f"向量索引构建中 {embedded}/{total}（此期间使用关键词检索）")
-    elif total:
-        st.caption(f"向量索引已就绪（{engine.embedder.name}）")
+    rows = engine.index.documents()  # every knowledge base: the sidebar is on every page
+    st.caption(f"全部知识库：{len(rows)} 篇文档，{sum(r.chunk_count for r in rows)} 个片段")
+    vector_status(engine)
     owner = engine.index.store_owner()
     if owner is not None:
         st.caption("向量库由另一个进程持有：本进程用目录中缓存的向量检索，新向量由它补齐。")

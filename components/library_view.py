@@ -75,7 +75,16 @@ def show_report(report: IngestReport) -> None:
     (st.warning if c["failed"] or c["warned"] else st.success)(summary)
     rows = report_rows(report)
     if rows:
-        st.dataframe(rows, hide_index=True, width="stretch")
+        st.dataframe(rows, hide_index=True, width="stretch", column_config=REPORT_COLUMNS)
+
+
+#: Column widths of the import report, in pixels: together 930, inside the ~940 px main column at
+#: 1400 px (with the sidebar), most of it for 原因 (a longer reason is cut with … and shown whole on hover).
+REPORT_COLUMNS = {
+    "文件": st.column_config.TextColumn(width=220),
+    "结果": st.column_config.TextColumn(width=110),
+    "原因": st.column_config.TextColumn(width=600),
+}
 
 
 def progress_callback(text: str):
@@ -123,6 +132,16 @@ def document_table(rows: list[DocumentRow]) -> None:
     )
 
 
+def vector_status(engine) -> None:  # noqa: ANN001 - Engine
+    """The vector build's progress over 全部知识库 (every knowledge base's active chunks: one
+    vector store serves them all, ``core.index.Index.dense_coverage``), or that it is ready."""
+    embedded, total = engine.index.dense_coverage()
+    if total and embedded < total:
+        st.progress(embedded / total, text=f"全部知识库的向量索引构建中 {embedded}/{total}（此期间使用关键词检索）")
+    elif total:
+        st.caption(f"全部知识库的向量索引已就绪（{engine.embedder.name}）")
+
+
 def overview(engine, worker, knowledge_base: str = DEFAULT_KB) -> None:  # noqa: ANN001 - Engine / EmbeddingWorker
     """Counts, vector progress and the document table of ``knowledge_base``, from ONE read of the documents (so the
     header count and the table agree); a fragment that reruns every :data:`REFRESH` by itself."""
@@ -138,12 +157,8 @@ def overview(engine, worker, knowledge_base: str = DEFAULT_KB) -> None:  # noqa:
 def _overview_body(engine, worker, knowledge_base: str) -> None:  # noqa: ANN001
     engine.index.refresh_if_changed()
     rows = engine.index.documents(knowledge_base)
-    embedded, total = engine.index.dense_coverage()
-    st.caption(f"知识库：{len(rows)} 篇文档，{total} 个片段")
-    if total and embedded < total:
-        st.progress(embedded / total, text=f"向量索引构建中 {embedded}/{total}（此期间使用关键词检索）")
-    elif total:
-        st.caption(f"向量索引已就绪（{engine.embedder.name}）")
+    st.caption(f"本知识库：{len(rows)} 篇文档，{sum(r.chunk_count for r in rows)} 个片段")
+    vector_status(engine)
     if worker is not None and worker.error:
         st.warning(worker.error)
     document_table(rows)

@@ -25,8 +25,11 @@ which version of each source is active, a generation counter, and two caches.
   parse, so a re-ingest skips a file whose bytes are unchanged before parsing it and
   still reports its warnings (``parse_keys``).
 
-Size: about 400 lines, one job (the tables of one database and their transactions); the
-shared embedding queue in the same database is ``core.embedding_claims``.
+Why over 400 lines: every table above is read and written in the same transactions
+(a version switch touches documents, chunks, source_files and meta at once), so the
+SQL that keeps them consistent stays in one class; the knowledge-base table lives in
+``core.knowledge_bases``, the tokenizing in ``core.lexical`` and the shared embedding
+queue in ``core.embedding_claims``.
 
 Every method raises ``IndexError_`` when the database fails (``core.sql``). Writes that
 switch versions are one transaction that also bumps the generation; on PostgreSQL they

@@ -32,6 +32,11 @@ Only what changed is parsed (``load_changed_sources``): each file's
 :func:`parse_key` (SHA-256 of its bytes and of everything else the parse
 depends on) is compared with the key its active version was stored from; a
 match is skipped before parsing and reported unchanged.
+
+Why over 400 lines: each rule above (walking with loop detection, names that are not
+UTF-8, unreadable and garbled text, the parse key) is a few lines of its own, and all
+of them guard the one path from a folder to parsed sources; the process pool lives in
+``core.parse_jobs`` and the format converters in ``core.converters``.
 """
 
 from __future__ import annotations

@@ -8,7 +8,8 @@ supports say their verdict in words after their markers, as the page does
 (reason and quote are untrusted: Markdown punctuation in them is escaped). One
 footnote per cited chunk, numbered by first appearance like the page:
 ``[^n]: 标题 › 路径 — URL（片段 chunk_id，版本 version）``.
-The JSON export is ``AnswerRecord.model_dump_json()``.
+The JSON export is ``AnswerRecord.model_dump_json()`` (a conversation: its turns, each
+with its versions).
 
 Everything that is not the answer's own Markdown - the question, titles and
 heading paths, chunk ids, error messages, link labels - is untrusted text and is
@@ -21,6 +22,7 @@ written only when they are http(s), percent-encoded and in ``<…>``.
 
 from __future__ import annotations
 
+import json
 import re
 from urllib.parse import quote
 
@@ -37,6 +39,7 @@ from core.presentation import (
     error_message,
     mark_answer,
 )
+from core.records import conversation_turns, version_label
 from core.verdicts import CONTRADICTED_LABEL, QUOTE_LABEL, REVIEW_LABEL, MarkerVerdict
 
 _ESCAPER = MarkdownConverter(escape_misc=True, escape_asterisks=True, escape_underscores=True)
@@ -84,8 +87,15 @@ def to_markdown(record: AnswerRecord, *, label_prefix: str = "") -> str:
     Footnote labels are ``[^{label_prefix}{n}]``; only the labels this function
     writes carry the prefix (text in the answer or question is never rewritten).
     """
-    out = [f"## 问题\n\n{escape_text(record.query)}\n", "## 回答\n", *_answer_lines(record, label_prefix)]
-    if record.regenerated_from:
+    out = [f"## 问题\n\n{escape_text(record.query)}\n", *_record_lines(record, label_prefix, origin_note=True)]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _record_lines(record: AnswerRecord, label_prefix: str, *, origin_note: bool) -> list[str]:
+    """Everything after the question: 回答 (and, with ``origin_note``, the line naming the
+    answer a regeneration replaced), 推荐链接, 反馈."""
+    out = ["## 回答\n", *_answer_lines(record, label_prefix)]
+    if origin_note and record.regenerated_from:
         out.append(f"（重新生成的回答，原回答 {escape_text(record.regenerated_from)} 仍保留）\n")
     links = [(escape_text(l.label), safe_url(l.url)) for l in record.recommended_links]
     if any(url for _, url in links):
@@ -94,7 +104,7 @@ def to_markdown(record: AnswerRecord, *, label_prefix: str = "") -> str:
     if record.feedback is not None:
         out.append("\n## 反馈\n")
         out.append(feedback_text(record))
-    return "\n".join(out).rstrip() + "\n"
+    return out
 
 
 FEEDBACK_WORDS = {"up": "👍 有用", "down": "👎 没用"}
@@ -165,18 +175,32 @@ def _answer_lines(record: AnswerRecord, label_prefix: str) -> list[str]:
 
 
 def conversation_to_markdown(records: list[AnswerRecord]) -> str:
-    """Several answers (a conversation, oldest first) as one Markdown document.
+    """A conversation (records oldest first) as one Markdown document, turn by turn as the
+    chat page shows it (``core.records.conversation_turns``): ``# 第 n 轮``, the question once,
+    then each version of its answer under ``## 第 k/m 版（重新生成）`` when it has several.
 
-    Footnote labels are prefixed with the turn number (``[^2-1]``) so that they
-    stay unique across turns.
+    Footnote labels are prefixed with the turn number (``[^2-1]``), and the version in a
+    turn with several (``[^2.1-1]``), so that they stay unique across the document.
     """
     out = []
-    for turn, record in enumerate(records, start=1):
-        md = to_markdown(record, label_prefix=f"{turn}-")
-        out.append(f"# 第 {turn} 轮\n\n" + md)
+    for n, turn in enumerate(conversation_turns(records), start=1):
+        if len(turn) == 1:
+            out.append(f"# 第 {n} 轮\n\n" + to_markdown(turn[0], label_prefix=f"{n}-"))
+            continue
+        lines = [f"# 第 {n} 轮\n", f"## 问题\n\n{escape_text(turn[0].query)}\n"]
+        for k, record in enumerate(turn, start=1):
+            lines.append(f"\n## {version_label(k, turn)}\n")
+            lines += _record_lines(record, f"{n}.{k}-", origin_note=False)
+        out.append("\n".join(lines).rstrip() + "\n")
     return "\n".join(out)
 
 
 def conversation_to_json(records: list[AnswerRecord]) -> str:
-    """A JSON array of full answer records (the stored exchange format)."""
-    return "[" + ",\n".join(r.model_dump_json() for r in records) + "]\n"
+    """A conversation (records oldest first) as JSON, turn by turn like the chat page:
+    ``[{"turn": n, "versions": [record, ...]}, ...]``, each record the full stored
+    ``AnswerRecord`` (``model_dump(mode="json")``), a turn's versions oldest first."""
+    turns = [
+        {"turn": n, "versions": [r.model_dump(mode="json") for r in turn]}
+        for n, turn in enumerate(conversation_turns(records), start=1)
+    ]
+    return json.dumps(turns, ensure_ascii=False, indent=2) + "\n"

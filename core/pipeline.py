@@ -5,8 +5,11 @@ generate → ground → verify → record.
 record store); ``ask`` is the same code path for the UI, the command line and
 the evaluation.
 
-Just over 400 lines: redaction before storage (issue 16) has to run between retrieval and
-the generator inside ``_Turn``, so its two small hooks (``hide``, ``hide_chunk``) live here.
+Why over 400 lines: ``_Turn`` is one question's state machine, and the steps that must
+run inside it stay with it: redaction before storage (issue 16) between retrieval and the
+generator (``hide``, ``hide_chunk``), the per-step timings (issue 18, ``lap``) and the
+interrupted-turn record. Moving the redaction hooks into ``core.redaction`` would leave
+them reaching back into ``_Turn``'s state; that split is the next step if it grows.
 """
 
 from __future__ import annotations
@@ -61,8 +64,8 @@ class Engine:
     @classmethod
     def open(cls, settings: Settings | None = None, embedder: Embedder | None = None) -> "Engine":
         """Load settings, the embedding model, the index and the record store once; the
-        default knowledge base's redaction setting comes from ``[yinzheng]`` in the secrets
-        file (``core.access``), so the command line stores what the app would."""
+        per-knowledge-base policies (access, redaction) come from ``[yinzheng]`` in the
+        secrets file (``core.access``), so the command line stores what the app would."""
         settings = settings or load_settings()
         access = AccessConfig.from_mapping(secrets_section("yinzheng"))
         embedder = embedder or make_embedder(settings.embedding)
@@ -135,10 +138,10 @@ class Engine:
         ``knowledge_bases``: the names searched (None or empty: ``default``); the record
         names them. Raises ``KnowledgeBaseError`` (before anything is stored) for an
         unknown or hidden one. ``timings``: see ``ask``."""
-        kbs = self.index.knowledge_bases.resolve(knowledge_bases)
+        retriever = self.retriever(options=options, knowledge_bases=knowledge_bases)
         return ask(
             question,
-            retriever=self.retriever(options=options, knowledge_bases=kbs),
+            retriever=retriever,
             generator=generator if isinstance(generator, Generator) else self._safe_generator(generator),
             records=self.records if save else None,
             settings=self.settings,
@@ -146,7 +149,7 @@ class Engine:
             history=history,
             on_text=on_text,
             regenerated_from=regenerated_from,
-            redactor=self.redactor_for(kbs),
+            redactor=self.redactor_for(retriever.knowledge_bases or ()),
             timings=timings,
         )
 

@@ -37,6 +37,7 @@ from sqlalchemy.sql.expression import ColumnElement
 
 from core.errors import RecordError
 from core.models import AnswerRecord, Feedback, utc_now
+from core.presentation import snippet
 from core.sql import SqlDatabase, json_text, upsert
 
 log = logging.getLogger(__name__)
@@ -101,7 +102,8 @@ class Conversation(NamedTuple):
     runs as one space; untrusted text). ``turns``: its stored records (regenerated
     answers included). ``created_at``/``updated_at``: its first and last record
     (UTC ISO 8601 strings as stored). ``preview``: the start of its last answer
-    text (or last question when no answer has text), at most :data:`PREVIEW_CHARS`
+    text (or last question when no answer has text) as plain text on one line
+    (``core.presentation.snippet``: no Markdown syntax), at most :data:`PREVIEW_CHARS`
     code points. ``renamed``: a title was set; ``hidden``: a person hid it.
     """
 
@@ -137,6 +139,12 @@ def conversation_turns(records: Sequence[AnswerRecord]) -> list[list[AnswerRecor
         turn.append(r)
         where[r.answer_id] = turn
     return turns
+
+
+def version_label(n: int, turn: Sequence[AnswerRecord]) -> str:
+    """The label of the ``n``-th (1-based) record of a turn with several versions, as the
+    chat page and the export show it: ``第 n/m 版`` plus ``（重新生成）`` for a regeneration."""
+    return f"第 {n}/{len(turn)} 版" + ("（重新生成）" if turn[n - 1].regenerated_from else "")
 
 
 class RecordStore:
@@ -260,7 +268,7 @@ class RecordStore:
         return [
             Conversation(
                 conversation_id=cid, title=title or _one_line(first or "", TITLE_MAX), first_question=first or "",
-                turns=turns, created_at=created, updated_at=updated, preview=_one_line(last or "", PREVIEW_CHARS),
+                turns=turns, created_at=created, updated_at=updated, preview=snippet(last or "", PREVIEW_CHARS),
                 renamed=title is not None, hidden=bool(hidden),
             )
             for cid, created, updated, turns, title, hidden, first, last in rows

@@ -37,7 +37,7 @@ def test_conversation_list_and_action_row(server, browser, width, height):
     row.wait_for(timeout=60_000)
     row.get_by_role("button", name="重新生成").wait_for(timeout=30_000)
     # every control of the row is inside the viewport horizontally
-    for control in (row.locator("iframe").first, row.get_by_role("button", name="重新生成"),
+    for control in (row.get_by_role("button", name="复制（含脚注）"), row.get_by_role("button", name="重新生成"),
                     row.get_by_role("button", name="编辑问题"), row.get_by_test_id("stFeedback").first):
         control.scroll_into_view_if_needed()
         b = control.bounding_box()
@@ -46,7 +46,7 @@ def test_conversation_list_and_action_row(server, browser, width, height):
     page.screenshot(path=str(ARTIFACTS / f"conversations-answer-{width}.png"), full_page=False)
 
     # 复制 copies the answer text (the answer's Markdown, without footnote markers)
-    copy = row.frame_locator("iframe").first
+    copy = row  # the copy buttons are inline (no iframe)
     copy.get_by_role("button", name="复制", exact=True).click()
     copy.get_by_role("button", name="已复制").wait_for(timeout=5_000)  # the button says so for 2 s
     copied = page.evaluate("navigator.clipboard.readText()")

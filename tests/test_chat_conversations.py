@@ -7,7 +7,6 @@ applied and recorded."""
 from __future__ import annotations
 
 import json
-import re
 import uuid
 from pathlib import Path
 
@@ -195,13 +194,28 @@ def test_retrieval_settings_are_applied_and_recorded(app_env):
 
 
 def test_copy_buttons_embed_both_texts_inertly(sample_engine):
+    from html.parser import HTMLParser
+
     record = sample_engine.ask("Pod 的重启策略有哪些？", save=False)
     hostile = record.model_copy(update={"answer_text": record.answer_text + "</script><img src=x onerror=alert(1)>&"})
     page = copy_buttons_html(hostile)
-    assert "</script><img" not in page and "<img" not in page
-    texts = json.loads(re.search(r"const texts = (\{.*?\});\n", page, flags=re.S).group(1))
-    assert texts["plain"].endswith("</script><img src=x onerror=alert(1)>&\n")
-    assert "[^1]:" in texts["notes"] and "[^1]" not in texts["plain"]
+    assert "<img" not in page and "<script" not in page  # only escaped text in attributes
+
+    class Buttons(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.copies: dict[str, str] = {}
+
+        def handle_starttag(self, tag, attrs):  # noqa: ANN001
+            a = dict(attrs)
+            if tag == "button" and "yz-copy" in (a.get("class") or ""):
+                self.copies[a["data-label"]] = a["data-copy"]
+
+    parsed = Buttons()
+    parsed.feed(page)
+    assert set(parsed.copies) == {"复制", "复制（含脚注）"}
+    assert parsed.copies["复制"].endswith("</script><img src=x onerror=alert(1)>&\n")
+    assert "[^1]:" in parsed.copies["复制（含脚注）"] and "[^1]" not in parsed.copies["复制"]
 
 
 def test_a_store_failure_while_saving_feedback_is_a_message_not_a_crash(app_env, monkeypatch):
@@ -218,3 +232,11 @@ def test_a_store_failure_while_saving_feedback_is_a_message_not_a_crash(app_env,
     at.feedback(key=f"fb-{record.answer_id}").set_value(1)
     _run(at)
     assert any("保存反馈失败" in t.value for t in at.toast)
+
+
+def test_the_question_box_stops_at_the_pipelines_limit(app_env):
+    """The tester typed past the limit the pipeline refuses (> MAX_QUESTION_CHARS code points)."""
+    from core.pipeline import MAX_QUESTION_CHARS
+
+    at = _app()
+    assert at.chat_input[0].proto.max_chars == MAX_QUESTION_CHARS == 2000

@@ -162,3 +162,11 @@ def test_retrieval_options_are_applied_and_recorded(sample_engine) -> None:
         RetrievalOptions(top_k=0)
     with pytest.raises(ValueError, match="evidence_threshold"):
         RetrievalOptions(evidence_threshold=1.5)
+
+
+def test_preview_is_plain_text_without_markdown_syntax(tmp_path: Path) -> None:
+    """The tester's input: 历史's preview showed backticks and list bullets of the answer's Markdown."""
+    s = RecordStore(tmp_path / "records.sqlite3")
+    s.save(rec("m1", "副本数？", 0, "m", answer_text="- 稳定的副本数由 `.spec.replicas` 决定\n- **滚动**更新"))
+    (conv,) = s.conversations()
+    assert conv.preview == "稳定的副本数由 .spec.replicas 决定 滚动更新"

@@ -100,3 +100,27 @@ def test_interrupted_answer_is_exported_with_a_note():
     r = record("只说了一半", [], [], status="interrupted")
     md = to_markdown(r)
     assert INTERRUPTED_NOTE in md and md.index(INTERRUPTED_NOTE) < md.index("只说了一半")
+
+
+def test_conversation_export_groups_regenerated_versions_into_their_turn():
+    """The tester's input: a regenerated answer was exported as a turn of its own."""
+    import json
+
+    from core.export import conversation_to_json
+
+    s = [Support(start=0, end=6, chunk_ids=("a#0",))]
+    first = record("第一版回答。", s, [snap("a#0", ("甲",))]).model_copy(update={"answer_id": "r1", "query": "问甲？"})
+    again = record("第二版回答。", s, [snap("a#0", ("甲",))]).model_copy(
+        update={"answer_id": "r2", "query": "问甲？", "regenerated_from": "r1"})
+    later = record("乙的回答。", [Support(start=0, end=5, chunk_ids=("a#0",))], [snap("a#0", ("甲",))]).model_copy(update={"answer_id": "r3", "query": "问乙？"})
+    md = conversation_to_markdown([first, again, later])
+    assert [l for l in md.splitlines() if l.startswith("# ")] == ["# 第 1 轮", "# 第 2 轮"]
+    assert md.count("问甲？") == 1  # the question once per turn
+    assert "## 第 1/2 版\n" in md and "## 第 2/2 版（重新生成）\n" in md
+    assert md.index("第一版回答") < md.index("第 2/2 版") < md.index("第二版回答") < md.index("# 第 2 轮")
+    assert "第一版回答。[^1.1-1]" in md and "第二版回答。[^1.2-1]" in md and "乙的回答。[^2-1]" in md
+    html = _html(md)
+    assert html.count('class="footnote-item"') == 3  # every label unique, every footnote resolved
+    turns = json.loads(conversation_to_json([first, again, later]))
+    assert [(t["turn"], [v["answer_id"] for v in t["versions"]]) for t in turns] == [(1, ["r1", "r2"]), (2, ["r3"])]
+    assert AnswerRecord.model_validate(turns[0]["versions"][1]) == again  # each version is the full record

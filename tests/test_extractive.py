@@ -7,10 +7,9 @@ from datetime import datetime, timezone
 
 import pytest
 
+from core.generators.compare import MISSING_SIDE, compared_sides
 from core.generators.extractive import (
-    MISSING_SIDE,
     ExtractiveGenerator,
-    compared_sides,
     has_wanted,
     is_filler,
     needs_previous,
@@ -85,11 +84,59 @@ def test_a_comparison_says_which_side_is_missing():
     assert all(s.end <= draft.text.index("知识库中没有") for s in draft.supports)
 
 
+# The sentences the sample's StatefulSet page and Deployment glossary entry hold: each names
+# the other workload only in passing (issue 12 item 8).
+STATEFULSET = rc("s@v#1", ("StatefulSet", "使用 StatefulSet"),
+                 "在上面描述中，“稳定的”意味着 Pod 调度或重调度的整个过程是有持久性的。如果应用程序不需要任何稳定的标识符，"
+                 "比如 Deployment 或者 ReplicaSet 可能更适用于你的无状态应用部署需要。", 1, source="s")
+DEPLOYMENT = rc("d@v#0", ("Deployment",), "管理多副本应用的一种 API 对象。对于确实需要本地状态的工作负载，请考虑使用 StatefulSet。",
+                2, source="d")
+
+
+@pytest.mark.parametrize(
+    ("chunks", "missing"),
+    [([STATEFULSET], "Deployment"), ([DEPLOYMENT], "StatefulSet"), ([STATEFULSET, DEPLOYMENT], None)],
+)
+def test_a_side_named_only_in_passing_in_the_other_sides_chunk_is_missing(chunks, missing):
+    draft = ExtractiveGenerator().generate("Deployment 和 StatefulSet 有什么区别？", chunks)
+    notes = [MISSING_SIDE.format(side) for side in ("Deployment", "StatefulSet")]
+    if missing is None:
+        assert not any(n in draft.text for n in notes)
+        assert {chunks[0].chunk_id, chunks[1].chunk_id} == {c for s in draft.supports for c in s.chunk_ids}
+    else:
+        assert draft.text.endswith(MISSING_SIDE.format(missing)) and sum(n in draft.text for n in notes) == 1
+
+
+def test_a_side_is_matched_as_a_whole_name_in_any_case():
+    # "Job" is not in "CronJob": the Job side is missing
+    cron = [rc("c@v#0", ("工作负载",), "CronJob 按排期创建任务。", 1)]
+    assert ExtractiveGenerator().generate("Job 和 CronJob 有什么区别？", cron).text.endswith(MISSING_SIDE.format("Job"))
+    # lower case in the question, a plural in the text, the name only in the heading: both covered
+    chunks = [rc("a@v#0", ("工作负载",), "Deployments 管理无状态的副本。", 1),
+              rc("b@v#0", ("StatefulSet",), "它为每个 Pod 维护一个粘性标识。", 2)]
+    draft = ExtractiveGenerator().generate("deployment 和 statefulset 有什么区别？", chunks)
+    assert "知识库中没有" not in draft.text and len(draft.supports) == 2
+    # a contrast in the other side's chunk names both: it covers both
+    contrast = [rc("s@v#0", ("StatefulSet",), "与 Deployment 不同，StatefulSet 为每个 Pod 维护一个粘性标识。", 1)]
+    assert "知识库中没有" not in ExtractiveGenerator().generate("Deployment 和 StatefulSet 有什么区别？", contrast).text
+
+
+def test_both_missing_sides_are_named():
+    chunks = [rc("p@v#0", ("Pod",), "Pod 是可以创建和管理的最小部署单元。", 1)]
+    draft = ExtractiveGenerator().generate("Pod 里运行的 Kafka 和 RabbitMQ 有什么区别？", chunks)
+    assert draft.text.endswith("知识库中没有找到关于「Kafka」和「RabbitMQ」的说明。")
+
+
 @pytest.mark.parametrize(
     ("question", "sides"),
     [("Deployment 和 StatefulSet 有什么区别？", ("Deployment", "StatefulSet")),
      ("比较 ConfigMap 与 Secret", ("ConfigMap", "Secret")),
      ("What is the difference between a Job and a CronJob?", ("Job", "CronJob")),
+     ("请问Deployment和StatefulSet有什么区别", ("Deployment", "StatefulSet")),
+     ("K8s里的Deployment跟StatefulSet相比有什么不同？", ("Deployment", "StatefulSet")),
+     ("Deployment vs StatefulSet", ("Deployment", "StatefulSet")),
+     ("Deployment 和 StatefulSet 各有什么不同", ("Deployment", "StatefulSet")),
+     ("请求头和响应头有什么区别？", ("请求头", "响应头")),
      ("Pod 是什么？", None)],
 )
 def test_compared_sides(question, sides):

@@ -91,3 +91,27 @@ def test_library_page_creates_renames_and_hides_a_knowledge_base(two_kbs):
     assert "丙组（team-c） · 已隐藏" in at.selectbox(key="managed_kb").options
     store = build_engine(two_kbs / "data").index.knowledge_bases
     assert store.get("team-c").hidden and store.get("team-c").title == "丙组"
+
+
+@pytest.mark.slow
+def test_library_counts_the_selected_knowledge_base_and_labels_vectors_as_all(two_kbs):
+    """The tester's input: with one knowledge base selected the header counted every base's
+    documents and chunks, and the vector progress did not say it spans all of them."""
+    index = build_engine(two_kbs / "data").index
+    beta = index.documents("beta")
+    every = index.documents()
+    index.close()
+    assert len(beta) == 2 and len(every) > len(beta)
+    at = AppTest.from_file(str(ROOT / "app_pages" / "library.py"), default_timeout=120).run()
+    at.selectbox(key="managed_kb").set_value("beta").run()
+    assert not at.exception, at.exception
+    captions = " ".join(c.value for c in at.caption)
+    assert f"本知识库：2 篇文档，{sum(r.chunk_count for r in beta)} 个片段" in captions
+    vectors = [e.proto.text for e in at.get("progress")] + [c.value for c in at.caption if "向量索引" in c.value]
+    assert vectors and all("全部知识库" in v for v in vectors)
+    total = sum(r.chunk_count for r in every)
+    assert any(f"/{total}" in v for v in vectors) or any("已就绪" in v for v in vectors)
+    app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()  # the sidebar is the app's
+    assert not app.exception, app.exception
+    sidebar = " ".join(c.value for c in app.sidebar.caption)
+    assert f"全部知识库：{len(every)} 篇文档，{total} 个片段" in sidebar

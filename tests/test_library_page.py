@@ -97,3 +97,23 @@ def test_an_empty_upload_is_rejected_with_a_reason(tmp_path, sample_engine):
     assert report.counts()["added"] == 0 and len(sample_engine.index.documents()) == before
     reasons = {f.source_id: f.reason for f in report.failures}
     assert "文件为空" in reasons["空.md"] and "空白" in reasons["只有空白.txt"]
+
+
+@pytest.mark.slow
+def test_an_import_of_uploads_empties_the_upload_box_and_its_report_fits(page_env):
+    """The tester's input: after 导入上传的文件 the box kept its files (the next import sent them
+    again), and the report's 原因 column was cut off at 1400 px."""
+    import json
+
+    at = _library(page_env)
+    at.file_uploader[0].set_value([("甲.md", "## 节\n\n甲的内容。\n".encode(), "text/markdown"),
+                                   ("空.md", b"", "text/markdown")]).run()
+    assert not _button(at, "导入上传的文件").disabled
+    _button(at, "导入上传的文件").click().run()
+    assert not at.exception, at.exception
+    assert any("新增 1" in w.value and "失败 1" in w.value for w in at.warning)
+    assert not at.file_uploader[0].value and _button(at, "导入上传的文件").disabled  # nothing to send again
+    report = next(d for d in at.dataframe if "原因" in d.value.columns)
+    widths = {name: col["width"] for name, col in json.loads(report.proto.columns).items() if name != "_index"}
+    assert set(widths) == {"文件", "结果", "原因"} and sum(widths.values()) <= 940  # the main column at 1400 px
+    assert widths["原因"] == max(widths.values())

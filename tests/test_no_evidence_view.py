@@ -55,3 +55,16 @@ def test_keyword_mode_and_uncovered_note_on_an_answer() -> None:
     hybrid = render_answer(record(text, [Support(start=0, end=len(text), chunk_ids=("c1",))], [chunk("c1", text)],
                                   sufficiency=_info(decision="sufficient", score=0.9)))
     assert "关键词检索" not in hybrid
+
+
+def test_candidates_show_markdown_as_readable_text_with_inline_code() -> None:
+    """The tester's input: a candidate list item with inline code showed "- 稳定的…" and backticks."""
+    text = "## 部署\n\n- 稳定的副本数由 `.spec.replicas` 决定\n- **滚动**更新 <b>x</b>"
+    rec = record("", status="no_evidence", sufficiency=_info(),
+                 candidates=(Candidate(chunk=chunk("c1", text), score=0.1),))
+    html = render_answer(rec)
+    assert "<code>.spec.replicas</code>" in html
+    assert "`" not in html and "- 稳定" not in html and "**" not in html and "##" not in html
+    assert "稳定的副本数由 <code>.spec.replicas</code> 决定 滚动更新" in html
+    assert "<b>" not in html and "&lt;b&gt;" in html  # untrusted chunk text stays escaped
+    assert_safe(html)

@@ -10,10 +10,12 @@ import pytest
 
 from core.config import Settings
 from core.errors import GenerationError
+from core.generators.compare import MISSING_SIDE
 from core.generators.extractive import ExtractiveGenerator, split_sentences
 from core.models import ChunkSnapshot, RetrievedChunk, Support
 from core.pipeline import ask
 from core.records import RecordStore
+from core.retrieval import RetrievalOptions
 from tests.fakes import FakeRetriever, ScriptedGenerator, cite_first_sentence, retrieved
 
 EVIDENCE = (
@@ -51,6 +53,31 @@ def test_deployment_vs_statefulset_is_answered_with_cited_workload_chunks(sample
     for c in r.chunks:
         assert c.heading_path[0] == c.title
     assert sample_engine.records.get(r.answer_id) == r
+
+
+STATEFULSET_DOC = "concepts/workloads/controllers/statefulset.md"
+DEPLOYMENT_DOC = "reference/glossary/deployment.md"
+
+
+@pytest.mark.parametrize(
+    ("documents", "missing"),
+    [((STATEFULSET_DOC,), "Deployment"), ((DEPLOYMENT_DOC,), "StatefulSet"), ((STATEFULSET_DOC, DEPLOYMENT_DOC), None)],
+)
+def test_a_comparison_over_one_sides_document_names_the_other_side_as_missing(sample_engine, documents, missing):
+    """Issue 12 item 8: top-k 2 over the StatefulSet page only said StatefulSet was missing
+    while citing it (its one Deployment sentence only mentions Deployment in passing)."""
+    r = sample_engine.ask("Deployment 和 StatefulSet 有什么区别？", save=False,
+                          options=RetrievalOptions(top_k=2, documents=documents))
+    assert r.status == "answered"
+    assert {c.source_id for c in r.chunks} <= set(documents)
+    notes = [MISSING_SIDE.format(side) for side in ("Deployment", "StatefulSet")]
+    if missing is None:
+        assert not any(n in r.answer_text for n in notes)
+    else:
+        assert r.answer_text.endswith(MISSING_SIDE.format(missing))
+        assert sum(n in r.answer_text for n in notes) == 1
+        assert all(s.end <= r.answer_text.index("知识库中没有") for s in r.supports)
+    assert r.supports and all(s.chunk_ids for s in r.supports)
 
 
 def test_no_evidence_does_not_call_the_generator_and_is_recorded(offline):

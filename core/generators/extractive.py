@@ -19,9 +19,10 @@ What is kept (``select``):
 * near-duplicates are skipped (maximal marginal relevance on term sets,
   Carbonell & Goldstein 1998), at most ``max_per_chunk`` per chunk;
 * a comparison ("X 和 Y 有什么区别", "difference between X and Y") gets the best
-  sentence about each side; when the chunks say nothing about one side, the
-  answer ends with a sentence that says so (it cites nothing, so it is shown as
-  本段无出处).
+  sentence about each side (``core.generators.compare``: a chunk headed by one side is
+  about it; naming the other side in passing there does not cover that side); when the
+  chunks say nothing about one side, the answer ends with a sentence that names it (it
+  cites nothing, so it is shown as 本段无出处).
 
 Layout: the best sentence (with its predecessor when it needs one) leads as
 its own paragraph; the others follow as a list grouped by source (document in
@@ -41,6 +42,7 @@ from typing import Sequence
 import jieba.posseg as pseg
 
 from core.generators.base import Generator, OnText
+from core.generators.compare import Side, compared_sides, is_about, missing_note
 from core.lexical import STOPWORDS, tokenize
 from core.models import Draft, DraftSupport, RetrievedChunk
 
@@ -82,14 +84,6 @@ _HAS_NUMBER = re.compile(r"\d|[二三四五六七八九十两百千万亿〇零]
 #: Added to a sentence's relevance when it has what the question type asks for (a number or date
 #: for 多少/几/何时, a person for 谁, a place for 哪里); measured on CMRC dev (README).
 TYPE_BONUS = 0.15
-_COMPARE = re.compile(
-    r"(?P<x>[\w.\-/]+?)\s*(?:和|与|跟|及|同|vs\.?|versus)\s*(?P<y>[\w.\-/]+?)\s*(?:之间)?\s*(?:的|有)?(?:什么|何|哪些)?(?:区别|差别|不同|差异|异同)"
-    r"|(?:比较|对比)\s*(?P<x2>[\w.\-/]+?)\s*(?:和|与|跟)\s*(?P<y2>[\w.\-/]+)"
-    r"|difference between (?:(?:a|an|the) )?(?P<x3>[\w.\-/ ]+?) and (?:(?:a|an|the) )?(?P<y3>[\w.\-/]+)"
-    r"|compare (?:(?:a|an|the) )?(?P<x4>[\w.\-/ ]+?) (?:and|with|to) (?:(?:a|an|the) )?(?P<y4>[\w.\-/]+)",
-    re.IGNORECASE,
-)
-MISSING_SIDE = "知识库中没有找到关于「{}」的说明。"
 
 
 @dataclass(frozen=True)
@@ -162,18 +156,6 @@ def needs_previous(sentence: str, first_in_chunk: bool) -> bool:
     connective (不过/因此/此外…), or with a pronoun (这/该/它…) and does not open its chunk."""
     s = sentence.strip()
     return bool(_CONNECTIVE.match(s)) or (not first_in_chunk and bool(_PRONOUN.match(s)))
-
-
-def compared_sides(question: str) -> tuple[str, str] | None:
-    """The two things a comparison question names ("X 和 Y 有什么区别" → ``(X, Y)``), or None."""
-    m = _COMPARE.search(question)
-    if not m:
-        return None
-    pairs = [(m.group(a), m.group(b)) for a, b in (("x", "y"), ("x2", "y2"), ("x3", "y3"), ("x4", "y4"))]
-    x, y = next((p for p in pairs if p[0] and p[1]), (None, None))
-    if not x or not y:
-        return None
-    return x.strip(), y.strip()
 
 
 def question_wants(question: str) -> frozenset[str]:
@@ -267,17 +249,7 @@ class ExtractiveGenerator(Generator):
         units = self._select(sorted(pool, key=lambda c: (-relevance(c), c.chunk_index, c.position)), previous, relevance)
         if units and wants & {"reason", "effect"}:
             _continue_lead(units, previous, wants)
-        note = ""
-        sides = compared_sides(question)
-        if sides and units:
-            for side in sides:
-                if any(side.lower() in c.text.lower() for u in units for c in u):
-                    continue
-                about = [c for c in cands if side.lower() in c.text.lower() and _unit(c, previous)]
-                if about:
-                    units.append(_unit(max(about, key=relevance), previous))  # type: ignore[arg-type]
-                else:
-                    note = MISSING_SIDE.format(side)
+        note = _cover_both_sides(question, units, cands, chunks, previous, relevance) if units else ""
         return self._draft(units, chunks, relevance, note)
 
     def _select(self, scored, previous, relevance) -> list[list[_Candidate]]:  # noqa: ANN001
@@ -382,6 +354,32 @@ def _continue_lead(units: list[list[_Candidate]], previous: dict[tuple[int, int]
         if any(c is nxt for c in u):
             u[:] = [c for c in u if c is not nxt]
     units[:] = [units[0] + [nxt]] + [u for u in units[1:] if u]
+
+
+def _cover_both_sides(question, units, cands, chunks, previous, relevance) -> str:  # noqa: ANN001
+    """For a comparison question (``compare.compared_sides``): a side no unit is about
+    (``compare.is_about``) gets the best sentence about it as a unit of its own; the sides
+    nothing is about are named in the returned note (empty when both are covered or the
+    question compares nothing). Mutates ``units``."""
+    names = compared_sides(question)
+    if not names:
+        return ""
+    sides = Side(names[0]), Side(names[1])
+    headings = [(rc.chunk.title, *rc.chunk.heading_path) for rc in chunks]
+    missing: list[str] = []
+    for side, other in (sides, sides[::-1]):
+
+        def about(c: _Candidate) -> bool:
+            return is_about(side, other, c.text, headings[c.chunk_index])
+
+        if any(about(c) for u in units for c in u):
+            continue
+        found = [c for c in cands if about(c) and _unit(c, previous)]
+        if found:
+            units.append(_unit(max(found, key=relevance), previous))  # type: ignore[arg-type]
+        else:
+            missing.append(side.name)
+    return missing_note(missing)
 
 
 def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
