@@ -74,7 +74,9 @@ def claim(catalog: Catalog, model: str, worker: str, n: int = CLAIM_BATCH, *, le
         # A text queued again while another worker completed it (enqueue read the cache first) is done.
         db.execute(sa.delete(CLAIMS).where(CLAIMS.c.model == model, cached))
         rows = db.execute(
-            sa.select(CLAIMS.c.text_sha256, CLAIMS.c.text).where(free).order_by(CLAIMS.c.text_sha256).limit(n)
+            # ``~cached`` again: a text another worker's enqueue put back after the delete above
+            # (it read the cache before a third worker completed the text) is not claimed twice.
+            sa.select(CLAIMS.c.text_sha256, CLAIMS.c.text).where(free, ~cached).order_by(CLAIMS.c.text_sha256).limit(n)
             .with_for_update(skip_locked=True)
         ).all()
         if rows:
