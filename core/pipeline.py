@@ -144,9 +144,10 @@ class Engine:
         ``history``: earlier turns of the conversation, oldest first (see ``ask``).
         ``options``: a person's retrieval settings (recorded in ``record.retrieval``).
         ``regenerated_from``: the ``answer_id`` this answer regenerates (that record is kept).
-        ``knowledge_bases``: the names searched (None or empty: ``default``); the record
-        names them. Raises ``KnowledgeBaseError`` (before anything is stored) for an
-        unknown or hidden one. ``timings``: see ``ask``."""
+        ``knowledge_bases``: the names selected (None or empty: ``default``); the question
+        searches those :attr:`user` may ask (:meth:`searchable`) and the record names them.
+        Raises ``KnowledgeBaseError`` (before anything is stored) for an unknown or hidden
+        one. ``timings``: see ``ask``."""
         retriever = self.retriever(options=options, knowledge_bases=knowledge_bases)
         return ask(
             question,

@@ -43,11 +43,13 @@ def cmd_ask(args: argparse.Namespace) -> int:
             "(run `python -m core ingest` to embed them)",
             file=sys.stderr,
         )
-    selected = engine.index.knowledge_bases.resolve(args.kb)  # unknown or hidden: one error and exit 1
-    searched = engine.searchable(args.kb)
-    if searched != selected:  # --user may not ask some of them: say so, the records will say no_evidence
+    if args.kb:  # an unknown or hidden name: one error and exit 1, not one per line (default always exists)
+        engine.index.knowledge_bases.resolve(args.kb)
+    if getattr(engine, "user", None) is not None:  # --user may not ask some of them: say so once
+        selected, searched = engine.index.knowledge_bases.resolve(args.kb), engine.searchable(args.kb)
         denied = "、".join(kb for kb in selected if kb not in searched)
-        print(f"note: 该用户无权检索知识库 {denied}；只检索 {'、'.join(searched) or '（无）'}。", file=sys.stderr)
+        if denied:
+            print(f"note: 该用户无权检索知识库 {denied}；只检索 {'、'.join(searched) or '（无）'}。", file=sys.stderr)
     questions = _stdin_questions() if args.question == "-" else [args.question]
     failed = 0
     for q in questions:
