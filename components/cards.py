@@ -23,10 +23,10 @@ from core.markdown import safe_link
 from core.models import AnswerRecord, SourceCard
 from core.presentation import (
     display_title,
-    outside_code,
     document_groups,
     heading_path,
     link_domain,
+    outside_code,
     page_number,
     shown_path,
     snippet,

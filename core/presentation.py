@@ -9,12 +9,13 @@ own format. Offsets are code points into ``record.answer_text``.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from core.answer_doc import answer_doc
+from core.answer_doc import AnswerDoc
 from core.grounding import validate_supports
 from core.layout import Layout, layout, marker_numbers
 from core.markdown import markdown_parser, safe_link
@@ -211,13 +212,14 @@ def snippet_parts(text: str, limit: int = 160, skip_headings: Iterable[str] = ()
 _TICK_RUN = re.compile(r"(?<![`\\])`+(?!`)")  # a backtick string (not after a backslash)
 
 
+@functools.lru_cache(maxsize=256)  # a card's quote asks twice; its own cache leaves answer_doc's to answers
 def code_ranges(text: str) -> tuple[tuple[int, int], ...]:
     """The code of ``text`` (Markdown) as sorted code-point ranges ``[start, end)``: fenced and
     indented code blocks (markdown-it's block map, ``core.answer_doc``) and, inside each
     paragraph or heading, every inline code span with its backticks (a backtick string opens a
     span that the next backtick string of the same length closes: CommonMark 0.31, 6.1 "Code
     spans"). For choosing cut points only; rendering stays with markdown-it."""
-    doc = answer_doc(text)
+    doc = AnswerDoc(text)
     out = [(b.start, b.end) for b in doc.blocks if doc.tokens[b.anchor].type in ("fence", "code_block")]
     for leaf in doc.leaves:
         runs = list(_TICK_RUN.finditer(text, leaf.start, leaf.end))
