@@ -28,8 +28,9 @@ with page_guard("显示问答页"):
             show_export_buttons(records, f"conversation-{conversation_id}")
     show_conversation(engine, records)
 
+    # short enough for one line of the collapsed box on a 390 px phone (~260 px of 14 px text)
     typed = st.chat_input(
-        "向知识库提问，例如：Deployment 和 StatefulSet 有什么区别？", key=QUESTION_KEY, max_chars=MAX_QUESTION_CHARS
+        "向知识库提问，回答逐句标出处", key=QUESTION_KEY, max_chars=MAX_QUESTION_CHARS
     )  # the box stops where the pipeline would refuse
     request = Request(typed) if typed else pending_request()
     if request:

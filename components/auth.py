@@ -96,8 +96,8 @@ def scoped(engine: Engine, user: User | None = None) -> Engine:
     return dataclasses.replace(
         engine,
         records=engine.records.for_user(user.user_id if user else None),
-        chunk_filter=config.chunk_filter(user),
-        access=config,  # redaction per question, by the knowledge bases it searches
+        user=user,  # retrieval searches only the knowledge bases the user may ask (Engine.searchable)
+        access=config,  # and redaction per question, by the knowledge bases it searches
     )
 
 

@@ -26,6 +26,7 @@ from core.presentation import (
     document_groups,
     heading_path,
     link_domain,
+    outside_code,
     page_number,
     shown_path,
     snippet,
@@ -115,13 +116,16 @@ def _parts_html(parts: Sequence[tuple[str, bool]]) -> str:
 
 
 def _tail(parts: list[tuple[str, bool]], limit: int, *, end: bool) -> tuple[list[tuple[str, bool]], bool]:
-    """The last (``end``) or first ``limit`` code points of ``parts``; and whether something was cut."""
+    """The last (``end``) or first ``limit`` code points of ``parts``; and whether something was cut.
+    A code piece that does not fit whole is left out (no half a code fragment at the cut)."""
     out: list[tuple[str, bool]] = []
     left = limit
     for piece, code in reversed(parts) if end else parts:
         if left <= 0:
             return out, True
         cut = piece[-left:] if end else piece[:left]
+        if len(cut) < len(piece) and code:
+            return out, True
         if end:
             out.insert(0, (cut, code))
         else:
@@ -144,12 +148,15 @@ def quote_card_html(chunk_text: str, verdict: MarkerVerdict | None, context: int
     if not 0 <= start < end <= len(chunk_text):
         return None
     big = 10 * context + 400
-    before, cut_before = _tail(snippet_parts(chunk_text[max(0, start - big) : start], big), context, end=True)
-    after, cut_after = _tail(snippet_parts(chunk_text[end : end + big], big), context, end=False)
+    # every slice starts and ends outside code (a quote inside a code span keeps the whole span)
+    start, end = outside_code(chunk_text, start, end)
+    lo, hi = outside_code(chunk_text, max(0, start - big), min(len(chunk_text), end + big))
+    before, cut_before = _tail(snippet_parts(chunk_text[lo:start], len(chunk_text)), context, end=True)
+    after, cut_after = _tail(snippet_parts(chunk_text[end:hi], len(chunk_text)), context, end=False)
     quote = snippet_parts(chunk_text[start:end], 200)
     label = f'<span class="yz-quote-label">{QUOTE_LABEL}：</span>' if verdict.kind == "contradicted" else ""
-    lead = "…" if cut_before or start > big else ""
-    tail = "…" if cut_after or end + big < len(chunk_text) else ""
+    lead = "…" if cut_before or lo > 0 else ""
+    tail = "…" if cut_after or hi < len(chunk_text) else ""
     gap_before = " " if before and not before[-1][0].endswith(" ") else ""
     gap_after = " " if after and not after[0][0].startswith(" ") else ""
     return (

@@ -28,10 +28,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from core.errors import ConfigError
-from core.models import Chunk
 from core.redaction import BUILTIN_RULES, Redactor, Rule, extra_rules
 
 def opaque_user_id(issuer: str, subject: str, key: str) -> str:
@@ -158,19 +157,9 @@ class AccessConfig:
         """Local mode: yes. Signed in: only a user listed in ``admins``."""
         return user is None or any(user.matches(e) for e in self.admins if e != "*")
 
-    def chunk_filter(self, user: User | None) -> Callable[[Chunk], bool] | None:
-        """The retrieval filter for ``user`` (``core.retrieval.HybridRetriever(allowed=…)``):
-        None when every chunk is allowed, else a predicate on a chunk's knowledge base."""
-        if user is None or all(p.access is None for p in self.policies.values()):
-            return None
-        from core.kb_views import kb_of  # noqa: PLC0415 - lazy: app.py imports this module before jieba loads
-
-        cache: dict[str, bool] = {}
-
-        def allowed(chunk: Chunk) -> bool:
-            kb = kb_of(chunk)
-            if kb not in cache:
-                cache[kb] = self.policy(kb).may_ask(user)
-            return cache[kb]
-
-        return allowed
+    def askable(self, user: User | None, knowledge_bases: Sequence[str]) -> tuple[str, ...]:
+        """The ones of ``knowledge_bases`` (names, order kept) that ``user`` may ask: all of
+        them in local mode (``user`` None) or for an unrestricted base. This set is what a
+        question searches (``core.pipeline.Engine.searchable``): retrieval ranks only its
+        chunks, for BM25 and dense alike, so no other base's text is ranked, cited or shown."""
+        return tuple(kb for kb in knowledge_bases if self.policy(kb).may_ask(user))

@@ -58,12 +58,12 @@ def check_text(
     ``knowledge_bases``: the ones searched (None or empty: ``default``; the record names
     them); ``KnowledgeBaseError`` for an unknown or hidden one.
 
-    The engine's ``chunk_filter`` limits retrieval to the knowledge bases the user may ask;
+    Retrieval searches ``Engine.searchable``: the selection that the engine's user may ask;
     with a redactor for those knowledge bases (``Engine.redactor_for``) the text and the
     chunk snapshots are redacted first, so spans and aligned quotes are code points into
     the text as stored (``core.redaction``).
     """
-    kbs = engine.index.knowledge_bases.resolve(knowledge_bases)
+    kbs = engine.searchable(knowledge_bases)
     redactor, applied = engine.redactor_for(kbs), []
     if redactor is not None:
         redacted = redactor.redact(text)
@@ -75,8 +75,7 @@ def check_text(
         error = f"文字太长（{len(text)} 个字符）：请分段核查，每段不超过 {MAX_CHECK_CHARS} 个字符。"
         return _finish(engine, save, AnswerRecord(status="error", error=error, **base))
     retriever = HybridRetriever(
-        engine.index, top_k=engine.settings.top_k, use_dense=dense, knowledge_bases=kbs,
-        allowed=getattr(engine, "chunk_filter", None),
+        engine.index, top_k=engine.settings.top_k, use_dense=dense, knowledge_bases=kbs
     )
     supports: list[Support] = []
     cited: dict[str, ChunkSnapshot] = {}

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from core import grounding, textsafe
-from core.access import AccessConfig
+from core.access import AccessConfig, User
 from core.config import Settings, load_settings, secrets_section
 from core.embeddings import Embedder, make_embedder
 from core.errors import AppError, GenerationError, RecordError, UnsavedRecordError
@@ -32,7 +32,7 @@ from core.index import KnowledgeIndex
 from core.links import links_for_record
 from core.priority import question_in_flight
 from core.models import (
-    AnswerRecord, AuditEntry, Candidate, Chunk, ChunkSnapshot, Draft, GeneratorInfo, RetrievedChunk, SufficiencyInfo,
+    AnswerRecord, AuditEntry, Candidate, ChunkSnapshot, Draft, GeneratorInfo, RetrievedChunk, SufficiencyInfo,
     Support,
 )
 from core.query import ResolvedQuery
@@ -54,12 +54,12 @@ class Engine:
     index: KnowledgeIndex
     records: RecordStore
     generators: dict[str, Generator] = field(default_factory=dict)
-    #: who may see which chunk (``core.access.AccessConfig.chunk_filter``); None: every chunk
-    chunk_filter: Callable[[Chunk], bool] | None = None
     #: a fixed redactor for every question (tests, tools); None: :attr:`access` decides per question
     redactor: Redactor | None = None
     #: administrators and per-knowledge-base policies (``[yinzheng]`` in the secrets file)
     access: AccessConfig | None = None
+    #: who asks (``components.auth.scoped``, ``--user``); None: local mode, every knowledge base
+    user: User | None = None
 
     @classmethod
     def open(cls, settings: Settings | None = None, embedder: Embedder | None = None) -> "Engine":
@@ -78,8 +78,9 @@ class Engine:
         knowledge_bases: Sequence[str] | None = None,
     ) -> HybridRetriever:
         """A retriever with the settings, overridden by a person's ``options`` (``RetrievalOptions``),
-        over the knowledge bases ``knowledge_bases`` (None or empty: the default one);
-        ``KnowledgeBaseError`` for an unknown or hidden one (``KnowledgeBaseStore.resolve``)."""
+        over :meth:`searchable` of ``knowledge_bases``: the selection the :attr:`user` may ask,
+        so BM25 and dense rank only those knowledge bases' chunks (a full top-k of them, however
+        well another base's chunks would match). ``KnowledgeBaseError`` for an unknown or hidden one."""
         options = options or RetrievalOptions()
         return HybridRetriever(
             self.index,
@@ -87,9 +88,17 @@ class Engine:
             evidence_threshold=self.settings.evidence_threshold if evidence_threshold is None else evidence_threshold,
             sufficiency_threshold=options.evidence_threshold,
             documents=options.documents,
-            knowledge_bases=self.index.knowledge_bases.resolve(knowledge_bases),
-            allowed=self.chunk_filter,
+            knowledge_bases=self.searchable(knowledge_bases),
         )
+
+    def searchable(self, knowledge_bases: Sequence[str] | None = None) -> tuple[str, ...]:
+        """The knowledge bases a question over ``knowledge_bases`` searches: the selection
+        resolved (None or empty: ``default``; ``KnowledgeBaseError`` for an unknown or hidden
+        one, ``KnowledgeBaseStore.resolve``) and intersected with the ones :attr:`user` may ask
+        under :attr:`access` (``AccessConfig.askable``). May be empty: nothing is searched and
+        the answer is no_evidence."""
+        selected = self.index.knowledge_bases.resolve(knowledge_bases)
+        return selected if self.access is None else self.access.askable(self.user, selected)
 
     def redactor_for(self, knowledge_bases: Sequence[str]) -> Redactor | None:
         """The redaction of a question over ``knowledge_bases`` (resolved names): the fixed
@@ -135,9 +144,10 @@ class Engine:
         ``history``: earlier turns of the conversation, oldest first (see ``ask``).
         ``options``: a person's retrieval settings (recorded in ``record.retrieval``).
         ``regenerated_from``: the ``answer_id`` this answer regenerates (that record is kept).
-        ``knowledge_bases``: the names searched (None or empty: ``default``); the record
-        names them. Raises ``KnowledgeBaseError`` (before anything is stored) for an
-        unknown or hidden one. ``timings``: see ``ask``."""
+        ``knowledge_bases``: the names selected (None or empty: ``default``); the question
+        searches those :attr:`user` may ask (:meth:`searchable`) and the record names them.
+        Raises ``KnowledgeBaseError`` (before anything is stored) for an unknown or hidden
+        one. ``timings``: see ``ask``."""
         retriever = self.retriever(options=options, knowledge_bases=knowledge_bases)
         return ask(
             question,
@@ -262,6 +272,32 @@ def generator_uses_history(generator: Generator | AppError) -> bool:
     return isinstance(generator, Generator) and generator.uses_history
 
 
+def own_retrieval_refusal(generator: Generator, retriever: object) -> str | None:
+    """Why ``generator`` (``own_retrieval``) may not answer a question over ``retriever``'s
+    knowledge bases (a user-facing Chinese message), or None when it may.
+
+    A generator that searches our documents in its own index (``reads_knowledge_bases``:
+    Gemini File Search) cannot be limited to a selection or to what the asker may see, so
+    it answers only when the question searches every knowledge base of the catalog, hidden
+    ones included (``retriever.knowledge_bases`` None, or a superset of them); otherwise it
+    is refused before any call. One whose own retrieval is the public web is never refused."""
+    if not generator.reads_knowledge_bases:
+        return None
+    searched = getattr(retriever, "knowledge_bases", None)
+    if searched is None:
+        return None
+    index = getattr(retriever, "index", None)
+    every = {kb.name for kb in index.knowledge_bases.list(include_hidden=True)} if index is not None else None
+    if every is not None and every <= set(searched):
+        return None
+    scope = "、".join(searched) if searched else "（无）"
+    return (
+        f"生成器 {generator.name} 在自己的检索库（Gemini File Search 存储）中查找资料，无法限定到本次可检索的知识库"
+        f"（{scope}），可能引用其他知识库的内容，因此没有调用它。请换用其他生成器（例如 gemini 或 extractive），"
+        "或在可以检索全部知识库时再使用它。"
+    )
+
+
 INTERRUPTED_REASON = "回答在生成过程中被中断（页面停止、重新运行或用户中止）；保存的是中断前已显示的部分，未经核对。"
 
 
@@ -374,6 +410,9 @@ class _Turn:
             error = f"问题太长（{len(raw_question)} 个字符）：请缩短到 {MAX_QUESTION_CHARS} 个字符以内。"
             return self.finish(AnswerRecord(status="error", error=error, **base))
         if isinstance(generator, Generator) and generator.own_retrieval:
+            refusal = own_retrieval_refusal(generator, retriever)
+            if refusal is not None:  # never called: its index could hold another knowledge base's text
+                return self.finish(AnswerRecord(status="error", error=refusal, **base))
             evidence: tuple = ()
             base["retrieval"] = {"retrieval": f"by the generator ({generator.name})"}
         else:

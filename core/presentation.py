@@ -9,10 +9,13 @@ own format. Offsets are code points into ``record.answer_text``.
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from core.answer_doc import AnswerDoc
 from core.grounding import validate_supports
 from core.layout import Layout, layout, marker_numbers
 from core.markdown import markdown_parser, safe_link
@@ -204,6 +207,44 @@ def snippet_parts(text: str, limit: int = 160, skip_headings: Iterable[str] = ()
         out.append((part, code))
         left -= len(part)
     return [*out, ("…", False)]
+
+
+_TICK_RUN = re.compile(r"(?<![`\\])`+(?!`)")  # a backtick string (not after a backslash)
+
+
+@functools.lru_cache(maxsize=256)  # a card's quote asks twice; its own cache leaves answer_doc's to answers
+def code_ranges(text: str) -> tuple[tuple[int, int], ...]:
+    """The code of ``text`` (Markdown) as sorted code-point ranges ``[start, end)``: fenced and
+    indented code blocks (markdown-it's block map, ``core.answer_doc``) and, inside each
+    paragraph or heading, every inline code span with its backticks (a backtick string opens a
+    span that the next backtick string of the same length closes: CommonMark 0.31, 6.1 "Code
+    spans"). For choosing cut points only; rendering stays with markdown-it."""
+    doc = AnswerDoc(text)
+    out = [(b.start, b.end) for b in doc.blocks if doc.tokens[b.anchor].type in ("fence", "code_block")]
+    for leaf in doc.leaves:
+        runs = list(_TICK_RUN.finditer(text, leaf.start, leaf.end))
+        i = 0
+        while i < len(runs):
+            n = len(runs[i].group())
+            close = next((j for j in range(i + 1, len(runs)) if len(runs[j].group()) == n), None)
+            if close is None:  # an unmatched backtick string is literal text
+                i += 1
+                continue
+            out.append((runs[i].start(), runs[close].end()))
+            i = close + 1
+    return tuple(sorted(out))
+
+
+def outside_code(text: str, start: int, end: int) -> tuple[int, int]:
+    """``(start, end)`` (code points into ``text``, Markdown) widened so that neither falls inside
+    code (:func:`code_ranges`): a slice of ``text`` between such points never begins or ends in
+    the middle of a code span, so its snippet shows no stray backtick or half a code fragment."""
+    for a, b in code_ranges(text):
+        if a < start < b:
+            start = a
+        if a < end < b:
+            end = b
+    return start, end
 
 
 def snippet(text: str, limit: int = 160, skip_headings: Iterable[str] = ()) -> str:

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Callable, Protocol, Sequence
+from typing import Protocol, Sequence
 
 from core import sufficiency
 from core.errors import RetrievalError
@@ -152,7 +152,6 @@ class HybridRetriever:
         sufficiency_threshold: float | None = None,
         documents: Sequence[str] | None = None,
         knowledge_bases: Sequence[str] | None = None,
-        allowed: Callable[[Chunk], bool] | None = None,
     ) -> None:
         if top_k <= 0:
             raise ValueError(f"top_k must be > 0, got {top_k}")
@@ -170,7 +169,6 @@ class HybridRetriever:
         self.documents = None if documents is None else tuple(sorted(set(documents)))
         #: The knowledge bases searched (None: every one); filtered inside the search, before ranking.
         self.knowledge_bases = None if knowledge_bases is None else tuple(knowledge_bases)
-        self.allowed = allowed  # e.g. core.access.AccessConfig.chunk_filter: applied before ranking
 
     def resolve(self, question: str, history: Sequence[str] = ()) -> ResolvedQuery:
         """``question`` resolved against ``history`` (earlier user questions, oldest
@@ -188,8 +186,6 @@ class HybridRetriever:
             raise RetrievalError("the question is empty")
         self.index.refresh_if_changed()
         active, lexical = self.index.serving(self.knowledge_bases)
-        if self.allowed is not None:  # chunks the asker may not see are never ranked, cited or shown
-            active = {cid: c for cid, c in active.items() if self.allowed(c)}
         glossary = glossary_for(lexical, (c.text for c in active.values()))
         plan = plan_query(question, lexical, glossary)
         extra_plans = [plan_query(t, lexical, glossary) for t in dict.fromkeys(a.strip() for a in also) if t and t != question]
@@ -210,9 +206,6 @@ class HybridRetriever:
             raise
         except Exception as exc:
             raise RetrievalError(f"retrieval failed: {exc}") from exc
-        if self.allowed is not None:  # candidates outside the asker's bases never reach fusion or the decision
-            lex, dense = [p for p in lex if p[0] in active], [p for p in dense if p[0] in active]
-            extra = [([p for p in lx if p[0] in active], [p for p in dn if p[0] in active], q) for lx, dn, q in extra]
         lex_score = dict(lex)
         dense_score = dict(dense)
         rankings = []

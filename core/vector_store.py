@@ -209,7 +209,10 @@ class VectorStore:
     def query(self, qv: np.ndarray, n: int, knowledge_bases: Sequence[str] | None = None) -> list[tuple[str, float]]:
         """The ``n`` nearest ids to ``qv`` as ``(id, cosine similarity)``, best first; with
         ``knowledge_bases``, only vectors whose ``knowledge_base`` metadata is one of them
-        (a Chroma ``where`` filter, applied inside the search)."""
+        (a Chroma ``where`` filter, applied inside the search); an empty selection matches
+        nothing (Chroma refuses an empty ``$in``)."""
+        if knowledge_bases is not None and not knowledge_bases:
+            return []
         where = None if knowledge_bases is None else {"knowledge_base": {"$in": list(knowledge_bases)}}
         with chroma_errors("vector query failed"):
             res = self.collection.query(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import uuid
 from pathlib import Path
 
@@ -120,6 +121,42 @@ def sample_engine(tmp_path_factory):
     from tests.fakes import build_engine
 
     return build_engine(tmp_path_factory.mktemp("sample-data"), [SAMPLE])
+
+
+@pytest.fixture()
+def app_env(sample_engine, monkeypatch):
+    """The whole app (``AppTest`` of ``app.py``) on the pre-ingested sample folder with its
+    embedding model, no background embedding, run from the repository root, with a fresh
+    ``st.cache_resource`` before and after. Yields ``sample_engine``; a test that needs a
+    generator's variables sets them with its own ``monkeypatch`` (the same one)."""
+    import streamlit as st
+
+    monkeypatch.setenv("YINZHENG_DATA_DIR", str(sample_engine.settings.data_dir))
+    monkeypatch.setenv("YINZHENG_EMBEDDING", sample_engine.settings.embedding)
+    monkeypatch.setenv("YINZHENG_BACKGROUND_EMBEDDING", "0")
+    monkeypatch.chdir(ROOT)
+    st.cache_resource.clear()
+    yield sample_engine
+    st.cache_resource.clear()
+
+
+def page_html(at) -> str:  # noqa: ANN001 - an AppTest
+    """The HTML an ``AppTest`` page shows (every ``st.html``), without the (trusted, constant) stylesheets."""
+    return re.sub(r"<style>.*?</style>", "", "\n".join(el.proto.body for el in at.get("html")), flags=re.S)
+
+
+def ask_in_chat(question: str, generator: str):  # noqa: ANN201 - an AppTest
+    """Open the whole app (``AppTest`` of ``app.py``, under :func:`app_env`), check that the
+    sidebar's generator is ``generator`` and send ``question``; returns the ``AppTest``."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    assert not at.exception, at.exception
+    assert at.selectbox[0].value == generator
+    at.chat_input[0].set_value(question).run(timeout=120)
+    assert not at.exception, at.exception
+    return at
 
 
 @pytest.fixture()

@@ -9,7 +9,6 @@ import sqlite3
 import pytest
 
 from core.access import AccessConfig, KbPolicy, User, opaque_user_id
-from core.kb_views import kb_of
 from core.errors import ConfigError
 from core.models import AnswerRecord, GeneratorInfo
 from core.records import RecordStore
@@ -52,21 +51,23 @@ def test_access_lists_admins_and_unverified_emails():
         AccessConfig.from_mapping({"admins": "admin@example.com"})
 
 
-def test_chunk_filter_keeps_only_the_bases_a_user_may_ask(sample_engine):
+def test_askable_keeps_only_the_bases_a_user_may_ask_in_order():
     config = AccessConfig.from_mapping(SECTION)
-    chunk = next(iter(sample_engine.index.active_chunks().values()))
-    hr_chunk = chunk.model_copy(update={"knowledge_base": "hr"})
-    assert kb_of(chunk) == "default" and kb_of(hr_chunk) == "hr"
-    allowed = config.chunk_filter(_user("bob@example.com"))
-    assert allowed(chunk) and not allowed(hr_chunk)
-    assert config.chunk_filter(None) is None
+    assert config.askable(_user("bob@example.com"), ("hr", "default", "open")) == ("default", "open")
+    assert config.askable(_user("admin@example.com"), ("hr", "default")) == ("hr", "default")
+    assert config.askable(_user("mallory@evil.org"), ("hr", "default")) == ()
+    assert config.askable(None, ("hr", "default")) == ("hr", "default")  # local mode
+
+
+def _as(engine, email, section=SECTION):
+    return dataclasses.replace(engine, user=_user(email), access=AccessConfig.from_mapping(section))
 
 
 def test_a_user_without_access_gets_no_evidence(sample_engine):
     question = "CronJob 的时间表语法是什么？"
     assert sample_engine.ask(question, save=False).status == "answered"
-    config = AccessConfig.from_mapping(SECTION)
-    outsider = dataclasses.replace(sample_engine, chunk_filter=config.chunk_filter(_user("mallory@evil.org")))
+    outsider = _as(sample_engine, "mallory@evil.org")
+    assert outsider.searchable() == () and _as(sample_engine, "bob@example.com").searchable() == ("default",)
     record = outsider.ask(question, save=False)
     assert record.status == "no_evidence" and not record.chunks and not record.candidates
 
@@ -109,7 +110,5 @@ def test_check_mode_sees_only_the_bases_a_user_may_ask(sample_engine):
 
     text = "CronJob 的时间表使用 Cron 语法。"
     assert check_text(sample_engine, text, save=False).supports
-    config = AccessConfig.from_mapping(SECTION)
-    outsider = dataclasses.replace(sample_engine, chunk_filter=config.chunk_filter(_user("mallory@evil.org")))
-    record = check_text(outsider, text, save=False)
+    record = check_text(_as(sample_engine, "mallory@evil.org"), text, save=False)
     assert record.status == "unverifiable" and not record.supports and not record.chunks

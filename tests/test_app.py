@@ -12,24 +12,9 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from tests.conftest import page_html
+
 ROOT = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture()
-def app_env(sample_engine, monkeypatch):
-    """Point the app at the pre-ingested sample folder and its embedding model, no background embedding."""
-    monkeypatch.setenv("YINZHENG_DATA_DIR", str(sample_engine.settings.data_dir))
-    monkeypatch.setenv("YINZHENG_EMBEDDING", sample_engine.settings.embedding)
-    monkeypatch.setenv("YINZHENG_BACKGROUND_EMBEDDING", "0")
-    monkeypatch.chdir(ROOT)
-    st.cache_resource.clear()
-    yield sample_engine
-    st.cache_resource.clear()
-
-
-def _html(at: AppTest) -> str:
-    """The HTML the page shows, without the (trusted, constant) stylesheet."""
-    return re.sub(r"<style>.*?</style>", "", "\n".join(el.proto.body for el in at.get("html")), flags=re.S)
 
 
 def snapshot_texts(at: AppTest) -> list[str]:
@@ -53,7 +38,7 @@ def test_chat_answer_has_markers_and_cards(app_env):
     at.run()
     assert not at.exception, at.exception
     _chat(at, "Deployment 和 StatefulSet 有什么区别？")
-    html = _html(at)
+    html = page_html(at)
     markers = re.findall(r'<sup class="yz-cite">', html)
     cards = re.findall(r'class="yz-card"', html)
     assert len(markers) >= 2 and len(cards) == len(markers)
@@ -67,7 +52,7 @@ def test_no_evidence_is_said_plainly_and_not_as_an_error(app_env):
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.run()
     _chat(at, "消息队列的消费者重平衡是怎么工作的？")
-    html = _html(at)
+    html = page_html(at)
     assert '<sup class="yz-cite">' not in html
     assert "知识库中没有足够的证据" in html
     assert 'class="yz-notice yz-no-evidence"' in html and "yz-error" not in html
@@ -79,12 +64,12 @@ def test_conversation_reopens_in_a_fresh_session(app_env):
     at.run()
     _chat(at, "CronJob 的时间表语法是什么？")
     conversation = at.query_params["c"]
-    first = _html(at)
+    first = page_html(at)
     fresh = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     fresh.query_params["c"] = conversation
     fresh.run()
     assert not fresh.exception
-    again = _html(fresh)
+    again = page_html(fresh)
     # the same answer, rendered from the stored record: identical markers and cards
     assert re.findall(r"<sup class=\"yz-cite\">.*?</sup>", again) == re.findall(r"<sup class=\"yz-cite\">.*?</sup>", first)
     assert any(m.value == "CronJob 的时间表语法是什么？" for m in fresh.text)
@@ -122,7 +107,7 @@ def test_history_replays_a_stored_answer(app_env):
     assert not at.exception, at.exception
     at.text_input[0].set_value("Init 容器").run()
     at.selectbox[1].set_value(record.answer_id).run()
-    html = _html(at)
+    html = page_html(at)
     assert html.count('<sup class="yz-cite">') == len(record.supports)
 
 
@@ -206,7 +191,7 @@ def test_interrupted_answer_is_shown_in_the_conversation_after_the_next_question
     (stored,) = engine.records.list(conversation_id=conversation)
     assert stored.status == "interrupted" and stored.answer_text == "CronJob 的调度"
     _chat(at, "Deployment 和 StatefulSet 有什么区别？")
-    html = _html(at)
+    html = page_html(at)
     assert "回答被中断" in html and "CronJob 的调度" in html
     assert [m.value for m in at.text if m.value.endswith("？")][:2] == [
         "CronJob 的时间表语法是什么？", "Deployment 和 StatefulSet 有什么区别？"]
@@ -227,7 +212,7 @@ def test_snapshot_page_shows_titles_and_paths_as_text_not_markdown(app_env):
     at.query_params["chunk_id"] = snap.chunk_id
     at.run()
     assert not at.exception, at.exception
-    html = _html(at)
+    html = page_html(at)
     assert ":ok: ~删除~ **粗** [l](javascript:alert(1))" in html
     assert ":ok: ~删除~ › &lt;b&gt;节&lt;/b&gt;" in html
     assert "问题：:ok: ~问~" in html

@@ -7,7 +7,6 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from tests.test_app import app_env  # noqa: F401 - the fixture
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from components.answer_view import render_answer
 from components.snapshot_html import markdown_html
 from core.models import AlignedQuote, Support
@@ -90,3 +92,54 @@ def test_panel_of_every_card_is_in_the_page_and_safe() -> None:
     targets = {d.get("popovertarget") for t, d in tree.elements if t == "button" and d.get("popovertarget")}
     assert ids == ["yz-snap-ans-1-1"] and targets == {"yz-snap-ans-1-1"}
     assert "<img" not in html
+
+
+# A chunk whose inline code a quote or a context window can cut into (the new-user pass saw "` fields").
+CODE_TEXT = (
+    "每个对象都有 `metadata` 和 `spec` fields，控制器读取 `spec` 来决定期望状态。"
+    + "前文很长。" * 120 + "之后用 ``a`b`` 引用，`status` 由系统填写。\n\n```yaml\nkind: Pod\nspec: {}\n```\n末句。"
+)
+
+
+def _visible(html: str) -> str:
+    """The text a person sees, without the parts inside <code>."""
+    return re.sub(r"<[^>]+>", "", re.sub(r"<code>.*?</code>", "", html))
+
+
+def _quote_at(needle: str, cut: int = 0) -> tuple[int, int]:
+    start = CODE_TEXT.index(needle)
+    return start, start + len(needle) - cut
+
+
+@pytest.mark.parametrize(
+    "span",
+    [
+        _quote_at("每个对象都有 `metadata` 和 `spec", 0),  # the quote ends inside `spec`: the rest begins "` fields"
+        _quote_at("spec` fields，控制器"),  # starts inside a code span
+        _quote_at("etadata` 和"),
+        _quote_at("a`b`` 引用"),  # a double-backtick span holding a backtick
+        _quote_at("之后用 ``a"),
+        _quote_at("kind: Pod"),  # inside a fenced block
+        (CODE_TEXT.index("前文很长") + 5 * 120 - 3, CODE_TEXT.index("之后用") + 6),  # long left context
+    ],
+)
+def test_a_card_quote_never_shows_a_stray_backtick_or_half_a_code_span(span) -> None:
+    from components.cards import quote_card_html
+    from core.verdicts import MarkerVerdict
+
+    html = quote_card_html(CODE_TEXT, MarkerVerdict(position=0, chunk_id="c", kind="supported", quote=span))
+    assert html is not None and "<mark>" in html
+    assert "`" not in _visible(html).replace("a`b", ""), html  # the only backtick shown is inside code
+    for code in re.findall(r"<code>(.*?)</code>", html):  # every code piece is a whole span of the chunk
+        assert code in {"metadata", "spec", "a`b", "status", "kind: Pod spec: {}"}, (code, html)
+
+
+def test_code_ranges_and_outside_code_follow_markdown() -> None:
+    from core.presentation import code_ranges, outside_code
+
+    text = "用 `a` 和 ``b`c`` 以及 \\`不是代码`。\n\n```\nx = 1\n```\n"
+    ranges = code_ranges(text)
+    assert [text[a:b] for a, b in ranges] == ["`a`", "``b`c``", "```\nx = 1\n```"]
+    inside = text.index("b`c")
+    assert outside_code(text, inside, inside + 2) == (text.index("``b"), text.index("以及") - 1)
+    assert outside_code(text, 0, 2) == (0, 2)  # already outside: unchanged

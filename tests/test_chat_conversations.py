@@ -14,7 +14,6 @@ from streamlit.testing.v1 import AppTest
 
 from components.answer_actions import copy_buttons_html
 from core.export import to_markdown
-from tests.test_app import app_env  # noqa: F401 - the app on the pre-ingested sample (a fixture)
 
 ROOT = Path(__file__).resolve().parent.parent
 CHAT, LIBRARY, HISTORY = "app_pages/chat.py", "app_pages/library.py", "app_pages/history.py"

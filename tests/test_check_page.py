@@ -16,7 +16,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.checked import CRON, INVENTED, sample_checked_record
-from tests.test_app import _html, app_env  # noqa: F401 - app_env is a fixture
+from tests.conftest import page_html
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -47,7 +47,7 @@ def test_check_page_shows_all_verdicts_stores_and_exports(app_env, fake_check):
     text = "CronJob 创建基于时隔重复调度的 Job。默认设置分别为 10 和 1。"
     _check(at, text)
     assert fake_check == [text]
-    html = _html(at)
+    html = page_html(at)
     assert re.findall(r'<sup class="([^"]+)"', html) == ["yz-cite", "yz-cite yz-cite-contradicted", "yz-cite yz-cite-review"]
     assert "⚠ 与来源矛盾" in html and "待复核" in html and "本段无出处" in html and INVENTED in html
     assert "<mark>默认设置分别为 3 和 1。</mark>" in html
@@ -59,7 +59,7 @@ def test_check_page_shows_all_verdicts_stores_and_exports(app_env, fake_check):
     fresh = AppTest.from_file(str(ROOT / "app_pages" / "check.py"), default_timeout=120)
     fresh.query_params["answer_id"] = "fake-1"
     fresh.run()
-    assert re.findall(r"<sup .*?</sup>", _html(fresh)) == re.findall(r"<sup .*?</sup>", html)
+    assert re.findall(r"<sup .*?</sup>", page_html(fresh)) == re.findall(r"<sup .*?</sup>", html)
     hist = AppTest.from_file(str(ROOT / "app_pages" / "history.py"), default_timeout=60)
     hist.run()
     assert any("[核查 · 已回答] CronJob 创建基于时隔" in o for o in hist.selectbox[1].options)
@@ -134,7 +134,7 @@ def test_real_check_over_the_sample(app_env):
     at = AppTest.from_file(str(ROOT / "app_pages" / "check.py"), default_timeout=180)
     at.run()
     _check(at, "CronJob 创建基于时隔重复调度的 Job。" + INVENTED)
-    html = _html(at)
+    html = page_html(at)
     assert '<sup class="yz-cite' in html and "本段无出处" in html
     rec = app_env.records.get(at.query_params["answer_id"])
     assert rec is not None and rec.generator.name == "check" and any(c.source_id == CRON for c in rec.chunks)

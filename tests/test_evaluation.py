@@ -240,6 +240,18 @@ def test_cli_bm25_only_writes_report(slice_paths, tmp_path, capsys):
     assert "retrieval recall@5" in printed and "citation precision" in printed
 
 
+def test_cli_eval_writes_its_report_under_artifacts_by_default(tmp_path, monkeypatch, capsys):
+    import core.evaluation
+
+    monkeypatch.setattr(core.evaluation, "run_eval", lambda *a, **kw: {"config": {}, "rows": []})
+    monkeypatch.setattr(core.evaluation, "format_table", lambda report: "table")
+    monkeypatch.chdir(tmp_path)
+    assert cli_main(["eval", "q.jsonl", "docs", "--quiet"]) == 0
+    assert json.loads((tmp_path / "artifacts" / "eval-report.json").read_text(encoding="utf-8"))["rows"] == []
+    assert not (tmp_path / "eval-report.json").exists()  # the checkout stays clean (artifacts/ is git-ignored)
+    assert "report: artifacts/eval-report.json" in capsys.readouterr().out
+
+
 def test_recording_retriever_matches_plain(tmp_path):
     from core.config import Settings
     from core.embeddings import HashingEmbedder

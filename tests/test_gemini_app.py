@@ -6,17 +6,13 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
 from core.generators.extractive import split_sentences
-import streamlit as st
-from streamlit.testing.v1 import AppTest
-
+from tests.conftest import ask_in_chat, page_html
 from tests.gemini_server import Reply, StubGemini
 
-ROOT = Path(__file__).resolve().parent.parent
 QUESTION = "CronJob 的时间表语法是什么？"
 
 
@@ -32,7 +28,7 @@ def _sse(answer: dict, pieces: int = 4) -> list[dict]:
 
 
 @pytest.fixture()
-def gemini_env(sample_engine, monkeypatch):
+def gemini_env(app_env, sample_engine, monkeypatch):
     evidence = sample_engine.retriever().retrieve(QUESTION).evidence
     assert len(evidence) >= 2
     cited = evidence[0].chunk_id
@@ -45,28 +41,16 @@ def gemini_env(sample_engine, monkeypatch):
             {"text": "这一句引用了一个不存在的片段。", "chunk_ids": ["invented#1"]},
         ]
     }
-    stub = StubGemini([Reply(sse=_sse(answer))])
-    with stub:
-        monkeypatch.setenv("YINZHENG_DATA_DIR", str(sample_engine.settings.data_dir))
-        monkeypatch.setenv("YINZHENG_EMBEDDING", sample_engine.settings.embedding)
-        monkeypatch.setenv("YINZHENG_BACKGROUND_EMBEDDING", "0")
+    with StubGemini([Reply(sse=_sse(answer))]) as stub:
         monkeypatch.setenv("YINZHENG_GENERATOR", "gemini")
         monkeypatch.setenv("GEMINI_API_KEY", "test-key")
         monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", stub.base_url)
-        monkeypatch.chdir(ROOT)
-        st.cache_resource.clear()
         yield stub, cited, [rc.chunk_id for rc in evidence], supported
-        st.cache_resource.clear()
 
 
 def test_gemini_answer_in_chat_is_grounded_stored_and_rendered(gemini_env, sample_engine):
     stub, cited, sent, supported = gemini_env
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.run()
-    assert not at.exception, at.exception
-    assert at.selectbox[0].value == "gemini"
-    at.chat_input[0].set_value(QUESTION).run(timeout=120)
-    assert not at.exception, at.exception
+    at = ask_in_chat(QUESTION, "gemini")
 
     # the request carried our evidence blocks with their chunk ids, and the key
     req = stub.requests[-1]
@@ -83,7 +67,7 @@ def test_gemini_answer_in_chat_is_grounded_stored_and_rendered(gemini_env, sampl
     assert record.supports[0].verdict == "supported"
     assert any("invented#1" in json.dumps(a.model_dump(), ensure_ascii=False) for a in record.audit)
 
-    html = re.sub(r"<style>.*?</style>", "", "\n".join(el.proto.body for el in at.get("html")), flags=re.S)
+    html = page_html(at)
     assert html.count('<sup class="yz-cite">') == 1
     assert html.count("本段无出处") >= 2
     assert "invented#1" not in re.sub(r'<details class="yz-audit">.*?</details>', "", html, flags=re.S)

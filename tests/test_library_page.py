@@ -3,6 +3,8 @@ left out (issue 10), through the real page script (AppTest)."""
 
 from __future__ import annotations
 
+import html
+import re
 from pathlib import Path
 
 import pytest
@@ -25,12 +27,18 @@ def test_folder_ingest_shows_failures_and_warnings_with_chinese_reasons(page_env
     next(b for b in at.button if b.label == "导入文件夹").click().run()
     assert not at.exception, at.exception
     assert any("失败 2" in w.value and "警告 1" in w.value for w in at.warning)
-    table = next(d.value for d in at.dataframe if "原因" in d.value.columns)
-    rows = {r["文件"]: (r["结果"], r["原因"]) for r in table.to_dict("records")}
+    rows = {r[0]: (r[1], r[2]) for r in _report_rows(at)}
     assert rows["empty.md"][0] == "失败" and "文件为空" in rows["empty.md"][1]
     assert rows["utf16.txt"][0] == "失败" and "UTF-16" in rows["utf16.txt"][1]
     assert rows["_index.md"] == ("新增（有警告）", "没有可检索的正文（例如只有 front matter 或注释）：文档已登记，但提问时检索不到")
     assert rows["ok.md"] == ("新增", "")
+
+
+def _report_rows(at: AppTest) -> list[tuple[str, ...]]:
+    """The cells of the import report (an HTML table: ``components.library_view.report_html``), unescaped."""
+    body = next(el.proto.body for el in at.get("html") if 'class="yz-report"' in el.proto.body)
+    rows = re.findall(r"<tr>(.*?)</tr>", body.split("<tbody>", 1)[1], flags=re.S)
+    return [tuple(html.unescape(c) for c in re.findall(r"<td>(.*?)</td>", r, flags=re.S)) for r in rows]
 
 
 def _library(page_env: Path) -> AppTest:  # noqa: ARG001 - page_env sets the environment
@@ -102,9 +110,7 @@ def test_an_empty_upload_is_rejected_with_a_reason(tmp_path, sample_engine):
 @pytest.mark.slow
 def test_an_import_of_uploads_empties_the_upload_box_and_its_report_fits(page_env):
     """The tester's input: after 导入上传的文件 the box kept its files (the next import sent them
-    again), and the report's 原因 column was cut off at 1400 px."""
-    import json
-
+    again), and the report's 原因 column was cut off at 1400 px (and could not wrap at 390 px)."""
     at = _library(page_env)
     at.file_uploader[0].set_value([("甲.md", "## 节\n\n甲的内容。\n".encode(), "text/markdown"),
                                    ("空.md", b"", "text/markdown")]).run()
@@ -113,7 +119,17 @@ def test_an_import_of_uploads_empties_the_upload_box_and_its_report_fits(page_en
     assert not at.exception, at.exception
     assert any("新增 1" in w.value and "失败 1" in w.value for w in at.warning)
     assert not at.file_uploader[0].value and _button(at, "导入上传的文件").disabled  # nothing to send again
-    report = next(d for d in at.dataframe if "原因" in d.value.columns)
-    widths = {name: col["width"] for name, col in json.loads(report.proto.columns).items() if name != "_index"}
-    assert set(widths) == {"文件", "结果", "原因"} and sum(widths.values()) <= 940  # the main column at 1400 px
-    assert widths["原因"] == max(widths.values())
+    assert not any("原因" in d.value.columns for d in at.dataframe)  # a canvas grid cannot wrap a long reason
+    assert [r[:2] for r in _report_rows(at)] == [("空.md", "失败"), ("甲.md", "新增")]
+
+
+def test_the_import_report_escapes_names_and_lets_every_cell_wrap():
+    from components.library_view import REPORT_CSS, report_html
+
+    hostile = '<img src=x onerror="alert(1)">.md'
+    long_reason = "不是有效的 UTF-8 文本（偏移 3 处的字节 0xff），未导入；" * 6
+    out = report_html([{"文件": hostile, "结果": "失败", "原因": long_reason}])
+    assert "<img" not in out and html.escape(hostile) in out
+    assert f"<td>{long_reason}</td>" in out  # the whole reason, never cut with …
+    assert "white-space:normal" in REPORT_CSS and "overflow-wrap:anywhere" in REPORT_CSS
+    assert "table-layout:fixed" in REPORT_CSS and out.startswith(REPORT_CSS)

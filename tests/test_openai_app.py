@@ -8,49 +8,31 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from pathlib import Path
 
 import pytest
-import streamlit as st
-from streamlit.testing.v1 import AppTest
 
 from core.generators.openai_chat import OpenAIChatGenerator
+from tests.conftest import ask_in_chat, page_html
 from tests.gemini_server import Reply, StubGemini
 from tests.openai_stub import chunks_sse, citing_responder, completion, first_block
 
-ROOT = Path(__file__).resolve().parent.parent
 QUESTION = "CronJob 的时间表语法是什么？"
 FOLLOW_UP = "它的时区怎么设置？"
 
 
-def _html(at: AppTest) -> str:
-    return re.sub(r"<style>.*?</style>", "", "\n".join(el.proto.body for el in at.get("html")), flags=re.S)
-
-
 @pytest.fixture()
-def openai_env(sample_engine, monkeypatch):
+def openai_env(app_env, monkeypatch):
     with StubGemini([], responder=citing_responder) as stub:
-        monkeypatch.setenv("YINZHENG_DATA_DIR", str(sample_engine.settings.data_dir))
-        monkeypatch.setenv("YINZHENG_EMBEDDING", sample_engine.settings.embedding)
-        monkeypatch.setenv("YINZHENG_BACKGROUND_EMBEDDING", "0")
         monkeypatch.setenv("YINZHENG_GENERATOR", "openai")
         monkeypatch.setenv("OPENAI_BASE_URL", f"{stub.base_url}/v1")
         monkeypatch.delenv("OPENAI_API_KEY", raising=False)
         monkeypatch.setenv("YINZHENG_LLM_MODEL", "qwen2.5:7b")
-        monkeypatch.chdir(ROOT)
-        st.cache_resource.clear()
         yield stub
-        st.cache_resource.clear()
 
 
 def test_openai_answer_in_chat_is_streamed_grounded_stored_and_rendered(openai_env, sample_engine):
     stub = openai_env
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.run()
-    assert not at.exception, at.exception
-    assert at.selectbox[0].value == "openai"
-    at.chat_input[0].set_value(QUESTION).run(timeout=120)
-    assert not at.exception, at.exception
+    at = ask_in_chat(QUESTION, "openai")
 
     req = stub.requests[-1]
     assert req.path == "/v1/chat/completions" and req.body["stream"] is True
@@ -62,7 +44,7 @@ def test_openai_answer_in_chat_is_streamed_grounded_stored_and_rendered(openai_e
     assert record.answer_text[record.supports[0].start : record.supports[0].end] == sentence
     assert any("invented#1" in json.dumps(a.model_dump(), ensure_ascii=False) for a in record.audit)
 
-    html = _html(at)
+    html = page_html(at)
     assert html.count("<sup class=\"yz-cite") == 1 and "待复核" not in html  # one verified marker
     assert html.count("本段无出处") >= 2
     assert "invented#1" not in re.sub(r'<details class="yz-audit">.*?</details>', "", html, flags=re.S)

@@ -9,7 +9,6 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from core.presentation import snippet
-from tests.test_app import app_env  # noqa: F401 - a fixture
 
 ROOT = Path(__file__).resolve().parent.parent
 

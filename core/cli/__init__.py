@@ -15,7 +15,8 @@
 
 ``ingest``, ``eval`` take ``--kb NAME`` (the knowledge base written; default ``default``),
 ``ask`` and ``check`` ``--kb NAME`` (repeatable: the ones searched), ``export`` ``--kb NAME``
-(only an answer that searched it).
+(only an answer that searched it); ``ask``, ``check`` and ``export`` take ``--user ID``
+(``--email ADDRESS``): the page's access policy and per-user records for that signed-in user.
 
 The scale benchmark is ``python benchmarks/bench.py`` (it times the chat page's
 renderer, which ``core`` may not import).

@@ -21,6 +21,51 @@ def add_kb_argument(parser: argparse.ArgumentParser, *, many: bool) -> None:
                             help=f"knowledge base (default: {DEFAULT_KB}; created when missing)")
 
 
+def add_user_argument(parser: argparse.ArgumentParser) -> None:
+    """Add ``--user ID`` and ``--email ADDRESS`` to ``parser`` (see :func:`as_user`)."""
+    parser.add_argument(
+        "--user", metavar="ID", type=_user_id, default=None,
+        help="act as this signed-in user (the 32-hex opaque id of the answer store's user_id column): "
+        "only the knowledge bases they may ask, only their answers and conversations",
+    )
+    parser.add_argument("--email", metavar="ADDRESS", default=None,
+                        help="with --user: the user's verified e-mail, for access lists naming e-mails or @domains")
+
+
+def _user_id(value: str) -> str:
+    value = value.strip().lower()
+    if len(value) != 32 or any(c not in "0123456789abcdef" for c in value):
+        raise argparse.ArgumentTypeError(f"--user must be a 32-hex-character user id, got {value!r}")
+    return value
+
+
+def user_of(args: argparse.Namespace):
+    """The ``core.access.User`` of ``--user``/``--email``, or None (operator: local mode).
+    Raises ``ConfigError`` for ``--email`` without ``--user``."""
+    from core.access import User
+    from core.errors import ConfigError
+
+    user_id, email = getattr(args, "user", None), getattr(args, "email", None)
+    if user_id is None:
+        if email:
+            raise ConfigError("--email needs --user ID (the user whose records and access apply)")
+        return None
+    return User(user_id, email.strip().lower() if email else None)
+
+
+def as_user(engine, args: argparse.Namespace):
+    """``engine`` as the page's ``components.auth.scoped`` gives it to ``--user``: records
+    and conversations of that user only (saves stamped with the id), retrieval over the
+    knowledge bases they may ask under ``[yinzheng]`` (``Engine.searchable``). Without
+    ``--user``: ``engine`` unchanged (the operator sees everything)."""
+    import dataclasses
+
+    user = user_of(args)
+    if user is None:
+        return engine
+    return dataclasses.replace(engine, user=user, records=engine.records.for_user(user.user_id))
+
+
 def progress_printer(label: str) -> Callable[..., None]:
     """A ``progress(done, total)`` callback printing ``label`` lines to stderr."""
     from core.progress import progress_printer as printer
@@ -30,14 +75,15 @@ def progress_printer(label: str) -> Callable[..., None]:
 
 def open_engine(args: argparse.Namespace):
     """``core.pipeline.Engine`` over the settings, with ``--store`` (if the command has it)
-    as the File Search store. Raises ``AppError`` when the index cannot be opened."""
+    as the File Search store, as ``--user`` (if given: :func:`as_user`). Raises ``AppError``
+    when the index cannot be opened."""
     from core.config import load_settings
     from core.pipeline import Engine
 
     settings = load_settings()
     if getattr(args, "store", None):
         settings = settings.model_copy(update={"gemini_file_search_store": args.store})
-    return Engine.open(settings)
+    return as_user(Engine.open(settings), args)
 
 
 def ensure_ingested(engine, *, embed: bool) -> None:

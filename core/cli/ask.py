@@ -1,4 +1,5 @@
-"""``python -m core ask "问题" [--json] [--generator NAME] [--store STORE] [--conversation ID] [--kb NAME ...]``;
+"""``python -m core ask "问题" [--json] [--generator NAME] [--store STORE] [--conversation ID] [--kb NAME ...]
+[--user ID [--email ADDRESS]]``;
 ``ask --json -`` reads one question per stdin line and prints JSON Lines. Exit 1 when a
 question could not be stored (its line says so), else 0."""
 
@@ -8,7 +9,7 @@ import argparse
 import json
 import sys
 
-from core.cli._shared import add_kb_argument, ensure_ingested, open_engine, owner_note
+from core.cli._shared import add_kb_argument, add_user_argument, ensure_ingested, open_engine, owner_note
 from core.errors import AppError
 
 
@@ -25,6 +26,7 @@ def register(sub) -> None:
         "and the answer joins it",
     )
     add_kb_argument(p, many=True)
+    add_user_argument(p)
     p.set_defaults(func=cmd_ask)
 
 
@@ -43,6 +45,11 @@ def cmd_ask(args: argparse.Namespace) -> int:
         )
     if args.kb:  # an unknown or hidden name: one error and exit 1, not one per line (default always exists)
         engine.index.knowledge_bases.resolve(args.kb)
+    if getattr(engine, "user", None) is not None:  # --user may not ask some of them: say so once
+        selected, searched = engine.index.knowledge_bases.resolve(args.kb), engine.searchable(args.kb)
+        denied = "、".join(kb for kb in selected if kb not in searched)
+        if denied:
+            print(f"note: 该用户无权检索知识库 {denied}；只检索 {'、'.join(searched) or '（无）'}。", file=sys.stderr)
     questions = _stdin_questions() if args.question == "-" else [args.question]
     failed = 0
     for q in questions:

