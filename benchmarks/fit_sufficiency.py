@@ -51,7 +51,24 @@ def _index(data_dir: Path):
 
     settings = Settings(data_dir=data_dir)
     second = make_second_embedder(settings.second_embedding, settings.embedding)
-    return KnowledgeIndex(settings, make_embedder(settings.embedding), second_embedder=second), settings
+    primary = _QueryMemo(make_embedder(settings.embedding))
+    return KnowledgeIndex(settings, primary, second_embedder=second and _QueryMemo(second)), settings
+
+
+class _QueryMemo:
+    """An embedder whose query vectors are computed once per text (each question is retrieved
+    in three modes); passages and names pass through."""
+
+    def __init__(self, inner) -> None:
+        self.inner, self.name, self.dim, self._memo = inner, inner.name, inner.dim, {}
+
+    def embed(self, texts, kind="passage"):
+        texts = list(texts)
+        if kind != "query" or len(texts) != 1:
+            return self.inner.embed(texts, kind)
+        if texts[0] not in self._memo:
+            self._memo[texts[0]] = self.inner.embed(texts, kind)
+        return self._memo[texts[0]]
 
 
 #: mode -> (use_dense, use_second, the features its model reads)
