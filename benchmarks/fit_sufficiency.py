@@ -190,6 +190,10 @@ def main() -> None:
     ap.add_argument("--cmrc-data", type=Path, required=True)
     ap.add_argument("--top-k", type=int, default=5)
     ap.add_argument("--write", action="store_true", help=f"write {sufficiency.MODEL_FILE.name}")
+    ap.add_argument("--threshold", action="append", default=[], metavar="MODE=T",
+                    help="pin a mode's threshold instead of the lowest the CV rule allows (e.g. hybrid2=0.57: "
+                         "the product's eval of the k8s dev set, with its named-thing and default-value rules, "
+                         "needs it to keep unanswerable -> no_evidence >= 0.90; README)")
     ap.add_argument("--cache", type=Path, default=None,
                     help="pickle of the collected feature rows: read it when it exists, else write it")
     args = ap.parse_args()
@@ -210,6 +214,10 @@ def main() -> None:
     for mode, (_, _, features) in MODES.items():
         mine = [it for it in items if it["mode"] == mode]
         probs, t = cross_validate(mine, features)
+        pinned = dict(p.split("=", 1) for p in args.threshold)
+        if mode in pinned:
+            print(f"  ({mode}: CV threshold {t:.2f}, pinned to {pinned[mode]})")
+            t = float(pinned[mode])
         print(f"\n== {mode}: {len(mine)} questions, {sum(len(it['y']) for it in mine)} chunk rows, "
               f"{sum(sum(it['y']) for it in mine)} positive; threshold {t:.2f} (5-fold CV, grouped by question)")
         cv = {}
