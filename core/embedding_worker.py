@@ -26,6 +26,12 @@ the shared queue instead (``core.embedding_claims.run_worker``), so replicas and
 core embed-worker`` processes never embed a text twice. The owner's thread then only copies cached vectors into Chroma
 (``embed_pending(embed_missing=False)``), also stepping aside while a question
 is answered. The child exits when its parent does.
+
+The second vector set (``core.second_vectors``, ``YINZHENG_SECOND_EMBEDDING``): once the
+primary pass of a catalog generation is done, the same process (or thread) fills the
+second model's vectors into the catalog's embedding cache the same way (``fill_cache`` /
+the shared queue, paused while a question is in flight, resumable: only texts without a
+vector are embedded). Nothing is copied into Chroma for it: retrieval reads the cache.
 """
 
 from __future__ import annotations
@@ -70,7 +76,11 @@ class EmbeddingWorker:
             raise ValueError(f"poll_seconds must be > 0, got {poll_seconds}")
         self.index = index
         #: the model's process (``process=True``), started by the first pass that owns the store
-        self.process = EmbeddingProcess(index.settings, index.embedder.name) if process else None
+        self.process = (
+            EmbeddingProcess(index.settings, index.embedder.name,
+                             None if index.second is None else index.second.embedder.name)
+            if process else None
+        )
         self.poll_seconds = poll_seconds
         self.error: str | None = None
         self.passes = 0
@@ -132,6 +142,11 @@ class EmbeddingWorker:
                 return self._copy_pass(generation)
             self.index.refresh_if_changed()
             self.index.embed_pending(should_stop=self._stop.is_set)
+            if self.index.second is not None and not self._stop.is_set():
+                fill_cache(
+                    self.index.catalog, self.index.second.embedder, should_stop=self._stop.is_set,
+                    paused=lambda: questions_in_flight(self.index.settings.data_dir),
+                )
             self._embedded_for = generation
         except AppError as exc:
             self.error = str(exc)
@@ -177,14 +192,16 @@ class EmbeddingProcess:
     """The child process that computes vectors (``python -m core.embedding_worker``).
 
     Started with ``core.priority.background_env`` (one thread per numeric library)
-    and the parent's data folder and embedding setting; the child lowers its own
+    and the parent's data folder and embedding settings (``second_model``: the parent's
+    second embedder's name, None: the child builds no second set); the child lowers its own
     priority first. ``pid`` of the running child or None; its stderr goes to
     ``<data_dir>/embedding_process.log``.
     """
 
-    def __init__(self, settings: Settings, model_name: str) -> None:
+    def __init__(self, settings: Settings, model_name: str, second_model: str | None = None) -> None:
         self.settings = settings
         self.model_name = model_name
+        self.second_model = second_model
         self.popen: subprocess.Popen[bytes] | None = None
         self._started_at = 0.0
 
@@ -202,12 +219,15 @@ class EmbeddingProcess:
             if time.monotonic() - self._started_at < RESTART_SECONDS:
                 return f"向量进程已退出（退出码 {code}），稍后重启；详情见 {self.log_path}"
         env = background_env()
-        env.update(YINZHENG_DATA_DIR=str(self.settings.data_dir), YINZHENG_EMBEDDING=self.settings.embedding)
+        env.update(
+            YINZHENG_DATA_DIR=str(self.settings.data_dir), YINZHENG_EMBEDDING=self.settings.embedding,
+            YINZHENG_SECOND_EMBEDDING=self.settings.second_embedding if self.second_model else "none",
+        )
         self.settings.data_dir.mkdir(parents=True, exist_ok=True)
         with open(self.log_path, "ab") as log_file:
             self.popen = subprocess.Popen(
                 [sys.executable, "-m", "core.embedding_worker", "--parent", str(os.getpid()),
-                 "--model", self.model_name],
+                 "--model", self.model_name, *(["--second-model", self.second_model] if self.second_model else [])],
                 cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log_file,
             )
         self._started_at = time.monotonic()
@@ -263,15 +283,17 @@ def fill_cache(
 def run_process(argv: list[str] | None = None) -> int:
     """The body of the embedding process (``python -m core.embedding_worker``, started by
     ``EmbeddingProcess``; not a user command): lowest priority, then ``fill_cache`` after every catalog
-    change until the parent process (``--parent``) is gone. Exit code 2 when the
-    configured model is not ``--model`` (the parent's)."""
+    change until the parent process (``--parent``) is gone; after the primary model's, the second
+    model's (``--second-model``) vectors the same way. Exit code 2 when the
+    configured model is not ``--model`` (the parent's), or the second not ``--second-model``."""
     from core.config import load_settings  # noqa: PLC0415
-    from core.embeddings import make_embedder  # noqa: PLC0415
+    from core.embeddings import make_embedder, make_second_embedder  # noqa: PLC0415
     from core.priority import lower_priority  # noqa: PLC0415
 
     ap = argparse.ArgumentParser(prog="python -m core.embedding_worker")
     ap.add_argument("--parent", type=int, required=True, help="exit when this process is gone")
     ap.add_argument("--model", required=True, help="the embedder name the parent uses")
+    ap.add_argument("--second-model", default=None, help="the second embedder name the parent uses (none: no second set)")
     ap.add_argument("--poll", type=float, default=POLL_SECONDS)
     args = ap.parse_args(argv)
     lower_priority()
@@ -279,6 +301,10 @@ def run_process(argv: list[str] | None = None) -> int:
     embedder = make_embedder(settings.embedding)
     if embedder.name != args.model:
         print(f"embedding model {embedder.name} is not the parent's {args.model}", file=sys.stderr)
+        return 2
+    second = make_second_embedder(settings.second_embedding, settings.embedding) if args.second_model else None
+    if args.second_model and (second is None or second.name != args.second_model):
+        print(f"second embedding model {second and second.name} is not the parent's {args.second_model}", file=sys.stderr)
         return 2
     catalog = Catalog(settings.catalog_location)
 
@@ -293,10 +319,13 @@ def run_process(argv: list[str] | None = None) -> int:
     while not orphaned():
         generation = catalog.generation()
         if generation != done_for:
-            if settings.database_url:  # a shared catalog: take turns with other replicas and embed-workers
-                run_worker(catalog, embedder, worker, batch=PROCESS_BATCH, paused=paused, should_stop=orphaned)
-            else:
-                fill_cache(catalog, embedder, paused=paused, should_stop=orphaned)
+            for model in (embedder, second):  # the primary vectors first, then the second set
+                if model is None or orphaned():
+                    continue
+                if settings.database_url:  # a shared catalog: take turns with other replicas and embed-workers
+                    run_worker(catalog, model, worker, batch=PROCESS_BATCH, paused=paused, should_stop=orphaned)
+                else:
+                    fill_cache(catalog, model, paused=paused, should_stop=orphaned)
             done_for = generation
         time.sleep(args.poll)
     return 0

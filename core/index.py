@@ -51,6 +51,7 @@ from core.kb_views import KbViews
 from core.knowledge_bases import KnowledgeBaseStore
 from core.lexical import LexicalIndex
 from core.models import DEFAULT_KB, Chunk, SourceDocument, place_in_knowledge_base, sha256_hex
+from core.second_vectors import SecondVectors
 from core.vector_store import (
     CHROMA_BATCH, COLLECTION, VectorStore, collection_name_for, delete_server_collection,
 )
@@ -82,7 +83,8 @@ class KnowledgeIndex:
     """
 
     def __init__(
-        self, settings: Settings, embedder: Embedder, *, chroma_client: Any = None, collection_name: str | None = None
+        self, settings: Settings, embedder: Embedder, *, chroma_client: Any = None, collection_name: str | None = None,
+        second_embedder: Embedder | None = None,
     ) -> None:
         self.settings = settings
         self.embedder = embedder
@@ -91,6 +93,8 @@ class KnowledgeIndex:
         self._count_cache: tuple[float, int] | None = None
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         self.catalog = Catalog(settings.catalog_location)
+        #: the second model's vectors (``core.second_vectors``; None: no second embedder)
+        self.second = SecondVectors(self.catalog, second_embedder) if second_embedder is not None else None
         self.index_id = self.catalog.index_id
         self.collection_name = collection_name or collection_name_for(settings, self.index_id)
         self.vectors = VectorStore(settings, embedder, self.collection_name, client=chroma_client)
@@ -337,6 +341,10 @@ class KnowledgeIndex:
     def dense_coverage(self) -> tuple[int, int]:
         """(active chunks with a vector in Chroma, active chunks)."""
         return self._vector_count(), len(self._active)
+
+    def second_coverage(self) -> tuple[int, int] | None:
+        """(active chunks with a vector of the second model, active chunks), or None without one."""
+        return None if self.second is None else self.second.coverage(self._active)
 
     def pending_chunks(self) -> list[Chunk]:
         """Active chunks without a vector in Chroma, in catalog order."""

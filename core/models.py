@@ -399,7 +399,8 @@ class SufficiencyInfo(Frozen):
 
     ``decision`` is ``sufficient`` or ``no_evidence``; ``score`` the best chunk's
     probability (0..1) and ``threshold`` the one it was compared with;
-    ``mode`` ``hybrid`` (dense + BM25) or ``keyword`` (BM25 only, e.g. while
+    ``mode`` ``hybrid2`` (BM25 + dense + the second embedder's ranking, once every chunk
+    has both vectors), ``hybrid`` (dense + BM25) or ``keyword`` (BM25 only, e.g. while
     vectors are being built); ``missing_terms`` named things the knowledge base
     lacks; ``message`` the Chinese no-evidence message; ``note`` a Chinese
     sentence about the part of the question the evidence does not cover;
@@ -409,7 +410,7 @@ class SufficiencyInfo(Frozen):
     decision: Literal["sufficient", "no_evidence"]
     score: float
     threshold: float
-    mode: Literal["hybrid", "keyword"]
+    mode: Literal["hybrid2", "hybrid", "keyword"]
     reasons: tuple[str, ...] = ()
     missing_terms: tuple[str, ...] = ()
     message: str | None = None

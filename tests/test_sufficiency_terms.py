@@ -62,6 +62,19 @@ def test_a_stated_default_next_to_a_question_term_answers_it():
     assert not terms.default_value_missing(q, ["Pod 被赋予一个可以体面终止的期限，默认为 30 秒。"], ["优雅"], ["pod", "删除"])
 
 
+
+def test_a_stated_default_of_another_kind_does_not_answer_it():
+    """dev-058: a count is asked; a duration stated as a default next to 终止/Pod is not it."""
+    q = "kube-controller-manager 的 terminated-pod-gc-threshold 默认要积累多少个已终止的 Pod 才开始回收？"
+    grace = "Pod 被赋予一个可以体面终止的期限，默认为 30 秒。"
+    keys = ["terminated-pod-gc-threshold", "kube-controller-manager"]
+    assert terms.default_value_missing(q, [GC, grace], keys, ["pod", "终止", "回收"])
+    assert not terms.default_value_missing(q, ["已终止的 Pod 默认保留 12500 个。"], keys, ["pod", "终止", "回收"])
+    # a duration asked, a count stated: not it either
+    t = "删除 Pod 的时候，容器默认有多长时间可以优雅退出？"
+    assert terms.default_value_missing(t, ["每个 Pod 默认最多 110 个容器。"], ["优雅"], ["pod", "删除"])
+
+
 LENIENT = suf.SufficiencyModel(
     hybrid=suf.ModeModel(("coverage",), (0.0,), 0.0, 0.01),
     keyword=suf.ModeModel(("coverage",), (0.0,), 0.0, 0.01),

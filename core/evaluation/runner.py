@@ -78,7 +78,8 @@ def run_eval(
     Shares are fractions 0..1 (None when nothing to count); latency in ms.
     """
     from core.config import load_settings
-    from core.embeddings import make_embedder
+    from core.embedding_worker import fill_cache
+    from core.embeddings import make_embedder, make_second_embedder
     from core.index import KnowledgeIndex
     from core.ingest import ingest
     from core.pipeline import Engine, ask
@@ -103,7 +104,8 @@ def run_eval(
     settings = base.model_validate({**base.model_dump(), **update})
     try:
         embedder = embedder or make_embedder(settings.embedding)
-        index = KnowledgeIndex(settings, embedder)
+        second = make_second_embedder(settings.second_embedding, settings.embedding) if use_dense else None
+        index = KnowledgeIndex(settings, embedder, second_embedder=second)
         if index.knowledge_bases.get(knowledge_base) is None:
             index.knowledge_bases.create(knowledge_base)
         report = ingest(
@@ -118,6 +120,8 @@ def run_eval(
         if report.failures:
             for f in report.failures:
                 print(f"warning: {f.reason}", file=sys.stderr)
+        if second is not None:  # what the app's background process does after the primary vectors
+            fill_cache(index.catalog, second)
         engine = Engine(settings, embedder, index, RecordStore(settings.data_dir / "eval-records.sqlite3"))
         from core.generators.extractive import ExtractiveGenerator
 
@@ -165,6 +169,8 @@ def run_eval(
             "embedding_model": embedder.name if use_dense else None,
             "dense": use_dense,
             "dense_coverage": f"{embedded}/{total}" if use_dense else "off",
+            "second_embedding_model": None if second is None else second.name,
+            "second_coverage": None if index.second_coverage() is None else "/".join(map(str, index.second_coverage())),
             "tokenization": "jieba.lcut_for_search + stopwords",
             "fusion": "rrf(k=60)" if use_dense else "bm25 only",
             "top_k": settings.top_k,

