@@ -35,6 +35,8 @@ LEASE_SECONDS = 600.0
 CLAIM_BATCH = 32
 #: Seconds between two looks at the queue and the generation in ``--follow`` mode.
 FOLLOW_POLL_SECONDS = 2.0
+#: Seconds between two looks at a queue whose texts other workers hold (without ``--follow``).
+HELD_POLL_SECONDS = 0.25
 #: Seconds between two checks of ``paused()``.
 PAUSE_POLL_SECONDS = 0.05
 
@@ -121,12 +123,16 @@ def run_worker(
     catalog: Catalog, embedder: Embedder, worker: str, *, batch: int = CLAIM_BATCH, lease: float = LEASE_SECONDS,
     follow: bool = False, should_stop: Callable[[], bool] = lambda: False,
     paused: Callable[[], bool] = lambda: False, poll_seconds: float = FOLLOW_POLL_SECONDS,
+    after_batch: Callable[[bool], None] | None = None,
 ) -> int:
-    """Queue what is missing, then claim, embed and complete batches until the queue has
-    nothing free; with ``follow``, keep looking every ``poll_seconds`` (a new generation is
-    queued) until ``should_stop()``. Before each claim it waits while ``paused()``
-    (:func:`wait_while`). Returns the number of vectors this worker stored. What it holds
-    when it stops early (an exception, ``should_stop``) is released."""
+    """Queue what is missing, then claim, embed and complete batches until the queue is
+    empty: while other workers hold the rest, it looks again every :data:`HELD_POLL_SECONDS` (a held
+    batch whose worker died is claimed once its lease ends). With ``follow``, it keeps
+    looking every ``poll_seconds`` (a new generation is queued) until ``should_stop()``.
+    Before each claim it waits while ``paused()`` (:func:`wait_while`). ``after_batch(idle)``
+    runs after each stored batch (``idle`` False) and each time nothing was free (True), e.g.
+    to copy the cached vectors into a Chroma server. Returns the number of vectors this worker
+    stored. What it holds when it stops early (an exception, ``should_stop``) is released."""
     model, stored, generation = embedder.name, 0, None
     try:
         while not should_stop():
@@ -140,10 +146,16 @@ def run_worker(
                 keys = list(texts)
                 complete(catalog, model, dict(zip(keys, embedder.embed([texts[k] for k in keys], "passage"))))
                 stored += len(keys)
-            elif not follow:
-                break
-            else:
-                time.sleep(poll_seconds)
+            if after_batch is not None:
+                after_batch(not texts)
+            if texts:
+                continue
+            if not follow:
+                if queued(catalog, model) == 0:
+                    break
+                time.sleep(HELD_POLL_SECONDS)  # others hold the rest: done soon, or their lease ends
+                continue
+            time.sleep(poll_seconds)
     finally:
         release(catalog, model, worker)
     return stored

@@ -3,9 +3,12 @@ worker (``core.embedding_claims``). It queues the active chunks' texts that have
 the configured model (``YINZHENG_EMBEDDING``), then claims, embeds and stores batches in the
 catalog's embedding cache until nothing is left (``--follow``: keeps watching for new
 documents until interrupted). Any number of workers, on any machines sharing the catalog
-database, split the work; each text is embedded once. The process that owns the vector
-store copies cached vectors into it (``KnowledgeIndex.embed_pending``). Prints the number
-of vectors this worker stored."""
+database, split the work; each text is embedded once. Without ``--follow`` it waits while
+other workers hold the last batches, so a batch whose worker died is finished once its lease
+ends. With ``CHROMA_HOST`` it also copies the cached vectors into the Chroma server's
+collection (where every replica reads them); without it, the process that owns the embedded
+vector store copies them (``KnowledgeIndex.embed_pending``). Prints the number of vectors
+this worker stored."""
 
 from __future__ import annotations
 
@@ -37,9 +40,41 @@ def cmd_embed_worker(args: argparse.Namespace) -> int:
     embedder = make_embedder(settings.embedding)
     catalog = Catalog(settings.catalog_location)
     worker = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+    copy = _server_copy(settings, embedder) if settings.chroma_host else None
     try:
-        stored = run_worker(catalog, embedder, worker, batch=max(1, args.batch), lease=args.lease, follow=args.follow)
+        stored = run_worker(catalog, embedder, worker, batch=max(1, args.batch), lease=args.lease, follow=args.follow,
+                            after_batch=copy)
+        if copy is not None:
+            copy(True)
     finally:
         catalog.close()
     print(f"{stored} vectors stored by {worker} ({embedder.name})")
     return 0
+
+
+#: Seconds between two copies of cached vectors into the Chroma server while batches are stored.
+COPY_SECONDS = 5.0
+
+
+def _server_copy(settings, embedder):  # noqa: ANN001, ANN202 - Settings, Embedder -> Callable[[bool], None]
+    """With ``CHROMA_HOST`` the vectors the app reads live on the Chroma server, so the worker
+    writes them there too: ``KnowledgeIndex.embed_pending(embed_missing=False)`` copies the
+    cached vectors of the active chunks (no embedding). The returned ``copy(idle)`` runs after
+    each batch (``idle`` False) or empty claim (True) and copies when this worker stored
+    something since the last copy and the queue had nothing free or :data:`COPY_SECONDS`
+    passed (one Chroma id read per copy, not per batch)."""
+    import time
+
+    from core.index import KnowledgeIndex
+
+    index = KnowledgeIndex(settings, embedder)
+    state = {"last": time.monotonic(), "dirty": False}
+
+    def copy(idle: bool) -> None:
+        state["dirty"] = state["dirty"] or not idle
+        if state["dirty"] and (idle or time.monotonic() - state["last"] >= COPY_SECONDS):
+            index.refresh_if_changed()
+            index.embed_pending(embed_missing=False)
+            state.update(last=time.monotonic(), dirty=False)
+
+    return copy
