@@ -63,19 +63,41 @@ def handle(engine, request: dict) -> dict:  # noqa: ANN001 - Engine
 
 
 def main() -> int:
+    """``python benchmarks/replica.py [--threads N]``: with N > 1 requests run on N threads at
+    once (as Streamlit runs sessions), and replies come in the order they finish: a request's
+    ``"id"`` is echoed in its reply."""
+    import argparse
+    from concurrent.futures import ThreadPoolExecutor
+    from threading import Lock
+
     from core.pipeline import Engine
 
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--threads", type=int, default=1)
+    args = ap.parse_args()
     engine = Engine.open()
-    print(json.dumps({"ready": True}), flush=True)
-    for line in sys.stdin:
-        request = json.loads(line)
-        if request.get("op") == "quit":
-            break
+    out = Lock()
+
+    def answer(request: dict) -> None:
         try:
             reply = handle(engine, request)
         except Exception as exc:  # noqa: BLE001 - the client counts it as an error
             reply = {"error": f"{type(exc).__name__}: {exc}"}
-        print(json.dumps(reply, ensure_ascii=False), flush=True)
+        if "id" in request:
+            reply["id"] = request["id"]
+        with out:
+            print(json.dumps(reply, ensure_ascii=False), flush=True)
+
+    print(json.dumps({"ready": True}), flush=True)
+    with ThreadPoolExecutor(max(1, args.threads)) as pool:
+        for line in sys.stdin:
+            request = json.loads(line)
+            if request.get("op") == "quit":
+                break
+            if args.threads > 1:
+                pool.submit(answer, request)
+            else:
+                answer(request)
     engine.index.close()
     return 0
 

@@ -64,17 +64,23 @@ def enqueue(catalog: Catalog, model: str) -> int:
 
 
 def claim(catalog: Catalog, model: str, worker: str, n: int = CLAIM_BATCH, *, lease: float = LEASE_SECONDS,
-          now: float | None = None) -> dict[str, str]:
+          now: float | None = None, split: bool = False) -> dict[str, str]:
     """Up to ``n`` queued texts of ``model`` (SHA-256 → text) now held by ``worker`` until
     ``now + lease``: those nobody holds, or whose lease ended before ``now``. Queue rows of
     texts the cache holds already are dropped first (each statement of a write transaction
-    sees what other workers committed before it: SQLite's lock, PostgreSQL's READ COMMITTED)."""
+    sees what other workers committed before it: SQLite's lock, PostgreSQL's READ COMMITTED).
+    ``split``: at the end of the queue, take only a fair share, ``ceil(free / (holders + 1))``
+    where ``holders`` counts the other workers with a running lease, so the last texts are
+    spread over the workers instead of one worker embedding a full batch while the others
+    wait (the tail that cost two workers most of their loss against 2×)."""
     now = time.time() if now is None else now
     cached = sa.select(1).where(EMBEDDINGS.c.model == model, EMBEDDINGS.c.text_sha256 == CLAIMS.c.text_sha256).exists()
     free = sa.and_(CLAIMS.c.model == model, sa.or_(CLAIMS.c.lease_until.is_(None), CLAIMS.c.lease_until < now))
     with catalog.database.write() as db:
         # A text queued again while another worker completed it (enqueue read the cache first) is done.
         db.execute(sa.delete(CLAIMS).where(CLAIMS.c.model == model, cached))
+        if split:
+            n = _fair_share(db, model, worker, n, now, free)
         rows = db.execute(
             sa.select(CLAIMS.c.text_sha256, CLAIMS.c.text).where(free).order_by(CLAIMS.c.text_sha256).limit(n)
             .with_for_update(skip_locked=True)
@@ -85,6 +91,16 @@ def claim(catalog: Catalog, model: str, worker: str, n: int = CLAIM_BATCH, *, le
                 .values(worker=worker, lease_until=now + lease)
             )
     return dict(rows)
+
+
+def _fair_share(db: sa.Connection, model: str, worker: str, n: int, now: float, free: sa.ColumnElement) -> int:
+    """``min(n, ceil(free texts / (other workers holding a lease + 1)))``, at least 1."""
+    free_count = db.execute(sa.select(sa.func.count()).where(free)).scalar_one()
+    holders = db.execute(
+        sa.select(sa.func.count(sa.distinct(CLAIMS.c.worker)))
+        .where(CLAIMS.c.model == model, CLAIMS.c.worker != worker, CLAIMS.c.lease_until >= now)
+    ).scalar_one()
+    return max(1, min(n, -(-free_count // (holders + 1))))
 
 
 def complete(catalog: Catalog, model: str, vectors: Mapping[str, np.ndarray]) -> None:
@@ -141,7 +157,7 @@ def run_worker(
             if current != generation:  # first round, or another process ingested or hid documents
                 enqueue(catalog, model)
                 generation = current
-            texts = claim(catalog, model, worker, batch, lease=lease)
+            texts = claim(catalog, model, worker, batch, lease=lease, split=True)
             if texts:
                 keys = list(texts)
                 complete(catalog, model, dict(zip(keys, embedder.embed([texts[k] for k in keys], "passage"))))

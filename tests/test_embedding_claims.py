@@ -1,7 +1,7 @@
 """Shared embedding work (issue 17), on SQLite and PostgreSQL (``database_location``):
 two workers on one database embed every queued text exactly once; a worker that died
 holding a batch loses nothing (its lease ends, another takes the batch); nothing is
-taken from a worker before its lease ends; ``python -m core embed-worker`` fills the
+taken from a worker before its lease ends; the end of the queue is split among the workers; ``python -m core embed-worker`` fills the
 embedding cache of a data folder."""
 
 from __future__ import annotations
@@ -89,6 +89,19 @@ def test_a_dead_workers_batch_is_taken_over_after_its_lease(database_location, t
         assert claims.queued(catalog, model) == 0 and catalog.vector_count(model) == len(texts)
         assert claims.enqueue(catalog, model) == 0  # cached now: nothing to queue
         assert {sha256_hex(t) for t in texts} == set(catalog.cached_vectors(model, [sha256_hex(t) for t in texts]))
+    finally:
+        catalog.close()
+
+
+def test_split_claims_share_the_end_of_the_queue_among_the_workers_holding_leases(database_location, tmp_path) -> None:
+    catalog, texts = _catalog_with_chunks(database_location, tmp_path, n_docs=2)  # 10 texts
+    try:
+        claims.enqueue(catalog, "m")
+        assert len(claims.claim(catalog, "m", "a", 4, lease=60, now=1000.0, split=True)) == 4  # nobody else: all 4
+        assert len(claims.claim(catalog, "m", "b", 4, lease=60, now=1000.0, split=True)) == 3  # 6 free, 1 other: 3
+        assert len(claims.claim(catalog, "m", "c", 4, lease=60, now=1000.0, split=True)) == 1  # 3 free, 2 others: 1
+        assert len(claims.claim(catalog, "m", "d", 4, lease=60, now=1000.0, split=False)) == 2  # no split: the rest
+        assert len(claims.claim(catalog, "m", "e", 4, lease=60, now=1100.0, split=True)) == 4  # leases over: none hold
     finally:
         catalog.close()
 

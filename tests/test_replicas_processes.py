@@ -62,7 +62,14 @@ class Replica:
     def __init__(self, data_dir: Path, url: str) -> None:
         self.proc = subprocess.Popen([sys.executable, str(ROOT / "benchmarks" / "replica.py")], cwd=ROOT,
                                      env=_env(data_dir, url), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        assert self.receive() == {"ready": True}
+
+    @classmethod
+    def pair(cls, tmp: Path, url: str, names: tuple[str, str]) -> tuple["Replica", "Replica"]:
+        """Two replicas started together (their imports overlap), once both are ready."""
+        one, two = (cls(tmp / name, url) for name in names)
+        for replica in (one, two):
+            assert replica.receive() == {"ready": True}
+        return one, two
 
     def send(self, **request) -> None:
         assert self.proc.stdin is not None
@@ -109,7 +116,7 @@ def two_replicas(tmp_path_factory):
     """Two replicas on one fresh schema and the Chroma server; the first has ingested the docs (with vectors)."""
     tmp = tmp_path_factory.mktemp("replicas")
     with postgres_schema() as url:
-        one, two = Replica(tmp / "one", url), Replica(tmp / "two", url)
+        one, two = Replica.pair(tmp, url, ("one", "two"))
         try:
             counts = one(op="ingest", paths=[str(_write_docs(tmp / "docs"))], embed=True)
             assert counts["added"] == len(TOPICS) and counts["failed"] == 0
@@ -240,7 +247,7 @@ def test_a_version_switch_during_questions_from_another_process_never_mixes_vers
         (docs / "rollout.md").write_text(f"# 滚动更新\n\n{body}\n", encoding="utf-8")
 
     with postgres_schema() as url:
-        asker, writer = Replica(tmp_path / "asker", url), Replica(tmp_path / "writer", url)
+        asker, writer = Replica.pair(tmp_path, url, ("asker", "writer"))
         try:
             write(0)
             assert writer(op="ingest", paths=[str(docs)], embed=True)["added"] == 1

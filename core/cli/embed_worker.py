@@ -8,13 +8,15 @@ other workers hold the last batches, so a batch whose worker died is finished on
 ends. With ``CHROMA_HOST`` it also copies the cached vectors into the Chroma server's
 collection (where every replica reads them); without it, the process that owns the embedded
 vector store copies them (``KnowledgeIndex.embed_pending``). Prints the number of vectors
-this worker stored."""
+this worker stored, and when (Unix seconds) its model was ready and it was done:
+``N vectors stored by WORKER (MODEL) ready_at=T done_at=T``."""
 
 from __future__ import annotations
 
 import argparse
 import os
 import socket
+import time
 import uuid
 
 
@@ -37,7 +39,8 @@ def cmd_embed_worker(args: argparse.Namespace) -> int:
     from core.embeddings import make_embedder
 
     settings = load_settings()
-    embedder = make_embedder(settings.embedding)
+    embedder = make_embedder(settings.embedding)  # loads the model
+    ready_at = time.time()
     catalog = Catalog(settings.catalog_location)
     worker = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
     copy = _server_copy(settings, embedder) if settings.chroma_host else None
@@ -48,7 +51,7 @@ def cmd_embed_worker(args: argparse.Namespace) -> int:
             copy(True)
     finally:
         catalog.close()
-    print(f"{stored} vectors stored by {worker} ({embedder.name})")
+    print(f"{stored} vectors stored by {worker} ({embedder.name}) ready_at={ready_at:.3f} done_at={time.time():.3f}")
     return 0
 
 
@@ -63,8 +66,6 @@ def _server_copy(settings, embedder):  # noqa: ANN001, ANN202 - Settings, Embedd
     each batch (``idle`` False) or empty claim (True) and copies when this worker stored
     something since the last copy and the queue had nothing free or :data:`COPY_SECONDS`
     passed (one Chroma id read per copy, not per batch)."""
-    import time
-
     from core.index import KnowledgeIndex
 
     index = KnowledgeIndex(settings, embedder)
