@@ -47,12 +47,13 @@ from core.ingest import ingest  # noqa: E402
 SAMPLE = ROOT / "data" / "k8s-zh-sample" / "docs"
 
 
-_LINE = re.compile(r"(\d+) vectors stored by .* ready_at=([\d.]+) done_at=([\d.]+)")
+_LINE = re.compile(r"(\d+) vectors stored by .* ready_at=([\d.]+) done_at=([\d.]+) db_s=([\d.]+) embed_s=([\d.]+)")
 
 
-def _run_workers(n: int, env: dict[str, str], batch: int) -> tuple[float, float, int]:
+def _run_workers(n: int, env: dict[str, str], batch: int) -> tuple[float, float, int, float, float]:
     """Start ``n`` workers at once; (seconds until the last exits, seconds from the first
-    worker's model being ready to the last one done, vectors they report)."""
+    worker's model being ready to the last one done, vectors they report, and their summed
+    seconds in the database and in the model)."""
     start = time.perf_counter()
     procs = [subprocess.Popen([sys.executable, "-m", "core", "embed-worker", "--batch", str(batch)], cwd=ROOT,
                               env=env, stdout=subprocess.PIPE, text=True) for _ in range(n)]
@@ -64,7 +65,8 @@ def _run_workers(n: int, env: dict[str, str], batch: int) -> tuple[float, float,
     if not all(lines):
         raise SystemExit(f"unexpected worker output: {outs}")
     phase = max(float(m.group(3)) for m in lines) - min(float(m.group(2)) for m in lines)
-    return seconds, phase, sum(int(m.group(1)) for m in lines)
+    return (seconds, phase, sum(int(m.group(1)) for m in lines), sum(float(m.group(4)) for m in lines),
+            sum(float(m.group(5)) for m in lines))
 
 
 def measure(embedding: str, files: int, url: str | None, threads: int = 1, batch: int = 16) -> dict:
@@ -96,11 +98,12 @@ def measure(embedding: str, files: int, url: str | None, threads: int = 1, batch
             with catalog.database.write() as db:
                 db.execute(sa.delete(EMBEDDINGS).where(EMBEDDINGS.c.model == model))
                 db.execute(sa.delete(CLAIMS).where(CLAIMS.c.model == model))
-            seconds, phase, stored = _run_workers(n, env, batch)
+            seconds, phase, stored, db_s, embed_s = _run_workers(n, env, batch)
             texts = catalog.vector_count(model)
             results[n] = {"workers": n, "texts": texts, "stored": stored, "seconds": round(seconds, 2),
                           "texts_per_s": round(texts / seconds, 2), "embed_seconds": round(phase, 2),
-                          "embed_texts_per_s": round(texts / phase, 2)}
+                          "embed_texts_per_s": round(texts / phase, 2), "db_s": round(db_s, 2),
+                          "model_s": round(embed_s, 2)}
             if stored != texts:
                 raise SystemExit(f"{n} workers stored {stored} vectors for {texts} texts")
         index.catalog.close()
@@ -124,7 +127,8 @@ def print_report(report: dict) -> None:
     for r in report["runs"]:
         print(f"{r['workers']} worker(s): {r['texts']} texts; embedding {r['embed_seconds']} s = "
               f"{r['embed_texts_per_s']} texts/s; with process start and model load {r['seconds']} s = "
-              f"{r['texts_per_s']} texts/s")
+              f"{r['texts_per_s']} texts/s; summed over workers: {r['model_s']} s in the model, {r['db_s']} s in "
+              "the database")
     print(f"ratio 2/1 (embedding): {report['ratio_2_over_1']}  goal >= 1.8   "
           f"(with model loads: {report['ratio_with_model_loads']}; {report['embedding']}, "
           f"{report['threads_per_worker']} thread(s) per worker, batch {report['batch']}, {report['backend']}, "

@@ -139,7 +139,7 @@ def run_worker(
     catalog: Catalog, embedder: Embedder, worker: str, *, batch: int = CLAIM_BATCH, lease: float = LEASE_SECONDS,
     follow: bool = False, should_stop: Callable[[], bool] = lambda: False,
     paused: Callable[[], bool] = lambda: False, poll_seconds: float = FOLLOW_POLL_SECONDS,
-    after_batch: Callable[[bool], None] | None = None,
+    after_batch: Callable[[bool], None] | None = None, stats: dict[str, float] | None = None,
 ) -> int:
     """Queue what is missing, then claim, embed and complete batches until the queue is
     empty: while other workers hold the rest, it looks again every :data:`HELD_POLL_SECONDS` (a held
@@ -147,21 +147,29 @@ def run_worker(
     looking every ``poll_seconds`` (a new generation is queued) until ``should_stop()``.
     Before each claim it waits while ``paused()`` (:func:`wait_while`). ``after_batch(idle)``
     runs after each stored batch (``idle`` False) and each time nothing was free (True), e.g.
-    to copy the cached vectors into a Chroma server. Returns the number of vectors this worker
-    stored. What it holds when it stops early (an exception, ``should_stop``) is released."""
+    to copy the cached vectors into a Chroma server. ``stats`` (when given) gains the seconds
+    spent in the database (``db_s``: queueing, claims, completions) and in the model
+    (``embed_s``). Returns the number of vectors this worker stored. What it holds when it stops early (an exception, ``should_stop``) is released."""
     model, stored, generation = embedder.name, 0, None
     try:
         while not should_stop():
             wait_while(paused, should_stop)
+            t0 = time.perf_counter()
             current = catalog.generation()
             if current != generation:  # first round, or another process ingested or hid documents
                 enqueue(catalog, model)
                 generation = current
             texts = claim(catalog, model, worker, batch, lease=lease, split=True)
+            t1 = t2 = time.perf_counter()
             if texts:
                 keys = list(texts)
-                complete(catalog, model, dict(zip(keys, embedder.embed([texts[k] for k in keys], "passage"))))
+                vectors = embedder.embed([texts[k] for k in keys], "passage")
+                t2 = time.perf_counter()
+                complete(catalog, model, dict(zip(keys, vectors)))
                 stored += len(keys)
+            if stats is not None:
+                stats["db_s"] = stats.get("db_s", 0.0) + (t1 - t0) + (time.perf_counter() - t2)
+                stats["embed_s"] = stats.get("embed_s", 0.0) + (t2 - t1)
             if after_batch is not None:
                 after_batch(not texts)
             if texts:

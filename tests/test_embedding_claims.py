@@ -6,6 +6,7 @@ embedding cache of a data folder."""
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import Counter
 from pathlib import Path
@@ -126,7 +127,10 @@ def test_the_embed_worker_command_fills_the_embedding_cache(tmp_path, monkeypatc
     data.mkdir()
     catalog, texts = _catalog_with_chunks(data / "catalog.sqlite3", tmp_path, n_docs=2)
     assert main(["embed-worker"]) == 0
-    assert f"{len(texts)} " in capsys.readouterr().out
+    out = capsys.readouterr().out
+    line = re.match(r"(\d+) vectors stored by .* ready_at=([\d.]+) done_at=([\d.]+) db_s=([\d.]+) embed_s=([\d.]+)", out)
+    assert line and int(line[1]) == len(texts) and float(line[2]) <= float(line[3])
+    assert float(line[4]) > 0 and float(line[5]) > 0  # time in the database and in the model, for the benchmark
     assert catalog.vector_count(HashingEmbedder().name) == len(texts)
     catalog.close()
 

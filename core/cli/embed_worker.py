@@ -9,7 +9,8 @@ ends. With ``CHROMA_HOST`` it also copies the cached vectors into the Chroma ser
 collection (where every replica reads them); without it, the process that owns the embedded
 vector store copies them (``KnowledgeIndex.embed_pending``). Prints the number of vectors
 this worker stored, and when (Unix seconds) its model was ready and it was done:
-``N vectors stored by WORKER (MODEL) ready_at=T done_at=T``."""
+``N vectors stored by WORKER (MODEL) ready_at=T done_at=T db_s=S embed_s=S`` (seconds in
+the database and in the model, ``run_worker``'s ``stats``)."""
 
 from __future__ import annotations
 
@@ -44,14 +45,16 @@ def cmd_embed_worker(args: argparse.Namespace) -> int:
     catalog = Catalog(settings.catalog_location)
     worker = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
     copy = _server_copy(settings, embedder) if settings.chroma_host else None
+    stats: dict[str, float] = {}
     try:
         stored = run_worker(catalog, embedder, worker, batch=max(1, args.batch), lease=args.lease, follow=args.follow,
-                            after_batch=copy)
+                            after_batch=copy, stats=stats)
         if copy is not None:
             copy(True)
     finally:
         catalog.close()
-    print(f"{stored} vectors stored by {worker} ({embedder.name}) ready_at={ready_at:.3f} done_at={time.time():.3f}")
+    print(f"{stored} vectors stored by {worker} ({embedder.name}) ready_at={ready_at:.3f} done_at={time.time():.3f} "
+          f"db_s={stats.get('db_s', 0.0):.3f} embed_s={stats.get('embed_s', 0.0):.3f}")
     return 0
 
 
