@@ -47,6 +47,8 @@ case "$cmd" in
       cat "$state/urls"; exit 0
     fi
     mkdir -p "$state"
+    # As root, postgres.sh runs the cluster as the postgres user, who must reach $state/postgres.
+    if [ "$(id -u)" = 0 ]; then chmod o+x "$state"; fi
     url="$(scripts/postgres.sh start "$state/postgres")"
     chroma_port="$(scripts/chroma_server.sh start "$state/chroma")"
     export YINZHENG_DATABASE_URL="$url" CHROMA_HOST=127.0.0.1 CHROMA_PORT="$chroma_port"
