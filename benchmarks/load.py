@@ -26,7 +26,6 @@ seconds (seen by the client: pipe, queueing on the replica, ask, render), record
 from __future__ import annotations
 
 import argparse
-import contextlib
 import itertools
 import json
 import os
@@ -35,7 +34,6 @@ import sys
 import tempfile
 import threading
 import time
-import uuid
 from concurrent.futures import Future
 from pathlib import Path
 
@@ -45,26 +43,10 @@ import sqlalchemy as sa
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.embed_workers import SAMPLE, measure, print_report  # noqa: E402
+from benchmarks.embed_workers import SAMPLE, fresh_schema, measure, print_report  # noqa: E402
 from core.records import ANSWERS  # noqa: E402
 
 QUESTIONS = ROOT / "data" / "eval" / "k8s-dev" / "questions.jsonl"
-
-
-@contextlib.contextmanager
-def fresh_schema(url: str):
-    """A URL of a new, empty schema in the PostgreSQL database ``url`` (its ``search_path``),
-    dropped with everything in it when the block ends."""
-    schema = f"load_{uuid.uuid4().hex[:12]}"
-    admin = sa.create_engine(url, poolclass=sa.pool.NullPool)
-    with admin.begin() as conn:
-        conn.execute(sa.text(f"CREATE SCHEMA {schema}"))
-    try:
-        yield sa.make_url(url).update_query_dict({"options": f"-csearch_path={schema}"}).render_as_string(False)
-    finally:
-        with admin.begin() as conn:
-            conn.execute(sa.text(f"DROP SCHEMA {schema} CASCADE"))
-        admin.dispose()
 
 
 class ReplicaClient:

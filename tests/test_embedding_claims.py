@@ -107,6 +107,19 @@ def test_split_claims_share_the_end_of_the_queue_among_the_workers_holding_lease
         catalog.close()
 
 
+def test_a_worker_without_follow_waits_for_a_held_batch_and_finishes_it_after_the_lease(database_location,
+                                                                                          tmp_path) -> None:
+    catalog, texts = _catalog_with_chunks(database_location, tmp_path, n_docs=1)
+    model = HashingEmbedder().name
+    try:
+        claims.enqueue(catalog, model)
+        assert len(claims.claim(catalog, model, "dead", 2, lease=0.5)) == 2  # then that worker dies
+        assert claims.run_worker(catalog, HashingEmbedder(), "w", batch=100) == len(texts)  # its 2 as well
+        assert claims.queued(catalog, model) == 0 and catalog.vector_count(model) == len(texts)
+    finally:
+        catalog.close()
+
+
 def test_a_clean_stop_releases_what_the_worker_holds(database_location, tmp_path) -> None:
     catalog, texts = _catalog_with_chunks(database_location, tmp_path, n_docs=1)
     try:
