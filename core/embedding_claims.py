@@ -7,6 +7,8 @@ the catalog database, claimed in batches with a lease.
   ran out) and stamps them with the worker and ``now + lease`` seconds, in one write
   transaction: PostgreSQL ``SELECT … FOR UPDATE SKIP LOCKED`` (workers never wait for
   each other's rows), SQLite ``BEGIN IMMEDIATE`` (one claimer at a time).
+  With ``split`` (what :func:`run_worker` uses) a claim at the end of the queue takes only its
+  fair share of the free texts, so the last ones are spread over the workers.
 * :func:`complete` stores the vectors in the embedding cache and removes their queue rows
   in one transaction, so a text is either queued or cached, never lost.
 * A worker that dies loses nothing: its rows stay, and once the lease has passed the next
@@ -142,14 +144,15 @@ def run_worker(
     after_batch: Callable[[bool], None] | None = None, stats: dict[str, float] | None = None,
 ) -> int:
     """Queue what is missing, then claim, embed and complete batches until the queue is
-    empty: while other workers hold the rest, it looks again every :data:`HELD_POLL_SECONDS` (a held
-    batch whose worker died is claimed once its lease ends). With ``follow``, it keeps
+    empty: while other workers hold the rest, it looks again every :data:`HELD_POLL_SECONDS`
+    (a held batch whose worker died is claimed once its lease ends). With ``follow``, it keeps
     looking every ``poll_seconds`` (a new generation is queued) until ``should_stop()``.
     Before each claim it waits while ``paused()`` (:func:`wait_while`). ``after_batch(idle)``
     runs after each stored batch (``idle`` False) and each time nothing was free (True), e.g.
     to copy the cached vectors into a Chroma server. ``stats`` (when given) gains the seconds
     spent in the database (``db_s``: queueing, claims, completions) and in the model
-    (``embed_s``). Returns the number of vectors this worker stored. What it holds when it stops early (an exception, ``should_stop``) is released."""
+    (``embed_s``). Returns the number of vectors this worker stored. What it holds when it
+    stops early (an exception, ``should_stop``) is released."""
     model, stored, generation = embedder.name, 0, None
     try:
         while not should_stop():
