@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+import sqlalchemy as sa
 
 from core.access import KbPolicy
 from core.errors import ConfigError
@@ -86,8 +87,8 @@ def test_stored_record_holds_no_raw_value_and_markers_sit_on_their_sentences(pii
     assert record.status == "answered", record.error
     stored = pii_engine.records.get(record.answer_id)
     _assert_no_raw(stored.model_dump_json())
-    with pii_engine.records._db() as db:  # the raw row, columns included
-        _assert_no_raw(" ".join(map(str, db.execute("SELECT * FROM answers").fetchone())))
+    with pii_engine.records._database.read() as db:  # the raw row, columns included
+        _assert_no_raw(" ".join(map(str, db.execute(sa.text("SELECT * FROM answers")).fetchone())))
     assert stored.query == "我的手机号是 [手机号]，生产集群出现故障时应该拨打哪个值班电话？"
     (note,) = [a for a in stored.audit if a.detail.get("kind") == "redaction"]
     assert note.detail["rules"] == "身份证号,银行卡号,手机号,邮箱" and "手机号" in note.detail["applied"]
