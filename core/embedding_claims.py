@@ -7,6 +7,8 @@ the catalog database, claimed in batches with a lease.
   ran out) and stamps them with the worker and ``now + lease`` seconds, in one write
   transaction: PostgreSQL ``SELECT … FOR UPDATE SKIP LOCKED`` (workers never wait for
   each other's rows), SQLite ``BEGIN IMMEDIATE`` (one claimer at a time).
+  With ``split`` (what :func:`run_worker` uses) a claim at the end of the queue takes only its
+  fair share of the free texts, so the last ones are spread over the workers.
 * :func:`complete` stores the vectors in the embedding cache and removes their queue rows
   in one transaction, so a text is either queued or cached, never lost.
 * A worker that dies loses nothing: its rows stay, and once the lease has passed the next
@@ -35,6 +37,8 @@ LEASE_SECONDS = 600.0
 CLAIM_BATCH = 32
 #: Seconds between two looks at the queue and the generation in ``--follow`` mode.
 FOLLOW_POLL_SECONDS = 2.0
+#: Seconds between two looks at a queue whose texts other workers hold (without ``--follow``).
+HELD_POLL_SECONDS = 0.25
 #: Seconds between two checks of ``paused()``.
 PAUSE_POLL_SECONDS = 0.05
 
@@ -62,17 +66,23 @@ def enqueue(catalog: Catalog, model: str) -> int:
 
 
 def claim(catalog: Catalog, model: str, worker: str, n: int = CLAIM_BATCH, *, lease: float = LEASE_SECONDS,
-          now: float | None = None) -> dict[str, str]:
+          now: float | None = None, split: bool = False) -> dict[str, str]:
     """Up to ``n`` queued texts of ``model`` (SHA-256 → text) now held by ``worker`` until
     ``now + lease``: those nobody holds, or whose lease ended before ``now``. Queue rows of
     texts the cache holds already are dropped first (each statement of a write transaction
-    sees what other workers committed before it: SQLite's lock, PostgreSQL's READ COMMITTED)."""
+    sees what other workers committed before it: SQLite's lock, PostgreSQL's READ COMMITTED).
+    ``split``: at the end of the queue, take only a fair share, ``ceil(free / (holders + 1))``
+    where ``holders`` counts the other workers with a running lease, so the last texts are
+    spread over the workers instead of one worker embedding a full batch while the others
+    wait (the tail that cost two workers most of their loss against 2×)."""
     now = time.time() if now is None else now
     cached = sa.select(1).where(EMBEDDINGS.c.model == model, EMBEDDINGS.c.text_sha256 == CLAIMS.c.text_sha256).exists()
     free = sa.and_(CLAIMS.c.model == model, sa.or_(CLAIMS.c.lease_until.is_(None), CLAIMS.c.lease_until < now))
     with catalog.database.write() as db:
         # A text queued again while another worker completed it (enqueue read the cache first) is done.
         db.execute(sa.delete(CLAIMS).where(CLAIMS.c.model == model, cached))
+        if split:
+            n = _fair_share(db, model, worker, n, now, free)
         rows = db.execute(
             # ``~cached`` again: a text another worker's enqueue put back after the delete above
             # (it read the cache before a third worker completed the text) is not claimed twice.
@@ -85,6 +95,16 @@ def claim(catalog: Catalog, model: str, worker: str, n: int = CLAIM_BATCH, *, le
                 .values(worker=worker, lease_until=now + lease)
             )
     return dict(rows)
+
+
+def _fair_share(db: sa.Connection, model: str, worker: str, n: int, now: float, free: sa.ColumnElement) -> int:
+    """``min(n, ceil(free texts / (other workers holding a lease + 1)))``, at least 1."""
+    free_count = db.execute(sa.select(sa.func.count()).where(free)).scalar_one()
+    holders = db.execute(
+        sa.select(sa.func.count(sa.distinct(CLAIMS.c.worker)))
+        .where(CLAIMS.c.model == model, CLAIMS.c.worker != worker, CLAIMS.c.lease_until >= now)
+    ).scalar_one()
+    return max(1, min(n, -(-free_count // (holders + 1))))
 
 
 def complete(catalog: Catalog, model: str, vectors: Mapping[str, np.ndarray]) -> None:
@@ -123,29 +143,48 @@ def run_worker(
     catalog: Catalog, embedder: Embedder, worker: str, *, batch: int = CLAIM_BATCH, lease: float = LEASE_SECONDS,
     follow: bool = False, should_stop: Callable[[], bool] = lambda: False,
     paused: Callable[[], bool] = lambda: False, poll_seconds: float = FOLLOW_POLL_SECONDS,
+    after_batch: Callable[[bool], None] | None = None, stats: dict[str, float] | None = None,
 ) -> int:
-    """Queue what is missing, then claim, embed and complete batches until the queue has
-    nothing free; with ``follow``, keep looking every ``poll_seconds`` (a new generation is
-    queued) until ``should_stop()``. Before each claim it waits while ``paused()``
-    (:func:`wait_while`). Returns the number of vectors this worker stored. What it holds
-    when it stops early (an exception, ``should_stop``) is released."""
+    """Queue what is missing, then claim, embed and complete batches until the queue is
+    empty: while other workers hold the rest, it looks again every :data:`HELD_POLL_SECONDS`
+    (a held batch whose worker died is claimed once its lease ends). With ``follow``, it keeps
+    looking every ``poll_seconds`` (a new generation is queued) until ``should_stop()``.
+    Before each claim it waits while ``paused()`` (:func:`wait_while`). ``after_batch(idle)``
+    runs after each stored batch (``idle`` False) and each time nothing was free (True), e.g.
+    to copy the cached vectors into a Chroma server. ``stats`` (when given) gains the seconds
+    spent in the database (``db_s``: queueing, claims, completions) and in the model
+    (``embed_s``). Returns the number of vectors this worker stored. What it holds when it
+    stops early (an exception, ``should_stop``) is released."""
     model, stored, generation = embedder.name, 0, None
     try:
         while not should_stop():
             wait_while(paused, should_stop)
+            t0 = time.perf_counter()
             current = catalog.generation()
             if current != generation:  # first round, or another process ingested or hid documents
                 enqueue(catalog, model)
                 generation = current
-            texts = claim(catalog, model, worker, batch, lease=lease)
+            texts = claim(catalog, model, worker, batch, lease=lease, split=True)
+            t1 = t2 = time.perf_counter()
             if texts:
                 keys = list(texts)
-                complete(catalog, model, dict(zip(keys, embedder.embed([texts[k] for k in keys], "passage"))))
+                vectors = embedder.embed([texts[k] for k in keys], "passage")
+                t2 = time.perf_counter()
+                complete(catalog, model, dict(zip(keys, vectors)))
                 stored += len(keys)
-            elif not follow:
-                break
-            else:
-                time.sleep(poll_seconds)
+            if stats is not None:
+                stats["db_s"] = stats.get("db_s", 0.0) + (t1 - t0) + (time.perf_counter() - t2)
+                stats["embed_s"] = stats.get("embed_s", 0.0) + (t2 - t1)
+            if after_batch is not None:
+                after_batch(not texts)
+            if texts:
+                continue
+            if not follow:
+                if queued(catalog, model) == 0:
+                    break
+                time.sleep(HELD_POLL_SECONDS)  # others hold the rest: done soon, or their lease ends
+                continue
+            time.sleep(poll_seconds)
     finally:
         release(catalog, model, worker)
     return stored

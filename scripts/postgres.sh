@@ -4,8 +4,9 @@
 #   scripts/postgres.sh start [STATE_DIR]   # prints the URL (postgresql+psycopg://…); cluster in STATE_DIR
 #   scripts/postgres.sh stop  [STATE_DIR]   # stops it and deletes STATE_DIR
 #
-# STATE_DIR defaults to ${TMPDIR:-/tmp}/yinzheng-postgres. Uses initdb/pg_ctl from PATH (or
-# PG_BIN, e.g. /usr/lib/postgresql/15/bin). The cluster trusts local connections (no password),
+# STATE_DIR defaults to ${TMPDIR:-/tmp}/yinzheng-postgres. Uses initdb/pg_ctl from PG_BIN when
+# set, else from PATH, else from the newest /usr/lib/postgresql/*/bin (where Debian's
+# `postgresql` package puts them, off PATH). The cluster trusts local connections (no password),
 # listens on 127.0.0.1 only (a free port) and uses the C locale, UTF-8. PostgreSQL refuses to
 # run as root: as root the cluster is owned by and run as PG_USER (default: postgres).
 # Typical use: export YINZHENG_TEST_DATABASE_URL="$(scripts/postgres.sh start /tmp/yz-pg)"
@@ -15,6 +16,14 @@ cmd="${1:-}"
 state="${2:-${TMPDIR:-/tmp}/yinzheng-postgres}"
 py="${PYTHON:-.venv/bin/python}"
 bin="${PG_BIN:+$PG_BIN/}"
+if [ -z "$bin" ] && ! command -v initdb >/dev/null 2>&1; then
+  found="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)"
+  if [ -z "$found" ] && [ "$cmd" = start ]; then
+    echo "PostgreSQL's initdb not found (PATH, PG_BIN, /usr/lib/postgresql/*/bin): apt-get install postgresql" >&2
+    exit 1
+  fi
+  bin="${found:+$found/}"
+fi
 as_owner=()
 if [ "$(id -u)" = 0 ]; then as_owner=(runuser -u "${PG_USER:-postgres}" --); fi
 db=yinzheng

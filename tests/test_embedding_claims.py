@@ -1,11 +1,12 @@
 """Shared embedding work (issue 17), on SQLite and PostgreSQL (``database_location``):
 two workers on one database embed every queued text exactly once; a worker that died
 holding a batch loses nothing (its lease ends, another takes the batch); nothing is
-taken from a worker before its lease ends; ``python -m core embed-worker`` fills the
+taken from a worker before its lease ends; the end of the queue is split among the workers; ``python -m core embed-worker`` fills the
 embedding cache of a data folder."""
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import Counter
 from pathlib import Path
@@ -93,6 +94,32 @@ def test_a_dead_workers_batch_is_taken_over_after_its_lease(database_location, t
         catalog.close()
 
 
+def test_split_claims_share_the_end_of_the_queue_among_the_workers_holding_leases(database_location, tmp_path) -> None:
+    catalog, texts = _catalog_with_chunks(database_location, tmp_path, n_docs=2)  # 10 texts
+    try:
+        claims.enqueue(catalog, "m")
+        assert len(claims.claim(catalog, "m", "a", 4, lease=60, now=1000.0, split=True)) == 4  # nobody else: all 4
+        assert len(claims.claim(catalog, "m", "b", 4, lease=60, now=1000.0, split=True)) == 3  # 6 free, 1 other: 3
+        assert len(claims.claim(catalog, "m", "c", 4, lease=60, now=1000.0, split=True)) == 1  # 3 free, 2 others: 1
+        assert len(claims.claim(catalog, "m", "d", 4, lease=60, now=1000.0, split=False)) == 2  # no split: the rest
+        assert len(claims.claim(catalog, "m", "e", 4, lease=60, now=1100.0, split=True)) == 4  # leases over: none hold
+    finally:
+        catalog.close()
+
+
+def test_a_worker_without_follow_waits_for_a_held_batch_and_finishes_it_after_the_lease(database_location,
+                                                                                          tmp_path) -> None:
+    catalog, texts = _catalog_with_chunks(database_location, tmp_path, n_docs=1)
+    model = HashingEmbedder().name
+    try:
+        claims.enqueue(catalog, model)
+        assert len(claims.claim(catalog, model, "dead", 2, lease=0.5)) == 2  # then that worker dies
+        assert claims.run_worker(catalog, HashingEmbedder(), "w", batch=100) == len(texts)  # its 2 as well
+        assert claims.queued(catalog, model) == 0 and catalog.vector_count(model) == len(texts)
+    finally:
+        catalog.close()
+
+
 def test_a_clean_stop_releases_what_the_worker_holds(database_location, tmp_path) -> None:
     catalog, texts = _catalog_with_chunks(database_location, tmp_path, n_docs=1)
     try:
@@ -113,7 +140,10 @@ def test_the_embed_worker_command_fills_the_embedding_cache(tmp_path, monkeypatc
     data.mkdir()
     catalog, texts = _catalog_with_chunks(data / "catalog.sqlite3", tmp_path, n_docs=2)
     assert main(["embed-worker"]) == 0
-    assert f"{len(texts)} " in capsys.readouterr().out
+    out = capsys.readouterr().out
+    line = re.match(r"(\d+) vectors stored by .* ready_at=([\d.]+) done_at=([\d.]+) db_s=([\d.]+) embed_s=([\d.]+)", out)
+    assert line and int(line[1]) == len(texts) and float(line[2]) <= float(line[3])
+    assert float(line[4]) > 0 and float(line[5]) > 0  # time in the database and in the model, for the benchmark
     assert catalog.vector_count(HashingEmbedder().name) == len(texts)
     catalog.close()
 

@@ -3,15 +3,21 @@ worker (``core.embedding_claims``). It queues the active chunks' texts that have
 the configured model (``YINZHENG_EMBEDDING``), then claims, embeds and stores batches in the
 catalog's embedding cache until nothing is left (``--follow``: keeps watching for new
 documents until interrupted). Any number of workers, on any machines sharing the catalog
-database, split the work; each text is embedded once. The process that owns the vector
-store copies cached vectors into it (``KnowledgeIndex.embed_pending``). Prints the number
-of vectors this worker stored."""
+database, split the work; each text is embedded once. Without ``--follow`` it waits while
+other workers hold the last batches, so a batch whose worker died is finished once its lease
+ends. With ``CHROMA_HOST`` it also copies the cached vectors into the Chroma server's
+collection (where every replica reads them); without it, the process that owns the embedded
+vector store copies them (``KnowledgeIndex.embed_pending``). Prints the number of vectors
+this worker stored, and when (Unix seconds) its model was ready and it was done:
+``N vectors stored by WORKER (MODEL) ready_at=T done_at=T db_s=S embed_s=S`` (seconds in
+the database and in the model, ``run_worker``'s ``stats``)."""
 
 from __future__ import annotations
 
 import argparse
 import os
 import socket
+import time
 import uuid
 
 
@@ -34,12 +40,45 @@ def cmd_embed_worker(args: argparse.Namespace) -> int:
     from core.embeddings import make_embedder
 
     settings = load_settings()
-    embedder = make_embedder(settings.embedding)
+    embedder = make_embedder(settings.embedding)  # loads the model
+    ready_at = time.time()
     catalog = Catalog(settings.catalog_location)
     worker = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+    copy = _server_copy(settings, embedder) if settings.chroma_host else None
+    stats: dict[str, float] = {}
     try:
-        stored = run_worker(catalog, embedder, worker, batch=max(1, args.batch), lease=args.lease, follow=args.follow)
+        stored = run_worker(catalog, embedder, worker, batch=max(1, args.batch), lease=args.lease, follow=args.follow,
+                            after_batch=copy, stats=stats)
+        if copy is not None:
+            copy(True)
     finally:
         catalog.close()
-    print(f"{stored} vectors stored by {worker} ({embedder.name})")
+    print(f"{stored} vectors stored by {worker} ({embedder.name}) ready_at={ready_at:.3f} done_at={time.time():.3f} "
+          f"db_s={stats.get('db_s', 0.0):.3f} embed_s={stats.get('embed_s', 0.0):.3f}")
     return 0
+
+
+#: Seconds between two copies of cached vectors into the Chroma server while batches are stored.
+COPY_SECONDS = 5.0
+
+
+def _server_copy(settings, embedder):  # noqa: ANN001, ANN202 - Settings, Embedder -> Callable[[bool], None]
+    """With ``CHROMA_HOST`` the vectors the app reads live on the Chroma server, so the worker
+    writes them there too: ``KnowledgeIndex.embed_pending(embed_missing=False)`` copies the
+    cached vectors of the active chunks (no embedding). The returned ``copy(idle)`` runs after
+    each batch (``idle`` False) or empty claim (True) and copies when this worker stored
+    something since the last copy and the queue had nothing free or :data:`COPY_SECONDS`
+    passed (one Chroma id read per copy, not per batch)."""
+    from core.index import KnowledgeIndex
+
+    index = KnowledgeIndex(settings, embedder)
+    state = {"last": time.monotonic(), "dirty": False}
+
+    def copy(idle: bool) -> None:
+        state["dirty"] = state["dirty"] or not idle
+        if state["dirty"] and (idle or time.monotonic() - state["last"] >= COPY_SECONDS):
+            index.refresh_if_changed()
+            index.embed_pending(embed_missing=False)
+            state.update(last=time.monotonic(), dirty=False)
+
+    return copy
