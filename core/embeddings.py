@@ -257,8 +257,10 @@ def make_embedder(spec: str) -> Embedder:
 
 def make_second_embedder(spec: str, primary: str) -> Embedder | None:
     """The second embedder named by ``YINZHENG_SECOND_EMBEDDING`` (``core.second_vectors``),
-    or None for ``none`` or the primary's own spec (one model's ranking is never fused twice).
+    or None for ``none``, the primary's own spec (one model's ranking is never fused twice) or a
+    ``hash`` primary (the plumbing stand-in of tests and benchmarks: no decision state is
+    calibrated for it, so a second model's vectors would only cost the background CPU).
     Raises ``EmbeddingError`` as ``make_embedder``."""
-    if spec == "none" or spec == primary:
+    if spec == "none" or spec == primary or primary == "hash":
         return None
     return make_embedder(spec)

