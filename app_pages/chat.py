@@ -3,7 +3,7 @@
 import streamlit as st
 
 from components.answer_actions import Request, pending_request
-from components.chat_view import answer_request, show_conversation, show_export_buttons
+from components.chat_view import answer_request, show_answer_assets, show_conversation, show_export_buttons
 from components.conversation_view import QUESTION_KEY, current_conversation
 from components.auth import may_ask, scoped
 from components.errors import page_guard
@@ -15,6 +15,11 @@ with page_guard("显示问答页"):
     engine = scoped(ensure_ready())  # the signed-in user's records and knowledge bases
     conversation_id = current_conversation()  # the sidebar lists conversations (components.sidebar)
 
+    # the input first (pinned to the bottom wherever it is called): usable before the conversation is drawn
+    typed = st.chat_input(
+        "向知识库提问，例如：Deployment 和 StatefulSet 有什么区别？", key=QUESTION_KEY, max_chars=MAX_QUESTION_CHARS
+    )  # the box stops where the pipeline would refuse
+    request = Request(typed) if typed else pending_request()
     st.title("引证 · 有出处的问答")
     st.caption("每个句子后的上标指向它的来源片段；悬停、点击或轻触上标查看来源卡片，卡片里可打开快照。")
 
@@ -26,12 +31,9 @@ with page_guard("显示问答页"):
         with st.sidebar:
             st.caption("导出本次对话")
             show_export_buttons(records, f"conversation-{conversation_id}")
-    show_conversation(engine, records)
+    show_answer_assets()
+    show_conversation(engine, records, asking=request is not None)
 
-    typed = st.chat_input(
-        "向知识库提问，例如：Deployment 和 StatefulSet 有什么区别？", key=QUESTION_KEY, max_chars=MAX_QUESTION_CHARS
-    )  # the box stops where the pipeline would refuse
-    request = Request(typed) if typed else pending_request()
     if request:
         wait_until_ingested()  # a question asked during the first start's ingest waits for it
         answer_request(

@@ -6,7 +6,7 @@ from datetime import datetime, time, timezone
 import streamlit as st
 
 from components.auth import scoped
-from components.chat_view import show_export_buttons, show_record
+from components.chat_view import show_answer_assets, show_export_buttons, show_record
 from components.conversation_view import show_conversation_groups
 from components.errors import page_guard
 from components.resources import get_engine
@@ -48,5 +48,6 @@ with page_guard("加载历史回答"):
         if chosen:
             record = next(r for r in records if r.answer_id == chosen)
             st.text(f"问题：{record.query}")
+            show_answer_assets()
             show_record(record, engine.index.current_versions())
             show_export_buttons([record], f"answer-{record.answer_id[:8]}")
