@@ -13,8 +13,9 @@ try:
 except ImportError:  # the verifier is not installed in this build
     check_text = None
 
+engine = ensure_ready()  # outside the guard: app.py says 启动应用失败 when it cannot open
 with page_guard("核查"):
-    engine = scoped(ensure_ready())
+    engine = scoped(engine)
     st.title("核查 · 检查任意文本的出处")
     show_answer_assets()
     st.caption("粘贴一段文字（如其他聊天机器人的回答、报告中的段落），逐句在知识库中检索并核对："

@@ -11,8 +11,9 @@ from components.conversation_view import show_conversation_groups
 from components.errors import page_guard
 from components.resources import get_engine
 
+engine = get_engine()  # outside the guard: app.py says 启动应用失败 when it cannot open
 with page_guard("加载历史回答"):
-    engine = scoped(get_engine())  # only the signed-in user's answers
+    engine = scoped(engine)  # only the signed-in user's answers
     st.title("历史回答")
     col1, col2, col3 = st.columns([3, 1, 1])
     text = col1.text_input("按问题搜索", "")

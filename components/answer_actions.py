@@ -5,9 +5,9 @@ a new turn) and 👍/👎 with an optional comment (stored in the record,
 
 A long conversation costs what a short one does: only the latest answers draw the
 full row (:func:`show_answer_actions`); each earlier one draws one small ⋯ button
-that opens the same row in place (``compact=True``). Each row is an
-``st.fragment``: opening it, a rating or a comment reruns that row alone, not the
-page (and not the other answers).
+that opens the same row in place (``compact=True``). Each full row is an
+``st.fragment``: a rating or a comment reruns that row alone, not the page (and
+not the other answers).
 
 Regenerate and resend are *requests*: a button stores one in
 ``st.session_state[PENDING_KEY]`` and the chat page answers it on the run that
@@ -143,20 +143,22 @@ def _open_row(answer_id: str) -> None:
 
 
 def show_answer_actions(store: RecordStore, record: AnswerRecord, *, compact: bool = False) -> None:
-    """The actions under one answer, as their own fragment (keys derive from
-    ``record.answer_id``). ``compact``: one ⋯ button (``more-open-<id>``) until it is
-    clicked, then the full row; otherwise the full row at once."""
-    with st.container(key=f"actions-{record.answer_id}"):
-        _actions(store, record, compact)
+    """The actions under one answer (keys derive from ``record.answer_id``). ``compact``: one
+    ⋯ button (``more-open-<id>``) until it is clicked, then the full row; otherwise the full
+    row at once. The full row is a fragment of its own; the ⋯ button is not (a fragment per
+    earlier answer would cost every run of a long chat more than the one run a click on ⋯ costs)."""
+    aid = record.answer_id
+    with st.container(key=f"actions-{aid}"):
+        if compact and not st.session_state.get(MORE_KEY.format(aid)):
+            st.button("", icon=":material/more_horiz:", key=f"more-open-{aid}", type="tertiary",
+                      help="复制、重新生成、编辑问题、反馈", on_click=_open_row, args=(aid,))
+        else:
+            _actions(store, record)
 
 
 @st.fragment
-def _actions(store: RecordStore, record: AnswerRecord, compact: bool) -> None:
+def _actions(store: RecordStore, record: AnswerRecord) -> None:
     aid = record.answer_id
-    if compact and not st.session_state.get(MORE_KEY.format(aid)):
-        st.button("", icon=":material/more_horiz:", key=f"more-open-{aid}", type="tertiary",
-                  help="复制、重新生成、编辑问题、反馈", on_click=_open_row, args=(aid,))
-        return
     with st.container(horizontal=True, vertical_alignment="center", gap="small"):
         # our own markup; the texts are escaped attribute values (copy_buttons_html), the handler is COPY_ASSETS
         st.html(copy_buttons_html(record), width="content")

@@ -106,11 +106,13 @@ def test_the_stylesheet_is_sent_once_and_each_answer_once(conversation, app_env)
     assert [h.proto.body for h in _run(at).get("html")] == bodies
 
 
-def test_the_action_rows_are_fragments_and_the_answers_are_not(conversation, monkeypatch):
+def test_a_full_action_row_is_a_fragment_and_the_rest_of_the_page_is_not(conversation, monkeypatch):
     """A widget inside a fragment reruns only that fragment (Streamlit's contract); AppTest
-    cannot run a fragment alone, so the test reads the deltas: the action rows' widgets carry a
-    fragment id, one per row, and the answers, the title and the chat input do not."""
+    cannot run a fragment alone, so the test reads the deltas: every widget of an open row
+    carries that row's fragment id (one fragment per row), the ⋯ buttons, the answers, the
+    title and the chat input carry none."""
     cid, records = conversation
+    first, latest = records[0].answer_id, records[-1].answer_id
     messages = []
     parse = local_script_runner.parse_tree_from_messages
 
@@ -119,24 +121,24 @@ def test_the_action_rows_are_fragments_and_the_answers_are_not(conversation, mon
         return parse(msgs)
 
     monkeypatch.setattr(local_script_runner, "parse_tree_from_messages", capture)
-    _open(cid)
-    deltas = [m.delta for m in messages if m.WhichOneof("type") == "delta"]
-    fragments: dict[str, set[str]] = {}  # answer id -> the fragment ids of its row's widgets
-    for d in deltas:
-        if d.WhichOneof("type") != "new_element":
+    at = _open(cid)
+    at.button(key=f"more-open-{first}").click()
+    _run(at)  # the first answer's row open, the second's still behind ⋯
+    fragments: dict[str, set[str]] = {}  # "<widget kind>-<answer id>" -> fragment ids of its deltas
+    for m in messages:
+        if m.WhichOneof("type") != "delta" or m.delta.WhichOneof("type") != "new_element":
             continue
-        element = d.new_element
-        proto = getattr(element, element.WhichOneof("type"))
-        key = getattr(proto, "id", "")
-        m = re.search(r"-(regen|fb|more-open)-(\w+)$", key)
-        if m:
-            fragments.setdefault(m.group(2), set()).add(d.fragment_id)
-        if element.WhichOneof("type") in ("html", "heading", "chat_input") and d.fragment_id:
-            body = getattr(proto, "body", "")
-            assert 'class="yz-copy"' in body, f"{element.WhichOneof('type')} drawn inside a fragment"
-    assert set(fragments) == {r.answer_id for r in records}
-    assert all(len(ids) == 1 and "" not in ids for ids in fragments.values())  # each row in one fragment
-    assert len(set.union(*fragments.values())) == len(records)  # a fragment of its own per answer
+        element = m.delta.new_element
+        kind = element.WhichOneof("type")
+        proto = getattr(element, kind)
+        if found := re.search(r"-(regen|fb|resend|more-open)-(\w+)$", getattr(proto, "id", "")):
+            fragments.setdefault(f"{found.group(1)}-{found.group(2)}", set()).add(m.delta.fragment_id)
+        if kind in ("heading", "chat_input") or (kind == "html" and 'class="yz-copy"' not in proto.body):
+            assert not m.delta.fragment_id, f"{kind} drawn inside a fragment"
+    rows = {aid: fragments[f"regen-{aid}"] | fragments[f"fb-{aid}"] | fragments[f"resend-{aid}"] for aid in (first, latest)}
+    assert all(len(ids) == 1 and "" not in ids for ids in rows.values())  # each open row: one fragment
+    assert rows[first] != rows[latest]  # of its own
+    assert fragments[f"more-open-{records[1].answer_id}"] == {""}  # ⋯ is a plain button
 
 
 def test_the_conversation_exports_are_made_when_clicked_not_on_every_run(conversation, monkeypatch):
