@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1 import local_script_runner
 
 from components.answer_view import ANSWER_CSS
+from components import render_cache
 from components.render_cache import answer_html
 from tests.test_app import app_env  # noqa: F401 - the app on the pre-ingested sample (a fixture)
 
@@ -102,8 +103,11 @@ def test_the_stylesheet_is_sent_once_and_each_answer_once(conversation, app_env)
     versions = app_env.index.current_versions()
     for record in records:  # the cached HTML, as it is, in one element of its own
         assert bodies.count(answer_html(record, versions)) == 1
-    # a second run sends the identical HTML (Streamlit sends a reference to a large identical message)
+    # a second run renders nothing again and sends the identical HTML (Streamlit then sends a large
+    # identical message as a reference to the copy the browser has)
+    renders = render_cache._ANSWERS.renders
     assert [h.proto.body for h in _run(at).get("html")] == bodies
+    assert render_cache._ANSWERS.renders == renders
 
 
 def test_a_full_action_row_is_a_fragment_and_the_rest_of_the_page_is_not(conversation, monkeypatch):
