@@ -313,6 +313,8 @@ def main(argv: list[str] | None = None) -> int:
             fig["page_switch_s"] = page_switches(page)
             page.goto(conversation, wait_until="domcontentloaded")  # the conversation again, with its markers
             page.locator(".yz-answer").first.wait_for(timeout=60_000)
+            # settled: the shared sidebar is drawn after the page, so its last part means the run is over
+            page.get_by_test_id("stSidebar").get_by_text("示例知识库：Kubernetes", exact=False).first.wait_for(timeout=60_000)
             fig["snapshot_open_s"] = snapshot_open(page)
             fig["pages_load"] = load()
         finally:
