@@ -1,9 +1,11 @@
 """Yinzheng (引证): page config, sign-in (when ``[auth]`` is configured), navigation over
 the pages, shared sidebar.
 
-The page runs before the shared sidebar is drawn (into a slot reserved above the page's own
-sidebar parts): the chat shows its input before the engine's modules (jieba, chromadb,
-SQLAlchemy: seconds on a first start) are imported."""
+On a session's first run the page runs before the shared sidebar is drawn (into a slot
+reserved above the page's own sidebar parts): the chat shows its input before the engine's
+modules (jieba, chromadb, SQLAlchemy: seconds on a first start) are imported. Later runs draw
+the sidebar first, so a new answer is the last thing a run draws (nothing moves under a
+marker the person is already pointing at)."""
 
 import streamlit as st
 
@@ -29,15 +31,26 @@ if admin:
     pages.append(st.Page("app_pages/library.py", title="知识库", icon=":material/library_books:", url_path="library"))
 page = st.navigation(pages)
 sidebar = st.sidebar.container()  # the shared sidebar's place: above what the page adds to the sidebar
+SIDEBAR_FIRST = "_sidebar_first"  # session key: the engine was loaded, the sidebar may come first
+
+
+def draw_sidebar() -> None:
+    from components.sidebar import show_sidebar  # noqa: PLC0415 - the engine's modules (module doc)
+
+    with page_guard("加载侧边栏"):  # a failing sidebar does not take the page with it
+        show_user_box(user, where=sidebar)
+        show_sidebar(conversations=page.url_path == "", where=sidebar)  # the chat (default page) lists conversations
+
+
+first_run = not st.session_state.get(SIDEBAR_FIRST)
+if not first_run:
+    draw_sidebar()
 try:
     page.run()  # every page guards its own body (components.errors.page_guard), but not the engine's opening
 except AppError as exc:  # the engine cannot open: e.g. a bad setting or an index built with another embedding model
     show_app_error(exc, "启动应用")
     st.stop()
-
-from components.sidebar import show_sidebar  # noqa: E402 - after the page on purpose (module doc)
-
-with page_guard("加载侧边栏"):  # a failing sidebar does not take the page with it
-    show_user_box(user, where=sidebar)
-    show_sidebar(conversations=page.url_path == "", where=sidebar)  # the chat (default page) lists conversations
+if first_run:
+    draw_sidebar()
+    st.session_state[SIDEBAR_FIRST] = True
 # Material icons render without an emoji font on the machine (issue 15)

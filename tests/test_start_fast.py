@@ -91,7 +91,7 @@ def test_the_chat_input_is_drawn_before_the_engines_modules_are_imported(page_en
     out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
     assert before_input.index("st.chat_input(") > 0 and "ensure_ready" not in before_input
-    assert "get_engine" not in before_page and "show_sidebar" not in before_page
+    assert "get_engine" not in before_page and "\nfrom components.sidebar" not in before_page
 
 
 def test_an_engine_that_cannot_open_still_leaves_the_chat_input_and_one_message(page_env, monkeypatch):
