@@ -1,5 +1,11 @@
 """Yinzheng (引证): page config, sign-in (when ``[auth]`` is configured), navigation over
-the pages, shared sidebar."""
+the pages, shared sidebar.
+
+On a session's first run the page runs before the shared sidebar is drawn (into a slot
+reserved above the page's own sidebar parts): the chat shows its input before the engine's
+modules (jieba, chromadb, SQLAlchemy: seconds on a first start) are imported. Later runs draw
+the sidebar first, so a new answer is the last thing a run draws (nothing moves under a
+marker the person is already pointing at)."""
 
 import streamlit as st
 
@@ -8,9 +14,7 @@ from components.errors import page_guard, show_app_error
 from core.errors import AppError
 
 st.set_page_config(page_title="引证 Yinzheng", page_icon="📑", layout="wide")
-# The navigation first, before the heavy imports (jieba, chromadb: seconds) and the engine: the
-# sidebar shows the page titles at once instead of a blank page. 知识库 (knowledge-base
-# management) is for administrators only (everyone in local mode).
+# 知识库 (knowledge-base management) is for administrators only (everyone in local mode).
 try:
     user = require_sign_in()  # with [auth]: a visitor sees only the sign-in screen
     admin = is_admin(user)
@@ -26,16 +30,27 @@ pages = [
 if admin:
     pages.append(st.Page("app_pages/library.py", title="知识库", icon=":material/library_books:", url_path="library"))
 page = st.navigation(pages)
-from components.resources import get_engine  # noqa: E402 - after the navigation on purpose
-from components.sidebar import show_sidebar  # noqa: E402
+sidebar = st.sidebar.container()  # the shared sidebar's place: above what the page adds to the sidebar
+SIDEBAR_FIRST = "_sidebar_first"  # session key: the engine was loaded, the sidebar may come first
 
+
+def draw_sidebar() -> None:
+    from components.sidebar import show_sidebar  # noqa: PLC0415 - the engine's modules (module doc)
+
+    with page_guard("加载侧边栏"):  # a failing sidebar does not take the page with it
+        show_user_box(user, where=sidebar)
+        show_sidebar(conversations=page.url_path == "", where=sidebar)  # the chat (default page) lists conversations
+
+
+first_run = not st.session_state.get(SIDEBAR_FIRST)
+if not first_run:
+    draw_sidebar()
 try:
-    get_engine()
-except AppError as exc:  # e.g. a bad setting or an index built with another embedding model
+    page.run()  # every page guards its own body (components.errors.page_guard), but not the engine's opening
+except AppError as exc:  # the engine cannot open: e.g. a bad setting or an index built with another embedding model
     show_app_error(exc, "启动应用")
     st.stop()
-with page_guard("加载侧边栏"):  # a failing sidebar does not take the page with it
-    show_user_box(user)
-    show_sidebar(conversations=page.url_path == "")  # the chat (default page) lists conversations
+if first_run:
+    draw_sidebar()
+    st.session_state[SIDEBAR_FIRST] = True
 # Material icons render without an emoji font on the machine (issue 15)
-page.run()  # every page guards its own body (components.errors.page_guard)

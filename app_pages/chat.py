@@ -1,22 +1,34 @@
-"""Chat: ask the knowledge base; every answer shows where each sentence came from."""
+"""Chat: ask the knowledge base; every answer shows where each sentence came from.
+
+The input is drawn first, before the engine's modules are imported (seconds on a first
+start): it is pinned to the bottom wherever it is called, and a question typed while the
+rest loads is answered when it has."""
 
 import streamlit as st
 
-from components.answer_actions import Request, pending_request
-from components.chat_view import answer_request, show_conversation, show_export_buttons
 from components.conversation_view import QUESTION_KEY, current_conversation
-from components.auth import may_ask, scoped
 from components.errors import page_guard
-from components.resources import ensure_ready, wait_until_ingested
-from components.sidebar import kb_selector, retrieval_options
-from core.pipeline import MAX_QUESTION_CHARS
+from core.models import MAX_QUESTION_CHARS
 
+conversation_id = current_conversation()  # the sidebar lists conversations (components.sidebar)
+# short enough for one line of the collapsed box on a 390 px phone (~260 px of 14 px text)
+typed = st.chat_input(
+    "向知识库提问，回答逐句标出处", key=QUESTION_KEY, max_chars=MAX_QUESTION_CHARS
+)  # the box stops where the pipeline would refuse
+st.title("引证 · 有出处的问答")
+st.caption("每个句子后的上标指向它的来源片段；悬停、点击或轻触上标查看来源卡片，卡片里可打开快照。")
+
+# the engine's modules after the input (see the module doc)
+from components.answer_actions import Request, pending_request  # noqa: E402
+from components.auth import may_ask, scoped  # noqa: E402
+from components.chat_view import answer_request, show_answer_assets, show_conversation, show_export_buttons  # noqa: E402
+from components.resources import ensure_ready, wait_until_ingested  # noqa: E402
+from components.sidebar import kb_selector, retrieval_options  # noqa: E402
+
+engine = ensure_ready()  # outside the guard: app.py says 启动应用失败 when it cannot open
 with page_guard("显示问答页"):
-    engine = scoped(ensure_ready())  # the signed-in user's records and knowledge bases
-    conversation_id = current_conversation()  # the sidebar lists conversations (components.sidebar)
-
-    st.title("引证 · 有出处的问答")
-    st.caption("每个句子后的上标指向它的来源片段；悬停、点击或轻触上标查看来源卡片，卡片里可打开快照。")
+    request = Request(typed) if typed else pending_request()
+    engine = scoped(engine)  # the signed-in user's records and knowledge bases
 
     with st.sidebar:
         knowledge_bases = kb_selector(engine.index.knowledge_bases, may_ask=may_ask)
@@ -26,13 +38,9 @@ with page_guard("显示问答页"):
         with st.sidebar:
             st.caption("导出本次对话")
             show_export_buttons(records, f"conversation-{conversation_id}")
-    show_conversation(engine, records)
+    show_answer_assets()
+    show_conversation(engine, records, asking=request is not None)
 
-    # short enough for one line of the collapsed box on a 390 px phone (~260 px of 14 px text)
-    typed = st.chat_input(
-        "向知识库提问，回答逐句标出处", key=QUESTION_KEY, max_chars=MAX_QUESTION_CHARS
-    )  # the box stops where the pipeline would refuse
-    request = Request(typed) if typed else pending_request()
     if request:
         wait_until_ingested()  # a question asked during the first start's ingest waits for it
         answer_request(

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from components.auth import scoped
-from components.chat_view import show_export_buttons, show_record
+from components.chat_view import show_answer_assets, show_export_buttons, show_record
 from components.errors import page_guard, show_app_error
 from components.resources import ensure_ready
 from core.errors import RecordError
@@ -13,9 +13,11 @@ try:
 except ImportError:  # the verifier is not installed in this build
     check_text = None
 
+engine = ensure_ready()  # outside the guard: app.py says 启动应用失败 when it cannot open
 with page_guard("核查"):
-    engine = scoped(ensure_ready())
+    engine = scoped(engine)
     st.title("核查 · 检查任意文本的出处")
+    show_answer_assets()
     st.caption("粘贴一段文字（如其他聊天机器人的回答、报告中的段落），逐句在知识库中检索并核对："
                "有出处的句子带上标，与来源矛盾的句子标 ⚠ 与来源矛盾，找不到出处的句子标 本段无出处。")
 

@@ -6,13 +6,14 @@ from datetime import datetime, time, timezone
 import streamlit as st
 
 from components.auth import scoped
-from components.chat_view import show_export_buttons, show_record
+from components.chat_view import show_answer_assets, show_export_buttons, show_record
 from components.conversation_view import show_conversation_groups
 from components.errors import page_guard
 from components.resources import get_engine
 
+engine = get_engine()  # outside the guard: app.py says 启动应用失败 when it cannot open
 with page_guard("加载历史回答"):
-    engine = scoped(get_engine())  # only the signed-in user's answers
+    engine = scoped(engine)  # only the signed-in user's answers
     st.title("历史回答")
     col1, col2, col3 = st.columns([3, 1, 1])
     text = col1.text_input("按问题搜索", "")
@@ -48,5 +49,6 @@ with page_guard("加载历史回答"):
         if chosen:
             record = next(r for r in records if r.answer_id == chosen)
             st.text(f"问题：{record.query}")
+            show_answer_assets()
             show_record(record, engine.index.current_versions())
             show_export_buttons([record], f"answer-{record.answer_id[:8]}")

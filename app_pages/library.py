@@ -14,11 +14,11 @@ from core.library import ingest_folder, ingest_uploads
 
 UPLOADS_RESET_KEY = "library_uploads_reset"  # counts imports of uploads: the uploader's key changes after each
 
+engine = ensure_ready()  # outside the guard: app.py says 启动应用失败 when it cannot open
 with page_guard("知识库操作"):
     if not is_admin(current_user()):  # app.py hides the page too; a direct call still stops here
         st.error("只有管理员可以管理知识库。")
         st.stop()
-    engine = ensure_ready()
     st.title("知识库")
     kb = choose_managed_kb(engine.index.knowledge_bases)
 

@@ -8,8 +8,9 @@ from components.resources import get_engine
 from components.source_view import show_snapshot
 from core.replay import current_counterpart
 
+engine = get_engine()  # outside the guard: app.py says 启动应用失败 when it cannot open
 with page_guard("显示来源快照"):
-    engine = scoped(get_engine())  # another user's answer id is "not found"
+    engine = scoped(engine)  # another user's answer id is "not found"
     st.title("来源快照")
     answer_id = st.query_params.get("answer_id", "")
     chunk_id = st.query_params.get("chunk_id", "")

@@ -1,15 +1,22 @@
-"""Each answer's action row: 复制 (the answer alone, or with its footnotes),
+"""Each answer's actions: 复制 (the answer alone, or with its footnotes),
 重新生成 (a new record; the old one stays), 编辑问题 (resend an edited question as
 a new turn) and 👍/👎 with an optional comment (stored in the record,
 ``RecordStore.set_feedback``).
 
+A long conversation costs what a short one does: only the latest answers draw the
+full row (:func:`show_answer_actions`); each earlier one draws one small ⋯ button
+that opens the same row in place (``compact=True``). Each full row is an
+``st.fragment``: a rating or a comment reruns that row alone, not the page (and
+not the other answers).
+
 Regenerate and resend are *requests*: a button stores one in
-``st.session_state[PENDING_KEY]`` and the chat page answers it on the rerun that
-follows (:func:`pending_request`), like a question typed into the chat input.
-The copy buttons are our own small HTML document in ``st.iframe`` (Streamlit
-allows ``clipboard-write`` there; the iframe is same-origin, so nothing untrusted
-may become markup): the untrusted texts are embedded only as JSON data with
-``<``, ``>`` and ``&`` escaped, so answer text cannot end the script or add a tag.
+``st.session_state[PENDING_KEY]`` and the chat page answers it on the run that
+follows (:func:`pending_request`), like a question typed into the chat input;
+from inside a row's fragment that run is a full one (``st.rerun()``).
+The copy buttons are inline HTML with one delegated click handler installed once
+per page (:data:`COPY_ASSETS`, drawn by ``components.chat_view.show_answer_assets``):
+the untrusted texts are HTML-escaped attribute values, so answer text cannot end
+an attribute or add a tag.
 """
 
 from __future__ import annotations
@@ -127,17 +134,39 @@ def _store_comment(store: RecordStore, record: AnswerRecord) -> None:
         st.toast("已保存反馈，谢谢！", icon=":material/check:")
 
 
-def show_answer_actions(store: RecordStore, record: AnswerRecord) -> None:
-    """The action row under one answer (keys derive from ``record.answer_id``)."""
+#: Session keys of the earlier answers whose full action row was opened (``more-<answer_id>``).
+MORE_KEY = "more-{}"
+
+
+def _open_row(answer_id: str) -> None:
+    st.session_state[MORE_KEY.format(answer_id)] = True
+
+
+def show_answer_actions(store: RecordStore, record: AnswerRecord, *, compact: bool = False) -> None:
+    """The actions under one answer (keys derive from ``record.answer_id``). ``compact``: one
+    ⋯ button (``more-open-<id>``) until it is clicked, then the full row; otherwise the full
+    row at once. The full row is a fragment of its own; the ⋯ button is not (a fragment per
+    earlier answer would cost every run of a long chat more than the one run a click on ⋯ costs)."""
     aid = record.answer_id
-    with st.container(horizontal=True, vertical_alignment="center", gap="small", key=f"actions-{aid}"):
-        # our own markup and constant script; the texts are escaped attribute values (copy_buttons_html)
-        st.html(COPY_ASSETS + copy_buttons_html(record), unsafe_allow_javascript=True, width="content")
-        st.button("重新生成", icon=":material/refresh:", key=f"regen-{aid}",
-                  on_click=_request, args=(Request(record.query, aid),), help="再回答一次；原回答保留。")
+    with st.container(key=f"actions-{aid}"):
+        if compact and not st.session_state.get(MORE_KEY.format(aid)):
+            st.button("", icon=":material/more_horiz:", key=f"more-open-{aid}", type="tertiary",
+                      help="复制、重新生成、编辑问题、反馈", on_click=_open_row, args=(aid,))
+        else:
+            _actions(store, record)
+
+
+@st.fragment
+def _actions(store: RecordStore, record: AnswerRecord) -> None:
+    aid = record.answer_id
+    with st.container(horizontal=True, vertical_alignment="center", gap="small"):
+        # our own markup; the texts are escaped attribute values (copy_buttons_html), the handler is COPY_ASSETS
+        st.html(copy_buttons_html(record), width="content")
+        regenerate = st.button("重新生成", icon=":material/refresh:", key=f"regen-{aid}",
+                               on_click=_request, args=(Request(record.query, aid),), help="再回答一次；原回答保留。")
         with st.popover("编辑问题", icon=":material/edit:"):
             st.text_area("修改问题后重新发送", value=record.query, key=f"edit-{aid}", max_chars=MAX_QUESTION_CHARS)
-            st.button("发送", key=f"resend-{aid}", type="primary", on_click=_request_edit, args=(aid,))
+            resend = st.button("发送", key=f"resend-{aid}", type="primary", on_click=_request_edit, args=(aid,))
         default = {"up": 1, "down": 0}.get(record.feedback.rating) if record.feedback else None
         rating = st.feedback("thumbs", key=f"fb-{aid}", default=default, on_change=_store_rating, args=(store, record))
         if rating is not None:
@@ -145,3 +174,5 @@ def show_answer_actions(store: RecordStore, record: AnswerRecord) -> None:
                 st.text_area("哪里好，哪里不好？（可选）", value=(record.feedback.comment if record.feedback else "") or "",
                              key=f"fbc-{aid}", max_chars=2000)
                 st.button("保存说明", key=f"fbc-save-{aid}", on_click=_store_comment, args=(store, record))
+    if (regenerate or resend) and st.session_state.get(PENDING_KEY) is not None:
+        st.rerun()  # the request is the page's to answer: a full run, not this fragment's

@@ -101,9 +101,10 @@ def scoped(engine: Engine, user: User | None = None) -> Engine:
     )
 
 
-def show_user_box(user: User | None) -> None:
-    """The sidebar line that says who is signed in (or that this is local mode), with 退出."""
-    with st.sidebar:
+def show_user_box(user: User | None, where=None) -> None:  # noqa: ANN001 - a container
+    """The sidebar line that says who is signed in (or that this is local mode), with 退出;
+    ``where``: a container in the sidebar to draw into (default: the end of the sidebar)."""
+    with where if where is not None else st.sidebar:
         if user is None:
             st.caption("单用户本地模式：未配置登录（.streamlit/secrets.toml 中的 [auth]），所有记录对本机可见。")
             return

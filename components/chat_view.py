@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components.answer_actions import Request, show_answer_actions
+from components.answer_actions import COPY_ASSETS, Request, show_answer_actions
 from components.answer_view import ANSWER_CSS, ANSWER_SCRIPT
 from components.errors import show_app_error
 from components.library_view import vector_status
@@ -16,19 +16,36 @@ from core.records import conversation_history, conversation_turns, version_label
 from core.retrieval import RetrievalOptions
 
 
+#: What every answer on a page shares, drawn once per page by :func:`show_answer_assets`: the
+#: answer stylesheet, the copy buttons' style and handler, the snapshot panel's scroll script.
+#: Once, not once per answer: twenty copies of an 8 KB stylesheet made every style recalculation of
+#: a long chat twenty times the work, and every rerun re-sent them.
+ANSWER_ASSETS = ANSWER_CSS + COPY_ASSETS + ANSWER_SCRIPT
+
+
+def show_answer_assets() -> None:
+    """Draw :data:`ANSWER_ASSETS` (constant: our stylesheets and scripts, no record data).
+    Every page that calls :func:`show_record` calls this once per run, before it."""
+    st.html(ANSWER_ASSETS, unsafe_allow_javascript=True)
+
+
 def show_record(record: AnswerRecord, current_versions: dict[str, str | None] | None = None) -> None:
     """Render a stored record (the same code for a live and a replayed answer); its
-    HTML is rendered once per version state (``components.render_cache``)."""
-    # the answer HTML is sanitized (nh3, then DOMPurify); the only script is the constant ANSWER_SCRIPT
-    st.html(ANSWER_CSS + answer_html(record, current_versions) + ANSWER_SCRIPT, unsafe_allow_javascript=True)
+    HTML is rendered once per version state (``components.render_cache``). The page
+    draws the shared styles first (:func:`show_answer_assets`)."""
+    # the answer HTML is sanitized (nh3, then DOMPurify) and holds no script
+    st.html(answer_html(record, current_versions), unsafe_allow_javascript=True)
 
 
-def show_conversation(engine, records: list[AnswerRecord]) -> None:  # noqa: ANN001 - Engine
+def show_conversation(engine, records: list[AnswerRecord], *, asking: bool = False) -> None:  # noqa: ANN001 - Engine
     """A conversation (records oldest first), turn by turn: the question once, then each
-    version of its answer (a regenerated one after the one it regenerated, both kept),
-    each with its action row."""
+    version of its answer (a regenerated one after the one it regenerated, both kept).
+    The latest turn's answers draw their full action row, earlier ones a ⋯ button that
+    opens it (``show_answer_actions(compact=True)``); ``asking``: this run answers a new
+    question below, so every answer shown here is an earlier one."""
     versions = engine.index.current_versions()
-    for turn in conversation_turns(records):
+    turns = conversation_turns(records)
+    for t, turn in enumerate(turns, start=1):
         with st.chat_message("user"):
             st.text(turn[0].query)
         for n, record in enumerate(turn, start=1):
@@ -36,7 +53,7 @@ def show_conversation(engine, records: list[AnswerRecord]) -> None:  # noqa: ANN
                 if len(turn) > 1:
                     st.caption(version_label(n, turn))
                 show_record(record, versions)
-                show_answer_actions(engine.records, record)
+                show_answer_actions(engine.records, record, compact=asking or t < len(turns))
 
 
 def answer_request(engine, request: Request, records: list[AnswerRecord], *, conversation_id: str,
@@ -120,22 +137,27 @@ def _index_status(engine, worker) -> None:  # noqa: ANN001
 
 
 def show_export_buttons(records: list[AnswerRecord], stem: str) -> None:
-    """Download buttons: the full record(s) as JSON, and Markdown with footnote citations."""
+    """Download buttons: the full record(s) as JSON, and Markdown with footnote citations.
+    The files are made when a button is clicked (Streamlit's deferred download), not on
+    every run of the page that shows the buttons."""
     if not records:
         return
+    records = list(records)
     one = len(records) == 1
     c1 = c2 = st.container()  # stacked: two columns in the sidebar cut "导出 Markdown" to "导出 Markd…"
     c1.download_button(
         "导出 JSON",
-        records[0].model_dump_json(indent=2) if one else conversation_to_json(records),
+        (lambda: records[0].model_dump_json(indent=2)) if one else (lambda: conversation_to_json(records)),
         file_name=f"{stem}.json",
         mime="application/json",
         key=f"json-{stem}",
+        on_click="ignore",  # a download needs no rerun
     )
     c2.download_button(
         "导出 Markdown",
-        to_markdown(records[0]) if one else conversation_to_markdown(records),
+        (lambda: to_markdown(records[0])) if one else (lambda: conversation_to_markdown(records)),
         file_name=f"{stem}.md",
         mime="text/markdown",
         key=f"md-{stem}",
+        on_click="ignore",
     )

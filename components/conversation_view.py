@@ -6,17 +6,23 @@ URL: the URL wins (a link or reload), the session restores it after navigating t
 another page and back (Streamlit drops query parameters on a page switch).
 Titles, questions and previews are untrusted text: shown with ``st.text`` or as
 widget labels, never as Markdown.
+
+Light to import (Streamlit and the standard library): the chat page draws its input with
+:data:`QUESTION_KEY` and :func:`current_conversation` before the engine's modules load;
+what the list needs from ``core.records`` and ``components.answer_actions`` is imported
+where it is used.
 """
 
 from __future__ import annotations
 
 import uuid
 from datetime import datetime, timezone
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from components.answer_actions import PENDING_KEY
-from core.records import Conversation, RecordStore
+if TYPE_CHECKING:
+    from core.records import Conversation, RecordStore
 
 CONVERSATION_KEY = "conversation"
 CHAT_PAGE = "app_pages/chat.py"
@@ -64,6 +70,8 @@ def _label(c: Conversation) -> str:
 def asking() -> str | None:
     """The question this run answers (typed into the chat input, or an edit/regenerate request),
     read before the page takes it."""
+    from components.answer_actions import PENDING_KEY  # noqa: PLC0415 - see the module doc
+
     pending = st.session_state.get(PENDING_KEY)
     return st.session_state.get(QUESTION_KEY) or (pending.question if pending is not None else None)
 
@@ -73,6 +81,8 @@ def show_conversation_list(store: RecordStore, current: str) -> None:
     marked), and 管理当前对话 (rename, hide) for the open one. A conversation whose first
     question is being answered in this run is listed already (titled by that question),
     so the page need not run again to show it."""
+    from core.records import Conversation  # noqa: PLC0415 - see the module doc
+
     st.button("新对话", icon=":material/add_comment:", type="primary", width="stretch",
               on_click=_open, args=(new_conversation_id(),), key="new-conversation")
     text = st.text_input("搜索对话", key="conversation-search", placeholder="按标题或问题搜索",

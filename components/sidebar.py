@@ -31,10 +31,11 @@ SELECTED_KEY = "knowledge_bases"
 _KEPT_KEY = "_knowledge_bases_kept"
 
 
-def show_sidebar(*, conversations: bool = False) -> None:
-    """The sidebar of every page; ``conversations``: the chat page's conversation list first."""
+def show_sidebar(*, conversations: bool = False, where=None) -> None:  # noqa: ANN001 - a container
+    """The sidebar of every page; ``conversations``: the chat page's conversation list first.
+    ``where``: a container in the sidebar to draw into (default: the end of the sidebar)."""
     engine = scoped(get_engine())  # the signed-in user's conversations only
-    with st.sidebar:
+    with where if where is not None else st.sidebar:
         if conversations:
             show_conversation_list(engine.records, current_conversation())
         st.subheader("设置")

