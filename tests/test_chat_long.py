@@ -16,7 +16,6 @@ from streamlit.testing.v1 import local_script_runner
 from components.answer_view import ANSWER_CSS
 from components import render_cache
 from components.render_cache import answer_html
-from tests.test_app import app_env  # noqa: F401 - the app on the pre-ingested sample (a fixture)
 
 ROOT = Path(__file__).resolve().parent.parent
 QUESTIONS = ["Pod 的重启策略有哪些？", "默认是哪一种？", "Init 容器有什么用？"]
