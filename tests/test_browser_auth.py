@@ -81,7 +81,8 @@ def sign_in(browser, app: str, sub: str):
     page.get_by_role("button", name="登录").click(timeout=120_000)
     page.get_by_role("button", name=sub, exact=True).click(timeout=30_000)  # the provider's user button
     page.get_by_test_id("stChatInputTextArea").wait_for(timeout=120_000)
-    assert page.get_by_text(f"已登录：{USERS[sub]['name']}").is_visible()
+    # the chat input is drawn before the sidebar on a session's first run (issue 18): wait for the user box
+    page.get_by_text(f"已登录：{USERS[sub]['name']}").wait_for(timeout=60_000)
     return page
 
 
