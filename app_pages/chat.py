@@ -34,10 +34,8 @@ with page_guard("显示问答页"):
         knowledge_bases = kb_selector(engine.index.knowledge_bases, may_ask=may_ask)
 
     records = engine.records.list(conversation_id=conversation_id, limit=200)
-    if records:
-        with st.sidebar:
-            st.caption("导出本次对话")
-            show_export_buttons(records, f"conversation-{conversation_id}")
+    with st.sidebar:
+        export_slot = st.empty()  # filled after the answer below: the export holds the turn just asked
     show_answer_assets()
     show_conversation(engine, records, asking=request is not None)
 
@@ -48,3 +46,8 @@ with page_guard("显示问答页"):
             generator=st.session_state.get("generator"), options=retrieval_options(),
             knowledge_bases=knowledge_bases,
         )
+        records = engine.records.list(conversation_id=conversation_id, limit=200)
+    if records:
+        with export_slot.container():
+            st.caption("导出本次对话")
+            show_export_buttons(records, f"conversation-{conversation_id}")

@@ -155,3 +155,28 @@ def test_the_conversation_exports_are_made_when_clicked_not_on_every_run(convers
     assert set(buttons) == {"导出 JSON", "导出 Markdown"}
     assert all(b.deferred_file_id and not b.url for b in buttons.values())
     assert made == []
+
+
+def test_the_conversation_export_holds_the_turn_just_asked(app_env, monkeypatch):
+    """New-user pass: the sidebar's export was drawn before the answer, so it lacked the turn just
+    asked (none at all after the first question). It is drawn after the answer now."""
+    import components.chat_view
+
+    exported: list[list[str]] = []
+    real = components.chat_view.show_export_buttons
+
+    def spy(records, stem):  # noqa: ANN001, ANN202
+        exported.append([r.query for r in records])
+        return real(records, stem)
+
+    monkeypatch.setattr(components.chat_view, "show_export_buttons", spy)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    _run(at)
+    assert exported == []  # a new conversation: nothing to export yet
+    at.chat_input[0].set_value(QUESTIONS[0]).run(timeout=120)
+    assert not at.exception, at.exception
+    assert exported[-1] == [QUESTIONS[0]]
+    assert {b.label for b in at.get("download_button")} == {"导出 JSON", "导出 Markdown"}
+    at.chat_input[0].set_value(QUESTIONS[1]).run(timeout=120)
+    assert not at.exception, at.exception
+    assert exported[-1] == QUESTIONS[:2]
