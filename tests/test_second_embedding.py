@@ -215,3 +215,14 @@ def test_a_changed_chunk_gets_its_second_vector_redone(index, tmp_path):
     assert index.second_coverage() == (5, 5)
     assert index.second.embedder.seen[-1].endswith("持久卷可以在机器之间迁移。")
     assert _retriever(index).retrieve("机器").decision.mode == "hybrid2"
+
+
+def test_a_cross_script_question_stays_in_the_hybrid_state(index):
+    """An English question over the Chinese documents is decided (and ranked) as ``hybrid``
+    even with the second set complete: hybrid2's threshold refused English questions whose gold
+    chunk ranked first (dev-023; "How do I expose a Deployment outside the cluster?")."""
+    fill_cache(index.catalog, index.second.embedder)
+    chinese = _retriever(index).retrieve(QUESTION)
+    english = _retriever(index).retrieve("How does a canary release work?")
+    assert chinese.decision.mode == "hybrid2" and chinese.config["second_weight"] == 1.0
+    assert english.decision.mode == "hybrid" and english.config["second_weight"] == 0.0
