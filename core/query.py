@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
 from core.lexical import LexicalIndex, general_frequency, tokenize
+from core.sufficiency_terms import _ASKING, _QUESTION_WORDS, named_terms
 
 #: A CJK term counts as salient when it occurs in at most this share of the chunks.
 SALIENT_DF = 0.01
@@ -117,6 +118,14 @@ def salient_terms(text: str, lexical: LexicalIndex) -> list[str]:
     return [t for t, _ in sorted(scored.items(), key=lambda kv: -kv[1])]
 
 
+def key_terms(question: str, lexical: LexicalIndex, n: int = 2) -> list[str]:
+    """The question's ``n`` most specific terms, lower-case: its names and the knowledge-base
+    terms that are rare there and not everyday words (``core.query.salient_terms``), without
+    interrogatives (多长时间, 最多…)."""
+    terms = [t for t in salient_terms(question, lexical) if not any(w in t for w in _QUESTION_WORDS | _ASKING)]
+    return [t.lower() for t in terms[:n]]
+
+
 def _identifier(name: str) -> bool:
     """A name worth carrying: it has a capital letter or an inner dot (``CronJob``,
     ``spec.os.name``, ``gRPC``) or 8+ letters; no path-like ``foo/bar``; ``true``/``foo`` are not."""
@@ -145,7 +154,7 @@ def resolve_query(question: str, history: Sequence[str] = (), lexical: LexicalIn
     own = salient_terms(question, lexical)
     if refers_back(question):
         reason = "follow-up: refers back"
-    elif not own:
+    elif not own and not _names_unknown_thing(question, lexical):
         reason = "follow-up: no salient term"
     else:
         return ResolvedQuery(question, question)
@@ -153,6 +162,13 @@ def resolve_query(question: str, history: Sequence[str] = (), lexical: LexicalIn
     if not carried:
         return ResolvedQuery(question, question)
     return ResolvedQuery(question, " ".join(carried) + " " + question, carried, reason)
+
+
+def _names_unknown_thing(question: str, lexical: LexicalIndex) -> bool:
+    """Whether ``question`` names something (``core.sufficiency_terms.named_terms``: a product,
+    name, field, version) none of whose terms occurs in the knowledge base: its own subject, which
+    the sufficiency decision will report as missing, so nothing is carried from earlier turns."""
+    return any(all(lexical.df(p) == 0 for p in tokenize(name) or [name]) for name in named_terms(question))
 
 
 def _carry(turn: str, subject: list[str], lexical: LexicalIndex) -> list[str]:

@@ -70,6 +70,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from core.lexical import LexicalIndex, _query_terms
+from core.query import key_terms
 from core.sufficiency_terms import (  # noqa: F401  (re-exported: the decision's public names)
     _coordinated,
     _contains,
@@ -77,7 +78,6 @@ from core.sufficiency_terms import (  # noqa: F401  (re-exported: the decision's
     absent_share,
     default_value_missing,
     detail_in,
-    key_terms,
     kb_text,
     named_terms,
     salient_share,

@@ -283,15 +283,5 @@ def _stated_default_of_kind(question: str, text: str, terms: Sequence[str]) -> b
     return True
 
 
-def key_terms(question: str, lexical: LexicalIndex, n: int = 2) -> list[str]:
-    """The question's ``n`` most specific terms, lower-case: its names and the knowledge-base
-    terms that are rare there and not everyday words (``core.query.salient_terms``), without
-    interrogatives (多长时间, 最多…)."""
-    from core.query import salient_terms
-
-    terms = [t for t in salient_terms(question, lexical) if not any(w in t for w in _QUESTION_WORDS | _ASKING)]
-    return [t.lower() for t in terms[:n]]
-
-
 # Words that ask rather than name (besides ``_QUESTION_WORDS``).
 _ASKING = frozenset("最多 最少 最大 最小 上限 下限 阈值 默认".split())

@@ -84,3 +84,13 @@ def test_the_glossary_is_mined_from_the_text_in_both_directions(lexical):
     assert g["ready"] == ("就绪",)
     plan = plan_query("What is a sidecar container used for?", lexical, g)
     assert plan.expansion == ("边车",) and "边车" in plan.lexical_text and plan.dense_text.startswith("What")
+
+
+@pytest.mark.parametrize("question", ["赤狐平台的值班轮换周期是多久？", "Kafka 的分区怎么扩容？"])
+def test_a_question_naming_what_the_knowledge_base_lacks_is_its_own_subject(lexical, question):
+    """New-user pass: after an English question about Deployments, "赤狐平台的值班轮换周期是多久？"
+    (no salient term the knowledge base knows) was searched as "Deployment 赤狐平台…" and its
+    closest chunks were all Deployment pages. A name absent from the knowledge base is a new
+    subject, not a follow-up."""
+    r = resolve_query(question, ["How do I expose a Deployment outside the cluster?"], lexical)
+    assert r.text == question and not r.carried
