@@ -99,8 +99,8 @@ class Conversation(NamedTuple):
     """One conversation as the sidebar and 历史 list it.
 
     ``title``: the title a person gave it, else its first question (whitespace
-    runs as one space; untrusted text). ``turns``: its stored records (regenerated
-    answers included). ``created_at``/``updated_at``: its first and last record
+    runs as one space; untrusted text). ``turns``: its questions asked (a regenerated
+    answer is a version of its turn, not a turn: ``conversation_turns``). ``created_at``/``updated_at``: its first and last record
     (UTC ISO 8601 strings as stored). ``preview``: the start of its last answer
     text (or last question when no answer has text) as plain text on one line
     (``core.presentation.snippet``: no Markdown syntax), at most :data:`PREVIEW_CHARS`
@@ -253,8 +253,10 @@ class RecordStore:
         if not include_hidden:
             where.append(hidden == 0)
         newest = sa.func.max(a.c.created_at)
+        # turns = questions asked: a regenerated answer is another version of its turn (conversation_turns)
+        asked = sa.func.sum(sa.case((json_text(a.c.record_json, "regenerated_from").is_(None), 1), else_=0))
         stmt = (
-            sa.select(a.c.conversation_id, sa.func.min(a.c.created_at), newest, sa.func.count(),
+            sa.select(a.c.conversation_id, sa.func.min(a.c.created_at), newest, asked,
                       sa.func.max(c.c.title), sa.func.max(hidden), first_query, last_text)
             .select_from(a.outerjoin(c, c.c.conversation_id == a.c.conversation_id))
             .where(*where).group_by(a.c.conversation_id).order_by(newest.desc()).limit(limit)

@@ -108,6 +108,21 @@ def test_records_list_newest_first_and_a_conversation_oldest_first(database_loca
         store.close()
 
 
+def test_a_regenerated_answer_is_a_version_of_its_turn_not_a_turn(database_location) -> None:
+    """New-user pass: 5 questions with one 重新生成 were listed as "6 轮"."""
+    store = RecordStore(database_location)
+    try:
+        store.save(rec("q1", "问题 1", 0))
+        store.save(rec("q2", "问题 2", 1))
+        store.save(rec("q2b", "问题 2", 2, regenerated_from="q2"))
+        store.save(rec("q2c", "问题 2", 3, regenerated_from="q2b"))
+        (conversation,) = store.conversations()
+        assert conversation.turns == 2
+        assert [c.conversation_id for c in store.conversations(only="c1")] == ["c1"]
+    finally:
+        store.close()
+
+
 def test_stores_opened_together_migrate_once(database_location) -> None:
     stores: list[RecordStore] = []
     errors: list[BaseException] = []
