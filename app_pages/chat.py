@@ -40,11 +40,11 @@ with page_guard("显示问答页"):
     show_conversation(engine, records, asking=request is not None)
 
     if request:
-        wait_until_ingested()  # a question asked during the first start's ingest waits for it
         answer_request(
             engine, request, records, conversation_id=conversation_id,
             generator=st.session_state.get("generator"), options=retrieval_options(),
             knowledge_bases=knowledge_bases,
+            before_answer=wait_until_ingested,  # asked during the first start's ingest: shown, then answered
         )
         records = engine.records.list(conversation_id=conversation_id, limit=200)
     if records:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Callable
+
 import streamlit as st
 
 from components.answer_actions import COPY_ASSETS, Request, show_answer_actions
@@ -58,12 +60,14 @@ def show_conversation(engine, records: list[AnswerRecord], *, asking: bool = Fal
 
 def answer_request(engine, request: Request, records: list[AnswerRecord], *, conversation_id: str,
                    generator: str | None, options: RetrievalOptions,
-                   knowledge_bases: list[str] | None = None) -> AnswerRecord:  # noqa: ANN001 - Engine
+                   knowledge_bases: list[str] | None = None,
+                   before_answer: Callable[[], None] | None = None) -> AnswerRecord:  # noqa: ANN001 - Engine
     """Answer a typed, edited or regenerate ``request`` in the conversation ``records`` over
     ``knowledge_bases`` (None or empty: ``default``) and show it
     with its action row, below the conversation (a regenerated answer joins its turn on the next
     run; no rerun here: it would redraw what the person may be reading). A regenerated answer
-    is asked with the turns before the one it regenerates."""
+    is asked with the turns before the one it regenerates. ``before_answer`` runs inside the
+    answer's bubble, after the question is shown (the chat waits there for the first ingest)."""
     earlier = records
     if request.regenerated_from is not None:
         turns = conversation_turns(records)
@@ -74,6 +78,8 @@ def answer_request(engine, request: Request, records: list[AnswerRecord], *, con
     with st.chat_message("assistant"):
         if request.regenerated_from is not None:
             st.caption("重新生成（原回答保留）")
+        if before_answer is not None:
+            before_answer()
         record = ask_and_show(
             engine, request.question, generator=generator, conversation_id=conversation_id,
             history=conversation_history(earlier), options=options, regenerated_from=request.regenerated_from,

@@ -6,6 +6,8 @@ and the background embedding worker is started once.
 
 from __future__ import annotations
 
+import time
+
 import streamlit as st
 
 from core.embedding_worker import EmbeddingWorker
@@ -64,13 +66,28 @@ def ensure_ready() -> Engine:
 
 
 def wait_until_ingested() -> None:
-    """Block (with a spinner) until the first start's ingest is done; re-raises its error."""
+    """Block until the first start's ingest is done, showing its progress (n/total files) where it
+    is called (the chat calls it inside the answer's bubble, under the question just asked: the
+    page's own progress fragment cannot update while this run waits); re-raises its error."""
     job = first_ingest()
-    if job is not None and not job.finished:
-        with st.spinner("正在导入知识库，导入完成后立即回答…"):
-            job.wait()
-    elif job is not None:
-        job.wait()
+    if job is None:
+        return
+    if not job.finished:
+        bar = st.progress(job.fraction(), text=_waiting_text(job))
+        while not job.finished:
+            time.sleep(WAIT_POLL_SECONDS)
+            bar.progress(job.fraction(), text=_waiting_text(job))
+        bar.empty()
+    job.wait()
+
+
+#: How often a question waiting for the first ingest redraws its progress.
+WAIT_POLL_SECONDS = 0.3
+
+
+def _waiting_text(job: BackgroundJob) -> str:
+    done = f" {job.done}/{job.total}" if job.total else ""
+    return f"正在导入知识库{done}，导入完成后立即回答…"
 
 
 def _ingest_status(job: BackgroundJob) -> None:

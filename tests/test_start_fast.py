@@ -11,6 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import components.resources as resources
+from core.errors import IndexError_
 from core.ingest import ingest as real_ingest
 from core.progress import BackgroundJob
 
@@ -64,6 +65,38 @@ def test_chat_is_shown_while_the_first_ingest_runs_and_answers_after_it(page_env
     assert job.finished
     shown = "\n".join(el.proto.body for el in at.get("html"))
     assert "Cron 格式" in shown
+
+
+def test_a_question_asked_during_the_first_ingest_is_shown_before_it_waits(page_env, monkeypatch):
+    """New-user pass: a question typed during the first ingest vanished for seconds with a progress
+    bar stuck at 0. The question is drawn first; the wait (with its n/total) runs under it, inside
+    the answer's bubble. Here the ingest fails while the question waits: the question is on the
+    page with the error, so it was drawn before the wait."""
+    release = threading.Event()
+
+    def failing_ingest(*args, **kwargs):  # noqa: ANN002, ANN003
+        kwargs["progress"](1, 3, "a.md")
+        release.wait(60)
+        raise IndexError_("语料损坏")
+
+    monkeypatch.setattr(resources, "ingest", failing_ingest)
+    waits = []
+    real_wait = resources.wait_until_ingested
+
+    def wait_and_release():
+        job = resources.first_ingest()
+        waits.append((job.done, job.total, resources._waiting_text(job)))
+        release.set()
+        real_wait()
+
+    monkeypatch.setattr(resources, "wait_until_ingested", wait_and_release)
+    at = AppTest.from_file(str(ROOT / "app_pages" / "chat.py"), default_timeout=120)
+    at.run()
+    at.chat_input[0].set_value("CronJob 的时间表是什么格式？").run(timeout=120)
+    assert waits == [(1, 3, "正在导入知识库 1/3，导入完成后立即回答…")]
+    assert [m.name for m in at.chat_message] == ["user", "assistant"]
+    assert at.chat_message[0].text[0].value == "CronJob 的时间表是什么格式？"
+    assert not at.exception and at.error, "the failed ingest is reported as an error message"
 
 
 #: What the first answer needs and the chat input does not: loaded after the input is drawn.
