@@ -27,6 +27,8 @@ A URL's password is never put in a message (``render_as_string(hide_password=Tru
 from __future__ import annotations
 
 import os
+import sqlite3
+import threading
 import weakref
 import zlib
 from contextlib import contextmanager
@@ -151,13 +153,34 @@ def _forget_connections_in_forked_children(engine: sa.Engine) -> None:
     os.register_at_fork(after_in_child=in_child)
 
 
+def _use_wal(dbapi_connection) -> None:  # noqa: ANN001 - a sqlite3.Connection
+    """Put the file in WAL mode unless it is already. Connections opening a new file together
+    race to switch it, and SQLite answers them "database is locked" without calling the busy
+    handler (each holds a shared lock and wants the exclusive one), so the switches of this
+    process take turns (:data:`_WAL_SWITCH`) and a later one finds the file in WAL already; a
+    switch lost to another process is accepted when the mode read afterwards is WAL."""
+    mode = lambda: dbapi_connection.execute("PRAGMA journal_mode").fetchone()[0].lower()  # noqa: E731
+    if mode() == "wal":
+        return
+    with _WAL_SWITCH:
+        try:
+            dbapi_connection.execute("PRAGMA journal_mode=WAL")
+        except sqlite3.OperationalError:
+            if mode() != "wal":
+                raise
+
+
+#: Serializes this process's switches of new SQLite files to WAL (:func:`_use_wal`).
+_WAL_SWITCH = threading.Lock()
+
+
 def _sqlite_transactions(engine: sa.Engine, synchronous: str) -> None:
     """Explicit ``BEGIN`` / ``BEGIN IMMEDIATE`` on SQLite (the recipe in SQLAlchemy's pysqlite docs)."""
 
     @sa.event.listens_for(engine, "connect")
     def _connect(dbapi_connection, _record) -> None:  # noqa: ANN001 - a sqlite3.Connection
         dbapi_connection.isolation_level = None  # the driver's own BEGIN off; ours below
-        dbapi_connection.execute("PRAGMA journal_mode=WAL")
+        _use_wal(dbapi_connection)
         dbapi_connection.execute(f"PRAGMA synchronous={synchronous}")
 
     @sa.event.listens_for(engine, "begin")
