@@ -123,21 +123,27 @@ def test_a_regenerated_answer_is_a_version_of_its_turn_not_a_turn(database_locat
         store.close()
 
 
-def test_stores_opened_together_migrate_once(database_location) -> None:
+def _open_together(location, n: int) -> tuple[list[RecordStore], list[BaseException]]:
+    """``n`` threads each open a ``RecordStore`` on ``location`` at once: (stores, errors)."""
     stores: list[RecordStore] = []
     errors: list[BaseException] = []
 
     def open_one() -> None:
         try:
-            stores.append(RecordStore(database_location))
-        except BaseException as exc:  # noqa: BLE001 - reported below
+            stores.append(RecordStore(location))
+        except BaseException as exc:  # noqa: BLE001 - reported by the caller
             errors.append(exc)
 
-    threads = [threading.Thread(target=open_one) for _ in range(4)]
+    threads = [threading.Thread(target=open_one) for _ in range(n)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
+    return stores, errors
+
+
+def test_stores_opened_together_migrate_once(database_location) -> None:
+    stores, errors = _open_together(database_location, 4)
     try:
         assert errors == [] and len(stores) == 4
         stores[0].save(rec("m1", "迁移", 0))
@@ -231,19 +237,8 @@ def test_many_stores_opening_a_new_sqlite_file_together_all_open(tmp_path: Path)
     (about 1 in 15 rounds failed before the fix)."""
     errors: list[BaseException] = []
     for round_ in range(40):
-        path, stores = tmp_path / f"r{round_}.sqlite3", []
-
-        def open_one() -> None:
-            try:
-                stores.append(RecordStore(path))  # noqa: B023 - joined within the round
-            except BaseException as exc:  # noqa: BLE001 - reported below
-                errors.append(exc)
-
-        threads = [threading.Thread(target=open_one) for _ in range(6)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        stores, failed = _open_together(tmp_path / f"r{round_}.sqlite3", 6)
+        errors += failed
         for s in stores:
             s.close()
     assert errors == []
