@@ -30,6 +30,12 @@ When the chunk has a vector, relevance is the mean of the two (each alone lets
 off-topic questions through: dense similarity of unrelated Chinese text is
 high for E5, and coverage rewards a single shared word); before its vector
 exists, relevance is the coverage alone.
+
+Why over 400 lines: one question's retrieval is one pass — plan, up to three rankings
+under the same filters, fusion, then the decision's features read from those same
+rankings — and splitting the pass would hand the rankings across modules; the query
+planning lives in ``core.query``, the second model's search in ``core.second_vectors``,
+the decision itself in ``core.sufficiency``.
 """
 
 from __future__ import annotations
