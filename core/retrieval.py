@@ -256,8 +256,7 @@ class HybridRetriever:
         # hybrid2 threshold (0.57) refused English questions whose gold chunk is ranked first
         # (dev-023 at 0.49, "How do I expose a Deployment outside the cluster?" at 0.54; hybrid: 0.65,
         # 0.74 over 0.41), and hybrid's own cross-script feature was fit for them. Measured in the README.
-        hybrid2 = (second_cov is not None and second_cov[1] > 0 and second_cov[0] == second_cov[1]
-                   and not plan.cross_script)
+        hybrid2 = second is not None and second.complete(self.index.active_chunks()) and not plan.cross_script
         allowed = None
         if self.documents is not None:
             wanted = set(self.documents)
