@@ -157,9 +157,24 @@ def ask(page, question: str) -> float | None:  # noqa: ANN001
         page.wait_for_function("n => document.querySelectorAll('.yz-answer').length > n", arg=n, polling=10,
                                timeout=ANSWER_TIMEOUT_S * 1000)
     except Exception:  # noqa: BLE001 - playwright's TimeoutError: counted, the run goes on
+        report_not_shown(page, question)
         page.reload(wait_until="domcontentloaded")
         return None
     return time.perf_counter() - t
+
+
+def report_not_shown(page, question: str) -> None:  # noqa: ANN001
+    """What the page showed instead of the answer (stderr, and a screenshot in the temp folder)."""
+    shot = Path(tempfile.gettempdir()) / f"yz-not-shown-{int(time.time())}.png"
+    try:
+        page.screenshot(path=str(shot), full_page=True)
+        errors = page.locator('[data-testid="stException"], [data-testid="stAlert"]').all_inner_texts()
+        last = page.locator('[data-testid="stChatMessage"]').all_inner_texts()[-2:]
+    except Exception as exc:  # noqa: BLE001 - a report only
+        print(f"not shown: {question!r} (page unreadable: {exc})", file=sys.stderr)
+        return
+    print(f"not shown: {question!r}; errors on the page: {errors}; last messages: {last}; screenshot {shot}",
+          file=sys.stderr)
 
 
 def embedding_progress(data_dir: Path) -> tuple[int, int]:

@@ -24,11 +24,10 @@ from typing import Iterator
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import jieba  # noqa: E402
-
 import core.corpus as corpus  # noqa: E402
 import core.lexical as lexical  # noqa: E402
 import core.retrieval as retrieval  # noqa: E402
+import core.segmentation as core_segmentation  # noqa: E402
 from core.evaluation import run_eval  # noqa: E402
 
 SHARED = ROOT.parent / "shared"
@@ -55,15 +54,15 @@ def rrf(k: int) -> Iterator[None]:
 def segmentation(mode: str) -> Iterator[None]:
     import core.index as index
 
-    old_cut, old_id = jieba.lcut_for_search, lexical.TOKENIZER_ID
+    old_cut, old_id = core_segmentation.search_words, lexical.TOKENIZER_ID
     if mode == "precise":
-        jieba.lcut_for_search = jieba.lcut  # type: ignore[assignment]
+        core_segmentation.search_words = core_segmentation.words  # type: ignore[assignment]
         lexical.TOKENIZER_ID = index.TOKENIZER_ID = old_id + "+precise"  # cached terms are keyed by it
     lexical._query_terms.cache_clear()
     try:
         yield
     finally:
-        jieba.lcut_for_search = old_cut  # type: ignore[assignment]
+        core_segmentation.search_words = old_cut  # type: ignore[assignment]
         lexical.TOKENIZER_ID = index.TOKENIZER_ID = old_id
         lexical._query_terms.cache_clear()
 

@@ -146,6 +146,17 @@ class Catalog:
         self._db.close()
 
     # ------------------------------------------------------------ reading
+    def meta(self, key: str) -> str | None:
+        """The ``meta`` value under ``key`` (e.g. ``embedding_model@<chroma folder>``), or None."""
+        with self._db.read() as db:
+            value = db.execute(sa.select(META.c.value).where(META.c.key == key)).scalar()
+        return None if value is None else str(value)
+
+    def set_meta(self, key: str, value: str) -> None:
+        """Store ``value`` under ``key`` in ``meta`` (replacing it)."""
+        with self._db.write() as db:
+            upsert(db, META, {"key": key, "value": value}, ["key"], update=["value"])
+
     def generation(self) -> str:
         """The generation counter (``"0"`` before the first ingest); one small read."""
         with self._db.read() as db:

@@ -53,7 +53,7 @@ from core.lexical import LexicalIndex
 from core.models import DEFAULT_KB, Chunk, SourceDocument, place_in_knowledge_base, sha256_hex
 from core.second_vectors import SecondVectors
 from core.vector_store import (
-    CHROMA_BATCH, COLLECTION, VectorStore, collection_name_for, delete_server_collection,
+    CHROMA_BATCH, COLLECTION, VectorStore, collection_name_for, delete_server_collection, mismatch_error,
 )
 
 #: Names callers import from here (the catalog and the Chroma adapter are used through this facade).
@@ -97,7 +97,7 @@ class KnowledgeIndex:
         self.second = SecondVectors(self.catalog, second_embedder) if second_embedder is not None else None
         self.index_id = self.catalog.index_id
         self.collection_name = collection_name or collection_name_for(settings, self.index_id)
-        self.vectors = VectorStore(settings, embedder, self.collection_name, client=chroma_client)
+        self.vectors = self._vector_store(chroma_client)
         self._cached: VectorMatrix | None = None  # dense vectors from the catalog cache (non-owner only)
         self._lexical = LexicalIndex([], [])
         self._active: dict[str, Chunk] = {}
@@ -109,6 +109,29 @@ class KnowledgeIndex:
                 log.info("catalog migrated to knowledge bases; %d vectors moved", self.adopt_cached_vectors())
             except IndexError_:
                 log.warning("could not move vectors after the migration; embed_pending reconciles", exc_info=True)
+
+    def _vector_store(self, client: Any) -> VectorStore:
+        """The vector store, opened lazily when its embedding model is known without opening it.
+
+        The model that built an embedded store is recorded in the catalog
+        (``embedding_model@<chroma folder>``) when the store is first opened. A store whose
+        record names another model raises ``EmbeddingMismatchError`` here, as opening it
+        would; a store with a matching record, or with no folder yet, opens on first use;
+        any other (a server, a folder made before the record) opens here and checks its model."""
+        settings, model = self.settings, self.embedder.name
+        key = f"embedding_model@{settings.chroma_dir.resolve()}"
+        embedded = client is None and not settings.chroma_host
+        stored = embedded and settings.chroma_dir.exists()
+        recorded = self.catalog.meta(key) if embedded else None
+        if stored and recorded is not None and recorded != model:
+            raise mismatch_error(settings, self.collection_name, recorded, model)
+        lazy = embedded and (not stored or recorded == model)
+
+        def record() -> None:
+            if embedded and self.catalog.meta(key) != model:
+                self.catalog.set_meta(key, model)
+
+        return VectorStore(settings, self.embedder, self.collection_name, client=client, lazy=lazy, on_open=record)
 
     @property
     def _collection(self) -> Any:
@@ -266,7 +289,7 @@ class KnowledgeIndex:
     def owns_vectors(self) -> bool:
         """Whether this process reads and writes the vector store itself (it owns the
         embedded folder, or uses a server). False: another process owns it."""
-        if self.vectors.collection is not None:
+        if self.vectors.owned:
             return True
         if self.vectors.claim():  # just took over: drop what the non-owner path cached
             self._cached = None

@@ -1,7 +1,8 @@
-"""Lexical retrieval: BM25 (``bm25s``) over Chinese word segmentation (``jieba``).
+"""Lexical retrieval: BM25 (``bm25s``) over Chinese word segmentation (jieba's
+words, cut by ``core.segmentation``).
 
-Tokenization: ``jieba.lcut_for_search`` (search-engine mode: long words plus
-their sub-words), lowercased, with whitespace, punctuation and a short list of
+Tokenization: search-engine mode (``core.segmentation.search_words``, jieba's
+``lcut_for_search``: long words plus their sub-words), lowercased, with whitespace, punctuation and a short list of
 Chinese/English function words removed. Mixed text keeps ASCII terms
 (``StatefulSet`` → ``statefulset``).
 
@@ -17,16 +18,15 @@ import functools
 import hashlib
 import logging
 import math
-import threading
 import unicodedata
 from collections import Counter
 from typing import Collection, Sequence
 
 import bm25s
-import jieba
 import numpy as np
 
-jieba.setLogLevel(logging.WARNING)
+from core import segmentation
+
 logging.getLogger("bm25s").setLevel(logging.WARNING)
 
 STOPWORDS = frozenset(
@@ -35,9 +35,6 @@ STOPWORDS = frozenset(
     时 个 些 等 又 还 但 如果 那么 区别 有何 是否 多少 几 用 使用 进行 通过
     a an the is are was were be to of in on for and or what how why which does do can with""".split()
 )
-
-_jieba_lock = threading.Lock()
-
 
 def _is_term(tok: str) -> bool:
     tok = tok.strip()
@@ -53,7 +50,7 @@ _TERM_CACHE_MAX = 500_000
 
 #: Identifies the tokenization (stored next to cached terms; change it when ``tokenize`` changes).
 TOKENIZER_ID = "jieba-search/%s/%s" % (
-    getattr(jieba, "__version__", "?"),
+    segmentation.SEGMENTER_ID,
     hashlib.sha256(" ".join(sorted(STOPWORDS)).encode()).hexdigest()[:12],
 )
 
@@ -72,16 +69,15 @@ def _term(word: str) -> str | None:
 
 def tokenize(text: str) -> list[str]:
     """Terms of ``text`` for BM25: jieba search-mode words, lowercased, no stop words."""
-    with _jieba_lock:
-        words = jieba.lcut_for_search(text)
+    words = segmentation.search_words(text)
     return [t for t in map(_term, words) if t is not None]
 
 
 def general_frequency(word: str) -> int:
     """How often ``word`` occurs in general Chinese: its count in jieba's bundled
-    dictionary (``dict.txt``, about 60 million words in total); 0 when absent."""
-    with _jieba_lock:
-        return int(jieba.get_FREQ(word) or 0)
+    dictionary (``dict.txt``, about 60 million words in total); 0 when absent
+    (``core.segmentation.general_frequency``)."""
+    return segmentation.general_frequency(word)
 
 
 @functools.lru_cache(maxsize=256)

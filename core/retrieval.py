@@ -322,7 +322,7 @@ class HybridRetriever:
         config = {
             "embedding_model": self.index.embedder.name,
             "dense_coverage": f"{embedded}/{total}",
-            "tokenization": "jieba.lcut_for_search + stopwords",
+            "tokenization": "jieba search mode (jieba-rs) + stopwords",
             "fusion": f"rrf(k={RRF_K})",
             **plan_config(plan),
             **({} if self.index.second is None else {

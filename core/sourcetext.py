@@ -14,6 +14,7 @@ file names. Messages are Chinese (shown per file on the 知识库 page).
 from __future__ import annotations
 
 import unicodedata
+from collections import Counter
 
 __all__ = [
     "GARBLED_SHARE",
@@ -76,10 +77,9 @@ def unreadable_share(text: str) -> float:
     U+FFFD, private-use (``Co``), unassigned (``Cn``) or surrogate code points.
     0.0 for text with no non-whitespace code point."""
     counted = bad = 0
-    for ch in set(text):  # each distinct code point once, counted with str.count (C speed)
+    for ch, n in Counter(text).items():  # each distinct code point once (one counting pass in C)
         if ch.isspace() and ch not in ("\x1c", "\x1d", "\x1e", "\x1f"):
             continue
-        n = text.count(ch)
         counted += n
         bad += n if _unreadable(ch) else 0
     return bad / counted if counted else 0.0

@@ -21,9 +21,8 @@ import re
 import weakref
 from typing import Any, Mapping, Sequence
 
-import jieba.posseg as pseg
-
 from core.lexical import LexicalIndex, _query_terms
+from core.segmentation import tagged
 
 # ------------------------------------------------------------ question type
 
@@ -89,13 +88,13 @@ def named_terms(question: str) -> list[str]:
         if cjk or _identifier_like(word):
             out.append(word)
     if cjk:
-        words = list(pseg.cut(question))
-        for i, w in enumerate(words):
-            if not _CJK.search(w.word) or len(w.word) < 2:
+        words = tagged(question)
+        for i, (word, tag) in enumerate(words):
+            if not _CJK.search(word) or len(word) < 2:
                 continue
-            nxt = words[i + 1].word if i + 1 < len(words) else ""
-            if w.flag in _PROPER_FLAGS or nxt in _PRODUCT_SUFFIX:
-                out.append(w.word)
+            nxt = words[i + 1][0] if i + 1 < len(words) else ""
+            if tag in _PROPER_FLAGS or nxt in _PRODUCT_SUFFIX:
+                out.append(word)
     return list(dict.fromkeys(out))
 
 

@@ -28,7 +28,7 @@ import threading
 import time
 import warnings
 from contextlib import contextmanager
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -115,6 +115,16 @@ def _chroma_ef(embedder: Embedder) -> Any:
     return _OurEmbeddingFunction()
 
 
+def mismatch_error(settings: Settings, name: str, built_with: str | None, configured: str) -> EmbeddingMismatchError:
+    """The error for a collection built with the model ``built_with`` opened with ``configured``."""
+    return EmbeddingMismatchError(
+        f"the index in {settings.data_dir} (collection {name!r}) was built with the "
+        f"embedding model {built_with!r}, but {configured!r} is configured. Vectors of two "
+        "models are never mixed: set YINZHENG_EMBEDDING back, or use another YINZHENG_DATA_DIR, "
+        "or rebuild with `python -m core ingest --rebuild`."
+    )
+
+
 def delete_server_collection(settings: Settings, name: str) -> None:
     """Delete collection ``name`` on the Chroma server of ``settings``; a missing
     collection is fine, an unreachable server raises ``IndexError_``."""
@@ -134,17 +144,61 @@ class VectorStore:
     ``collection``: the Chroma collection, or None while another process owns
     the embedded folder. Raises ``EmbeddingMismatchError`` when the collection
     was built with another model, ``IndexError_`` when Chroma fails.
+
+    ``lazy``: an embedded store is opened (chromadb imported, its folder read: 1–3 s on a
+    first start) on the first call that needs it, not here; until then a store whose
+    folder does not exist yet counts as empty without being opened (the first answer on a
+    fresh data folder is keyword-only and never needs Chroma). The caller has checked the
+    embedding model already (``KnowledgeIndex``: the model recorded in the catalog).
+    ``on_open`` runs once after the collection is opened (and its model checked).
     """
 
-    def __init__(self, settings: Settings, embedder: Embedder, name: str, *, client: Any = None) -> None:
+    def __init__(
+        self, settings: Settings, embedder: Embedder, name: str, *, client: Any = None, lazy: bool = False,
+        on_open: Callable[[], None] | None = None,
+    ) -> None:
         self.settings = settings
         self.embedder = embedder
         self.name = name
         self._lock = threading.Lock()
         self._next_claim = 0.0
-        self.collection: Any = None
-        if client is not None or settings.chroma_host or self._take():
-            self.collection = self._open(client)
+        self._client = client
+        self._on_open = on_open
+        self._collection: Any = None
+        #: this process may open the store (it holds the embedded folder's lock, or a server/client is used)
+        self.owned = bool(client is not None or settings.chroma_host or self._take())
+        if self.owned and not (lazy and client is None and not settings.chroma_host):
+            self._open_now()
+
+    @property
+    def collection(self) -> Any:
+        """The open Chroma collection (opened here on first use when lazy), or None for a non-owner."""
+        if self._collection is None and self.owned:
+            self._open_now()
+        return self._collection
+
+    @collection.setter
+    def collection(self, value: Any) -> None:  # tests and the bench wrap the raw collection
+        self._collection = value
+
+    @property
+    def opened(self) -> bool:
+        """Whether the collection is open (without opening it)."""
+        return self._collection is not None
+
+    def _open_now(self) -> None:
+        with self._lock:
+            if self._collection is None:
+                self._collection = self._open(self._client)
+                if self._on_open is not None:
+                    self._on_open()
+
+    def _unopened_and_absent(self) -> bool:
+        """Not opened yet, and the embedded folder does not exist: nothing is stored (no need to open)."""
+        return (
+            self._collection is None and self._client is None and not self.settings.chroma_host
+            and not self.settings.chroma_dir.exists()
+        )
 
     def _open(self, client: Any) -> Any:
         with warnings.catch_warnings(), chroma_errors("cannot open the vector store"):
@@ -156,12 +210,7 @@ class VectorStore:
                     "embedding_model"
                 )
                 if built_with != self.embedder.name:
-                    raise EmbeddingMismatchError(
-                        f"the index in {self.settings.data_dir} (collection {self.name!r}) was built with the "
-                        f"embedding model {built_with!r}, but {self.embedder.name!r} is configured. Vectors of two "
-                        "models are never mixed: set YINZHENG_EMBEDDING back, or use another YINZHENG_DATA_DIR, "
-                        "or rebuild with `python -m core ingest --rebuild`."
-                    )
+                    raise mismatch_error(self.settings, self.name, built_with, self.embedder.name)
             return client.get_or_create_collection(
                 self.name,
                 configuration={"hnsw": {"space": "cosine"}},
@@ -177,19 +226,19 @@ class VectorStore:
             raise IndexError_(f"cannot lock the vector store {self.settings.chroma_dir}: {exc}") from exc
 
     def claim(self) -> bool:
-        """Whether the collection is open now. A non-owner tries to take the folder's
+        """Whether this process may use the collection (opened lazily). A non-owner tries to take the folder's
         lock at most every ``CLAIM_SECONDS`` (e.g. the app after a command-line ingest
         ended) and opens Chroma when it gets it."""
-        if self.collection is not None:
+        if self.owned:
             return True
         now = time.monotonic()
         if now < self._next_claim:
             return False
         self._next_claim = now + CLAIM_SECONDS
-        with self._lock:
-            if self.collection is None and self._take():
-                self.collection = self._open(None)
-        return self.collection is not None
+        if self._take():
+            self.owned = True
+            self._open_now()
+        return self.owned
 
     def owner(self) -> store_lock.StoreOwner:
         """The other process holding the embedded folder (unknown fields empty when it cannot be read)."""
@@ -198,11 +247,15 @@ class VectorStore:
     # ----------------------------------------------------------- calls
     def ids(self) -> set[str]:
         """Every id with a vector (one full read)."""
+        if self._unopened_and_absent():
+            return set()
         with chroma_errors("cannot read the vector store"):
             return set(self.collection.get(include=[])["ids"])
 
     def count(self) -> int:
         """Vectors in the collection (one round trip)."""
+        if self._unopened_and_absent():
+            return 0
         with chroma_errors("cannot read the vector store"):
             return int(self.collection.count())
 
@@ -211,7 +264,7 @@ class VectorStore:
         ``knowledge_bases``, only vectors whose ``knowledge_base`` metadata is one of them
         (a Chroma ``where`` filter, applied inside the search); an empty selection matches
         nothing (Chroma refuses an empty ``$in``)."""
-        if knowledge_bases is not None and not knowledge_bases:
+        if (knowledge_bases is not None and not knowledge_bases) or self._unopened_and_absent():
             return []
         where = None if knowledge_bases is None else {"knowledge_base": {"$in": list(knowledge_bases)}}
         with chroma_errors("vector query failed"):
@@ -222,6 +275,8 @@ class VectorStore:
 
     def vectors(self, ids: Sequence[str]) -> tuple[list[str], np.ndarray]:
         """The stored vectors of ``ids`` that have one: (ids, float32 ``(n, dim)``)."""
+        if self._unopened_and_absent():
+            return [], np.zeros((0, self.embedder.dim), np.float32)
         with chroma_errors("vector read failed"):
             res = self.collection.get(ids=list(ids), include=["embeddings"])
         embs = res.get("embeddings")
@@ -246,6 +301,8 @@ class VectorStore:
 
     def delete(self, ids: Sequence[str]) -> None:
         """Delete the vectors of ``ids`` (ids without one are ignored), ``CHROMA_BATCH`` at a time."""
+        if self._unopened_and_absent():
+            return
         with chroma_errors("cannot write the vector store"):
             for i in range(0, len(ids), CHROMA_BATCH):
                 self.collection.delete(ids=list(ids[i : i + CHROMA_BATCH]))

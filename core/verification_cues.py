@@ -18,14 +18,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-import jieba
-
 from core.lexical import tokenize
+from core.segmentation import words
 
 
 def jieba_words(text: str) -> list[str]:
-    """``text`` cut by jieba (precise mode), lowercased, whitespace dropped."""
-    return [w.lower() for w in jieba.lcut(text) if w.strip()]
+    """``text`` cut into jieba's words (precise mode, ``core.segmentation.words``), lowercased,
+    whitespace dropped."""
+    return [w.lower() for w in words(text) if w.strip()]
 
 
 @dataclass(frozen=True)

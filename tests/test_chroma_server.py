@@ -33,7 +33,7 @@ from tests.test_pipeline import (  # noqa: E402,F401
 from tests.test_retrieval import (  # noqa: E402,F401
     test_chunk_ids_do_not_come_from_result_positions,
     test_dense_vectors_are_cached_by_content,
-    test_opening_an_index_with_another_model_is_refused,
+    test_opening_an_index_built_with_another_model_is_refused,
     test_unanswerable_question_has_no_evidence,
     test_workload_question_retrieves_workload_docs,
 )

@@ -111,15 +111,37 @@ def test_hybrid_recall_on_eval_dev(tmp_path, shared_dir):
     assert hits1 / len(questions) >= 0.75, (hits1, hits5)
 
 
-def test_opening_an_index_with_another_model_is_refused(tmp_path):
+def test_opening_an_index_built_with_another_model_is_refused(tmp_path):
+    """Refused at open (not at the first question): from the model recorded in the catalog, and,
+    for a folder made before that record, from the collection's own metadata."""
+    import sqlite3
+
+    class Other(HashingEmbedder):
+        name = "other/model-384"
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# 标题\n\nDeployment 管理无状态应用的副本。\n", encoding="utf-8")
+    settings = make_settings(tmp_path / "data")
+    index = KnowledgeIndex(settings, HashingEmbedder())
+    ingest(index, [docs])
+    assert index.dense_coverage() == (1, 1)
+    with pytest.raises(EmbeddingMismatchError, match="hash/char-ngrams-256") as err:
+        KnowledgeIndex(settings, Other())
+    assert "other/model-384" in str(err.value)
+    with sqlite3.connect(settings.catalog_path) as db:  # a data folder made before the record
+        db.execute("DELETE FROM meta WHERE key LIKE 'embedding_model@%'")
+    with pytest.raises(EmbeddingMismatchError, match="hash/char-ngrams-256"):
+        KnowledgeIndex(settings, Other())
+
+
+def test_another_model_may_open_a_folder_with_no_vectors_yet(tmp_path):
     class Other(HashingEmbedder):
         name = "other/model-384"
 
     settings = make_settings(tmp_path)
     KnowledgeIndex(settings, HashingEmbedder())
-    with pytest.raises(EmbeddingMismatchError, match="hash/char-ngrams-256") as err:
-        KnowledgeIndex(settings, Other())
-    assert "other/model-384" in str(err.value)
+    assert KnowledgeIndex(settings, Other()).dense_coverage() == (0, 0)
 
 
 def test_dense_vectors_are_cached_by_content(tmp_path):

@@ -171,7 +171,7 @@ def run_eval(
             "dense_coverage": f"{embedded}/{total}" if use_dense else "off",
             "second_embedding_model": None if second is None else second.name,
             "second_coverage": None if index.second_coverage() is None else "/".join(map(str, index.second_coverage())),
-            "tokenization": "jieba.lcut_for_search + stopwords",
+            "tokenization": "jieba search mode (jieba-rs) + stopwords",
             "fusion": "rrf(k=60)" if use_dense else "bm25 only",
             "top_k": settings.top_k,
             "evidence_threshold": "fitted per mode" if settings.evidence_threshold is None else settings.evidence_threshold,

@@ -39,12 +39,11 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-import jieba.posseg as pseg
-
 from core.generators.base import Generator, OnText
 from core.generators.compare import Side, compared_sides, is_about, missing_note
 from core.lexical import STOPWORDS, tokenize
 from core.models import Draft, DraftSupport, RetrievedChunk
+from core.segmentation import tagged
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
@@ -188,7 +187,7 @@ def has_wanted(sentence: str, wants: frozenset[str]) -> bool:
     if wants & {"person", "place"}:
         flags = {"nr", "nrfg", "nrt"} if "person" in wants else set()
         flags |= {"ns", "nsf"} if "place" in wants else set()
-        return any(w.flag in flags for w in pseg.cut(sentence))
+        return any(tag in flags for _, tag in tagged(sentence))
     return False
 
 
