@@ -9,7 +9,7 @@ average (``os.getloadavg``) when it was taken:
    seconds from the process start to a usable chat (the chat input is shown) and
    to the first answer (its HTML is shown).
 2. Question latency, Enter → the new answer's HTML (markers, or the
-   no-evidence notice) is visible, p50/p95 over ``--questions`` questions, while
+   no-evidence notice; an answer id not in the page before) is visible, p50/p95 over ``--questions`` questions, while
    the background embedding runs (its progress before/after is printed).
 3. The app restarted on the same folder without background embedding: the
    same questions again (the ratio 2/3 is the "≤ 1.2×" goal), then page
@@ -149,13 +149,15 @@ def ask(page, question: str) -> float | None:  # noqa: ANN001
     was not shown within ``ANSWER_TIMEOUT_S`` (reported as a failure)."""
     box = page.get_by_test_id("stChatInputTextArea")
     box.wait_for(timeout=300_000)
-    n = page.locator(".yz-answer").count()
+    # answers are told apart by their record id: a long conversation draws only its latest turns
+    seen = page.eval_on_selector_all(".yz-answer", "els => els.map(e => e.dataset.answer)")
     box.fill(question)
     t = time.perf_counter()
     box.press("Enter")
     try:
-        page.wait_for_function("n => document.querySelectorAll('.yz-answer').length > n", arg=n, polling=10,
-                               timeout=ANSWER_TIMEOUT_S * 1000)
+        page.wait_for_function(
+            "seen => [...document.querySelectorAll('.yz-answer')].some(e => !seen.includes(e.dataset.answer))",
+            arg=seen, polling=10, timeout=ANSWER_TIMEOUT_S * 1000)
     except Exception:  # noqa: BLE001 - playwright's TimeoutError: counted, the run goes on
         report_not_shown(page, question)
         page.reload(wait_until="domcontentloaded")
@@ -218,8 +220,8 @@ def nav(page, label: str, ready) -> float:  # noqa: ANN001
 
 
 def page_switches(page, rounds: int = 3) -> dict[str, float]:  # noqa: ANN001
-    """Median seconds per page switch. 问答 counts until the chat input *and* every answer of
-    the conversation (as many ``.yz-answer`` as before leaving it) are shown."""
+    """Median seconds per page switch. 问答 counts until the chat input *and* every answer the
+    conversation showed (as many ``.yz-answer`` as before leaving it: its latest turns) are shown."""
     answers = page.locator(".yz-answer").count()
     out: dict[str, list[float]] = {"历史": [], "知识库": [], "问答": []}
 

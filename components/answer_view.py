@@ -338,9 +338,10 @@ def render_answer(
     then the partial text as stored, every sentence marked 本段无出处). ``current_versions``
     (source_id -> current version, None = deleted) adds 来源已更新/来源已删除 to
     cards. ``snapshot_base`` is the relative path of the snapshot page. The same
-    record always gives the same HTML. Does not include :data:`ANSWER_CSS`.
+    record always gives the same HTML, its outer ``div`` naming ``record.answer_id`` in
+    ``data-answer``. Does not include :data:`ANSWER_CSS`.
     """
-    out = ['<div class="yz-answer">']
+    out = [f'<div class="yz-answer" data-answer="{_e(record.answer_id)}">']
     status = record.status
     if status == "no_evidence":
         out.append(_notice("no-evidence", no_evidence_message(record)))

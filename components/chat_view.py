@@ -39,15 +39,23 @@ def show_record(record: AnswerRecord, current_versions: dict[str, str | None] | 
     st.html(answer_html(record, current_versions), unsafe_allow_javascript=True)
 
 
+#: Turns of a conversation drawn at once; earlier ones wait behind one button, so a long
+#: conversation costs each rerun (a question, a page switch) what a short one does (issue 18).
+SHOWN_TURNS = 10
+
+
 def show_conversation(engine, records: list[AnswerRecord], *, asking: bool = False) -> None:  # noqa: ANN001 - Engine
     """A conversation (records oldest first), turn by turn: the question once, then each
     version of its answer (a regenerated one after the one it regenerated, both kept).
     The latest turn's answers draw their full action row, earlier ones a ⋯ button that
     opens it (``show_answer_actions(compact=True)``); ``asking``: this run answers a new
-    question below, so every answer shown here is an earlier one."""
+    question below, so every answer shown here is an earlier one. Only the latest
+    :data:`SHOWN_TURNS` turns are drawn until 显示更早的 N 轮对话 is clicked (for the rest of the
+    session, per conversation)."""
     versions = engine.index.current_versions()
     turns = conversation_turns(records)
-    for t, turn in enumerate(turns, start=1):
+    hidden = earlier_turns_hidden(turns, records[0].conversation_id if records else "")
+    for t, turn in enumerate(turns[hidden:], start=hidden + 1):
         with st.chat_message("user"):
             st.text(turn[0].query)
         for n, record in enumerate(turn, start=1):
@@ -56,6 +64,17 @@ def show_conversation(engine, records: list[AnswerRecord], *, asking: bool = Fal
                     st.caption(version_label(n, turn))
                 show_record(record, versions)
                 show_answer_actions(engine.records, record, compact=asking or t < len(turns))
+
+
+def earlier_turns_hidden(turns: list[list[AnswerRecord]], conversation_id: str) -> int:
+    """How many of the oldest ``turns`` stay hidden (0: all are drawn); draws the button that shows them."""
+    key = f"_all_turns-{conversation_id}"
+    hidden = max(0, len(turns) - SHOWN_TURNS)
+    if not hidden or st.session_state.get(key):
+        return 0
+    st.button(f"显示更早的 {hidden} 轮对话", key=f"earlier-{conversation_id}", type="tertiary",
+              icon=":material/expand_less:", on_click=st.session_state.__setitem__, args=(key, True))
+    return hidden
 
 
 def answer_request(engine, request: Request, records: list[AnswerRecord], *, conversation_id: str,

@@ -23,7 +23,7 @@ _ATTRIBUTES = {
     "th": {"style"},
     "td": {"style"},
     "span": {"role", "title", "aria-label"},
-    "div": {"role", "id", "popover", "aria-label"},
+    "div": {"role", "id", "popover", "aria-label", "data-answer"},
     "button": {"type", "popovertarget", "popovertargetaction", "aria-label"},
     "mark": {"id"},
     "time": {"datetime"},

@@ -180,3 +180,26 @@ def test_the_conversation_export_holds_the_turn_just_asked(app_env, monkeypatch)
     at.chat_input[0].set_value(QUESTIONS[1]).run(timeout=120)
     assert not at.exception, at.exception
     assert exported[-1] == QUESTIONS[:2]
+
+
+def _drawn_answers(at: AppTest) -> list[str]:
+    return [m for h in at.get("html") for m in re.findall(r'class="yz-answer" data-answer="([^"]+)"', h.proto.body)]
+
+
+def test_only_the_latest_turns_are_drawn_until_the_earlier_ones_are_asked_for(conversation, monkeypatch):
+    from components import chat_view
+
+    monkeypatch.setattr(chat_view, "SHOWN_TURNS", 2)
+    cid, records = conversation
+    ids = [r.answer_id for r in records]
+    at = _open(cid)
+    assert _drawn_answers(at) == ids[1:]  # the oldest turn waits behind the button
+    assert [t.value for t in at.text if t.value in QUESTIONS] == QUESTIONS[1:]
+    more = at.button(key=f"earlier-{cid}")
+    assert more.label == "显示更早的 1 轮对话"
+    more.click()
+    _run(at)
+    assert _drawn_answers(at) == ids
+    assert not [b for b in at.button if b.key == f"earlier-{cid}"]
+    _run(at)  # stays open for the session
+    assert _drawn_answers(at) == ids

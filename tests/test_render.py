@@ -194,7 +194,9 @@ def assert_safe(html: str) -> None:
             assert not name.startswith("on"), (tag, name)
             assert name in {"class", "href", "title", "aria-label", "start", "style", "role",
                             "datetime", "rel", "target", "id", "popover", "popovertarget",
-                            "popovertargetaction", "type"}, (tag, name)  # fmt: skip
+                            "popovertargetaction", "type", "data-answer"}, (tag, name)  # fmt: skip
+            if name == "data-answer":
+                assert tag == "div" and re.fullmatch(r"[A-Za-z0-9_-]+", value or ""), (tag, name, value)
             if name in ("id", "popovertarget"):
                 assert re.fullmatch(r"yz-snap-[A-Za-z0-9_-]+", value or ""), (tag, name, value)
             if name == "target":
