@@ -50,11 +50,13 @@ def show_conversation(engine, records: list[AnswerRecord], *, asking: bool = Fal
     The latest turn's answers draw their full action row, earlier ones a ⋯ button that
     opens it (``show_answer_actions(compact=True)``); ``asking``: this run answers a new
     question below, so every answer shown here is an earlier one. Only the latest
-    :data:`SHOWN_TURNS` turns are drawn until 显示更早的 N 轮对话 is clicked (for the rest of the
-    session, per conversation)."""
+    :data:`SHOWN_TURNS` turns are drawn (one fewer while ``asking``: the new turn is the last
+    one, so the next run draws the same turns) until 显示更早的 N 轮对话 is clicked (for the rest
+    of the session, per conversation)."""
     versions = engine.index.current_versions()
     turns = conversation_turns(records)
-    hidden = earlier_turns_hidden(turns, records[0].conversation_id if records else "")
+    shown = SHOWN_TURNS - 1 if asking else SHOWN_TURNS
+    hidden = earlier_turns_hidden(turns, records[0].conversation_id if records else "", shown)
     for t, turn in enumerate(turns[hidden:], start=hidden + 1):
         with st.chat_message("user"):
             st.text(turn[0].query)
@@ -66,10 +68,11 @@ def show_conversation(engine, records: list[AnswerRecord], *, asking: bool = Fal
                 show_answer_actions(engine.records, record, compact=asking or t < len(turns))
 
 
-def earlier_turns_hidden(turns: list[list[AnswerRecord]], conversation_id: str) -> int:
-    """How many of the oldest ``turns`` stay hidden (0: all are drawn); draws the button that shows them."""
+def earlier_turns_hidden(turns: list[list[AnswerRecord]], conversation_id: str, shown: int) -> int:
+    """How many of the oldest ``turns`` stay hidden to draw the latest ``shown`` (0: all are drawn);
+    draws the button that shows them."""
     key = f"_all_turns-{conversation_id}"
-    hidden = max(0, len(turns) - SHOWN_TURNS)
+    hidden = max(0, len(turns) - shown)
     if not hidden or st.session_state.get(key):
         return 0
     st.button(f"显示更早的 {hidden} 轮对话", key=f"earlier-{conversation_id}", type="tertiary",

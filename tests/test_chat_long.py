@@ -203,3 +203,19 @@ def test_only_the_latest_turns_are_drawn_until_the_earlier_ones_are_asked_for(co
     assert not [b for b in at.button if b.key == f"earlier-{cid}"]
     _run(at)  # stays open for the session
     assert _drawn_answers(at) == ids
+
+
+def test_a_new_turn_takes_the_place_of_the_oldest_one_drawn(conversation, monkeypatch, app_env):
+    """While a question is answered, one earlier turn fewer is drawn: the next run draws the same turns."""
+    from components import chat_view
+
+    monkeypatch.setattr(chat_view, "SHOWN_TURNS", 2)
+    cid, records = conversation
+    at = _open(cid)
+    at.chat_input[0].set_value("Service 有哪些类型？")
+    _run(at)
+    new = app_env.records.list(conversation_id=cid)[-1].answer_id
+    assert _drawn_answers(at) == [records[-1].answer_id, new]
+    assert at.button(key=f"earlier-{cid}").label == "显示更早的 2 轮对话"
+    _run(at)
+    assert _drawn_answers(at) == [records[-1].answer_id, new]
