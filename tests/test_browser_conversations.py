@@ -1,8 +1,9 @@
 """The conversation list and one answer's action row in a real browser (Debian's
 chromium via Playwright), at 1400×900 and on a 390×844 phone: the row is inside
 the viewport, 复制 puts the answer on the clipboard, 新对话 starts an empty
-conversation and the earlier one is listed and reopens. Screenshots go to
-artifacts/ (conversations-<size>.png)."""
+conversation and the earlier one is listed and reopens; an earlier answer's ⋯ is a 40×40 px
+target, its 编辑问题 popover opens whole above the chat input, and 发送 closes it and brings the
+new turn to the top of the view. Screenshots go to artifacts/ (conversations-<size>.png)."""
 
 from __future__ import annotations
 
@@ -77,18 +78,24 @@ def test_conversation_list_and_action_row(server, browser, width, height):
     context.close()
 
 
-def test_an_earlier_answer_opens_its_row_and_a_rating_reruns_only_that_row(server, browser):
-    """Two turns: the first answer shows ⋯, which opens its full row; a 👍 there is a fragment
-    run (a handful of websocket messages), not a run of the page (which resends every element)."""
-    page = browser.new_page(viewport={"width": 1400, "height": 900})
-    frames: list[int] = []
-    page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(len(f))))
+def _ask_two(page, server: str) -> None:  # noqa: ANN001
+    """Two turns in a new conversation: QUESTION, then a Service question; waits for both answers."""
     send_question(page, server, QUESTION)
     page.wait_for_function("document.querySelectorAll('.yz-answer').length >= 1", timeout=120_000)
     box = page.get_by_test_id("stChatInputTextArea")
     box.fill("Service 有哪些类型？")
     box.press("Enter")
     page.wait_for_function("document.querySelectorAll('.yz-answer').length >= 2", timeout=120_000)
+    page.wait_for_timeout(500)
+
+
+def test_an_earlier_answer_opens_its_row_and_a_rating_reruns_only_that_row(server, browser):
+    """Two turns: the first answer shows ⋯, which opens its full row; a 👍 there is a fragment
+    run (a handful of websocket messages), not a run of the page (which resends every element)."""
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    frames: list[int] = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(len(f))))
+    _ask_two(page, server)
     first = page.locator("[class*='st-key-actions-']").first
     assert first.get_by_role("button", name="重新生成").count() == 0
     start = len(frames)
@@ -101,4 +108,22 @@ def test_an_earlier_answer_opens_its_row_and_a_rating_reruns_only_that_row(serve
     first.get_by_role("button", name="补充说明").wait_for(timeout=30_000)
     page.wait_for_timeout(1500)
     assert len(frames) - start < page_run / 2, (len(frames) - start, page_run)
+    page.close()
+
+
+def test_a_regenerated_version_appears_under_its_turn_in_view(server, browser):
+    """New-user pass: 重新生成 of an earlier answer drew the new version at the end of the chat (off-screen)."""
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    _ask_two(page, server)
+    first = page.locator("[class*='st-key-actions-']").first
+    first.get_by_role("button").first.click()  # ⋯
+    first.get_by_role("button", name="重新生成").click(timeout=30_000)
+    page.wait_for_function("document.querySelectorAll('.yz-answer').length >= 3", timeout=120_000)
+    page.wait_for_timeout(1000)
+    messages = page.get_by_test_id("stChatMessage")
+    assert "第 2/2 版（重新生成）" in messages.nth(2).inner_text()  # question, version 1, version 2, next question…
+    assert "Service 有哪些类型？" in messages.nth(3).inner_text()
+    b = messages.nth(2).bounding_box()
+    assert b and 0 <= b["y"] <= 900 / 2, b
+    page.screenshot(path=str(ARTIFACTS / "conversations-regenerated-1400.png"), full_page=False)
     page.close()
