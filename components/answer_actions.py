@@ -97,6 +97,37 @@ background:#fff;color:rgb(49,51,63);cursor:pointer;white-space:nowrap}
 </script>"""
 
 
+#: The row's fit on a phone (drawn once per page with :data:`COPY_ASSETS`): the ⋯ button of an earlier
+#: answer gets a 40×40 px hit area (it was 16×40: a bare icon), its icon kept where it was (the negative
+#: margin); and a popover of a row (编辑问题, 补充说明) that would open over the chat input or past the
+#: bottom of the screen brings its button up to the top of the view first, so it opens whole above the
+#: input (390×844: it covered the input and ran 3–4 px past the viewport). The popover is Streamlit's
+#: (``stPopoverBody``, fixed, placed under its button and following it when the page scrolls).
+ROW_ASSETS = """<style>
+[class*="st-key-more-open-"] button{min-width:40px;min-height:40px;justify-content:center;margin-left:-12px}
+</style><script>
+(function () {
+  if (window.__yzRowFit) return;
+  window.__yzRowFit = true;
+  function fit(button, tries) {
+    const bodies = document.querySelectorAll('[data-testid="stPopoverBody"]');
+    const body = bodies[bodies.length - 1];
+    if (!body) { if (tries > 0) setTimeout(function () { fit(button, tries - 1); }, 50); return; }
+    const input = document.querySelector('[data-testid="stChatInput"]');
+    const limit = Math.min(window.innerHeight, input ? input.getBoundingClientRect().top : Infinity) - 8;
+    if (body.getBoundingClientRect().bottom <= limit) return;
+    button.style.scrollMarginTop = "4.5rem";  // below the app's fixed header
+    button.scrollIntoView({ block: "start", behavior: "instant" });
+  }
+  document.addEventListener("click", function (ev) {
+    const button = ev.target && ev.target.closest
+      ? ev.target.closest('[class*="st-key-actions-"] [data-testid="stPopover"] button') : null;
+    if (button) setTimeout(function () { fit(button, 10); }, 50);
+  }, true);
+})();
+</script>"""
+
+
 def copy_buttons_html(record: AnswerRecord) -> str:
     """The copy buttons (inline HTML; the handler is :data:`COPY_ASSETS`): 复制 copies
     ``answer_markdown(footnotes=False)``, 复制（含脚注） ``answer_markdown(footnotes=True)``.

@@ -8,7 +8,7 @@ from typing import Callable
 
 import streamlit as st
 
-from components.answer_actions import COPY_ASSETS, Request, show_answer_actions
+from components.answer_actions import COPY_ASSETS, ROW_ASSETS, Request, show_answer_actions
 from components.answer_view import ANSWER_CSS, ANSWER_SCRIPT
 from components.errors import show_app_error
 from components.library_view import vector_status
@@ -21,10 +21,11 @@ from core.retrieval import RetrievalOptions
 
 
 #: What every answer on a page shares, drawn once per page by :func:`show_answer_assets`: the
-#: answer stylesheet, the copy buttons' style and handler, the snapshot panel's scroll script.
+#: answer stylesheet, the copy buttons' style and handler, the action row's phone fit, the snapshot
+#: panel's scroll script.
 #: Once, not once per answer: twenty copies of an 8 KB stylesheet made every style recalculation of
 #: a long chat twenty times the work, and every rerun re-sent them.
-ANSWER_ASSETS = ANSWER_CSS + COPY_ASSETS + ANSWER_SCRIPT
+ANSWER_ASSETS = ANSWER_CSS + COPY_ASSETS + ROW_ASSETS + ANSWER_SCRIPT
 
 
 def show_answer_assets() -> None:

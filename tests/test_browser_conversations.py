@@ -111,6 +111,57 @@ def test_an_earlier_answer_opens_its_row_and_a_rating_reruns_only_that_row(serve
     page.close()
 
 
+@pytest.mark.parametrize("width,height", [(1400, 900), (390, 844)])
+def test_editing_an_earlier_question_fits_the_screen_closes_and_shows_the_new_turn(server, browser, width, height):
+    """New-user pass (desktop and phone): the ⋯ of an earlier answer was a 16×40 px target; on a phone
+    its 编辑问题 popover covered the chat input and ran past the viewport; after 发送 the popover stayed
+    open and the new turn was off-screen."""
+    page = browser.new_page(viewport={"width": width, "height": height})
+    _ask_two(page, server)
+    first = page.locator("[class*='st-key-actions-']").first
+    more = first.get_by_role("button").first  # ⋯
+    more.scroll_into_view_if_needed()
+    b = more.bounding_box()
+    assert b and b["width"] >= 40 and b["height"] >= 40, b
+    more.click()
+    edit = first.get_by_role("button", name="编辑问题")
+    edit.wait_for(timeout=30_000)
+    page.wait_for_timeout(500)
+    popover = page.get_by_test_id("stPopoverBody")
+    edit.click()  # once to measure the popover's height
+    popover.get_by_label("修改问题后重新发送").wait_for(timeout=10_000)
+    tall = popover.bounding_box()["height"]
+    page.keyboard.press("Escape")
+    popover.wait_for(state="detached", timeout=10_000)
+    # the tester's place: opened under its button, it would end over the chat input, still inside the
+    # viewport (so the popover does not flip above its button by itself)
+    chat_input = page.get_by_test_id("stChatInput")
+    top = chat_input.bounding_box()["y"]
+    edit.evaluate("(b, y) => { const r = b.getBoundingClientRect(); let s = b.parentElement;"
+                  " while (s && !(s.scrollHeight > s.clientHeight && /auto|scroll/.test(getComputedStyle(s).overflowY)))"
+                  " s = s.parentElement; if (s) s.scrollTop += r.bottom - y; }", top + 40 - tall)
+    page.wait_for_timeout(300)
+    edit.click()
+    popover.get_by_label("修改问题后重新发送").wait_for(timeout=10_000)
+    page.wait_for_timeout(500)
+    p = popover.bounding_box()
+    input_top = chat_input.bounding_box()["y"]
+    page.screenshot(path=str(ARTIFACTS / f"conversations-edit-popover-{width}.png"), full_page=False)
+    assert p and p["y"] >= 0 and p["y"] + p["height"] <= min(height, input_top), (p, input_top)
+    assert p["x"] >= 0 and p["x"] + p["width"] <= width, p
+
+    popover.get_by_label("修改问题后重新发送").fill("Pod 的重启策略有哪些？")
+    popover.get_by_role("button", name="发送").click()
+    page.wait_for_function("document.querySelectorAll('.yz-answer').length >= 3", timeout=120_000)
+    page.wait_for_timeout(1000)
+    assert page.get_by_test_id("stPopoverBody").count() == 0  # closed
+    turn = page.get_by_test_id("stChatMessage").filter(has_text="Pod 的重启策略有哪些？").first
+    t = turn.bounding_box()
+    assert t and 0 <= t["y"] and t["y"] + t["height"] <= height / 2, t  # the new turn starts at the top of the view
+    page.screenshot(path=str(ARTIFACTS / f"conversations-edit-sent-{width}.png"), full_page=False)
+    page.close()
+
+
 def test_a_regenerated_version_appears_under_its_turn_in_view(server, browser):
     """New-user pass: 重新生成 of an earlier answer drew the new version at the end of the chat (off-screen)."""
     page = browser.new_page(viewport={"width": 1400, "height": 900})
