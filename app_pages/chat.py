@@ -27,7 +27,7 @@ from components.sidebar import kb_selector, retrieval_options  # noqa: E402
 
 engine = ensure_ready()  # outside the guard: app.py says 启动应用失败 when it cannot open
 with page_guard("显示问答页"):
-    request = Request(typed) if typed else pending_request()
+    request = Request(typed, from_input=True) if typed else pending_request()
     engine = scoped(engine)  # the signed-in user's records and knowledge bases
 
     with st.sidebar:
@@ -37,7 +37,9 @@ with page_guard("显示问答页"):
     with st.sidebar:
         export_slot = st.empty()  # filled after the answer below: the export holds the turn just asked
     show_answer_assets()
-    show_conversation(engine, records, asking=request is not None)
+    regenerated = show_conversation(  # the place of a regenerated version: under its turn
+        engine, records, asking=request is not None, regenerating=request.regenerated_from if request else None
+    )
 
     if request:
         answer_request(
@@ -45,6 +47,7 @@ with page_guard("显示问答页"):
             generator=st.session_state.get("generator"), options=retrieval_options(),
             knowledge_bases=knowledge_bases,
             before_answer=wait_until_ingested,  # asked during the first start's ingest: shown, then answered
+            where=regenerated,
         )
         records = engine.records.list(conversation_id=conversation_id, limit=200)
     if records:

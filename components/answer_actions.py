@@ -39,10 +39,12 @@ RATINGS = {0: "down", 1: "up"}  # st.feedback("thumbs") index -> Feedback.rating
 
 @dataclass(frozen=True)
 class Request:
-    """A question to answer on the next run: an edited one, or ``regenerated_from`` an answer."""
+    """A question to answer on the next run: an edited one, or ``regenerated_from`` an answer;
+    ``from_input``: typed into the chat input (not a button's request)."""
 
     question: str
     regenerated_from: str | None = None
+    from_input: bool = False
 
 
 def pending_request() -> Request | None:
@@ -50,14 +52,18 @@ def pending_request() -> Request | None:
     return st.session_state.pop(PENDING_KEY, None)
 
 
-def _request(request: Request) -> None:
+def _request(request: Request, answer_id: str) -> None:
+    """Leave ``request`` for the next run and close the row of ``answer_id`` back to its ⋯ button:
+    its 编辑问题 popover would otherwise stay open over the page that answers the request (an open
+    popover keeps its state across runs while its element is drawn)."""
     st.session_state[PENDING_KEY] = request
+    st.session_state.pop(MORE_KEY.format(answer_id), None)
 
 
 def _request_edit(answer_id: str) -> None:
     question = (st.session_state.get(f"edit-{answer_id}") or "").strip()
     if question:
-        _request(Request(question))
+        _request(Request(question), answer_id)
 
 
 #: The copy buttons' look and their one click handler (delegated, installed once per page). The
@@ -91,6 +97,37 @@ background:#fff;color:rgb(49,51,63);cursor:pointer;white-space:nowrap}
 </script>"""
 
 
+#: The row's fit on a phone (drawn once per page with :data:`COPY_ASSETS`): the ⋯ button of an earlier
+#: answer gets a 40×40 px hit area (it was 16×40: a bare icon), its icon kept where it was (the negative
+#: margin); and a popover of a row (编辑问题, 补充说明) that would open over the chat input or past the
+#: bottom of the screen brings its button up to the top of the view first, so it opens whole above the
+#: input (390×844: it covered the input and ran 3–4 px past the viewport). The popover is Streamlit's
+#: (``stPopoverBody``, fixed, placed under its button and following it when the page scrolls).
+ROW_ASSETS = """<style>
+[class*="st-key-more-open-"] button{min-width:40px;min-height:40px;justify-content:center;margin-left:-12px}
+</style><script>
+(function () {
+  if (window.__yzRowFit) return;
+  window.__yzRowFit = true;
+  function fit(button, tries) {
+    const bodies = document.querySelectorAll('[data-testid="stPopoverBody"]');
+    const body = bodies[bodies.length - 1];
+    if (!body) { if (tries > 0) setTimeout(function () { fit(button, tries - 1); }, 50); return; }
+    const input = document.querySelector('[data-testid="stChatInput"]');
+    const limit = Math.min(window.innerHeight, input ? input.getBoundingClientRect().top : Infinity) - 8;
+    if (body.getBoundingClientRect().bottom <= limit) return;
+    button.style.scrollMarginTop = "4.5rem";  // below the app's fixed header
+    button.scrollIntoView({ block: "start", behavior: "instant" });
+  }
+  document.addEventListener("click", function (ev) {
+    const button = ev.target && ev.target.closest
+      ? ev.target.closest('[class*="st-key-actions-"] [data-testid="stPopover"] button') : null;
+    if (button) setTimeout(function () { fit(button, 10); }, 50);
+  }, true);
+})();
+</script>"""
+
+
 def copy_buttons_html(record: AnswerRecord) -> str:
     """The copy buttons (inline HTML; the handler is :data:`COPY_ASSETS`): 复制 copies
     ``answer_markdown(footnotes=False)``, 复制（含脚注） ``answer_markdown(footnotes=True)``.
@@ -107,9 +144,20 @@ def copy_buttons_html(record: AnswerRecord) -> str:
     ) + "</div>"
 
 
+#: Session key of the toast a feedback callback leaves for its row (``(text, icon)``), shown by the
+#: row's fragment when it runs next (:func:`_actions`). A callback must not draw: one that calls
+#: ``st.toast`` during a fragment's rerun makes Streamlit log "A fragment rerun was triggered with a
+#: callback that displays one or more elements" (its elements would go to the top of the app).
+NOTICE_KEY = "fb-notice-{}"
+
+
+def _notify(answer_id: str, text: str, icon: str) -> None:
+    st.session_state[NOTICE_KEY.format(answer_id)] = (text, icon)
+
+
 def _save_feedback(store: RecordStore, answer_id: str, feedback: Feedback | None, *, keep_comment: bool = False) -> bool:
     """Store ``feedback`` (``keep_comment``: with the comment already stored); a store failure
-    becomes a toast (callbacks run outside ``page_guard``)."""
+    becomes a toast (:data:`NOTICE_KEY`; callbacks run outside ``page_guard``)."""
     try:
         if keep_comment and feedback is not None:
             stored = store.get(answer_id)
@@ -117,7 +165,7 @@ def _save_feedback(store: RecordStore, answer_id: str, feedback: Feedback | None
                 feedback = feedback.model_copy(update={"comment": stored.feedback.comment})
         store.set_feedback(answer_id, feedback)
     except AppError as exc:
-        st.toast(app_error_message(exc, "保存反馈"), icon=":material/error:")
+        _notify(answer_id, app_error_message(exc, "保存反馈"), ":material/error:")
         return False
     return True
 
@@ -131,7 +179,7 @@ def _store_comment(store: RecordStore, record: AnswerRecord) -> None:
     index = st.session_state.get(f"fb-{record.answer_id}")
     comment = (st.session_state.get(f"fbc-{record.answer_id}") or "").strip() or None
     if index is not None and _save_feedback(store, record.answer_id, Feedback(rating=RATINGS[index], comment=comment)):
-        st.toast("已保存反馈，谢谢！", icon=":material/check:")
+        _notify(record.answer_id, "已保存反馈，谢谢！", ":material/check:")
 
 
 #: Session keys of the earlier answers whose full action row was opened (``more-<answer_id>``).
@@ -159,11 +207,13 @@ def show_answer_actions(store: RecordStore, record: AnswerRecord, *, compact: bo
 @st.fragment
 def _actions(store: RecordStore, record: AnswerRecord) -> None:
     aid = record.answer_id
+    if notice := st.session_state.pop(NOTICE_KEY.format(aid), None):  # left by a feedback callback
+        st.toast(notice[0], icon=notice[1])
     with st.container(horizontal=True, vertical_alignment="center", gap="small"):
         # our own markup; the texts are escaped attribute values (copy_buttons_html), the handler is COPY_ASSETS
         st.html(copy_buttons_html(record), width="content")
         regenerate = st.button("重新生成", icon=":material/refresh:", key=f"regen-{aid}",
-                               on_click=_request, args=(Request(record.query, aid),), help="再回答一次；原回答保留。")
+                               on_click=_request, args=(Request(record.query, aid), aid), help="再回答一次；原回答保留。")
         with st.popover("编辑问题", icon=":material/edit:"):
             st.text_area("修改问题后重新发送", value=record.query, key=f"edit-{aid}", max_chars=MAX_QUESTION_CHARS)
             resend = st.button("发送", key=f"resend-{aid}", type="primary", on_click=_request_edit, args=(aid,))

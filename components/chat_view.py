@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import uuid
+from contextlib import nullcontext
 from typing import Callable
 
 import streamlit as st
 
-from components.answer_actions import COPY_ASSETS, Request, show_answer_actions
+from components.answer_actions import COPY_ASSETS, ROW_ASSETS, Request, show_answer_actions
 from components.answer_view import ANSWER_CSS, ANSWER_SCRIPT
 from components.errors import show_app_error
 from components.library_view import vector_status
@@ -19,10 +21,11 @@ from core.retrieval import RetrievalOptions
 
 
 #: What every answer on a page shares, drawn once per page by :func:`show_answer_assets`: the
-#: answer stylesheet, the copy buttons' style and handler, the snapshot panel's scroll script.
+#: answer stylesheet, the copy buttons' style and handler, the action row's phone fit, the snapshot
+#: panel's scroll script.
 #: Once, not once per answer: twenty copies of an 8 KB stylesheet made every style recalculation of
 #: a long chat twenty times the work, and every rerun re-sent them.
-ANSWER_ASSETS = ANSWER_CSS + COPY_ASSETS + ANSWER_SCRIPT
+ANSWER_ASSETS = ANSWER_CSS + COPY_ASSETS + ROW_ASSETS + ANSWER_SCRIPT
 
 
 def show_answer_assets() -> None:
@@ -44,28 +47,40 @@ def show_record(record: AnswerRecord, current_versions: dict[str, str | None] | 
 SHOWN_TURNS = 10
 
 
-def show_conversation(engine, records: list[AnswerRecord], *, asking: bool = False) -> None:  # noqa: ANN001 - Engine
+def show_conversation(engine, records: list[AnswerRecord], *, asking: bool = False,
+                      regenerating: str | None = None):  # noqa: ANN001, ANN201 - Engine; a container or None
     """A conversation (records oldest first), turn by turn: the question once, then each
     version of its answer (a regenerated one after the one it regenerated, both kept).
     The latest turn's answers draw their full action row, earlier ones a ⋯ button that
     opens it (``show_answer_actions(compact=True)``); ``asking``: this run answers a new
     question below, so every answer shown here is an earlier one. Only the latest
-    :data:`SHOWN_TURNS` turns are drawn (one fewer while ``asking``: the new turn is the last
-    one, so the next run draws the same turns) until 显示更早的 N 轮对话 is clicked (for the rest
-    of the session, per conversation)."""
+    :data:`SHOWN_TURNS` turns are drawn (one fewer while ``asking`` a new question: the new turn
+    is the last one, so the next run draws the same turns) until 显示更早的 N 轮对话 is clicked (for
+    the rest of the session, per conversation).
+
+    ``regenerating``: the id of the answer this run regenerates. Its turn's versions are
+    labelled with the new one counted, and an empty container is left under them and
+    returned, for :func:`answer_request` to draw the new version in (None: no such answer
+    drawn here, the new version goes at the end); so it appears in its place on the run that makes it."""
     versions = engine.index.current_versions()
     turns = conversation_turns(records)
-    shown = SHOWN_TURNS - 1 if asking else SHOWN_TURNS
+    shown = SHOWN_TURNS - 1 if asking and regenerating is None else SHOWN_TURNS
     hidden = earlier_turns_hidden(turns, records[0].conversation_id if records else "", shown)
+    slot = None
     for t, turn in enumerate(turns[hidden:], start=hidden + 1):
         with st.chat_message("user"):
             st.text(turn[0].query)
+        here = regenerating is not None and any(r.answer_id == regenerating for r in turn)
+        counted = [*turn, Request(turn[0].query, regenerating)] if here else turn  # the new version counted
         for n, record in enumerate(turn, start=1):
             with st.chat_message("assistant"):
-                if len(turn) > 1:
-                    st.caption(version_label(n, turn))
+                if len(counted) > 1:
+                    st.caption(version_label(n, counted))
                 show_record(record, versions)
                 show_answer_actions(engine.records, record, compact=asking or t < len(turns))
+        if here:
+            slot = st.container()
+    return slot
 
 
 def earlier_turns_hidden(turns: list[list[AnswerRecord]], conversation_id: str, shown: int) -> int:
@@ -83,32 +98,61 @@ def earlier_turns_hidden(turns: list[list[AnswerRecord]], conversation_id: str, 
 def answer_request(engine, request: Request, records: list[AnswerRecord], *, conversation_id: str,
                    generator: str | None, options: RetrievalOptions,
                    knowledge_bases: list[str] | None = None,
-                   before_answer: Callable[[], None] | None = None) -> AnswerRecord:  # noqa: ANN001 - Engine
+                   before_answer: Callable[[], None] | None = None,
+                   where=None) -> AnswerRecord:  # noqa: ANN001 - Engine; a container
     """Answer a typed, edited or regenerate ``request`` in the conversation ``records`` over
-    ``knowledge_bases`` (None or empty: ``default``) and show it
-    with its action row, below the conversation (a regenerated answer joins its turn on the next
-    run; no rerun here: it would redraw what the person may be reading). A regenerated answer
-    is asked with the turns before the one it regenerates. ``before_answer`` runs inside the
-    answer's bubble, after the question is shown (the chat waits there for the first ingest)."""
-    earlier = records
+    ``knowledge_bases`` (None or empty: ``default``) and show it with its action row: a new
+    question (its bubble, then the answer) below the conversation; a regenerated answer in
+    ``where``, the place :func:`show_conversation` left under its turn (None: below the
+    conversation, under its question), labelled as the version it is. No rerun here: it would
+    redraw what the person may be reading. A request from a button (edit, regenerate) scrolls the
+    page to the new turn or version (:func:`_scroll_to_turn`), as a typed question brings its answer
+    into view. A regenerated answer is asked with the turns before the one it regenerates.
+    ``before_answer`` runs inside the answer's bubble, after the question is shown (the chat waits
+    there for the first ingest)."""
+    earlier, turn = records, None
     if request.regenerated_from is not None:
         turns = conversation_turns(records)
         at = next((i for i, t in enumerate(turns) if any(r.answer_id == request.regenerated_from for r in t)), len(turns))
         earlier = [r for t in turns[:at] for r in t]
-    with st.chat_message("user"):
-        st.text(request.question)
-    with st.chat_message("assistant"):
-        if request.regenerated_from is not None:
-            st.caption("重新生成（原回答保留）")
-        if before_answer is not None:
-            before_answer()
-        record = ask_and_show(
-            engine, request.question, generator=generator, conversation_id=conversation_id,
-            history=conversation_history(earlier), options=options, regenerated_from=request.regenerated_from,
-            knowledge_bases=knowledge_bases,
-        )
-        show_answer_actions(engine.records, record)
+        turn = turns[at] if at < len(turns) else None
+    in_place = where is not None and turn is not None
+    with where if in_place else nullcontext():
+        if not in_place:
+            with st.chat_message("user"):
+                st.text(request.question)
+        with st.chat_message("assistant"):
+            if turn is not None:
+                st.caption(version_label(len(turn) + 1, [*turn, request]))  # as the next run labels it
+            if before_answer is not None:
+                before_answer()
+            record = ask_and_show(
+                engine, request.question, generator=generator, conversation_id=conversation_id,
+                history=conversation_history(earlier), options=options, regenerated_from=request.regenerated_from,
+                knowledge_bases=knowledge_bases,
+            )
+            show_answer_actions(engine.records, record)
+            if not request.from_input:
+                _scroll_to_turn(this_answer=in_place)
     return record
+
+
+def _scroll_to_turn(*, this_answer: bool) -> None:
+    """Scroll the page so the new turn starts at the top of the view: the chat message this is drawn
+    in (``this_answer``: a regenerated version in its place), else the one before it (the question).
+    Drawn once the answer is there (before it, the page was too short to bring the question up);
+    the element id is new each time, so the browser runs the script once per request."""
+    mark = f"yz-turn-{uuid.uuid4().hex[:12]}"
+    st.html(
+        f'<span id="{mark}"></span><script>requestAnimationFrame(function () {{'
+        f' const m = document.getElementById("{mark}"), own = {"true" if this_answer else "false"};'
+        ' const all = Array.from(document.querySelectorAll("[data-testid=stChatMessage]"));'
+        ' const msg = m && m.closest("[data-testid=stChatMessage]");'
+        ' const turn = msg && (own ? msg : all[all.indexOf(msg) - 1]);'
+        ' if (!turn) return; turn.style.scrollMarginTop = "4.5rem";'  # below the app's fixed header
+        ' turn.scrollIntoView({ block: "start", behavior: "instant" }); });</script>',
+        unsafe_allow_javascript=True,
+    )
 
 
 def ask_and_show(engine, question: str, *, generator: str | None, conversation_id: str,

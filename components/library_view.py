@@ -14,6 +14,7 @@ from html import escape
 
 import streamlit as st
 
+from components.answer_view import MODE_LABELS
 from components.errors import page_guard
 from core.catalog import DocumentRow
 from core.models import DEFAULT_KB
@@ -154,12 +155,24 @@ def document_table(rows: list[DocumentRow]) -> None:
 
 def vector_status(engine) -> None:  # noqa: ANN001 - Engine
     """The vector build's progress over 全部知识库 (every knowledge base's active chunks: one
-    vector store serves them all, ``core.index.Index.dense_coverage``), or that it is ready."""
+    vector store serves them all, ``core.index.Index.dense_coverage``), or that it is ready and
+    with which models: both, and the state's name as the record's 检索详情 gives it
+    (``components.answer_view.MODE_LABELS["hybrid2"]``), once the second model's set is complete
+    too (``SecondVectors.complete``, as retrieval decides it); until then the second set's progress."""
     embedded, total = engine.index.dense_coverage()
     if total and embedded < total:
         st.progress(embedded / total, text=f"全部知识库的向量索引构建中 {embedded}/{total}（此期间使用关键词检索）")
-    elif total:
-        st.caption(f"全部知识库的向量索引已就绪（{engine.embedder.name}）")
+        return
+    if not total:
+        return
+    second = engine.index.second
+    if second is not None and second.complete(engine.index.active_chunks()):
+        st.caption(f"全部知识库的向量索引已就绪（{engine.embedder.name} + {second.name}）：{MODE_LABELS['hybrid2']}")
+        return
+    st.caption(f"全部知识库的向量索引已就绪（{engine.embedder.name}）")
+    if second is not None:
+        done, of = engine.index.second_coverage()
+        st.caption(f"第二个向量模型（{second.name}）补齐中 {done}/{of}：补齐后两个向量模型一起检索。")
 
 
 def overview(engine, worker, knowledge_base: str = DEFAULT_KB) -> None:  # noqa: ANN001 - Engine / EmbeddingWorker

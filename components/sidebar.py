@@ -50,14 +50,37 @@ def show_sidebar(*, conversations: bool = False, where=None) -> None:  # noqa: A
         )
 
 
-def show_generator_choice(engine) -> None:  # noqa: ANN001 - Engine
+def may_search_every_knowledge_base(engine) -> bool:  # noqa: ANN001 - Engine (scoped)
+    """Whether a question of ``engine``'s user can search every knowledge base of the catalog,
+    hidden ones included: the one case in which ``core.pipeline.own_retrieval_refusal`` lets a
+    generator that ``reads_knowledge_bases`` (Gemini File Search) answer. A hidden base cannot be
+    selected, so while one exists no question can."""
+    kbs = engine.index.knowledge_bases
+    every = {kb.name for kb in kbs.list(include_hidden=True)}
+    visible = [kb.name for kb in kbs.list(include_hidden=False)]
+    return every <= set(engine.searchable(visible))
+
+
+def show_generator_choice(engine) -> None:  # noqa: ANN001 - Engine (scoped)
+    """生成方式: the generators the settings make usable, less one that would be refused for this
+    user (:func:`may_search_every_knowledge_base`), with a line that says why it is missing;
+    with File Search chosen, a line that says when it answers."""
     settings = engine.settings
-    options = generator_registry.offered(settings)
+    every = may_search_every_knowledge_base(engine)
+    options = generator_registry.offered(settings, every_knowledge_base=every)
+    if st.session_state.get("generator") not in options:
+        st.session_state.pop("generator", None)  # chosen before it was withheld: back to the default
     default = options.index(settings.generator) if settings.generator in options else 0
-    st.selectbox(
+    chosen = st.selectbox(
         "生成方式", options, index=default, key="generator",
         format_func=lambda name: generator_registry.label(name, settings),
     )
+    withheld = [n for n in generator_registry.offered(settings) if n not in options]
+    for name in withheld:
+        st.caption(f"{generator_registry.label(name, settings)} 不可用：它在自己的存储中查找全部知识库的文档，"
+                   "无法限定到你可以检索的知识库。")
+    if generator_registry.entry(chosen).reads_knowledge_bases:
+        st.caption("它只在“检索的知识库”选中全部知识库时回答；只选部分时不会调用它。")
     for hint in generator_registry.hints(settings):
         st.caption(hint)
 

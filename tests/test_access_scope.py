@@ -106,3 +106,56 @@ def test_google_search_reads_no_knowledge_base_and_is_not_refused(engine):
             QUESTION, generator=_gemini("gemini-search", stub), knowledge_bases=["open"], save=False
         )
     assert len(stub.requests) == 1 and record.status != "error"
+
+
+def _generator_choice(engine) -> tuple[list[str], list[str]]:  # noqa: ANN001
+    """The sidebar's 生成方式 options and captions for ``engine`` (``components.sidebar.show_generator_choice``)."""
+    from streamlit.testing.v1 import AppTest
+
+    def page(engine):  # noqa: ANN001
+        from components.sidebar import show_generator_choice
+
+        show_generator_choice(engine)
+
+    at = AppTest.from_function(page, args=(engine,), default_timeout=30)
+    at.run()
+    assert not at.exception, at.exception
+    return at.selectbox[0].options, [c.value for c in at.caption]
+
+
+@pytest.mark.parametrize("email, offered", [("worker@example.com", False), ("boss@example.com", True), (None, True)])
+def test_file_search_is_offered_only_to_who_may_search_every_knowledge_base(engine, email, offered):
+    """New-user pass: the choice offered Gemini + File Search to a person the engine refuses it to.
+    What the sidebar offers is what the engine answers with, over every base the person may select."""
+    settings = Settings(data_dir=engine.settings.data_dir, embedding=engine.settings.embedding,
+                        gemini_api_key="test-key", gemini_file_search_store="fileSearchStores/kb-all")
+    person = dataclasses.replace(_as(engine, email), settings=settings)
+    options, captions = _generator_choice(person)
+    label = f"Gemini + File Search（{settings.gemini_model}）"  # options are shown by their labels
+    assert (label in options) is offered and f"Gemini + Google 搜索（{settings.gemini_model}）" in options
+    assert any(c.startswith(f"{label} 不可用") for c in captions) is not offered
+    visible = [kb.name for kb in engine.index.knowledge_bases.list()]
+    with StubGemini([Reply(json=ANSWER)]) as stub:
+        record = person.ask(QUESTION, generator=_gemini("gemini-file-search", stub), knowledge_bases=visible, save=False)
+    assert (record.status != "error") is offered
+
+
+def test_a_hidden_knowledge_base_withholds_file_search_from_everyone(tmp_path):
+    hidden = build_engine(tmp_path)
+    hidden.index.knowledge_bases.create("archive")
+    hidden.index.knowledge_bases.set_hidden("archive", True)
+    settings = Settings(data_dir=hidden.settings.data_dir, embedding=hidden.settings.embedding,
+                        gemini_api_key="test-key", gemini_file_search_store="fileSearchStores/kb-all")
+    options, _ = _generator_choice(dataclasses.replace(hidden, settings=settings))
+    assert not [o for o in options if "File Search" in o] and f"Gemini 基于知识库（{settings.gemini_model}）" in options
+
+
+def test_the_registry_flag_is_the_generator_classes_flag():
+    from core.generators import registry
+    from core.generators.base import Generator
+    from core.generators.gemini import GeminiFileSearchGenerator, GeminiGenerator, GeminiSearchGenerator
+
+    classes = {"gemini": GeminiGenerator, "gemini-search": GeminiSearchGenerator,
+               "gemini-file-search": GeminiFileSearchGenerator}
+    for e in registry.REGISTRY:
+        assert e.reads_knowledge_bases is classes.get(e.name, Generator).reads_knowledge_bases, e.name

@@ -1,8 +1,9 @@
 """The conversation list and one answer's action row in a real browser (Debian's
 chromium via Playwright), at 1400×900 and on a 390×844 phone: the row is inside
 the viewport, 复制 puts the answer on the clipboard, 新对话 starts an empty
-conversation and the earlier one is listed and reopens. Screenshots go to
-artifacts/ (conversations-<size>.png)."""
+conversation and the earlier one is listed and reopens; an earlier answer's ⋯ is a 40×40 px
+target, its 编辑问题 popover opens whole above the chat input, and 发送 closes it and brings the
+new turn to the top of the view. Screenshots go to artifacts/ (conversations-<size>.png)."""
 
 from __future__ import annotations
 
@@ -77,18 +78,24 @@ def test_conversation_list_and_action_row(server, browser, width, height):
     context.close()
 
 
-def test_an_earlier_answer_opens_its_row_and_a_rating_reruns_only_that_row(server, browser):
-    """Two turns: the first answer shows ⋯, which opens its full row; a 👍 there is a fragment
-    run (a handful of websocket messages), not a run of the page (which resends every element)."""
-    page = browser.new_page(viewport={"width": 1400, "height": 900})
-    frames: list[int] = []
-    page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(len(f))))
+def _ask_two(page, server: str) -> None:  # noqa: ANN001
+    """Two turns in a new conversation: QUESTION, then a Service question; waits for both answers."""
     send_question(page, server, QUESTION)
     page.wait_for_function("document.querySelectorAll('.yz-answer').length >= 1", timeout=120_000)
     box = page.get_by_test_id("stChatInputTextArea")
     box.fill("Service 有哪些类型？")
     box.press("Enter")
     page.wait_for_function("document.querySelectorAll('.yz-answer').length >= 2", timeout=120_000)
+    page.wait_for_timeout(500)
+
+
+def test_an_earlier_answer_opens_its_row_and_a_rating_reruns_only_that_row(server, browser):
+    """Two turns: the first answer shows ⋯, which opens its full row; a 👍 there is a fragment
+    run (a handful of websocket messages), not a run of the page (which resends every element)."""
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    frames: list[int] = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(len(f))))
+    _ask_two(page, server)
     first = page.locator("[class*='st-key-actions-']").first
     assert first.get_by_role("button", name="重新生成").count() == 0
     start = len(frames)
@@ -101,4 +108,73 @@ def test_an_earlier_answer_opens_its_row_and_a_rating_reruns_only_that_row(serve
     first.get_by_role("button", name="补充说明").wait_for(timeout=30_000)
     page.wait_for_timeout(1500)
     assert len(frames) - start < page_run / 2, (len(frames) - start, page_run)
+    page.close()
+
+
+@pytest.mark.parametrize("width,height", [(1400, 900), (390, 844)])
+def test_editing_an_earlier_question_fits_the_screen_closes_and_shows_the_new_turn(server, browser, width, height):
+    """New-user pass (desktop and phone): the ⋯ of an earlier answer was a 16×40 px target; on a phone
+    its 编辑问题 popover covered the chat input and ran past the viewport; after 发送 the popover stayed
+    open and the new turn was off-screen."""
+    page = browser.new_page(viewport={"width": width, "height": height})
+    _ask_two(page, server)
+    first = page.locator("[class*='st-key-actions-']").first
+    more = first.get_by_role("button").first  # ⋯
+    more.scroll_into_view_if_needed()
+    b = more.bounding_box()
+    assert b and b["width"] >= 40 and b["height"] >= 40, b
+    more.click()
+    edit = first.get_by_role("button", name="编辑问题")
+    edit.wait_for(timeout=30_000)
+    page.wait_for_timeout(500)
+    popover = page.get_by_test_id("stPopoverBody")
+    edit.click()  # once to measure the popover's height
+    popover.get_by_label("修改问题后重新发送").wait_for(timeout=10_000)
+    tall = popover.bounding_box()["height"]
+    page.keyboard.press("Escape")
+    popover.wait_for(state="detached", timeout=10_000)
+    # the tester's place: opened under its button, it would end over the chat input, still inside the
+    # viewport (so the popover does not flip above its button by itself)
+    chat_input = page.get_by_test_id("stChatInput")
+    top = chat_input.bounding_box()["y"]
+    edit.evaluate("(b, y) => { const r = b.getBoundingClientRect(); let s = b.parentElement;"
+                  " while (s && !(s.scrollHeight > s.clientHeight && /auto|scroll/.test(getComputedStyle(s).overflowY)))"
+                  " s = s.parentElement; if (s) s.scrollTop += r.bottom - y; }", top + 40 - tall)
+    page.wait_for_timeout(300)
+    edit.click()
+    popover.get_by_label("修改问题后重新发送").wait_for(timeout=10_000)
+    page.wait_for_timeout(500)
+    p = popover.bounding_box()
+    input_top = chat_input.bounding_box()["y"]
+    page.screenshot(path=str(ARTIFACTS / f"conversations-edit-popover-{width}.png"), full_page=False)
+    assert p and p["y"] >= 0 and p["y"] + p["height"] <= min(height, input_top), (p, input_top)
+    assert p["x"] >= 0 and p["x"] + p["width"] <= width, p
+
+    popover.get_by_label("修改问题后重新发送").fill("Pod 的重启策略有哪些？")
+    popover.get_by_role("button", name="发送").click()
+    page.wait_for_function("document.querySelectorAll('.yz-answer').length >= 3", timeout=120_000)
+    page.wait_for_timeout(1000)
+    assert page.get_by_test_id("stPopoverBody").count() == 0  # closed
+    turn = page.get_by_test_id("stChatMessage").filter(has_text="Pod 的重启策略有哪些？").first
+    t = turn.bounding_box()
+    assert t and 0 <= t["y"] and t["y"] + t["height"] <= height / 2, t  # the new turn starts at the top of the view
+    page.screenshot(path=str(ARTIFACTS / f"conversations-edit-sent-{width}.png"), full_page=False)
+    page.close()
+
+
+def test_a_regenerated_version_appears_under_its_turn_in_view(server, browser):
+    """New-user pass: 重新生成 of an earlier answer drew the new version at the end of the chat (off-screen)."""
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    _ask_two(page, server)
+    first = page.locator("[class*='st-key-actions-']").first
+    first.get_by_role("button").first.click()  # ⋯
+    first.get_by_role("button", name="重新生成").click(timeout=30_000)
+    page.wait_for_function("document.querySelectorAll('.yz-answer').length >= 3", timeout=120_000)
+    page.wait_for_timeout(1000)
+    messages = page.get_by_test_id("stChatMessage")
+    assert "第 2/2 版（重新生成）" in messages.nth(2).inner_text()  # question, version 1, version 2, next question…
+    assert "Service 有哪些类型？" in messages.nth(3).inner_text()
+    b = messages.nth(2).bounding_box()
+    assert b and 0 <= b["y"] <= 900 / 2, b
+    page.screenshot(path=str(ARTIFACTS / "conversations-regenerated-1400.png"), full_page=False)
     page.close()

@@ -139,6 +139,48 @@ def test_regenerate_keeps_the_old_record_and_shows_both(app_env):
     assert [c.value for c in at.caption if "版" in c.value][:2] == ["第 1/2 版", "第 2/2 版（重新生成）"]
 
 
+def _messages(at: AppTest) -> list[tuple[str, str]]:
+    """The chat in page order: ("user", question) and ("assistant", its version caption or "")."""
+    out = []
+    for m in at.chat_message:
+        if m.name == "user":
+            out.append(("user", m.text[0].value))
+        else:
+            out.append(("assistant", next((c.value for c in m.caption if "版" in c.value), "")))
+    return out
+
+
+def test_a_regenerated_version_is_drawn_in_its_turn_on_the_run_that_makes_it(app_env):
+    """New-user pass: the new version of an earlier answer was drawn at the end of the chat (its
+    question repeated under the last turn) and moved under its turn only on the next run."""
+    at = _ask(_ask(_app(), "Pod 是什么？"), "Service 有哪些类型？")
+    first = app_env.records.list(conversation_id=at.query_params["c"])[0]
+    at.button(key=f"more-open-{first.answer_id}").click()  # ⋯ opens the earlier answer's row
+    _run(at)
+    at.button(key=f"regen-{first.answer_id}").click()
+    _run(at)
+    expected = [("user", "Pod 是什么？"), ("assistant", "第 1/2 版"), ("assistant", "第 2/2 版（重新生成）"),
+                ("user", "Service 有哪些类型？"), ("assistant", "")]
+    assert _messages(at) == expected
+    assert len(app_env.records.list(conversation_id=at.query_params["c"])) == 3
+    assert _messages(_run(at)) == expected  # the next run draws the same page: nothing moves
+
+
+def test_sending_an_edited_question_from_an_earlier_answer_closes_its_row(app_env):
+    """New-user pass: 编辑问题 → 发送 from an earlier answer left its popover open over the new turn.
+    The row closes back to its ⋯ button (its popover goes with it) on the run that answers."""
+    at = _ask(_ask(_app(), "Pod 是什么？"), "Service 有哪些类型？")
+    first = app_env.records.list(conversation_id=at.query_params["c"])[0]
+    at.button(key=f"more-open-{first.answer_id}").click()
+    _run(at)
+    at.text_area(key=f"edit-{first.answer_id}").set_value("Pod 的重启策略有哪些？")
+    at.button(key=f"resend-{first.answer_id}").click()
+    _run(at)
+    assert _questions(at)[-1] == "Pod 的重启策略有哪些？"
+    assert not [t for t in at.text_area if t.key == f"edit-{first.answer_id}"]  # no popover: the row is closed
+    assert at.button(key=f"more-open-{first.answer_id}").label == ""  # ⋯ again
+
+
 def test_edit_and_resend_asks_the_edited_question_as_a_new_turn(app_env):
     at = _ask(_app(), "Pod 是什么？")
     cid = at.query_params["c"]
@@ -239,3 +281,31 @@ def test_the_question_box_stops_at_the_pipelines_limit(app_env):
 
     at = _app()
     assert at.chat_input[0].proto.max_chars == MAX_QUESTION_CHARS == 2000
+
+
+def test_saving_a_comment_from_the_row_fragment_draws_nothing_in_its_callback(app_env):
+    """New-user pass: 保存说明 (a callback of the row's fragment) called st.toast, and Streamlit logged
+    "A fragment rerun was triggered with a callback that displays one or more elements". The
+    toast is shown by the row itself, after the callback."""
+    import logging
+
+    from streamlit.logger import get_logger
+
+    at = _ask(_app(), "Init 容器有什么用？")
+    (record,) = app_env.records.list(conversation_id=at.query_params["c"])
+    at.feedback(key=f"fb-{record.answer_id}").set_value(1)
+    _run(at)
+    at.text_area(key=f"fbc-{record.answer_id}").set_value("清楚")
+    at.button(key=f"fbc-save-{record.answer_id}").click()
+    logged: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda r: logged.append(r.getMessage())
+    root = get_logger("root")  # where Streamlit logs that warning (it does not propagate to pytest's caplog)
+    root.addHandler(handler)
+    try:
+        _run(at)
+    finally:
+        root.removeHandler(handler)
+    assert not [m for m in logged if "callback that displays" in m], logged
+    assert any("已保存反馈" in t.value for t in at.toast)
+    assert app_env.records.get(record.answer_id).feedback.comment == "清楚"

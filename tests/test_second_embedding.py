@@ -226,3 +226,35 @@ def test_a_cross_script_question_stays_in_the_hybrid_state(index):
     english = _retriever(index).retrieve("How does a canary release work?")
     assert chinese.decision.mode == "hybrid2" and chinese.config["second_weight"] == 1.0
     assert english.decision.mode == "hybrid" and english.config["second_weight"] == 0.0
+
+
+def _sidebar_status(index) -> list[str]:  # noqa: ANN001
+    """The captions ``components.library_view.vector_status`` draws for ``index`` (the sidebar's line)."""
+    from types import SimpleNamespace
+
+    from streamlit.testing.v1 import AppTest
+
+    def page(engine):  # noqa: ANN001
+        from components.library_view import vector_status
+
+        vector_status(engine)
+
+    at = AppTest.from_function(page, args=(SimpleNamespace(index=index, embedder=index.embedder),), default_timeout=30)
+    at.run()
+    assert not at.exception, at.exception
+    return [c.value for c in at.caption]
+
+
+def test_the_sidebar_names_both_models_once_both_are_in_use(index):
+    """New-user pass: with both vector sets complete (``hybrid2``) the sidebar named only the first
+    model. It names both and the state as the record's 检索详情 does; before, the second set's progress."""
+    from components.answer_view import MODE_LABELS
+
+    before = _sidebar_status(index)
+    first = index.embedder.name  # hash/char-ngrams-256
+    assert before[0] == f"全部知识库的向量索引已就绪（{first}）"
+    assert "fake2/concepts" in before[1] and "0/" in before[1]
+    fill_cache(index.catalog, index.second.embedder)
+    (after,) = _sidebar_status(index)
+    assert after == f"全部知识库的向量索引已就绪（{first} + fake2/concepts）：{MODE_LABELS['hybrid2']}"
+    assert MODE_LABELS["hybrid2"] == "混合检索（关键词 + 两个向量模型）"

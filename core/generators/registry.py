@@ -19,13 +19,16 @@ from typing import Any, Callable
 class GeneratorEntry:
     """``name`` as in settings and records; ``label`` (Chinese, ``{model}`` filled from
     the settings field ``model_field``); ``offered(settings)`` whether the settings
-    make it usable; ``hint`` (Chinese) how to enable it."""
+    make it usable; ``hint`` (Chinese) how to enable it; ``reads_knowledge_bases``: the
+    generator class's flag of that name (``core.generators.base.Generator``: its own index
+    holds every knowledge base, so only a question that may search all of them may use it)."""
 
     name: str
     label: str
     model_field: str | None
     offered: Callable[[Any], bool]
     hint: str = ""
+    reads_knowledge_bases: bool = False
 
 
 def _gemini(s: Any) -> bool:
@@ -49,7 +52,7 @@ REGISTRY: tuple[GeneratorEntry, ...] = (
     GeneratorEntry("gemini-search", "Gemini + Google 搜索（{model}）", "gemini_model", _gemini),
     GeneratorEntry(
         "gemini-file-search", "Gemini + File Search（{model}）", "gemini_model",
-        lambda s: _gemini(s) and bool(s.gemini_file_search_store),
+        lambda s: _gemini(s) and bool(s.gemini_file_search_store), reads_knowledge_bases=True,
     ),
 )
 
@@ -71,9 +74,11 @@ def label(name: str, settings: Any) -> str:
     return e.label.format(model=model or "?")
 
 
-def offered(settings: Any) -> list[str]:
-    """Names of the generators ``settings`` make usable, in registry order."""
-    return [e.name for e in REGISTRY if e.offered(settings)]
+def offered(settings: Any, *, every_knowledge_base: bool = True) -> list[str]:
+    """Names of the generators ``settings`` make usable, in registry order; without
+    ``every_knowledge_base`` (the asker may not search every knowledge base) none that
+    ``reads_knowledge_bases``: the pipeline would refuse it (``core.pipeline.own_retrieval_refusal``)."""
+    return [e.name for e in REGISTRY if e.offered(settings) and (every_knowledge_base or not e.reads_knowledge_bases)]
 
 
 def hints(settings: Any) -> list[str]:
