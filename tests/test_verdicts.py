@@ -47,9 +47,15 @@ def test_v1_golden_record_reads_and_renders_unchanged() -> None:
     assert rec.schema_version == SCHEMA_VERSION  # read through every migration step
     assert rec.knowledge_bases == () and all(c.knowledge_base is None for c in rec.chunks)
     assert all(s.verdict is None and s.aligned_quote is None for s in rec.supports)
-    # the HTML was written by the code before the schema change; the Markdown by the export after
-    # issue 10 wrapped URLs in <…> (the only difference from the pre-schema-2 output)
-    assert render_answer(rec) + "\n" == (GOLDEN / "v1_extractive_answer.html").read_text(encoding="utf-8")
+    # the HTML was written by the code before the schema change (since issue 18 the outer div also names
+    # the record: the only difference); the Markdown by the export after issue 10 wrapped URLs in <…>
+    # (the only difference from the pre-schema-2 output)
+    html = render_answer(rec)
+    named = f'<div class="yz-answer" data-answer="{rec.answer_id}">'
+    assert html.startswith(named)
+    assert '<div class="yz-answer">' + html[len(named):] + "\n" == (GOLDEN / "v1_extractive_answer.html").read_text(
+        encoding="utf-8"
+    )
     assert to_markdown(rec) == (GOLDEN / "v1_extractive_answer.md").read_text(encoding="utf-8")
     assert "待复核" not in render_answer(rec)
 
