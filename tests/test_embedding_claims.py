@@ -148,6 +148,31 @@ def test_the_embed_worker_command_fills_the_embedding_cache(tmp_path, monkeypatc
     catalog.close()
 
 
+def test_the_embed_worker_command_fills_the_second_models_cache_after_the_first(tmp_path, monkeypatch, capsys) -> None:
+    """As the app's own embedding process: the primary model's vectors, then the second model's
+    (``YINZHENG_SECOND_EMBEDDING``), each text once per model."""
+    import core.embeddings
+    from core.cli import main
+
+    class Second(HashingEmbedder):
+        name = "second/model-256"
+
+    data = tmp_path / "data"
+    monkeypatch.setenv("YINZHENG_DATA_DIR", str(data))
+    monkeypatch.setenv("YINZHENG_EMBEDDING", "hash")
+    monkeypatch.setattr(core.embeddings, "make_second_embedder", lambda spec, primary: Second())
+    data.mkdir()
+    catalog, texts = _catalog_with_chunks(data / "catalog.sqlite3", tmp_path, n_docs=2)
+    assert main(["embed-worker"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [re.match(r"(\d+) vectors stored by \S+ \((\S+)\)", x).groups() for x in lines] == [
+        (str(len(texts)), HashingEmbedder().name), (str(len(texts)), Second.name)]
+    assert catalog.vector_count(HashingEmbedder().name) == catalog.vector_count(Second.name) == len(texts)
+    assert main(["embed-worker"]) == 0  # nothing left for either model
+    assert [x.split()[0] for x in capsys.readouterr().out.splitlines()] == ["0", "0"]
+    catalog.close()
+
+
 def test_a_worker_waits_while_paused_before_each_claim(tmp_path) -> None:
     catalog, texts = _catalog_with_chunks(tmp_path / "c.sqlite3", tmp_path, n_docs=1)
     counts: Counter = Counter()

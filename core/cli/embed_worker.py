@@ -1,16 +1,20 @@
 """``python -m core embed-worker [--follow] [--batch N] [--lease SECONDS]``: one embedding
 worker (``core.embedding_claims``). It queues the active chunks' texts that have no vector of
 the configured model (``YINZHENG_EMBEDDING``), then claims, embeds and stores batches in the
-catalog's embedding cache until nothing is left (``--follow``: keeps watching for new
+catalog's embedding cache until nothing is left, then does the same for the second model
+(``YINZHENG_SECOND_EMBEDDING``, ``core.second_vectors``; none behind ``hash``), as the app's
+own embedding process does (``--follow``: keeps watching for new
 documents until interrupted). Any number of workers, on any machines sharing the catalog
 database, split the work; each text is embedded once. Without ``--follow`` it waits while
 other workers hold the last batches, so a batch whose worker died is finished once its lease
 ends. With ``CHROMA_HOST`` it also copies the cached vectors into the Chroma server's
 collection (where every replica reads them); without it, the process that owns the embedded
 vector store copies them (``KnowledgeIndex.embed_pending``). Prints the number of vectors
-this worker stored, and when (Unix seconds) its model was ready and it was done:
+this worker stored per model (the primary first, one line each), and when (Unix seconds) its
+models were ready and it was done:
 ``N vectors stored by WORKER (MODEL) ready_at=T done_at=T db_s=S embed_s=S`` (seconds in
-the database and in the model, ``run_worker``'s ``stats``)."""
+the database and in the primary model, ``run_worker``'s ``stats``). With ``--follow`` and a
+second model, the two models' passes alternate every ``FOLLOW_POLL_SECONDS``."""
 
 from __future__ import annotations
 
@@ -36,25 +40,38 @@ def register(sub) -> None:
 def cmd_embed_worker(args: argparse.Namespace) -> int:
     from core.catalog import Catalog
     from core.config import load_settings
-    from core.embedding_claims import run_worker
-    from core.embeddings import make_embedder
+    from core.embedding_claims import FOLLOW_POLL_SECONDS, run_worker
+    from core.embeddings import make_embedder, make_second_embedder
 
     settings = load_settings()
     embedder = make_embedder(settings.embedding)  # loads the model
+    second = make_second_embedder(settings.second_embedding, settings.embedding)  # None: no second set
     ready_at = time.time()
     catalog = Catalog(settings.catalog_location)
     worker = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
     copy = _server_copy(settings, embedder) if settings.chroma_host else None
     stats: dict[str, float] = {}
+    stored = {embedder.name: 0, **({second.name: 0} if second is not None else {})}
     try:
-        stored = run_worker(catalog, embedder, worker, batch=max(1, args.batch), lease=args.lease, follow=args.follow,
-                            after_batch=copy, stats=stats)
-        if copy is not None:
-            copy(True)
+        while True:
+            # the primary model first: the second set joins retrieval only once complete (core.second_vectors)
+            stored[embedder.name] += run_worker(
+                catalog, embedder, worker, batch=max(1, args.batch), lease=args.lease,
+                follow=args.follow and second is None, after_batch=copy, stats=stats,
+            )
+            if copy is not None:
+                copy(True)
+            if second is None:
+                break
+            stored[second.name] += run_worker(catalog, second, worker, batch=max(1, args.batch), lease=args.lease)
+            if not args.follow:
+                break
+            time.sleep(FOLLOW_POLL_SECONDS)
     finally:
         catalog.close()
-    print(f"{stored} vectors stored by {worker} ({embedder.name}) ready_at={ready_at:.3f} done_at={time.time():.3f} "
-          f"db_s={stats.get('db_s', 0.0):.3f} embed_s={stats.get('embed_s', 0.0):.3f}")
+    for name, n in stored.items():
+        print(f"{n} vectors stored by {worker} ({name}) ready_at={ready_at:.3f} done_at={time.time():.3f} "
+              f"db_s={stats.get('db_s', 0.0):.3f} embed_s={stats.get('embed_s', 0.0):.3f}")
     return 0
 
 
