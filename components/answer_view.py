@@ -37,12 +37,14 @@ from components.verdict_view import VERDICT_CSS, slot_marks_html
 from core.grounding import answer_status
 from core.layout import Layout, MarkerSlot
 from core.markdown import insert_at, markdown_parser, placeholder_codes, safe_link
-from core.models import AnswerRecord, AuditEntry, SourceCard
+from core.models import AnswerRecord, AuditEntry, ChunkSnapshot, SourceCard
 from core.presentation import (
     BLOCKED_MESSAGE,
     CANDIDATES_TITLE,
     CHECK_NOTE,
+    EMPTY_ANSWER_MESSAGE,
     EXTRACTIVE_NOTE,
+    FOUND_TITLE,
     INTERRUPTED_MESSAGE,
     KEYWORD_MODE_NOTE,
     PATH_SEPARATOR,
@@ -282,23 +284,34 @@ def _retrieval_html(record: AnswerRecord) -> str:
 
 
 def _candidates_html(record: AnswerRecord) -> str:
-    """The retrieved candidates of a no_evidence record, collapsed, marked as not evidence;
+    """The retrieved candidates of a no_evidence record, collapsed, marked as not evidence."""
+    items = [(cand.chunk, f"相关度 {cand.chunk.relevance:.2f} · 充分性 {cand.score:.2f}（低于阈值，未引用）")
+             for cand in record.candidates]
+    return _chunk_list_html(CANDIDATES_TITLE, items)
+
+
+def _found_html(record: AnswerRecord) -> str:
+    """The chunks an answer with no text was generated from (nothing could be extracted from
+    them), so the person sees what was found; collapsed, marked as not cited."""
+    return _chunk_list_html(FOUND_TITLE, [(c, f"相关度 {c.relevance:.2f}（未引用）") for c in record.chunks])
+
+
+def _chunk_list_html(title: str, items: list[tuple[ChunkSnapshot, str]]) -> str:
+    """``items`` (a snapshot and its meta line) under ``title``, collapsed, with the rephrasing hint;
     each snippet read like an evidence card's (``components.cards.snippet_html``: no Markdown
-    syntax, inline code in ``<code>``, at most 140 code points)."""
-    if not record.candidates:
+    syntax, inline code in ``<code>``, at most 140 code points). Empty without items."""
+    if not items:
         return ""
-    items = []
-    for cand in record.candidates:
-        c = cand.chunk
-        items.append(
-            f'<li><span class="yz-path">{_e(PATH_SEPARATOR.join(c.heading_path) or c.title)}</span>'
-            f'<span class="yz-snippet">{snippet_html(c.text, c.title, c.heading_path, 140)}</span>'
-            f'<span class="yz-meta">相关度 {c.relevance:.2f} · 充分性 {cand.score:.2f}（低于阈值，未引用）</span></li>'
-        )
+    rows = [
+        f'<li><span class="yz-path">{_e(PATH_SEPARATOR.join(c.heading_path) or c.title)}</span>'
+        f'<span class="yz-snippet">{snippet_html(c.text, c.title, c.heading_path, 140)}</span>'
+        f'<span class="yz-meta">{_e(meta)}</span></li>'
+        for c, meta in items
+    ]
     return (
-        f'<details class="yz-candidates"><summary>{_e(CANDIDATES_TITLE)}</summary>'
+        f'<details class="yz-candidates"><summary>{_e(title)}</summary>'
         f'<div class="yz-note yz-hint">{_e(REPHRASE_HINT)}</div>'
-        f'<ul class="yz-candidate-list">{"".join(items)}</ul></details>'
+        f'<ul class="yz-candidate-list">{"".join(rows)}</ul></details>'
     )
 
 
@@ -358,8 +371,11 @@ def render_answer(
     else:
         view = _View(record, current_versions, snapshot_base)
         cards = sorted(view.cards.values(), key=lambda c: c.number)
+        empty = not record.answer_text.strip()
         if status == "interrupted":
             out.append(_notice("interrupted", INTERRUPTED_MESSAGE))
+        elif empty:  # nothing was generated: say so, and show what was found (below)
+            out.append(_notice("unverifiable", EMPTY_ANSWER_MESSAGE))
         elif status == "unverifiable" or answer_status(view.supports) == "unverifiable":
             out.append(_notice("unverifiable", UNVERIFIABLE_MESSAGE))
         if record.generator.name == "extractive":
@@ -370,6 +386,8 @@ def render_answer(
         body = _body_html(record.answer_text, view.layout, view.cards, _Verdicts(view))
         out.append(f'<div class="yz-answer-body">{body}</div>')
         out.append(evidence_html(record, cards))
+        if empty and status != "interrupted":
+            out.append(_found_html(record))
         out.append(_panels_html(record, cards))
         out.append(_links_html(record))
         out.append(_retrieval_html(record))

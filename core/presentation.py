@@ -35,6 +35,8 @@ ERROR_PREFIX = "出错了："
 UNKNOWN_ERROR = "未知错误"
 INTERRUPTED_MESSAGE = "回答被中断：以下是中断前已生成的部分，未经核对。"
 CANDIDATES_TITLE = "最接近的片段（不作为证据）"
+EMPTY_ANSWER_MESSAGE = "没能从检索到的片段中取出回答这个问题的句子，因此没有回答。"
+FOUND_TITLE = "检索到的片段（未引用）"
 REPHRASE_HINT = (
     "可以换个说法再问：用文档里的术语（例如 Pod、Service、ConfigMap），写出具体的对象、字段或版本，"
     "或把问题拆成更小的问题。"

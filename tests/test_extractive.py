@@ -233,3 +233,19 @@ def test_a_statement_before_a_closing_colon_is_kept_and_a_lead_in_is_not():
     got = split_sentences(text)
     assert [s for _, s in got] == ["艾努语数词借自波斯语"]
     assert all(text[a : a + len(s)] == s for a, s in got)
+
+
+def test_steps_that_only_announce_their_commands_still_give_an_answer():
+    """A chunk of numbered steps, each a sentence ending with a colon before its command (the best
+    chunk for "How do I expose a Deployment outside the cluster?" in the sample): the steps,
+    without their colons, rather than an empty answer."""
+    text = ("3. 展示你的 ReplicaSet 对象信息：\n```shell\nkubectl get replicasets\n```\n\n"
+            "4. 创建一个服务对象来暴露 Deployment：\n```shell\nkubectl expose deployment hello-world --type=NodePort\n```\n")
+    chunks = [rc("svc@v#3", ("使用服务来访问集群中的应用", "为运行在两个 Pod 中的应用创建一个服务"), text, 1)]
+    draft = ExtractiveGenerator().generate("How do I expose a Deployment outside the cluster?", chunks)
+    assert quotes(draft) == ["创建一个服务对象来暴露 Deployment"]
+    s = draft.supports[0]
+    assert text[text.index("创建"):].startswith(s.quote)  # an exact substring of the chunk
+    # with a sentence that stands on its own, announcements are still left out
+    chunks = [rc("svc@v#3", ("Service",), "Service 把一组 Pod 暴露为网络服务。\n\n" + text, 1)]
+    assert quotes(ExtractiveGenerator().generate("Service 是什么？", chunks)) == ["Service 把一组 Pod 暴露为网络服务。"]

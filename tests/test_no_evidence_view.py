@@ -68,3 +68,19 @@ def test_candidates_show_markdown_as_readable_text_with_inline_code() -> None:
     assert "稳定的副本数由 <code>.spec.replicas</code> 决定 滚动更新" in html
     assert "<b>" not in html and "&lt;b&gt;" in html  # untrusted chunk text stays escaped
     assert_safe(html)
+
+
+def test_an_answer_with_no_text_says_so_and_shows_what_was_found() -> None:
+    """An answer the generator could not extract a sentence for (empty text over real chunks)
+    is not a bare 无法核实: it says nothing was taken from the chunks and lists them, uncited."""
+    from core.presentation import EMPTY_ANSWER_MESSAGE, FOUND_TITLE, UNVERIFIABLE_MESSAGE
+
+    found = chunk("c1", "创建一个服务对象来暴露 Deployment：\n```shell\nkubectl expose deployment hello-world\n```",
+                  heading_path=("使用服务来访问集群中的应用", "创建服务"))
+    html = render_answer(record("", [], [found], status="unverifiable", generator="extractive"))
+    assert EMPTY_ANSWER_MESSAGE in html and UNVERIFIABLE_MESSAGE not in html
+    assert FOUND_TITLE in html and "使用服务来访问集群中的应用 › 创建服务" in html and "未引用" in html
+    assert marker_chunk_ids(html) == []
+    assert_safe(html)
+    answered = render_answer(record("原文。", [Support(start=0, end=3, chunk_ids=("c1",))], [chunk("c1")]))
+    assert FOUND_TITLE not in answered and EMPTY_ANSWER_MESSAGE not in answered

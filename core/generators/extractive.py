@@ -96,10 +96,12 @@ class _Candidate:
     needs_previous: bool = False
 
 
-def split_sentences(text: str) -> list[tuple[int, str]]:
+def split_sentences(text: str, lead_ins: bool = False) -> list[tuple[int, str]]:
     """Prose sentences of a chunk as ``(code-point offset, sentence)``.
 
-    Skips code fences, table rows and headings; strips list markers. Each
+    Skips code fences, table rows and headings; strips list markers. A sentence that
+    announces what follows (ends with a colon) is dropped, or with ``lead_ins`` kept
+    without its colon ("创建一个服务对象来暴露 Deployment：" before a command). Each
     sentence is an exact substring of ``text`` at its offset.
     """
     out: list[tuple[int, str]] = []
@@ -124,6 +126,8 @@ def split_sentences(text: str) -> list[tuple[int, str]]:
             at = body_start + sm.start() + lead
             if s.endswith(("：", ":")):
                 at, s = _stated_before_colon(at, s)
+            if lead_ins and s.endswith(("：", ":")):
+                s = s[:-1].rstrip()
             if len(s) >= _MIN_CHARS and not s.endswith(_LEAD_IN):
                 out.append((at, s))
     return out
@@ -219,6 +223,8 @@ class ExtractiveGenerator(Generator):
 
     def _extract(self, question: str, chunks: Sequence[RetrievedChunk]) -> Draft:
         cands, previous = _candidates(chunks)
+        if not cands:  # e.g. steps that each announce a command: the steps, without their colons
+            cands, previous = _candidates(chunks, lead_ins=True)
         if not cands:
             return Draft(parts=("",), supports=(), generator=self.info)
         q_terms = [t for t in dict.fromkeys(tokenize(question)) if t not in STOPWORDS]
@@ -242,9 +248,10 @@ class ExtractiveGenerator(Generator):
         pool = [c for c in cands if any(t in c.terms for t in weight)]
         if not pool:
             # nothing in the sentences matches the question's words (e.g. an English question over
-            # Chinese text): the opening sentences of the best-ranked chunk, which retrieval chose
-            first = min(c.chunk_index for c in cands)
-            pool = [c for c in cands if c.chunk_index == first and not c.needs_previous][:1]
+            # Chinese text): the opening sentence of the best-ranked chunk that has one standing on
+            # its own (a chunk of commands and announcements may have none), which retrieval chose
+            standalone = sorted((c for c in cands if not c.needs_previous), key=lambda c: (c.chunk_index, c.position))
+            pool = standalone[:1]
         units = self._select(sorted(pool, key=lambda c: (-relevance(c), c.chunk_index, c.position)), previous, relevance)
         if units and wants & {"reason", "effect"}:
             _continue_lead(units, previous, wants)
@@ -315,13 +322,16 @@ class ExtractiveGenerator(Generator):
 _CJK_END = re.compile(r"[\u3400-\u9fff。！？；：，、）」』”]$")
 
 
-def _candidates(chunks: Sequence[RetrievedChunk]) -> tuple[list[_Candidate], dict[tuple[int, int], _Candidate]]:
-    """Usable sentences of the chunks, and every sentence by (chunk index, order) for predecessors."""
+def _candidates(
+    chunks: Sequence[RetrievedChunk], lead_ins: bool = False,
+) -> tuple[list[_Candidate], dict[tuple[int, int], _Candidate]]:
+    """Usable sentences of the chunks, and every sentence by (chunk index, order) for predecessors
+    (``lead_ins``: as :func:`split_sentences`)."""
     cands: list[_Candidate] = []
     every: dict[tuple[int, int], _Candidate] = {}
     for ci, rc in enumerate(chunks):
         heading = frozenset(tokenize(" ".join(rc.chunk.heading_path)))
-        for k, (pos, sent) in enumerate(split_sentences(rc.chunk.text)):
+        for k, (pos, sent) in enumerate(split_sentences(rc.chunk.text, lead_ins)):
             c = _Candidate(sent, ci, pos, frozenset(tokenize(sent)), heading, k, needs_previous(sent, k == 0))
             every[(ci, k)] = c
             if len(sent) <= _MAX_CHARS and not is_filler(sent):
