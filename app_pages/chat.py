@@ -25,7 +25,9 @@ from components.chat_view import answer_request, show_answer_assets, show_conver
 from components.resources import ensure_ready, wait_until_ingested  # noqa: E402
 from components.sidebar import kb_selector, retrieval_options  # noqa: E402
 
-engine = ensure_ready()  # outside the guard: app.py says 启动应用失败 when it cannot open
+# outside the guard: app.py says 启动应用失败 when it cannot open; a typed question shows the first
+# ingest's progress in its own bubble, so the page does not show it twice
+engine = ensure_ready(show_progress=not typed)
 with page_guard("显示问答页"):
     request = Request(typed, from_input=True) if typed else pending_request()
     engine = scoped(engine)  # the signed-in user's records and knowledge bases

@@ -49,13 +49,16 @@ def first_ingest() -> BackgroundJob | None:
     ).start()
 
 
-def ensure_ready() -> Engine:
+def ensure_ready(show_progress: bool = True) -> Engine:
     """The engine at once; on a first start the corpus is ingested in the background
     while the page shows its progress (a fragment redrawn alone). Call
-    ``wait_until_ingested`` before answering a question."""
+    ``wait_until_ingested`` before answering a question. ``show_progress`` False: this run
+    answers a question, which shows the ingest's progress in its own bubble while it waits
+    (the page's fragment could not update meanwhile: its reruns wait for this run), so the page
+    draws none (a fragment left out of a run is skipped by its timer, ``script_runner``)."""
     engine = get_engine()
     job = first_ingest()
-    if job is not None:
+    if job is not None and (show_progress or job.finished):
         # The same fragment on every run (only its timer stops when the job is done): a
         # fragment that vanishes while its timer still fires can cost a question's rerun.
         st.fragment(_ingest_status, run_every=None if job.finished else 0.5)(job)

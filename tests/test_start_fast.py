@@ -94,6 +94,8 @@ def test_a_question_asked_during_the_first_ingest_is_shown_before_it_waits(page_
     at.run()
     at.chat_input[0].set_value("CronJob 的时间表是什么格式？").run(timeout=120)
     assert waits == [(1, 3, "正在导入知识库 1/3，导入完成后立即回答…")]
+    # one progress while the question waits (in its bubble): not the page's too, which could not update
+    assert not [p for p in at.get("progress") if "首次启动" in p.proto.text]
     assert [m.name for m in at.chat_message] == ["user", "assistant"]
     assert at.chat_message[0].text[0].value == "CronJob 的时间表是什么格式？"
     assert not at.exception and at.error, "the failed ingest is reported as an error message"
