@@ -87,6 +87,8 @@ class EmbeddingWorker:
         self._embedded_for: str | None = None  # catalog generation the last pass embedded
         self._copied: int | None = None  # process mode: cached vectors when the last copy pass ran
         self._copied_for: str | None = None  # ... and the catalog generation then
+        #: whether the second model was loaded here once its set was complete (``_warm_second``)
+        self.second_warmed = False
         self.thread: threading.Thread | None = None
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -127,9 +129,21 @@ class EmbeddingWorker:
                 # Compared with the generation of the last pass, not with the index's own
                 # (a question may already have reloaded the index onto the new generation).
                 changed = self.index.catalog_generation() != self._embedded_for
+                self._warm_second()
             except Exception as exc:  # noqa: BLE001 - keep the thread alive
                 self.error, changed = str(exc), True
             due = due or woke or changed
+
+    def _warm_second(self) -> None:
+        """Once the second set is complete (its ranking joins retrieval), load the second model
+        here with one query vector, unless a question is in flight: the first question of the
+        two-model state would otherwise load it (USE: ~2 s) while the person waits. Once per worker."""
+        second = self.index.second
+        if self.second_warmed or second is None or questions_in_flight(self.index.settings.data_dir):
+            return
+        if second.complete(self.index.active_chunks()):
+            second.query_vector("预热")
+            self.second_warmed = True
 
     def _pass(self) -> bool:
         """One pass when this process owns the store; returns whether another is due

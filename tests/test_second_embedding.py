@@ -258,3 +258,28 @@ def test_the_sidebar_names_both_models_once_both_are_in_use(index):
     (after,) = _sidebar_status(index)
     assert after == f"全部知识库的向量索引已就绪（{first} + fake2/concepts）：{MODE_LABELS['hybrid2']}"
     assert MODE_LABELS["hybrid2"] == "混合检索（关键词 + 两个向量模型）"
+
+
+def test_the_worker_loads_the_second_model_once_its_set_is_complete_not_the_first_question(index):
+    """The first question of the two-model state would load the second model (USE: ~2 s) while the
+    person waits; the background worker loads it (one query vector) as soon as the set is complete."""
+    embedder = index.second.embedder
+    real = embedder._encode
+    queried_at: list[int] = []  # the second set's size when the model got its query
+
+    def counting(texts, kind):  # noqa: ANN001, ANN202
+        if kind == "query":
+            queried_at.append(index.catalog.vector_count(embedder.name))
+        return real(texts, kind)
+
+    embedder._encode = counting
+    total = len(index.active_chunks())
+    worker = EmbeddingWorker(index, poll_seconds=0.05).start()  # fills the second set, then loads it
+    try:
+        deadline = time.monotonic() + 20
+        while not worker.second_warmed and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.3)  # a few more polls: loaded once
+    finally:
+        worker.stop(5)
+    assert worker.second_warmed and queried_at == [total]
