@@ -91,6 +91,15 @@ def test_phone_first_tap_opens_the_card_inside_the_viewport(app_url, chromium): 
         page.touchscreen.tap(2, 300)
         page.evaluate("document.activeElement && document.activeElement.blur()")
 
+    # a marker is about 16×12 px: on a touch screen its hit area is 24×24 px around its centre
+    first = cites.first.locator("button.yz-cite-link")
+    first.scroll_into_view_if_needed()
+    hits = first.evaluate(
+        """b => { const r = b.getBoundingClientRect(), x = r.left + r.width / 2, y = r.top + r.height / 2;
+        return [[0, -11], [0, 11], [-11, 0], [11, 0]].map(([dx, dy]) => {
+            const el = document.elementFromPoint(x + dx, y + dy); return !!el && el.closest('button') === b; }); }"""
+    )
+    assert hits == [True, True, True, True], hits
     for i in range(cites.count()):
         close_cards()
         sup = cites.nth(i)
