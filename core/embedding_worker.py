@@ -20,7 +20,7 @@ by ``EmbeddingProcess``) at the lowest CPU priority with one thread per numeric
 library (``core.priority.lower_priority``). It reads the active chunks from the
 catalog, embeds the texts that have no cached vector and writes them to the
 catalog's embedding cache (``fill_cache``), pausing before each batch while a
-question is in flight and for ``GRACE_SECONDS`` after (``core.priority.questions_in_flight``); it never opens
+question is in flight and for ``GRACE_SECONDS`` after (``core.priority.background_waits``); it never opens
 the vector store. With a shared catalog (``YINZHENG_DATABASE_URL``) it takes its batches from
 the shared queue instead (``core.embedding_claims.run_worker``), so replicas and ``python -m
 core embed-worker`` processes never embed a text twice. The owner's thread then only copies cached vectors into Chroma
@@ -53,7 +53,7 @@ from core.embeddings import Embedder
 from core.errors import AppError
 from core.index import KnowledgeIndex
 from core.models import sha256_hex
-from core.priority import GRACE_SECONDS, background_env, questions_in_flight
+from core.priority import background_env, background_waits
 
 POLL_SECONDS = 2.0
 #: Texts per model call in the embedding process (a pause waits for at most one batch).
@@ -139,7 +139,7 @@ class EmbeddingWorker:
         here with one query vector, unless a question is in flight: the first question of the
         two-model state would otherwise load it (USE: ~2 s) while the person waits. Once per worker."""
         second = self.index.second
-        if self.second_warmed or second is None or questions_in_flight(self.index.settings.data_dir, grace=GRACE_SECONDS):
+        if self.second_warmed or second is None or background_waits(self.index.settings.data_dir):
             return
         if second.complete(self.index.active_chunks()):
             second.query_vector("预热")
@@ -159,7 +159,7 @@ class EmbeddingWorker:
             if self.index.second is not None and not self._stop.is_set():
                 fill_cache(
                     self.index.catalog, self.index.second.embedder, should_stop=self._stop.is_set,
-                    paused=lambda: questions_in_flight(self.index.settings.data_dir, grace=GRACE_SECONDS),
+                    paused=lambda: background_waits(self.index.settings.data_dir),
                 )
             self._embedded_for = generation
         except AppError as exc:
@@ -178,7 +178,7 @@ class EmbeddingWorker:
         assert self.process is not None
         self.error = self.process.ensure_running()
         data_dir = self.index.settings.data_dir
-        if questions_in_flight(data_dir, grace=GRACE_SECONDS):
+        if background_waits(data_dir):
             return True
         cached = self.index.catalog.vector_count(self.index.embedder.name)
         if cached == self._copied and generation == self._copied_for:
@@ -186,7 +186,7 @@ class EmbeddingWorker:
         stopped = []
 
         def should_stop() -> bool:
-            if self._stop.is_set() or questions_in_flight(data_dir, grace=GRACE_SECONDS):
+            if self._stop.is_set() or background_waits(data_dir):
                 stopped.append(True)
             return bool(stopped)
 
@@ -326,7 +326,7 @@ def run_process(argv: list[str] | None = None) -> int:
         return os.getppid() != args.parent
 
     def paused() -> bool:
-        return questions_in_flight(settings.data_dir, grace=GRACE_SECONDS)
+        return background_waits(settings.data_dir)
 
     worker = f"app:{socket.gethostname()}:{os.getpid()}"
     done_for: str | None = None

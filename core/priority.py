@@ -26,7 +26,7 @@ from pathlib import Path
 
 __all__ = [
     "BACKGROUND_NICENESS", "GRACE_SECONDS", "STALE_SECONDS", "THREAD_VARIABLES",
-    "background_env", "lower_priority", "question_in_flight", "questions_in_flight",
+    "background_env", "background_waits", "lower_priority", "question_in_flight", "questions_in_flight",
 ]
 
 #: Niceness of the background embedding process (0 = normal, 19 = lowest).
@@ -110,6 +110,12 @@ def questions_in_flight(data_dir: Path, *, now: float | None = None, grace: floa
         if fresh and pid_text.isdigit() and _alive(int(pid_text)):
             return True
     return False
+
+
+def background_waits(data_dir: Path) -> bool:
+    """Whether background work on ``data_dir`` should wait now: a question is in flight, or one
+    ended less than :data:`GRACE_SECONDS` ago (``questions_in_flight``)."""
+    return questions_in_flight(data_dir, grace=GRACE_SECONDS)
 
 
 def background_env(base: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -62,6 +62,7 @@ def test_background_work_keeps_waiting_a_moment_after_a_question(tmp_path):
     assert not questions_in_flight(tmp_path)
     assert questions_in_flight(tmp_path, grace=priority.GRACE_SECONDS, now=ended + priority.GRACE_SECONDS / 2)
     assert not questions_in_flight(tmp_path, grace=priority.GRACE_SECONDS, now=ended + priority.GRACE_SECONDS + 1)
+    assert priority.background_waits(tmp_path)  # what background work asks, right after the question
 
 
 def test_a_flag_left_by_a_dead_process_or_too_old_is_ignored(tmp_path):
