@@ -111,37 +111,42 @@ def test_hybrid_recall_on_eval_dev(tmp_path, shared_dir):
     assert hits1 / len(questions) >= 0.75, (hits1, hits5)
 
 
+class OtherModel(HashingEmbedder):
+    name = "other/model-384"
+
+
+def _one_document_index(tmp_path, embedder, text: str):  # noqa: ANN001, ANN202
+    """A fresh data folder under ``tmp_path`` with ``docs/a.md`` (``text``) ingested, vectors included:
+    (index, settings, the document's path)."""
+    doc = tmp_path / "docs" / "a.md"
+    doc.parent.mkdir()
+    doc.write_text(text, encoding="utf-8")
+    settings = make_settings(tmp_path / "data")
+    index = KnowledgeIndex(settings, embedder)
+    ingest(index, [doc.parent])
+    return index, settings, doc
+
+
 def test_opening_an_index_built_with_another_model_is_refused(tmp_path):
     """Refused at open (not at the first question): from the model recorded in the catalog, and,
     for a folder made before that record, from the collection's own metadata."""
     import sqlite3
 
-    class Other(HashingEmbedder):
-        name = "other/model-384"
-
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "a.md").write_text("# 标题\n\nDeployment 管理无状态应用的副本。\n", encoding="utf-8")
-    settings = make_settings(tmp_path / "data")
-    index = KnowledgeIndex(settings, HashingEmbedder())
-    ingest(index, [docs])
+    index, settings, _ = _one_document_index(tmp_path, HashingEmbedder(), "# 标题\n\nDeployment 管理无状态应用的副本。\n")
     assert index.dense_coverage() == (1, 1)
     with pytest.raises(EmbeddingMismatchError, match="hash/char-ngrams-256") as err:
-        KnowledgeIndex(settings, Other())
+        KnowledgeIndex(settings, OtherModel())
     assert "other/model-384" in str(err.value)
     with sqlite3.connect(settings.catalog_path) as db:  # a data folder made before the record
         db.execute("DELETE FROM meta WHERE key LIKE 'embedding_model@%'")
     with pytest.raises(EmbeddingMismatchError, match="hash/char-ngrams-256"):
-        KnowledgeIndex(settings, Other())
+        KnowledgeIndex(settings, OtherModel())
 
 
 def test_another_model_may_open_a_folder_with_no_vectors_yet(tmp_path):
-    class Other(HashingEmbedder):
-        name = "other/model-384"
-
     settings = make_settings(tmp_path)
     KnowledgeIndex(settings, HashingEmbedder())
-    assert KnowledgeIndex(settings, Other()).dense_coverage() == (0, 0)
+    assert KnowledgeIndex(settings, OtherModel()).dense_coverage() == (0, 0)
 
 
 def test_dense_vectors_are_cached_by_content(tmp_path):
@@ -153,12 +158,10 @@ def test_dense_vectors_are_cached_by_content(tmp_path):
                 Counting.calls += len(texts)
             return super().embed(texts, kind)
 
-    root = tmp_path / "docs"
-    root.mkdir()
-    (root / "a.md").write_text("---\ntitle: 甲\n---\n## 一\n\n内容一。\n\n## 二\n\n内容二。\n", encoding="utf-8")
-    settings = make_settings(tmp_path / "data")
-    index = KnowledgeIndex(settings, Counting())
-    ingest(index, [root])
+    index, _, doc = _one_document_index(
+        tmp_path, Counting(), "---\ntitle: 甲\n---\n## 一\n\n内容一。\n\n## 二\n\n内容二。\n"
+    )
+    root = doc.parent
     first = Counting.calls
     assert first == 2 and index.dense_coverage() == (2, 2)
     (root / "a.md").write_text("---\ntitle: 甲\n---\n## 一\n\n内容一。\n\n## 二\n\n内容二改了。\n", encoding="utf-8")
