@@ -159,8 +159,7 @@ class Catalog:
 
     def generation(self) -> str:
         """The generation counter (``"0"`` before the first ingest); one small read."""
-        with self._db.read() as db:
-            value = db.execute(sa.select(META.c.value).where(META.c.key == "generation")).scalar()
+        value = self.meta("generation")
         return value if value is not None else "0"
 
     def active_chunks(self, known: Mapping[str, Chunk]) -> dict[str, Chunk]:

@@ -5,8 +5,9 @@ Why not ``jieba`` itself: jieba is pure Python. Loading its dictionary takes 1â€
 per process and its search-mode cut ~2 s for the bundled sample (812 chunks, 195k
 characters) and ~40 s for the full archive; jieba-rs loads the same dictionary
 (``dict.txt``, bundled in the wheel) in well under a second and cuts the archive in
-~2 s (``benchmarks/segmentation.py``). The first answer on a fresh data folder waits
-for that work (issue 18).
+~2 s (measured here, issue 18: 40.7 s with jieba, 1.9 s with this module, 869 archive
+files and the sample's 812 chunks). The first answer on a fresh data folder waits for
+that work.
 
 Compatibility. The words are jieba's: jieba-rs ports jieba's algorithm (prefix DAG,
 max-probability route, HMM for unknown words) with the same dictionary, and gives

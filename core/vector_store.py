@@ -181,11 +181,6 @@ class VectorStore:
     def collection(self, value: Any) -> None:  # tests and the bench wrap the raw collection
         self._collection = value
 
-    @property
-    def opened(self) -> bool:
-        """Whether the collection is open (without opening it)."""
-        return self._collection is not None
-
     def _open_now(self) -> None:
         with self._lock:
             if self._collection is None:

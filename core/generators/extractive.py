@@ -250,8 +250,9 @@ class ExtractiveGenerator(Generator):
             # nothing in the sentences matches the question's words (e.g. an English question over
             # Chinese text): the opening sentence of the best-ranked chunk that has one standing on
             # its own (a chunk of commands and announcements may have none), which retrieval chose
-            standalone = sorted((c for c in cands if not c.needs_previous), key=lambda c: (c.chunk_index, c.position))
-            pool = standalone[:1]
+            first = min((c for c in cands if not c.needs_previous), key=lambda c: (c.chunk_index, c.position),
+                        default=None)
+            pool = [first] if first is not None else []
         units = self._select(sorted(pool, key=lambda c: (-relevance(c), c.chunk_index, c.position)), previous, relevance)
         if units and wants & {"reason", "effect"}:
             _continue_lead(units, previous, wants)
