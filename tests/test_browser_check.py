@@ -89,12 +89,18 @@ def test_snapshot_page_scrolls_to_the_highlighted_quote(check_server, browser): 
     page = _open(browser, f"{check_server}/check?answer_id=checked-long", "desktop")
     sup = page.locator("sup.yz-cite-contradicted")
     sup.locator("button.yz-cite-link").wait_for(timeout=120_000)
-    sup.locator("button.yz-cite-link").hover()
     link = sup.locator("a.yz-card-link")  # the card's link to the snapshot page (a new tab)
-    link.wait_for(state="visible", timeout=5_000)
-    assert link.get_attribute("href").endswith("&support=1")
-    with page.context.expect_page() as new_tab:
-        link.click()
+    for attempt in range(3):  # a card hovered while the page's run still draws can close: hover again
+        sup.locator("button.yz-cite-link").hover()
+        link.wait_for(state="visible", timeout=5_000)
+        assert link.get_attribute("href").endswith("&support=1")
+        try:
+            with page.context.expect_page(timeout=10_000) as new_tab:
+                link.click(timeout=5_000)
+            break
+        except Exception:  # noqa: BLE001 - playwright's TimeoutError: the card closed before the click
+            if attempt == 2:
+                raise
     snap = new_tab.value
     mark = snap.locator("mark#yz-quote")
     mark.wait_for(timeout=60_000)
