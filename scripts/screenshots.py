@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.test_browser import CHROMIUM, FLAGS, run_app  # noqa: E402
+from tests.test_browser import CHROMIUM, FLAGS, click_in_card, open_card, run_app  # noqa: E402
 from tests.test_browser_cards import ask_question  # noqa: E402
 
 
@@ -46,10 +46,10 @@ def main() -> None:
             page = browser.new_page(viewport={"width": 1400, "height": 900})
             ask_question(page, url)
             sup = page.locator("sup.yz-cite").first
-            sup.locator("button").first.hover()
+            open_card(sup)
             page.wait_for_timeout(500)
             _save(page, args.out / f"chat{args.suffix}.png")
-            sup.locator("button.yz-card-open").click()
+            click_in_card(sup, "button.yz-card-open")
             page.wait_for_timeout(800)
             _save(page, args.out / f"snapshot{args.suffix}.png")
             page.goto(f"{url}/library", wait_until="domcontentloaded")

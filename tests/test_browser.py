@@ -108,6 +108,52 @@ def send_question(page, url: str, question: str, *, timeout: int = 120_000) -> N
     box.press("Enter")
 
 
+_STILL_JS = """([el, n]) => {
+    const r = el.getBoundingClientRect(), key = [r.top, r.left, r.width, r.height].map(Math.round).join();
+    if (el.__yzKey !== key) { el.__yzKey = key; el.__yzSame = 0; return false; }
+    return ++el.__yzSame >= n;
+}"""
+
+
+def wait_until_still(locator, *, polls: int = 5, timeout: int = 30_000) -> None:  # noqa: ANN001
+    """Wait until ``locator``'s box has stayed put for ``polls`` polls 100 ms apart.
+
+    While a run adds elements below an answer (evidence, actions, feedback), Streamlit scrolls the
+    chat smoothly to its bottom; a marker hovered meanwhile moves away from the still pointer and its
+    card closes, as a hovered element does on any page that scrolls under the mouse."""
+    handle = locator.element_handle(timeout=timeout)
+    locator.page.wait_for_function(_STILL_JS, arg=[handle, polls], polling=100, timeout=timeout)
+
+
+def open_card(sup, *, tries: int = 3):  # noqa: ANN001
+    """Hover the marker of citation ``sup`` (a ``sup.yz-cite`` locator) once it stands still and
+    return its visible card (``.yz-card``); hovers again when the page moved it away meanwhile."""
+    card = sup.locator(".yz-card")
+    for attempt in range(tries):
+        wait_until_still(sup)
+        sup.locator("button.yz-cite-link").hover()
+        try:
+            card.wait_for(state="visible", timeout=5_000)
+            return card
+        except Exception:  # noqa: BLE001 - playwright's TimeoutError: the marker moved from under the pointer
+            if attempt == tries - 1:
+                raise
+    return card
+
+
+def click_in_card(sup, selector: str, *, tries: int = 3, **click_args) -> None:  # noqa: ANN001
+    """Open the card of ``sup`` (see ``open_card``) and click ``selector`` inside it; opens the card
+    again when it closed before the click (its marker moved from under the pointer)."""
+    for attempt in range(tries):
+        target = open_card(sup).locator(selector)
+        try:
+            target.click(timeout=5_000, **click_args)
+            return
+        except Exception:  # noqa: BLE001 - playwright's TimeoutError: the card closed before the click
+            if attempt == tries - 1:
+                raise
+
+
 def ask(browser, server: str, question: str):
     """Open the chat in a new 1280×900 page and send ``question``; returns the page."""
     ARTIFACTS.mkdir(exist_ok=True)
@@ -120,26 +166,21 @@ def test_chat_shows_superscripts_and_an_open_card(server, browser):
     page = ask(browser, server, "Deployment 和 StatefulSet 有什么区别？")
     marker = page.locator("sup.yz-cite button.yz-cite-link").first
     marker.wait_for(timeout=120_000)
-    # the run is over once the sidebar's conversation export (drawn after the answer) is there: a card
-    # hovered while the run still draws can close under a pointer that does not move (CI, load 10+)
+    # the run is over once the sidebar's conversation export (drawn after the answer) is there
     page.get_by_test_id("stSidebar").get_by_text("导出本次对话").wait_for(timeout=60_000)
     assert page.locator("sup.yz-cite").count() >= 2
-    card = page.locator("sup.yz-cite").first.locator(".yz-card")
-    assert not card.is_visible()
-    marker.hover()
-    card.wait_for(state="visible", timeout=5_000)
+    first = page.locator("sup.yz-cite").first
+    assert not first.locator(".yz-card").is_visible()
+    card = open_card(first)
     text = card.inner_text()
     assert "相关度" in text and "置信" not in text
     assert card.locator(".yz-card-title").inner_text().strip()
     assert card.locator(".yz-card-path").inner_text().strip()
     # every card opens fully inside the viewport, wherever its marker sits
     for i in range(page.locator("sup.yz-cite").count()):
-        sup = page.locator("sup.yz-cite").nth(i)
-        sup.locator("button.yz-cite-link").hover()
-        sup.locator(".yz-card").wait_for(state="visible", timeout=5_000)  # CSS :hover applies after the move
-        box = sup.locator(".yz-card").bounding_box()
+        box = open_card(page.locator("sup.yz-cite").nth(i)).bounding_box()
         assert box and box["x"] >= 0 and box["x"] + box["width"] <= 1280 and box["y"] >= 0, (i, box)
-    marker.hover()
+    open_card(first)
     page.screenshot(path=str(ARTIFACTS / "chat-card.png"), full_page=False)
 
     # the card's 新标签页 link opens the stored snapshot page of that chunk in a new tab; the chat stays
@@ -149,7 +190,7 @@ def test_chat_shows_superscripts_and_an_open_card(server, browser):
     assert link.get_attribute("target") == "_blank"
     path = card.locator(".yz-card-path").inner_text()
     with page.context.expect_page() as new_tab:
-        link.click()
+        click_in_card(first, "a.yz-card-link")
     snapshot = new_tab.value
     snapshot.get_by_role("heading", name="来源快照").wait_for(timeout=60_000)
     snapshot.get_by_text(path, exact=True).first.wait_for(timeout=60_000)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.test_browser import ARTIFACTS, CHROMIUM, FLAGS, run_app, send_question  # noqa: F401 - CHROMIUM: skip marker
+from tests.test_browser import ARTIFACTS, CHROMIUM, FLAGS, click_in_card, open_card, run_app, send_question, wait_until_still  # noqa: F401 - CHROMIUM: skip marker
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -56,13 +56,11 @@ def test_desktop_grouped_evidence_and_snapshot_in_place(app_url, chromium):  # n
     assert len(titles) == len(set(titles)), titles  # one entry per document
     assert "`" not in evidence.inner_text()
     sup = page.locator("sup.yz-cite").first
-    sup.locator("button.yz-cite-link").hover()
-    card = sup.locator(".yz-card")
-    card.wait_for(state="visible", timeout=5_000)
+    card = open_card(sup)
     assert _inside(card.bounding_box(), 1400, 900)
     page.screenshot(path=str(ARTIFACTS / "cards-desktop-card.png"))
     url_before = page.url
-    card.locator("button.yz-card-open").click()
+    click_in_card(sup, "button.yz-card-open")
     panel = page.locator(".yz-snap-pop:popover-open")
     panel.wait_for(state="visible", timeout=5_000)
     mark = panel.locator("mark.yz-quote").first
@@ -86,6 +84,7 @@ def test_phone_first_tap_opens_the_card_inside_the_viewport(app_url, chromium): 
     page = context.new_page()
     ask_question(page, app_url)
     cites = page.locator("sup.yz-cite")
+    wait_until_still(cites.first)  # the chat scrolls to its bottom while the run adds the answer's rows
 
     def close_cards() -> None:  # as a person does: tap outside the open card
         page.touchscreen.tap(2, 300)

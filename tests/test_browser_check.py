@@ -16,7 +16,7 @@ import pytest
 
 from core.models import sha256_hex
 from tests.checked import checked_record, sample_checked_record
-from tests.test_browser import ARTIFACTS, CHROMIUM, browser, run_app  # noqa: F401 - browser is a fixture
+from tests.test_browser import ARTIFACTS, CHROMIUM, browser, click_in_card, open_card, run_app  # noqa: F401 - browser is a fixture
 
 pytestmark = [
     pytest.mark.browser,
@@ -73,9 +73,7 @@ def test_checked_text_shows_three_marks_and_the_quote(check_server, browser, siz
     for mark, words in ((".yz-contradicted", "⚠ 与来源矛盾"), (".yz-review", "待复核"), (".yz-unsupported", "本段无出处")):
         assert page.locator(mark).first.is_visible() and page.locator(mark).first.inner_text() == words
     sup = page.locator("sup.yz-cite-contradicted")
-    sup.locator("button.yz-cite-link").hover()
-    card = sup.locator(".yz-card")
-    card.wait_for(state="visible", timeout=5_000)
+    card = open_card(sup)
     assert "来源写的是 3，句子写的是 10" in card.inner_text()
     quote = card.locator("mark")
     assert quote.inner_text() == "默认设置分别为 3 和 1。" and quote.is_visible()
@@ -90,17 +88,9 @@ def test_snapshot_page_scrolls_to_the_highlighted_quote(check_server, browser): 
     sup = page.locator("sup.yz-cite-contradicted")
     sup.locator("button.yz-cite-link").wait_for(timeout=120_000)
     link = sup.locator("a.yz-card-link")  # the card's link to the snapshot page (a new tab)
-    for attempt in range(3):  # a card hovered while the page's run still draws can close: hover again
-        sup.locator("button.yz-cite-link").hover()
-        link.wait_for(state="visible", timeout=5_000)
-        assert link.get_attribute("href").endswith("&support=1")
-        try:
-            with page.context.expect_page(timeout=10_000) as new_tab:
-                link.click(timeout=5_000)
-            break
-        except Exception:  # noqa: BLE001 - playwright's TimeoutError: the card closed before the click
-            if attempt == 2:
-                raise
+    assert link.get_attribute("href").endswith("&support=1")
+    with page.context.expect_page(timeout=30_000) as new_tab:
+        click_in_card(sup, "a.yz-card-link")
     snap = new_tab.value
     mark = snap.locator("mark#yz-quote")
     mark.wait_for(timeout=60_000)
@@ -127,8 +117,6 @@ def test_checking_a_pasted_text(check_server, browser):  # noqa: F811
     assert page.locator("sup.yz-cite").count() >= 2
     assert page.locator(".yz-contradicted").inner_text() == "⚠ 与来源矛盾"
     sup = page.locator("sup.yz-cite-contradicted")
-    sup.locator("button.yz-cite-link").hover()
-    sup.locator(".yz-card").wait_for(state="visible", timeout=5_000)
-    assert "默认设置分别为 3 和 1" in sup.locator(".yz-card mark").inner_text()
+    assert "默认设置分别为 3 和 1" in open_card(sup).locator("mark").inner_text()
     page.screenshot(path=str(ARTIFACTS / "check-live.png"), full_page=False)
     page.close()
