@@ -30,6 +30,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
+from core.aspects import drawback_expansion
 from core.lexical import LexicalIndex, general_frequency, tokenize
 from core.sufficiency_terms import _ASKING, _QUESTION_WORDS, named_terms
 
@@ -238,20 +239,25 @@ def glossary_for(lexical: LexicalIndex, texts: Iterable[str]) -> Mapping[str, tu
 
 
 def plan_query(text: str, lexical: LexicalIndex, glossary: Mapping[str, tuple[str, ...]] | None = None) -> QueryPlan:
-    """The plan for ``text`` (see module doc): cross-script weighting and glossary expansion."""
+    """The plan for ``text`` (see module doc): cross-script weighting and glossary expansion, and
+    over a Chinese knowledge base a question for drawbacks also searches ``core.aspects.DRAWBACK_QUERY_WORDS``."""
     corpus_cjk = lexical.cjk_share()
     q_cjk = cjk_share(text)
     cross = (q_cjk <= CROSS_SCRIPT_SHARE and corpus_cjk >= CJK_CORPUS) or (
         q_cjk >= 1 - CROSS_SCRIPT_SHARE and corpus_cjk <= CROSS_SCRIPT_SHARE
     )
+    # a question for drawbacks also searches the words a Chinese knowledge base states limits with
+    aspect = list(drawback_expansion(text)) if corpus_cjk >= CJK_CORPUS else []
     if not cross:
-        return QueryPlan(text, text)
+        if not aspect:
+            return QueryPlan(text, text)
+        return QueryPlan(text + " " + " ".join(aspect), text, expansion=tuple(aspect))
     low, glossary = text.lower(), glossary or {}
     if q_cjk <= CROSS_SCRIPT_SHARE:  # English question: the Chinese terms glossed with its words
         extra = [zh for en, zhs in glossary.items() if _LATIN.match(en) and _contains_phrase(low, en) for zh in zhs]
     else:  # Chinese question over English text: the English terms glossed with its words
         extra = [en for zh, ens in glossary.items() if _CJK.match(zh) and zh in text for en in ens]
-    extra = list(dict.fromkeys(extra))
+    extra = list(dict.fromkeys(extra + aspect))
     lex_text = text + (" " + " ".join(extra) if extra else "")
     return QueryPlan(lex_text, text, 1.0, CROSS_SCRIPT_DENSE_WEIGHT, True, tuple(extra))
 

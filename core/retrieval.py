@@ -150,7 +150,7 @@ def fuse(rankings: list[tuple[list[tuple[str, float]], float]]) -> dict[str, flo
 def plan_config(plan: QueryPlan) -> dict[str, str | float]:
     """The record's description of a query plan (scalars only; empty for a plain query)."""
     if not plan.cross_script:
-        return {}
+        return {"lexical_expansion": " ".join(plan.expansion)} if plan.expansion else {}
     out: dict[str, str | float] = {"cross_script": "yes", "dense_weight": plan.dense_weight}
     if plan.expansion:
         out["lexical_expansion"] = " ".join(plan.expansion)

@@ -69,6 +69,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from core.aspects import drawback_missing
 from core.lexical import LexicalIndex, _query_terms
 from core.query import key_terms
 from core.sufficiency_terms import (  # noqa: F401  (re-exported: the decision's public names)
@@ -352,6 +353,10 @@ def decide(
     ):
         reasons.append("asks for a default/threshold value that no evidence sentence gives")
         message = "知识库的相关内容没有给出这个问题所问的具体数值（默认值、阈值或范围）。"
+        evidence = ()
+    if evidence and message is None and drawback_missing(question, [c.text for c in candidates if c.chunk_id in deciding]):
+        reasons.append("asks for drawbacks; no evidence speaks of a drawback or limit")
+        message = "知识库的相关内容没有谈到这个问题所问的缺点或限制。"
         evidence = ()
     sufficient = bool(evidence)
     if not sufficient and message is None:

@@ -6,7 +6,7 @@ share of the question's terms it contains (terms found only in the chunk's
 heading path count half; plus a small prior for the chunk's rank, and a bonus
 ``TYPE_BONUS`` when the sentence has what the question type asks for: a number or
 date for 多少/几/何时/哪一年/how many/when, a person name for 谁/who, a place name for
-哪里/where; ``question_wants``/``has_wanted``, names by jieba part-of-speech tags).
+哪里/where, a stated limit for 缺点/drawbacks: ``core.generators.question_types``).
 
 What is kept (``select``):
 * only sentences that address the question: at least one question term in the
@@ -33,17 +33,17 @@ with the sentence as ``quote``. Offsets are code points.
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 from dataclasses import dataclass
 from typing import Sequence
 
+from core.aspects import DRAWBACK_EVIDENCE, DRAWBACK_QUERY_WORDS
 from core.generators.base import Generator, OnText
 from core.generators.compare import Side, compared_sides, is_about, missing_note
+from core.generators.question_types import has_wanted, question_wants  # noqa: F401 (re-exported)
 from core.lexical import STOPWORDS, tokenize
 from core.models import Draft, DraftSupport, RetrievedChunk
-from core.segmentation import tagged
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
@@ -66,20 +66,6 @@ _CONNECTIVE = re.compile(
 )
 # Pronouns: fine at the start of a chunk (the heading names the subject), else need the predecessor.
 _PRONOUN = re.compile(r"^(?:这|那些|那个|该|此|它|其|他们|上述|以上|后者|前者)")
-_NUMBER_QUESTION = re.compile(
-    r"多少|多久|多长|多大|多高|多远|多重|几[个次秒分天年月岁种名位层届]|何时|什么时候|哪一?年|哪一?天|哪个月|年份|日期|时间是"
-    r"|how many|how long|how much|when|what year",
-    re.IGNORECASE,
-)
-_PERSON_QUESTION = re.compile(r"谁|哪位|哪一位|什么人|哪个人|\bwho\b", re.IGNORECASE)
-_PLACE_QUESTION = re.compile(r"哪里|哪儿|在哪|何地|何处|什么地方|哪个(?:国家|城市|省|地区)|\bwhere\b", re.IGNORECASE)
-_REASON_QUESTION = re.compile(r"为什么|为何|什么原因|何故|原因是|\bwhy\b", re.IGNORECASE)
-_EFFECT_QUESTION = re.compile(r"(?:什么|怎样|怎么样|哪些|何种|有何)的?(?:影响|后果|结果)|影响是|后果是|\b(?:effect|impact|consequence)s?\b", re.IGNORECASE)
-# A sentence that gives a reason / an effect (for why / what-effect questions).
-_HAS_REASON = re.compile(r"因为|由于|之所以|原因|是为了|以便|\bbecause\b|\bdue to\b", re.IGNORECASE)
-_HAS_EFFECT = re.compile(r"引起|导致|造成|使得|致使|以致|从而|结果|\b(?:leads? to|causes?|results? in)\b", re.IGNORECASE)
-# A number or date in a sentence: digits, or Chinese numerals with a unit or a date word.
-_HAS_NUMBER = re.compile(r"\d|[二三四五六七八九十两百千万亿〇零][一二三四五六七八九十两百千万亿〇零]*\s*(?:个|次|秒|分钟|小时|天|周|年|月|日|岁|种|名|位|层|届|倍|米|公里|公斤|%)|[一]\s*(?:秒|分钟|小时|天|周|年|月|日|岁|倍|米|公里|公斤)")
 #: Added to a sentence's relevance when it has what the question type asks for (a number or date
 #: for 多少/几/何时, a person for 谁, a place for 哪里); measured on CMRC dev (README).
 TYPE_BONUS = 0.15
@@ -161,40 +147,6 @@ def needs_previous(sentence: str, first_in_chunk: bool) -> bool:
     return bool(_CONNECTIVE.match(s)) or (not first_in_chunk and bool(_PRONOUN.match(s)))
 
 
-def question_wants(question: str) -> frozenset[str]:
-    """What the question type asks for: ``number`` (多少/几/何时/哪一年, how many, when),
-    ``person`` (谁/哪位, who), ``place`` (哪里/在哪, where), ``reason`` (为什么/为何, why),
-    ``effect`` (什么影响/后果, what effect); empty for other questions."""
-    out = set()
-    if _REASON_QUESTION.search(question):
-        out.add("reason")
-    if _EFFECT_QUESTION.search(question):
-        out.add("effect")
-    if _NUMBER_QUESTION.search(question):
-        out.add("number")
-    if _PERSON_QUESTION.search(question):
-        out.add("person")
-    if _PLACE_QUESTION.search(question):
-        out.add("place")
-    return frozenset(out)
-
-
-@functools.lru_cache(maxsize=4096)
-def has_wanted(sentence: str, wants: frozenset[str]) -> bool:
-    """Whether ``sentence`` has one of ``wants`` (``question_wants``): a number or date, a person
-    name or a place name (jieba part-of-speech tags ``nr`` / ``ns``), a reason (因为/由于…) or an
-    effect (引起/导致/从而…)."""
-    if "number" in wants and _HAS_NUMBER.search(sentence):
-        return True
-    if ("reason" in wants and _HAS_REASON.search(sentence)) or ("effect" in wants and _HAS_EFFECT.search(sentence)):
-        return True
-    if wants & {"person", "place"}:
-        flags = {"nr", "nrfg", "nrt"} if "person" in wants else set()
-        flags |= {"ns", "nsf"} if "place" in wants else set()
-        return any(tag in flags for _, tag in tagged(sentence))
-    return False
-
-
 class ExtractiveGenerator(Generator):
     """Verbatim sentences from the chunks, each with its support."""
 
@@ -227,7 +179,10 @@ class ExtractiveGenerator(Generator):
             cands, previous = _candidates(chunks, lead_ins=True)
         if not cands:
             return Draft(parts=("",), supports=(), generator=self.info)
-        q_terms = [t for t in dict.fromkeys(tokenize(question)) if t not in STOPWORDS]
+        wants = question_wants(question)
+        # a question for drawbacks is answered by what the text states as limits (core.aspects)
+        extra = " ".join(DRAWBACK_QUERY_WORDS) if "drawback" in wants else ""
+        q_terms = [t for t in dict.fromkeys(tokenize(question + " " + extra)) if t not in STOPWORDS]
         df: dict[str, int] = {}
         for c in cands:
             for t in c.terms:
@@ -235,7 +190,6 @@ class ExtractiveGenerator(Generator):
         n = len(cands)
         weight = {t: math.log(1 + n / (1 + df.get(t, 0))) for t in q_terms}
         total = sum(weight.values()) or 1.0
-        wants = question_wants(question)
 
         def relevance(c: _Candidate) -> float:
             # question terms in the sentence, plus half weight for those only in its heading path
@@ -243,6 +197,8 @@ class ExtractiveGenerator(Generator):
             hit = sum(w for t, w in weight.items() if t in c.terms)
             hit += 0.5 * sum(w for t, w in weight.items() if t in c.heading_terms and t not in c.terms)
             bonus = TYPE_BONUS if wants and has_wanted(c.text, wants) else 0.0
+            if not bonus and "drawback" in wants and any(DRAWBACK_EVIDENCE.search(t) for t in c.heading_terms):
+                bonus = TYPE_BONUS  # a sentence of a 限制 section
             return hit / total + 0.15 / (1 + c.chunk_index) + bonus
 
         pool = [c for c in cands if any(t in c.terms for t in weight)]

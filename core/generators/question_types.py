@@ -1,0 +1,70 @@
+"""What a question's type asks for, and whether a sentence has it: a number or date for
+多少/几/何时/哪一年 (how many, when), a person for 谁 (who), a place for 哪里 (where), a reason for
+为什么 (why), an effect for 什么影响 (what effect), a drawback or limit for 缺点/局限 (drawbacks,
+``core.aspects``). The extractive generator adds ``TYPE_BONUS`` to a sentence that has it.
+
+Pure functions over ``str``; person and place names by jieba part-of-speech tags (jieba-rs,
+``core.segmentation.tagged``).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from core.aspects import DRAWBACK_EVIDENCE, asks_drawback
+from core.segmentation import tagged
+
+_NUMBER_QUESTION = re.compile(
+    r"多少|多久|多长|多大|多高|多远|多重|几[个次秒分天年月岁种名位层届]|何时|什么时候|哪一?年|哪一?天|哪个月|年份|日期|时间是"
+    r"|how many|how long|how much|when|what year",
+    re.IGNORECASE,
+)
+_PERSON_QUESTION = re.compile(r"谁|哪位|哪一位|什么人|哪个人|\bwho\b", re.IGNORECASE)
+_PLACE_QUESTION = re.compile(r"哪里|哪儿|在哪|何地|何处|什么地方|哪个(?:国家|城市|省|地区)|\bwhere\b", re.IGNORECASE)
+_REASON_QUESTION = re.compile(r"为什么|为何|什么原因|何故|原因是|\bwhy\b", re.IGNORECASE)
+_EFFECT_QUESTION = re.compile(r"(?:什么|怎样|怎么样|哪些|何种|有何)的?(?:影响|后果|结果)|影响是|后果是|\b(?:effect|impact|consequence)s?\b", re.IGNORECASE)
+# A sentence that gives a reason / an effect (for why / what-effect questions).
+_HAS_REASON = re.compile(r"因为|由于|之所以|原因|是为了|以便|\bbecause\b|\bdue to\b", re.IGNORECASE)
+_HAS_EFFECT = re.compile(r"引起|导致|造成|使得|致使|以致|从而|结果|\b(?:leads? to|causes?|results? in)\b", re.IGNORECASE)
+# A number or date in a sentence: digits, or Chinese numerals with a unit or a date word.
+_HAS_NUMBER = re.compile(r"\d|[二三四五六七八九十两百千万亿〇零][一二三四五六七八九十两百千万亿〇零]*\s*(?:个|次|秒|分钟|小时|天|周|年|月|日|岁|种|名|位|层|届|倍|米|公里|公斤|%)|[一]\s*(?:秒|分钟|小时|天|周|年|月|日|岁|倍|米|公里|公斤)")
+
+
+def question_wants(question: str) -> frozenset[str]:
+    """What the question type asks for: ``number`` (多少/几/何时/哪一年, how many, when),
+    ``person`` (谁/哪位, who), ``place`` (哪里/在哪, where), ``reason`` (为什么/为何, why),
+    ``effect`` (什么影响/后果, what effect), ``drawback`` (缺点/局限, drawbacks: ``core.aspects``);
+    empty for other questions."""
+    out = set()
+    if _REASON_QUESTION.search(question):
+        out.add("reason")
+    if _EFFECT_QUESTION.search(question):
+        out.add("effect")
+    if _NUMBER_QUESTION.search(question):
+        out.add("number")
+    if _PERSON_QUESTION.search(question):
+        out.add("person")
+    if _PLACE_QUESTION.search(question):
+        out.add("place")
+    if asks_drawback(question):
+        out.add("drawback")
+    return frozenset(out)
+
+
+@functools.lru_cache(maxsize=4096)
+def has_wanted(sentence: str, wants: frozenset[str]) -> bool:
+    """Whether ``sentence`` has one of ``wants`` (``question_wants``): a number or date, a person
+    name or a place name (jieba part-of-speech tags ``nr`` / ``ns``), a reason (因为/由于…) or an
+    effect (引起/导致/从而…), a drawback or limit (``core.aspects.DRAWBACK_EVIDENCE``)."""
+    if "number" in wants and _HAS_NUMBER.search(sentence):
+        return True
+    if ("reason" in wants and _HAS_REASON.search(sentence)) or ("effect" in wants and _HAS_EFFECT.search(sentence)):
+        return True
+    if "drawback" in wants and DRAWBACK_EVIDENCE.search(sentence):
+        return True
+    if wants & {"person", "place"}:
+        flags = {"nr", "nrfg", "nrt"} if "person" in wants else set()
+        flags |= {"ns", "nsf"} if "place" in wants else set()
+        return any(tag in flags for _, tag in tagged(sentence))
+    return False
