@@ -145,8 +145,8 @@ def quote_card_html(chunk_text: str, verdict: MarkerVerdict | None, context: int
     if verdict is None or verdict.quote is None:
         return None
     start, end = verdict.quote
-    if not 0 <= start < end <= len(chunk_text):
-        return None
+    if not (isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(chunk_text)):
+        return None  # a bad offset shows the plain snippet, never an error
     big = 10 * context + 400
     # every slice starts and ends outside code (a quote inside a code span keeps the whole span)
     start, end = outside_code(chunk_text, start, end)
@@ -157,8 +157,9 @@ def quote_card_html(chunk_text: str, verdict: MarkerVerdict | None, context: int
     label = f'<span class="yz-quote-label">{QUOTE_LABEL}：</span>' if verdict.kind == "contradicted" else ""
     lead = "…" if cut_before or lo > 0 else ""
     tail = "…" if cut_after or hi < len(chunk_text) else ""
-    gap_before = " " if before and not before[-1][0].endswith(" ") else ""
-    gap_after = " " if after and not after[0][0].startswith(" ") else ""
+    # a space only where the text has one (Chinese runs straight into and out of a quote)
+    gap_before = " " if before and not before[-1][0].endswith(" ") and chunk_text[start - 1].isspace() else ""
+    gap_after = " " if after and not after[0][0].startswith(" ") and chunk_text[end].isspace() else ""
     return (
         f'<span class="yz-card-snippet yz-card-quote">{label}{lead}{_parts_html(before)}{gap_before}'
         f"<mark>{_parts_html(quote)}</mark>{gap_after}{_parts_html(after)}{tail}</span>"

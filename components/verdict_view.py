@@ -24,41 +24,8 @@ from core.verdicts import (
 #: The verdict styles (``components/static/verdict.css``) as a ``<style>`` element; read once at import.
 VERDICT_CSS = style("verdict.css")
 
-_WS = re.compile(r"\s+")
-
-
 def _e(text: object) -> str:
     return html.escape(str(text), quote=True)
-
-
-def _flat(text: str) -> str:
-    return _WS.sub(" ", text)
-
-
-def quote_window_html(text: str, span: tuple[int, int] | None, *, context: int = 40, limit: int = 200) -> str | None:
-    """Escaped HTML of the quote ``text[start:end]`` in ``<mark>`` with up to ``context``
-    code points either side (whitespace flattened, cut ends shown as …).
-
-    ``span`` is ``(start, end)`` in code points into ``text``; None or a span
-    outside ``0 <= start < end <= len(text)`` returns None (the caller shows its
-    plain snippet). A quote longer than ``limit`` code points is cut with ….
-    """
-    if span is None:
-        return None
-    start, end = span
-    if not (isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(text)):
-        return None
-    before = text[max(0, start - context) : start]
-    quote = text[start:end]
-    after = text[end : end + context]
-    if len(quote) > limit:
-        quote = quote[: limit - 1] + "…"
-    lead = "…" if start - context > 0 else ""
-    tail = "…" if end + context < len(text) else ""
-    return (
-        f"{lead}{_e(_flat(before).lstrip())}<mark>{_e(_flat(quote))}</mark>"
-        f"{_e(_flat(after).rstrip())}{tail}"
-    )
 
 
 def highlight_html(text: str, span: tuple[int, int] | None, *, mark_id: str = "yz-quote") -> str:
@@ -108,20 +75,6 @@ def card_verdict_html(verdict: MarkerVerdict | None) -> str:
         f'<span class="yz-card-verdict yz-card-verdict-{verdict.kind}">'
         f"{_e(label)}：{_e(verdict.reason or '')}</span>"
     )
-
-
-def card_quote_html(chunk_text: str, verdict: MarkerVerdict | None) -> str | None:
-    """The card's snippet with the aligned quote in ``<mark>``, or None (use the plain snippet).
-
-    A contradicted marker labels it 来源原文 (the conflicting passage).
-    """
-    if verdict is None:
-        return None
-    window = quote_window_html(chunk_text, verdict.quote)
-    if window is None:
-        return None
-    label = f'<span class="yz-quote-label">{QUOTE_LABEL}：</span>' if verdict.kind == "contradicted" else ""
-    return f'<span class="yz-card-snippet yz-card-quote">{label}{window}</span>'
 
 
 def slot_marks_html(kinds: set[str], reasons: list[str]) -> str:

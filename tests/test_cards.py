@@ -143,3 +143,20 @@ def test_code_ranges_and_outside_code_follow_markdown() -> None:
     inside = text.index("b`c")
     assert outside_code(text, inside, inside + 2) == (text.index("``b"), text.index("以及") - 1)
     assert outside_code(text, 0, 2) == (0, 2)  # already outside: unchanged
+
+
+def test_a_card_quote_keeps_the_spaces_of_its_text_and_adds_none() -> None:
+    """Chinese runs straight into and out of its quote; English keeps its word spaces."""
+    from components.cards import quote_card_html
+    from core.verdicts import MarkerVerdict
+
+    def card(text: str, quote: str) -> str:
+        at = text.index(quote)
+        html = quote_card_html(text, MarkerVerdict(position=0, chunk_id="c", kind="supported", quote=(at, at + len(quote))))
+        assert html is not None
+        return _visible(html)
+
+    assert card("创建一个服务对象来暴露 Deployment，然后检查服务。", "来暴露 Deployment") == "创建一个服务对象来暴露 Deployment，然后检查服务。"
+    assert card("Create a Service to expose the Deployment, then check it.", "expose the") == (
+        "Create a Service to expose the Deployment, then check it."
+    )

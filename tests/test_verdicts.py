@@ -17,12 +17,13 @@ import pytest
 from pydantic import ValidationError
 
 from components.answer_view import render_answer
-from components.verdict_view import highlight_html, quote_window_html
+from components.cards import quote_card_html
+from components.verdict_view import highlight_html
 from core.errors import RecordError
 from core.export import to_markdown
 from core.models import SCHEMA_VERSION, AlignedQuote, AnswerRecord, Support, migrate_record_data
 from core.records import RecordStore
-from core.verdicts import marker_verdicts, snapshot_quote
+from core.verdicts import MarkerVerdict, marker_verdicts, snapshot_quote
 from tests.checked import INVENTED, UNSUPPORTED, checked_record
 from tests.test_render import assert_safe, chunk, parse_html, record, visible
 
@@ -223,13 +224,15 @@ def test_quote_offsets_are_code_points() -> None:
     assert highlight_html(text, (start, start + 2)) == (
         '<div class="yz-quote-text">前面😀有表情，🇨🇳旗帜后是<mark id="yz-quote">引文</mark>。后文</div>'
     )
-    assert quote_window_html(text, (start, start + 2), context=3) == "…帜后是<mark>引文</mark>。后文"
+    card = quote_card_html(text, MarkerVerdict(position=0, chunk_id="c", kind="supported", quote=(start, start + 2)), context=3)
+    assert card == '<span class="yz-card-snippet yz-card-quote">…帜后是<mark>引文</mark>。后文</span>'
 
 
 @pytest.mark.parametrize("span", [None, (3, 2), (0, 0), (-1, 2), (0, 99), ("0", "2")])
 def test_bad_spans_give_no_highlight_and_never_raise(span) -> None:  # noqa: ANN001
     assert highlight_html("a<b>c", span) == '<div class="yz-quote-text">a&lt;b&gt;c</div>'
-    assert quote_window_html("a<b>c", span) is None
+    bad = MarkerVerdict.model_construct(position=0, chunk_id="c", kind="supported", quote=span)
+    assert quote_card_html("a<b>c", bad) is None
 
 
 def test_snapshot_quote_follows_the_url_then_the_first_usable_quote() -> None:
