@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.test_browser import CHROMIUM, FLAGS, click_in_card, open_card, run_app  # noqa: E402
+from tests.test_browser import CHROMIUM, FLAGS, click_in_card, open_card, run_app, wait_until_still  # noqa: E402
 from tests.test_browser_cards import ask_question  # noqa: E402
 
 
@@ -59,6 +59,7 @@ def main() -> None:
             phone = browser.new_page(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
             ask_question(phone, url)
             sup = phone.locator("sup.yz-cite").first
+            wait_until_still(sup)  # the chat scrolls to its bottom while the run adds the answer's rows
             sup.scroll_into_view_if_needed()
             sup.locator("button").first.tap()
             phone.wait_for_timeout(800)
