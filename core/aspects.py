@@ -22,9 +22,9 @@ import re
 from collections.abc import Sequence
 
 # The question asks for drawbacks. Bare 不足 is not here: "资源不足时…" asks what happens when
-# something is insufficient, not for a shortcoming.
+# something is insufficient, not for a shortcoming; nor 局限于 ("confined to").
 _ASKS_DRAWBACK = re.compile(
-    r"缺点|弊端|弊病|劣势|坏处|短板|缺陷|局限|优缺点|利弊|不足之处|(?:有|存在)(?:什么|哪些)不足"
+    r"缺点|弊端|弊病|劣势|坏处|短板|缺陷|局限(?!于)|优缺点|利弊|不足之处|(?:有|存在)(?:什么|哪些)不足"
     r"|\bdrawbacks?\b|\bdisadvantages?\b|\bdownsides?\b|\bcons\b|\bweakness(?:es)?\b|\bshortcomings?\b|\blimitations?\b",
     re.I,
 )

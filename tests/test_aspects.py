@@ -27,7 +27,7 @@ def test_questions_for_drawbacks(question):
 
 @pytest.mark.parametrize(
     "question",
-    ["节点资源不足时 Pod 会怎样？", "CronJob 有什么限制？", "Deployment 和 StatefulSet 有什么区别？", "Deployment 的优点是什么？",
+    ["节点资源不足时 Pod 会怎样？", "这个策略只局限于一个命名空间吗？", "CronJob 有什么限制？", "Deployment 和 StatefulSet 有什么区别？", "Deployment 的优点是什么？",
      "How do I set resource limits?", "What are the pros of consensus?"],
 )
 def test_other_questions(question):
