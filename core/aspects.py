@@ -3,8 +3,11 @@
 Technical documentation rarely passes a verdict on what it documents; it states limits in its own
 words (a "限制" section, "不支持…", "caveat"). So such a question is read two ways:
 
-* ``drawback_expansion(question)``: the words retrieval's keyword ranking also searches for
-  (``DRAWBACK_QUERY_WORDS``), so that the thing's 限制 section is found;
+* ``limits_wording(question)``: the question as the documentation would put it ("有什么缺点" →
+  "有什么限制"), read by the keyword ranking, the sufficiency decision and the extractive answer, so
+  a drawback question is found, judged and answered as its 限制 wording is;
+* ``drawback_expansion(question)``: the words the keyword ranking also searches for
+  (``DRAWBACK_QUERY_WORDS``: 局限, and 限制 for an English question);
 * ``drawback_missing(question, evidence_texts)``: no evidence text speaks of a drawback or limit at
   all (``DRAWBACK_EVIDENCE``), so whatever sentences match the thing's name do not answer the
   question, and the answer is refused rather than made of them. Found in use: "Deployment 和
@@ -21,16 +24,22 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-# The question asks for drawbacks. Bare 不足 is not here: "资源不足时…" asks what happens when
-# something is insufficient, not for a shortcoming; nor 局限于 ("confined to").
-_ASKS_DRAWBACK = re.compile(
-    r"缺点|弊端|弊病|劣势|坏处|短板|缺陷|局限(?!于)|优缺点|利弊|不足之处|(?:有|存在)(?:什么|哪些)不足"
-    r"|\bdrawbacks?\b|\bdisadvantages?\b|\bdownsides?\b|\bcons\b|\bweakness(?:es)?\b|\bshortcomings?\b|\blimitations?\b",
-    re.I,
+# The question asks for drawbacks: a Chinese drawback word in a question frame ("有什么缺点",
+# "缺点是什么", "的局限性有哪些", "…的优缺点？"), or an English one. Bare 不足 is not one: "资源不足时…"
+# asks what happens when something is insufficient; nor 局限于 ("confined to"), nor a word that
+# only describes ("修复内核缺陷时…").
+_ZH_WORDS = r"优缺点|缺点|弊端|弊病|劣势|坏处|短板|缺陷|局限性|局限(?!于)|利弊|不足之处"
+_ZH_ASKS = re.compile(
+    rf"(?:{_ZH_WORDS})[^，。,.;；！!]{{0,6}}?(?:是什么|是啥|有哪些|有什么|有啥|在哪|呢|吗|？|\?|$)"
+    rf"|(?:有|存在|具有)(?:什么|哪些|啥|何)(?:样的)?(?:{_ZH_WORDS}|不足)"
+)
+_ZH_WORD = re.compile(rf"{_ZH_WORDS}|(?<=[什么哪些啥何的])不足(?!之处)")
+_EN_ASKS = re.compile(
+    r"\b(?:drawbacks?|disadvantages?|downsides?|cons|weakness(?:es)?|shortcomings?|limitations?)\b", re.I
 )
 #: Words an evidence text uses when it speaks of a drawback or limit (code-point substrings, any case).
 DRAWBACK_EVIDENCE = re.compile(
-    r"缺点|弊端|劣势|坏处|不足|缺陷|局限|限制|约束|代价|开销|风险|不支持|不适用"
+    r"缺点|弊端|劣势|坏处|不足|缺陷|局限|限制|约束|代价|开销|风险|不支持|不适用|无法|不能"
     r"|drawback|disadvantage|downside|limitation|caveat|not supported|restriction",
     re.I,
 )
@@ -40,14 +49,26 @@ DRAWBACK_QUERY_WORDS = ("限制", "局限")
 
 def asks_drawback(question: str) -> bool:
     """Whether ``question`` asks for a thing's drawbacks, shortcomings or limitations."""
-    return bool(_ASKS_DRAWBACK.search(question))
+    return bool(_ZH_ASKS.search(question) or _EN_ASKS.search(question))
+
+
+def limits_wording(question: str) -> str:
+    """``question`` with its Chinese drawback words put as 限制 when it ``asks_drawback``
+    ("StatefulSet 有什么缺点？" → "StatefulSet 有什么限制？"): the wording the knowledge base uses,
+    for the keyword ranking, the sufficiency decision and the extractive answer's scoring. Any
+    other question, and English words, are returned unchanged."""
+    if not _ZH_ASKS.search(question):
+        return question
+    return _ZH_WORD.sub("限制", question)
 
 
 def drawback_expansion(question: str) -> tuple[str, ...]:
-    """``DRAWBACK_QUERY_WORDS`` the question does not already hold when it ``asks_drawback``; else ``()``."""
+    """``DRAWBACK_QUERY_WORDS`` that ``limits_wording(question)`` does not already hold, when the
+    question ``asks_drawback``; else ``()``."""
     if not asks_drawback(question):
         return ()
-    return tuple(w for w in DRAWBACK_QUERY_WORDS if w not in question)
+    worded = limits_wording(question)
+    return tuple(w for w in DRAWBACK_QUERY_WORDS if w not in worded)
 
 
 def drawback_missing(question: str, evidence_texts: Sequence[str]) -> bool:

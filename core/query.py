@@ -30,7 +30,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
-from core.aspects import drawback_expansion
+from core.aspects import DRAWBACK_QUERY_WORDS, asks_drawback, drawback_expansion, limits_wording
 from core.lexical import LexicalIndex, general_frequency, tokenize
 from core.sufficiency_terms import _ASKING, _QUESTION_WORDS, named_terms
 
@@ -41,6 +41,10 @@ SALIENT_DF = 0.01
 GENERAL_FREQ_MAX = 1000
 #: At most this many terms are carried from an earlier turn.
 MAX_CARRIED = 6
+#: A turn with no salient term carries at most this many ``topic_terms``, each in at most this
+#: share of the chunks.
+TOPIC_TERMS = 3
+TOPIC_DF = 0.15
 #: RRF weight of the dense ranking for a cross-script query (BM25 keeps weight 1). Measured on the
 #: 13 English questions of the dev sets, MRR@10 with weight 1 / 2 / 3 / 5: 0.631 / 0.667 / 0.718 / 0.769 (README).
 CROSS_SCRIPT_DENSE_WEIGHT = 5.0
@@ -152,7 +156,7 @@ def resolve_query(question: str, history: Sequence[str] = (), lexical: LexicalIn
     subject: list[str] = []
     for turn in history:
         subject = _carry(turn.strip(), subject, lexical) or subject
-    own = salient_terms(question, lexical)
+    own = salient_terms(limits_wording(question), lexical)  # 不足之处 asks, it names nothing (之处 is rare)
     if refers_back(question):
         reason = "follow-up: refers back"
     elif not own and not _names_unknown_thing(question, lexical):
@@ -172,10 +176,30 @@ def _names_unknown_thing(question: str, lexical: LexicalIndex) -> bool:
     return any(all(lexical.df(p) == 0 for p in tokenize(name) or [name]) for name in named_terms(question))
 
 
+def topic_terms(text: str, lexical: LexicalIndex) -> list[str]:
+    """For a turn with no salient term ("拓扑感知路由有哪些限制？": 拓扑 感知 路由 are in 2–4% of the
+    sample's chunks, 路由 and 网络 are everyday words): its ``TOPIC_TERMS`` rarest Chinese terms of 2+
+    characters that occur in at most ``TOPIC_DF`` of the chunks, interrogatives and the words of
+    drawbacks/limits aside, best (highest IDF) first."""
+    n = max(1, len(lexical))
+    scored: dict[str, float] = {}
+    for term in tokenize(_NAME.sub(" ", text)):
+        if len(term) < 2 or not _CJK.search(term) or any(w in term for w in _QUESTION_WORDS | _ASKING):
+            continue
+        if term in DRAWBACK_QUERY_WORDS or asks_drawback(term + "？"):
+            continue
+        if 0 < lexical.df(term) <= TOPIC_DF * n:
+            scored.setdefault(term, lexical.idf(term))
+    return [t for t, _ in sorted(scored.items(), key=lambda kv: -kv[1])][:TOPIC_TERMS]
+
+
 def _carry(turn: str, subject: list[str], lexical: LexicalIndex) -> list[str]:
-    """The subject after ``turn``: its own salient terms, plus the earlier subject when it refers back."""
-    own = salient_terms(turn, lexical)
-    if refers_back(turn) or not own:
+    """The subject after ``turn``: its own salient terms, plus the earlier subject when it refers back;
+    a turn with no salient term adds its ``topic_terms`` in front of the earlier subject."""
+    own = salient_terms(limits_wording(turn), lexical)
+    if not own:
+        return list(dict.fromkeys(topic_terms(turn, lexical) + subject))[:MAX_CARRIED]
+    if refers_back(turn):
         return list(dict.fromkeys(own + subject))[:MAX_CARRIED]
     return own[:MAX_CARRIED]
 
@@ -240,18 +264,19 @@ def glossary_for(lexical: LexicalIndex, texts: Iterable[str]) -> Mapping[str, tu
 
 def plan_query(text: str, lexical: LexicalIndex, glossary: Mapping[str, tuple[str, ...]] | None = None) -> QueryPlan:
     """The plan for ``text`` (see module doc): cross-script weighting and glossary expansion, and
-    over a Chinese knowledge base a question for drawbacks also searches ``core.aspects.DRAWBACK_QUERY_WORDS``."""
+    over a Chinese knowledge base a question for drawbacks is searched in its 限制 wording plus
+    ``core.aspects.DRAWBACK_QUERY_WORDS`` (``core.aspects.limits_wording``, ``drawback_expansion``)."""
     corpus_cjk = lexical.cjk_share()
     q_cjk = cjk_share(text)
     cross = (q_cjk <= CROSS_SCRIPT_SHARE and corpus_cjk >= CJK_CORPUS) or (
         q_cjk >= 1 - CROSS_SCRIPT_SHARE and corpus_cjk <= CROSS_SCRIPT_SHARE
     )
-    # a question for drawbacks also searches the words a Chinese knowledge base states limits with
+    # a question for drawbacks searches the words a Chinese knowledge base states limits with
     aspect = list(drawback_expansion(text)) if corpus_cjk >= CJK_CORPUS else []
     if not cross:
         if not aspect:
             return QueryPlan(text, text)
-        return QueryPlan(text + " " + " ".join(aspect), text, expansion=tuple(aspect))
+        return QueryPlan(limits_wording(text) + " " + " ".join(aspect), limits_wording(text), expansion=tuple(aspect))
     low, glossary = text.lower(), glossary or {}
     if q_cjk <= CROSS_SCRIPT_SHARE:  # English question: the Chinese terms glossed with its words
         extra = [zh for en, zhs in glossary.items() if _LATIN.match(en) and _contains_phrase(low, en) for zh in zhs]

@@ -44,6 +44,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Container, Protocol, Sequence
 
+from core.aspects import limits_wording
 from core import sufficiency
 from core.errors import RetrievalError
 from core.index import KnowledgeIndex, lexical_text
@@ -235,6 +236,9 @@ class HybridRetriever:
         """The ``top_k`` best chunks for ``question`` (a plain question, or one resolved
         against its conversation by ``resolve``: its ``text`` is searched)."""
         also = question.also if isinstance(question, ResolvedQuery) else ()
+        # names are read in the person's own words: carried terms are the knowledge base's, and
+        # Chinese ones in front of an English follow-up would make its every word look like a name
+        own = (question.question if isinstance(question, ResolvedQuery) else question).strip()
         question = (question.text if isinstance(question, ResolvedQuery) else question).strip()
         if not question:
             raise RetrievalError("the question is empty")
@@ -293,8 +297,9 @@ class HybridRetriever:
         except Exception as exc:
             raise RetrievalError(f"retrieval failed: {exc}") from exc
         positions = [lexical.position(c) for c in ordered]
-        # A cross-script question is scored with the knowledge base's own glosses of its words.
-        scored_text = plan.lexical_text if plan.cross_script else question
+        # A cross-script question is scored with the knowledge base's own glosses of its words, a
+        # question for drawbacks in its 限制 wording (core.aspects).
+        scored_text = plan.lexical_text if plan.cross_script else limits_wording(question)
         coverage = lexical.coverage(scored_text, [p if p is not None else 0 for p in positions])
         now = utc_now()
         out = []
@@ -317,6 +322,7 @@ class HybridRetriever:
         decision = self.decide_evidence(
             question, chunks, lexical, active, lex, dense, hybrid=hybrid, cross_script=plan.cross_script,
             scored_text=scored_text, dense2=main.dense2 if hybrid2 else None, dense2_score=dense2_score,
+            names_text=own,
         )
         evidence = tuple(rc for rc in chunks if rc.chunk_id in decision.evidence_ids)
         config = {
@@ -388,6 +394,7 @@ class HybridRetriever:
         scored_text: str | None = None,
         dense2: Sequence[tuple[str, float]] | None = None,
         dense2_score: dict[str, float] | None = None,
+        names_text: str | None = None,
     ) -> sufficiency.Decision:
         """The sufficiency decision over the top-k ``chunks`` (see ``core.sufficiency``).
 
@@ -398,6 +405,8 @@ class HybridRetriever:
         coverage is computed on (the question, or its gloss-expanded form). ``dense2``: the
         second model's ranking when it joined the fusion (mode ``hybrid2`` when the shipped
         model has one fit with that model), ``dense2_score`` its cosines of the top-k chunks.
+        ``names_text``: the person's own question, when ``question`` carries terms of earlier turns
+        (its named things are read there, ``core.sufficiency.decide``).
         """
         model = self.model or sufficiency.load_model()
         family = self.index.embedder.name.split("/")[0]
@@ -425,12 +434,13 @@ class HybridRetriever:
                     if hybrid2 and rc.chunk_id in dense2_score else None
                 ),
                 dense2_rank=dense2_rank.get(rc.chunk_id),
+                document=rc.chunk.document_id,
             )
             for rc in chunks
         ]
         return sufficiency.decide(
             question, candidates, lexical, kb_text=sufficiency.kb_text(lexical, active), hybrid=hybrid, model=model,
-            cross_script=cross_script, threshold=self.threshold_override, hybrid2=hybrid2,
+            cross_script=cross_script, threshold=self.threshold_override, hybrid2=hybrid2, names_text=names_text,
         )
 
 

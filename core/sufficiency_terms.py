@@ -105,10 +105,16 @@ def _contains(haystack_lower: str, term: str) -> bool:
     return t in haystack_lower
 
 
+_PLURAL = re.compile(r"[A-Za-z]{3,}(?:es|s)")
+
+
 def _in_kb(kb_lower: str, term: str) -> bool:
     """Whether the knowledge base contains ``term``; a hyphenated compound (``IPv6-only``)
-    counts as contained when each of its parts is."""
+    counts as contained when each of its parts is, an English plural (``CronJobs``,
+    ``StatefulSets``, ``Ingresses``) when its singular is."""
     if _contains(kb_lower, term):
+        return True
+    if _PLURAL.fullmatch(term) and any(_contains(kb_lower, s) for s in (term[:-1], term[:-2]) if len(s) >= 3):
         return True
     parts = [p for p in term.split("-") if p]
     return len(parts) > 1 and all(_contains(kb_lower, p) for p in parts)

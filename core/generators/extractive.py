@@ -6,7 +6,7 @@ share of the question's terms it contains (terms found only in the chunk's
 heading path count half; plus a small prior for the chunk's rank, and a bonus
 ``TYPE_BONUS`` when the sentence has what the question type asks for: a number or
 date for 多少/几/何时/哪一年/how many/when, a person name for 谁/who, a place name for
-哪里/where, a stated limit for 缺点/drawbacks: ``core.generators.question_types``).
+哪里/where: ``core.generators.question_types``; a question for drawbacks is scored in its 限制 wording, ``core.aspects``).
 
 What is kept (``select``):
 * only sentences that address the question: at least one question term in the
@@ -38,7 +38,7 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from core.aspects import DRAWBACK_EVIDENCE, DRAWBACK_QUERY_WORDS
+from core.aspects import DRAWBACK_QUERY_WORDS, asks_drawback, limits_wording
 from core.generators.base import Generator, OnText
 from core.generators.compare import Side, compared_sides, is_about, missing_note
 from core.generators.question_types import has_wanted, question_wants  # noqa: F401 (re-exported)
@@ -180,9 +180,11 @@ class ExtractiveGenerator(Generator):
         if not cands:
             return Draft(parts=("",), supports=(), generator=self.info)
         wants = question_wants(question)
-        # a question for drawbacks is answered by what the text states as limits (core.aspects)
-        extra = " ".join(DRAWBACK_QUERY_WORDS) if "drawback" in wants else ""
-        q_terms = [t for t in dict.fromkeys(tokenize(question + " " + extra)) if t not in STOPWORDS]
+        # a question for drawbacks is scored in the words the text states limits with (core.aspects):
+        # "有什么缺点" as "有什么限制"; an English one with the Chinese words added
+        worded = limits_wording(question)
+        worded += " " + " ".join(DRAWBACK_QUERY_WORDS) if worded == question and asks_drawback(question) else ""
+        q_terms = [t for t in dict.fromkeys(tokenize(worded)) if t not in STOPWORDS]
         df: dict[str, int] = {}
         for c in cands:
             for t in c.terms:
@@ -197,8 +199,6 @@ class ExtractiveGenerator(Generator):
             hit = sum(w for t, w in weight.items() if t in c.terms)
             hit += 0.5 * sum(w for t, w in weight.items() if t in c.heading_terms and t not in c.terms)
             bonus = TYPE_BONUS if wants and has_wanted(c.text, wants) else 0.0
-            if not bonus and "drawback" in wants and any(DRAWBACK_EVIDENCE.search(t) for t in c.heading_terms):
-                bonus = TYPE_BONUS  # a sentence of a 限制 section
             return hit / total + 0.15 / (1 + c.chunk_index) + bonus
 
         pool = [c for c in cands if any(t in c.terms for t in weight)]

@@ -1,7 +1,7 @@
 """What a question's type asks for, and whether a sentence has it: a number or date for
 多少/几/何时/哪一年 (how many, when), a person for 谁 (who), a place for 哪里 (where), a reason for
-为什么 (why), an effect for 什么影响 (what effect), a drawback or limit for 缺点/局限 (drawbacks,
-``core.aspects``). The extractive generator adds ``TYPE_BONUS`` to a sentence that has it.
+为什么 (why), an effect for 什么影响 (what effect). The extractive generator adds ``TYPE_BONUS`` to
+a sentence that has it (a question for drawbacks is scored in its 限制 wording instead, ``core.aspects``).
 
 Pure functions over ``str``; person and place names by jieba part-of-speech tags (jieba-rs,
 ``core.segmentation.tagged``).
@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import re
 
-from core.aspects import DRAWBACK_EVIDENCE, asks_drawback
 from core.segmentation import tagged
 
 _NUMBER_QUESTION = re.compile(
@@ -34,7 +33,7 @@ _HAS_NUMBER = re.compile(r"\d|[二三四五六七八九十两百千万亿〇零]
 def question_wants(question: str) -> frozenset[str]:
     """What the question type asks for: ``number`` (多少/几/何时/哪一年, how many, when),
     ``person`` (谁/哪位, who), ``place`` (哪里/在哪, where), ``reason`` (为什么/为何, why),
-    ``effect`` (什么影响/后果, what effect), ``drawback`` (缺点/局限, drawbacks: ``core.aspects``);
+    ``effect`` (什么影响/后果, what effect);
     empty for other questions."""
     out = set()
     if _REASON_QUESTION.search(question):
@@ -47,8 +46,6 @@ def question_wants(question: str) -> frozenset[str]:
         out.add("person")
     if _PLACE_QUESTION.search(question):
         out.add("place")
-    if asks_drawback(question):
-        out.add("drawback")
     return frozenset(out)
 
 
@@ -56,12 +53,10 @@ def question_wants(question: str) -> frozenset[str]:
 def has_wanted(sentence: str, wants: frozenset[str]) -> bool:
     """Whether ``sentence`` has one of ``wants`` (``question_wants``): a number or date, a person
     name or a place name (jieba part-of-speech tags ``nr`` / ``ns``), a reason (因为/由于…) or an
-    effect (引起/导致/从而…), a drawback or limit (``core.aspects.DRAWBACK_EVIDENCE``)."""
+    effect (引起/导致/从而…)."""
     if "number" in wants and _HAS_NUMBER.search(sentence):
         return True
     if ("reason" in wants and _HAS_REASON.search(sentence)) or ("effect" in wants and _HAS_EFFECT.search(sentence)):
-        return True
-    if "drawback" in wants and DRAWBACK_EVIDENCE.search(sentence):
         return True
     if wants & {"person", "place"}:
         flags = {"nr", "nrfg", "nrt"} if "person" in wants else set()
