@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Protocol
 
 # The question asks for drawbacks: a Chinese drawback word in a question frame ("有什么缺点",
 # "缺点是什么", "的局限性有哪些", "…的优缺点？"), or an English one. Bare 不足 is not one: "资源不足时…"
@@ -37,12 +38,21 @@ _ZH_WORD = re.compile(rf"{_ZH_WORDS}|(?<=[什么哪些啥何的])不足(?!之处
 _EN_ASKS = re.compile(
     r"\b(?:drawbacks?|disadvantages?|downsides?|cons|weakness(?:es)?|shortcomings?|limitations?)\b", re.I
 )
-#: Words an evidence text uses when it speaks of a drawback or limit (code-point substrings, any case).
+#: Words an evidence text uses when it speaks of a drawback or limit (code-point substrings, any case);
+#: not resource limits ("资源请求或限制", "内存限制"), nor a field's history limit ("任务历史限制").
 DRAWBACK_EVIDENCE = re.compile(
-    r"缺点|弊端|劣势|坏处|不足|缺陷|局限|限制|约束|代价|开销|风险|不支持|不适用|无法|不能"
+    r"缺点|弊端|劣势|坏处|不足|缺陷|局限|(?<!请求或)(?<!请求和)(?<!请求与)(?<!内存)(?<!资源)(?<!历史)(?<!CPU )限制"
+    r"|约束|代价|开销|风险|不支持|不适用|无法|不能"
     r"|drawback|disadvantage|downside|limitation|caveat|not supported|restriction",
     re.I,
 )
+#: A section heading that announces limits ("限制", "CronJob 的限制", "局限性", "注意事项", "Limitations").
+LIMITS_HEADING = re.compile(
+    r"(?:.{0,20}的)?(?:限制|局限性?|缺点|不足之处|已知问题|已知限制|注意事项|警告)|(?:known )?(?:limitations?|caveats?|issues)",
+    re.I,
+)
+#: The refusal when nothing retrieved speaks of a drawback or limit.
+NO_DRAWBACK_MESSAGE = "知识库的相关内容没有谈到这个问题所问的缺点或限制。"
 #: What the keyword ranking searches for besides the question's own words.
 DRAWBACK_QUERY_WORDS = ("限制", "局限")
 
@@ -78,3 +88,39 @@ def drawback_missing(question: str, evidence_texts: Sequence[str]) -> bool:
     if not evidence_texts or not asks_drawback(question):
         return False
     return not any(DRAWBACK_EVIDENCE.search(t) for t in evidence_texts)
+
+
+class _Candidate(Protocol):  # core.sufficiency.Candidate, read here without importing it
+    chunk_id: str
+    text: str
+    document: str
+    heading: tuple[str, ...]
+
+
+def is_limits_section(heading: Sequence[str]) -> bool:
+    """Whether a chunk's section headings (its heading path below the title) announce limits (``LIMITS_HEADING``)."""
+    return any(LIMITS_HEADING.fullmatch(h.strip()) for h in heading)
+
+
+def drawback_evidence(
+    question: str, candidates: Sequence[_Candidate], deciding: Sequence[str], evidence: tuple[str, ...]
+) -> tuple[tuple[str, ...], str | None, str | None]:
+    """``(evidence ids, reason or None, refusal message or None)`` for ``question`` given the sufficiency
+    decision's ``deciding`` chunks (at the threshold) and ``evidence`` (ids, best first).
+
+    For a question that ``asks_drawback``, within the documents of the deciding chunks: their limits
+    sections among ``candidates`` (``is_limits_section``) are the evidence; else the evidence stands when
+    a deciding chunk speaks of a limit (``DRAWBACK_EVIDENCE``); else the candidates that do; else nothing,
+    with ``NO_DRAWBACK_MESSAGE``. Any other question, or no evidence, gets ``evidence`` back unchanged."""
+    if not evidence or not asks_drawback(question):
+        return evidence, None, None
+    docs = {c.document for c in candidates if c.chunk_id in deciding and c.document}
+    sections = tuple(c.chunk_id for c in candidates if c.document in docs and is_limits_section(c.heading))
+    if sections:
+        return sections, "asks for drawbacks: evidence is the limits sections of the deciding chunks' documents", None
+    if not drawback_missing(question, [c.text for c in candidates if c.chunk_id in deciding]):
+        return evidence, None, None
+    stated = tuple(c.chunk_id for c in candidates if c.document in docs and DRAWBACK_EVIDENCE.search(c.text))
+    if stated:
+        return stated, "asks for drawbacks: evidence is the limits stated in the deciding chunks' documents", None
+    return (), "asks for drawbacks; no evidence speaks of a drawback or limit", NO_DRAWBACK_MESSAGE

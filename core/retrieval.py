@@ -435,6 +435,7 @@ class HybridRetriever:
                 ),
                 dense2_rank=dense2_rank.get(rc.chunk_id),
                 document=rc.chunk.document_id,
+                heading=tuple(rc.chunk.heading_path[1:]),
             )
             for rc in chunks
         ]

@@ -69,7 +69,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from core.aspects import DRAWBACK_EVIDENCE, drawback_missing, limits_wording
+from core.aspects import drawback_evidence, limits_wording
 from core.lexical import LexicalIndex, _query_terms
 from core.query import key_terms
 from core.sufficiency_terms import (  # noqa: F401  (re-exported: the decision's public names)
@@ -197,6 +197,7 @@ class Candidate:
     dense2: float | None = None
     dense2_rank: int | None = None
     document: str = ""  # the chunk's document (``Chunk.document_id``); "" when unknown
+    heading: tuple[str, ...] = ()  # its section headings, below the document title
 
 
 @dataclass(frozen=True)
@@ -283,15 +284,6 @@ def features_of(
     }
 
 
-def limits_of_documents(candidates: Sequence[Candidate], deciding: Sequence[str]) -> tuple[str, ...]:
-    """The candidates (ids, in order) that speak of a drawback or limit (``core.aspects.DRAWBACK_EVIDENCE``,
-    heading path included) and belong to the document of a deciding chunk: for a question for drawbacks
-    whose confidently retrieved chunks (say, the page's introduction) state none, the same page's 限制
-    section found lower in the ranking. Candidates without a ``document`` never count."""
-    docs = {c.document for c in candidates if c.chunk_id in deciding and c.document}
-    return tuple(c.chunk_id for c in candidates if c.document in docs and DRAWBACK_EVIDENCE.search(c.text))
-
-
 def decide(
     question: str,
     candidates: Sequence[Candidate],
@@ -315,9 +307,9 @@ def decide(
     retrieval setting, or ``YINZHENG_EVIDENCE_THRESHOLD``); the decision's ``threshold``
     is the one applied. ``hybrid2`` (with ``hybrid``): the second embedder's ranking joined the
     fusion and its model is the one ``model.hybrid2`` was fit with (else the hybrid mode is used).
-    A question for drawbacks is judged in its 限制 wording (``core.aspects.limits_wording``); when no
-    deciding chunk speaks of a drawback or limit (``core.aspects.drawback_missing``) its evidence is
-    the limits retrieved from the same documents (``limits_of_documents``), or it is refused.
+    A question for drawbacks is judged in its 限制 wording (``core.aspects.limits_wording``); its
+    evidence is then the limits retrieved from the deciding chunks' documents, or it is refused
+    (``core.aspects.drawback_evidence``).
     ``names_text`` (default ``question``): the text whose named things must be in the knowledge base,
     the person's own words when ``question`` is a follow-up with carried terms in front.
     Never raises for an empty candidate list (that is no_evidence).
@@ -371,15 +363,9 @@ def decide(
         reasons.append("asks for a default/threshold value that no evidence sentence gives")
         message = "知识库的相关内容没有给出这个问题所问的具体数值（默认值、阈值或范围）。"
         evidence = ()
-    if evidence and message is None and drawback_missing(asked, [c.text for c in candidates if c.chunk_id in deciding]):
-        limits = limits_of_documents(candidates, deciding)
-        if limits:
-            reasons.append("asks for drawbacks: evidence is the retrieved limits of the deciding chunks' documents")
-            evidence = limits
-        else:
-            reasons.append("asks for drawbacks; no evidence speaks of a drawback or limit")
-            message = "知识库的相关内容没有谈到这个问题所问的缺点或限制。"
-            evidence = ()
+    if message is None:
+        evidence, why, message = drawback_evidence(asked, candidates, deciding, evidence)
+        reasons.extend([why] if why else [])
     sufficient = bool(evidence)
     if not sufficient and message is None:
         message = "知识库中没有找到足以回答这个问题的内容。"

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from core import sufficiency as suf
-from core.aspects import asks_drawback, drawback_expansion, drawback_missing, limits_wording
+from core.aspects import DRAWBACK_EVIDENCE, asks_drawback, drawback_expansion, drawback_missing, is_limits_section, limits_wording
 from core.generators.extractive import ExtractiveGenerator
 from core.lexical import LexicalIndex
 from core.query import plan_query
@@ -158,3 +158,23 @@ def test_names_are_read_in_the_persons_own_words():
     assert "limitations" in before.missing_terms  # read in the resolved text
     own = suf.decide(resolved, [cand], kb, kb_text=kb_text, hybrid=True, model=LENIENT, names_text="What are its limitations?")
     assert own.missing_terms == () and own.sufficient
+
+
+def test_a_limits_section_of_the_same_document_is_the_evidence():
+    """The follow-up "那它的缺点是什么？" (StatefulSet) led with a sentence on the update strategy: its
+    "资源请求或限制" are resource limits, not a drawback. The page's 限制 section is the evidence."""
+    update = "StatefulSet 的 .spec.updateStrategy 字段让你可以配置和禁用掉自动滚动更新 Pod 的容器、标签、资源请求或限制、以及注解。"
+    assert not DRAWBACK_EVIDENCE.search(update) and not DRAWBACK_EVIDENCE.search("任务历史限制：保留 3 个成功的 Job。")
+    assert is_limits_section(("限制",)) and is_limits_section(("CronJob 的限制", "Job 创建"))
+    assert is_limits_section(("Known limitations",)) and not is_limits_section(("编写 CronJob 声明信息", "任务历史限制"))
+    q = "StatefulSet 有什么缺点？"
+    kb = LexicalIndex(["u", "l", "o"], [update, LIMITS, "Deployment 的限制：不支持有序部署。"])
+    cands = [
+        suf.Candidate("u", update, 0.8, 0.9, 1, 1, 1, document="statefulset.md", heading=("更新策略",)),
+        suf.Candidate("o", "Deployment 的限制", 0.2, 0.3, 2, 2, 2, document="deployment.md", heading=("限制",)),
+        suf.Candidate("l", LIMITS, 0.2, 0.3, 3, 3, 3, document="statefulset.md", heading=("限制",)),
+    ]
+    dec = suf.decide(q, cands, kb, kb_text=(update + LIMITS).lower(), hybrid=True, model=STEEP)
+    assert dec.evidence_ids == ("l",) and any("limits sections" in r for r in dec.reasons)
+    plain = suf.decide("StatefulSet 的更新策略是什么？", cands, kb, kb_text=(update + LIMITS).lower(), hybrid=True, model=STEEP)
+    assert plain.evidence_ids == ("u",)  # only questions for drawbacks are steered
