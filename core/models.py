@@ -396,6 +396,10 @@ class Candidate(Frozen):
     cited: bool = False
 
 
+#: ``SufficiencyInfo.message`` when no rule named a reason (the chat shows its own generic notice then).
+NOT_FOUND_MESSAGE = "知识库中没有找到足以回答这个问题的内容。"
+
+
 class SufficiencyInfo(Frozen):
     """The evidence-sufficiency decision stored in a record (``core.sufficiency``).
 

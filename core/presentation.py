@@ -19,7 +19,7 @@ from core.answer_doc import AnswerDoc
 from core.grounding import validate_supports
 from core.layout import Layout, layout, marker_numbers
 from core.markdown import markdown_parser, safe_link
-from core.models import AnswerRecord, AuditEntry, ChunkSnapshot, Support
+from core.models import NOT_FOUND_MESSAGE, AnswerRecord, AuditEntry, ChunkSnapshot, Support
 from core.verdicts import MarkerVerdict, marker_verdicts, quote_span, snapshot_quote
 
 # -- status texts (Chinese, shown as they are on the page and in the export) -----------
@@ -53,10 +53,10 @@ def error_message(record: AnswerRecord) -> str:
 
 
 def no_evidence_message(record: AnswerRecord) -> str:
-    """The no_evidence notice: the sufficiency decision's own message when it named a
-    missing term, else :data:`NO_EVIDENCE_MESSAGE`."""
+    """The no_evidence notice: the sufficiency decision's own message when a rule gave a reason
+    (a missing named thing, a value or drawback no evidence states), else :data:`NO_EVIDENCE_MESSAGE`."""
     suff = record.sufficiency
-    if suff is not None and suff.missing_terms and suff.message:
+    if suff is not None and suff.message and (suff.missing_terms or suff.message != NOT_FOUND_MESSAGE):
         return suff.message
     return NO_EVIDENCE_MESSAGE
 

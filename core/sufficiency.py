@@ -71,6 +71,7 @@ from typing import Any, Mapping, Sequence
 
 from core.aspects import drawback_evidence, limits_wording
 from core.lexical import LexicalIndex, _query_terms
+from core.models import NOT_FOUND_MESSAGE
 from core.query import key_terms
 from core.sufficiency_terms import (  # noqa: F401  (re-exported: the decision's public names)
     _coordinated,
@@ -364,11 +365,11 @@ def decide(
         message = "知识库的相关内容没有给出这个问题所问的具体数值（默认值、阈值或范围）。"
         evidence = ()
     if message is None:
-        evidence, why, message = drawback_evidence(asked, candidates, deciding, evidence)
+        evidence, why, message = drawback_evidence(asked, candidates, deciding, evidence, keys)
         reasons.extend([why] if why else [])
     sufficient = bool(evidence)
     if not sufficient and message is None:
-        message = "知识库中没有找到足以回答这个问题的内容。"
+        message = NOT_FOUND_MESSAGE
     return Decision(
         sufficient=sufficient,
         score=best,

@@ -40,6 +40,13 @@ def test_generic_no_evidence_message_without_a_missing_term() -> None:
     assert "在当前检索设置下，知识库中没有足够的证据" in html and CANDIDATES_TITLE not in html
 
 
+def test_a_rules_reason_replaces_the_generic_message() -> None:
+    """A value or a drawback no evidence states is said as such, not as 没有足够的证据."""
+    for reason in ("知识库的相关内容没有给出这个问题所问的具体数值（默认值、阈值或范围）。", "知识库的相关内容没有谈到这个问题所问的缺点或限制。"):
+        html = render_answer(record("", status="no_evidence", sufficiency=_info(message=reason)))
+        assert reason in html and "在当前检索设置下" not in html
+
+
 def test_keyword_mode_and_uncovered_note_on_an_answer() -> None:
     text = "青鸟平台的值班轮换周期是七天。"
     rec = record(

@@ -38,7 +38,7 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from core.aspects import DRAWBACK_QUERY_WORDS, asks_drawback, limits_wording
+from core.aspects import DRAWBACK_EVIDENCE, asks_drawback, is_limits_section, without_drawback_words
 from core.generators.base import Generator, OnText
 from core.generators.compare import Side, compared_sides, is_about, missing_note
 from core.generators.question_types import has_wanted, question_wants  # noqa: F401 (re-exported)
@@ -69,6 +69,9 @@ _PRONOUN = re.compile(r"^(?:这|那些|那个|该|此|它|其|他们|上述|以�
 #: Added to a sentence's relevance when it has what the question type asks for (a number or date
 #: for 多少/几/何时, a person for 谁, a place for 哪里); measured on CMRC dev (README).
 TYPE_BONUS = 0.15
+#: Added, for a question for drawbacks, to a sentence that states one or sits in a limits section
+#: (``core.aspects``); no dev question asks for drawbacks (set on the probe questions in the README).
+DRAWBACK_BONUS = 0.3
 
 
 @dataclass(frozen=True)
@@ -180,10 +183,11 @@ class ExtractiveGenerator(Generator):
         if not cands:
             return Draft(parts=("",), supports=(), generator=self.info)
         wants = question_wants(question)
-        # a question for drawbacks is scored in the words the text states limits with (core.aspects):
-        # "有什么缺点" as "有什么限制"; an English one with the Chinese words added
-        worded = limits_wording(question)
-        worded += " " + " ".join(DRAWBACK_QUERY_WORDS) if worded == question and asks_drawback(question) else ""
+        # a question for drawbacks is scored by its subject's words, plus DRAWBACK_BONUS for a sentence
+        # that states a drawback or sits in a limits section (core.aspects); 限制 alone is not one
+        drawback = asks_drawback(question)
+        limits = [drawback and is_limits_section(rc.chunk.heading_path[1:]) for rc in chunks]
+        worded = without_drawback_words(question) if drawback else question
         q_terms = [t for t in dict.fromkeys(tokenize(worded)) if t not in STOPWORDS]
         df: dict[str, int] = {}
         for c in cands:
@@ -199,6 +203,8 @@ class ExtractiveGenerator(Generator):
             hit = sum(w for t, w in weight.items() if t in c.terms)
             hit += 0.5 * sum(w for t, w in weight.items() if t in c.heading_terms and t not in c.terms)
             bonus = TYPE_BONUS if wants and has_wanted(c.text, wants) else 0.0
+            if drawback and (limits[c.chunk_index] or DRAWBACK_EVIDENCE.search(c.text)):
+                bonus += DRAWBACK_BONUS
             return hit / total + 0.15 / (1 + c.chunk_index) + bonus
 
         pool = [c for c in cands if any(t in c.terms for t in weight)]
@@ -296,14 +302,17 @@ def _candidates(
     return cands, every
 
 
-def _unit(c: _Candidate, previous: dict[tuple[int, int], _Candidate]) -> list[_Candidate] | None:
-    """``[c]``, or ``[predecessor, c]`` when ``c`` needs it; None when it needs one it cannot have."""
+def _unit(c: _Candidate, previous: dict[tuple[int, int], _Candidate], depth: int = 2) -> list[_Candidate] | None:
+    """``[c]``, or its predecessor's unit and ``c`` when ``c`` needs it (a chain of up to ``depth``
+    predecessors: "Init 容器支持…。然而，…稍有不同。同时 Init 容器不支持…"); None when it needs one it
+    cannot have."""
     if not c.needs_previous:
         return [c]
     p = previous.get((c.chunk_index, c.order - 1))
-    if p is None or p.needs_previous or is_filler(p.text) or len(p.text) > _MAX_CHARS:
+    if depth <= 0 or p is None or is_filler(p.text) or len(p.text) > _MAX_CHARS:
         return None
-    return [p, c]
+    head = _unit(p, previous, depth - 1)
+    return None if head is None else [*head, c]
 
 
 def _continue_lead(units: list[list[_Candidate]], previous: dict[tuple[int, int], _Candidate], wants: frozenset[str]) -> None:
