@@ -365,7 +365,8 @@ def decide(
         message = "知识库的相关内容没有给出这个问题所问的具体数值（默认值、阈值或范围）。"
         evidence = ()
     if message is None:
-        evidence, why, message = drawback_evidence(asked, candidates, deciding, evidence, keys)
+        # the subject is matched against headings: not across scripts (English words, Chinese headings)
+        evidence, why, message = drawback_evidence(asked, candidates, deciding, evidence, () if cross_script else keys)
         reasons.extend([why] if why else [])
     sufficient = bool(evidence)
     if not sufficient and message is None:

@@ -198,3 +198,18 @@ def test_a_limits_section_of_the_same_document_is_the_evidence():
     assert dec.evidence_ids == ("l",) and any("limits sections" in r for r in dec.reasons)
     plain = suf.decide("StatefulSet 的更新策略是什么？", cands, kb, kb_text=(update + LIMITS).lower(), hybrid=True, model=STEEP)
     assert plain.evidence_ids == ("u",)  # only questions for drawbacks are steered
+
+
+def test_the_limits_must_be_about_the_subject():
+    """"什么是 Service？" then "它有什么不足？" was answered from the 拓扑感知路由 page's 限制 (a Service appears
+    there): a limits section counts only when its heading path names the question's subject. An English
+    question is not matched against Chinese headings (the decision passes no subject across scripts)."""
+    from core.aspects import NO_DRAWBACK_MESSAGE, drawback_evidence
+
+    topo = suf.Candidate("t", "拓扑感知路由 限制\n当 Service 的 internalTrafficPolicy 为 Local 时不使用提示。", 0.8, 0.9, 1, 1, 1,
+                         document="topology.md", heading=("限制",))
+    q = "Service 它有什么不足？"
+    assert drawback_evidence(q, [topo], ("t",), ("t",), subject=("service",)) == (
+        (), "asks for drawbacks; no evidence states a drawback or limit", NO_DRAWBACK_MESSAGE)
+    assert drawback_evidence(q, [topo], ("t",), ("t",), subject=("拓扑",))[0] == ("t",)
+    assert drawback_evidence("What are the downsides of topology aware routing?", [topo], ("t",), ("t",))[0] == ("t",)
