@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from contextlib import nullcontext
 from typing import Callable
@@ -137,22 +138,45 @@ def answer_request(engine, request: Request, records: list[AnswerRecord], *, con
     return record
 
 
+#: How the view stays on a new turn (``_scroll_to_turn``): it is scrolled to the top of the view, and put
+#: back there when something else scrolls the page (Streamlit scrolls a chat to its bottom as a run draws,
+#: which carried a regenerated version off-screen) until the run has been over for 1.5 s (at most 15 s),
+#: or at once when the person scrolls, taps, clicks or types.
+_HOLD_TURN_JS = """requestAnimationFrame(function () {
+  const m = document.getElementById(MARK), own = OWN;
+  const all = Array.from(document.querySelectorAll("[data-testid=stChatMessage]"));
+  const msg = m && m.closest("[data-testid=stChatMessage]");
+  const turn = msg && (own ? msg : all[all.indexOf(msg) - 1]);
+  if (!turn) return;
+  turn.style.scrollMarginTop = "4.5rem";  // below the app's fixed header
+  const pin = function () { turn.scrollIntoView({ block: "start", behavior: "instant" }); };
+  pin();
+  const top = turn.getBoundingClientRect().top, start = performance.now(), events = ["wheel", "touchstart", "keydown", "mousedown"];
+  let quit = false, idle = null;
+  const stop = function () { quit = true; };
+  events.forEach(function (e) { window.addEventListener(e, stop, { capture: true, passive: true }); });
+  (function hold() {
+    const now = performance.now(), running = !!document.querySelector("[data-testid=stStatusWidget]");
+    idle = running ? null : (idle === null ? now : idle);
+    if (quit || !turn.isConnected || now - start > 15000 || (idle !== null && now - idle > 1500)) {
+      events.forEach(function (e) { window.removeEventListener(e, stop, { capture: true }); });
+      return;
+    }
+    if (Math.abs(turn.getBoundingClientRect().top - top) > 2) pin();
+    requestAnimationFrame(hold);
+  })();
+});"""
+
+
 def _scroll_to_turn(*, this_answer: bool) -> None:
-    """Scroll the page so the new turn starts at the top of the view: the chat message this is drawn
-    in (``this_answer``: a regenerated version in its place), else the one before it (the question).
-    Drawn once the answer is there (before it, the page was too short to bring the question up);
-    the element id is new each time, so the browser runs the script once per request."""
+    """Scroll the page so the new turn starts at the top of the view and keep it there while the run
+    ends (``_HOLD_TURN_JS``): the chat message this is drawn in (``this_answer``: a regenerated version
+    in its place), else the one before it (the question). Drawn once the answer is there (before it,
+    the page was too short to bring the question up); the element id is new each time, so the browser
+    runs the script once per request."""
     mark = f"yz-turn-{uuid.uuid4().hex[:12]}"
-    st.html(
-        f'<span id="{mark}"></span><script>requestAnimationFrame(function () {{'
-        f' const m = document.getElementById("{mark}"), own = {"true" if this_answer else "false"};'
-        ' const all = Array.from(document.querySelectorAll("[data-testid=stChatMessage]"));'
-        ' const msg = m && m.closest("[data-testid=stChatMessage]");'
-        ' const turn = msg && (own ? msg : all[all.indexOf(msg) - 1]);'
-        ' if (!turn) return; turn.style.scrollMarginTop = "4.5rem";'  # below the app's fixed header
-        ' turn.scrollIntoView({ block: "start", behavior: "instant" }); });</script>',
-        unsafe_allow_javascript=True,
-    )
+    script = _HOLD_TURN_JS.replace("MARK", json.dumps(mark)).replace("OWN", "true" if this_answer else "false")
+    st.html(f'<span id="{mark}"></span><script>{script}</script>', unsafe_allow_javascript=True)
 
 
 def ask_and_show(engine, question: str, *, generator: str | None, conversation_id: str,

@@ -178,3 +178,31 @@ def test_a_regenerated_version_appears_under_its_turn_in_view(server, browser):
     assert b and 0 <= b["y"] <= 900 / 2, b
     page.screenshot(path=str(ARTIFACTS / "conversations-regenerated-1400.png"), full_page=False)
     page.close()
+
+
+_SCROLL_TO_BOTTOM = """() => { let s = document.querySelector('[data-testid=stChatMessage]');
+    while (s && !(s.scrollHeight > s.clientHeight && /auto|scroll/.test(getComputedStyle(s).overflowY))) s = s.parentElement;
+    (s || document.scrollingElement).scrollTop = 1e9; }"""
+
+
+def test_the_view_stays_on_a_regenerated_version_until_the_person_scrolls(server, browser):
+    """CI, once: the regenerated version was scrolled into view, then Streamlit scrolled the chat to its
+    bottom as the run went on drawing (y = -1499). Something scrolling the page right after the answer
+    is undone; a person's own scroll is not."""
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    _ask_two(page, server)
+    first = page.locator("[class*='st-key-actions-']").first
+    first.get_by_role("button").first.click()  # ⋯
+    first.get_by_role("button", name="重新生成").click(timeout=30_000)
+    page.wait_for_function("document.querySelectorAll('.yz-answer').length >= 3", timeout=120_000)
+    version = page.get_by_test_id("stChatMessage").nth(2)
+    page.evaluate(_SCROLL_TO_BOTTOM)  # as Streamlit's scroll to the bottom does
+    page.wait_for_timeout(400)
+    held = version.bounding_box()
+    assert held and 0 <= held["y"] <= 900 / 2, held
+    page.mouse.move(700, 450)
+    page.mouse.wheel(0, 1500)  # the person scrolls: the view is theirs
+    page.wait_for_timeout(600)
+    moved = version.bounding_box()
+    assert moved and moved["y"] < held["y"] - 300, (held, moved)
+    page.close()
