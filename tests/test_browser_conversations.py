@@ -89,6 +89,15 @@ def _ask_two(page, server: str) -> None:  # noqa: ANN001
     page.wait_for_timeout(500)
 
 
+def _regenerate_first(page, server: str) -> None:  # noqa: ANN001
+    """Two turns (``_ask_two``), then 重新生成 of the first answer from its ⋯ row; waits for the new version."""
+    _ask_two(page, server)
+    first = page.locator("[class*='st-key-actions-']").first
+    first.get_by_role("button").first.click()  # ⋯
+    first.get_by_role("button", name="重新生成").click(timeout=30_000)
+    page.wait_for_function("document.querySelectorAll('.yz-answer').length >= 3", timeout=120_000)
+
+
 def test_an_earlier_answer_opens_its_row_and_a_rating_reruns_only_that_row(server, browser):
     """Two turns: the first answer shows ⋯, which opens its full row; a 👍 there is a fragment
     run (a handful of websocket messages), not a run of the page (which resends every element)."""
@@ -165,11 +174,7 @@ def test_editing_an_earlier_question_fits_the_screen_closes_and_shows_the_new_tu
 def test_a_regenerated_version_appears_under_its_turn_in_view(server, browser):
     """New-user pass: 重新生成 of an earlier answer drew the new version at the end of the chat (off-screen)."""
     page = browser.new_page(viewport={"width": 1400, "height": 900})
-    _ask_two(page, server)
-    first = page.locator("[class*='st-key-actions-']").first
-    first.get_by_role("button").first.click()  # ⋯
-    first.get_by_role("button", name="重新生成").click(timeout=30_000)
-    page.wait_for_function("document.querySelectorAll('.yz-answer').length >= 3", timeout=120_000)
+    _regenerate_first(page, server)
     page.wait_for_timeout(1000)
     messages = page.get_by_test_id("stChatMessage")
     assert "第 2/2 版（重新生成）" in messages.nth(2).inner_text()  # question, version 1, version 2, next question…
@@ -190,11 +195,7 @@ def test_the_view_stays_on_a_regenerated_version_until_the_person_scrolls(server
     bottom as the run went on drawing (y = -1499). Something scrolling the page right after the answer
     is undone; a person's own scroll is not."""
     page = browser.new_page(viewport={"width": 1400, "height": 900})
-    _ask_two(page, server)
-    first = page.locator("[class*='st-key-actions-']").first
-    first.get_by_role("button").first.click()  # ⋯
-    first.get_by_role("button", name="重新生成").click(timeout=30_000)
-    page.wait_for_function("document.querySelectorAll('.yz-answer').length >= 3", timeout=120_000)
+    _regenerate_first(page, server)
     version = page.get_by_test_id("stChatMessage").nth(2)
     page.evaluate(_SCROLL_TO_BOTTOM)  # as Streamlit's scroll to the bottom does
     page.wait_for_timeout(400)
