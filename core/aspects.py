@@ -68,6 +68,11 @@ def asks_drawback(question: str) -> bool:
     return bool(_ZH_ASKS.search(question) or _EN_ASKS.search(question))
 
 
+def is_drawback_word(word: str) -> bool:
+    """Whether ``word`` (one term) is itself a word for drawbacks (缺点, 局限性, drawbacks…): it asks, it names no topic."""
+    return bool(_ZH_WORD.fullmatch(word) or _EN_ASKS.fullmatch(word))
+
+
 def limits_wording(question: str) -> str:
     """``question`` with its Chinese drawback words put as 限制 when it ``asks_drawback``
     ("StatefulSet 有什么缺点？" → "StatefulSet 有什么限制？"): the wording the knowledge base uses,

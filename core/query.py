@@ -30,7 +30,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
-from core.aspects import DRAWBACK_QUERY_WORDS, asks_drawback, drawback_expansion, limits_wording
+from core.aspects import DRAWBACK_QUERY_WORDS, drawback_expansion, is_drawback_word, limits_wording
 from core.lexical import LexicalIndex, general_frequency, tokenize
 from core.sufficiency_terms import _ASKING, _QUESTION_WORDS, named_terms
 
@@ -186,7 +186,7 @@ def topic_terms(text: str, lexical: LexicalIndex) -> list[str]:
     for term in tokenize(_NAME.sub(" ", text)):
         if len(term) < 2 or not _CJK.search(term) or any(w in term for w in _QUESTION_WORDS | _ASKING):
             continue
-        if term in DRAWBACK_QUERY_WORDS or asks_drawback(term + "？"):
+        if term in DRAWBACK_QUERY_WORDS or is_drawback_word(term):
             continue
         if 0 < lexical.df(term) <= TOPIC_DF * n:
             scored.setdefault(term, lexical.idf(term))

@@ -44,8 +44,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Container, Protocol, Sequence
 
-from core.aspects import limits_wording
 from core import sufficiency
+from core.aspects import limits_wording
 from core.errors import RetrievalError
 from core.index import KnowledgeIndex, lexical_text
 from core.lexical import LexicalIndex

@@ -12,6 +12,7 @@ from core.aspects import (
     DRAWBACK_EVIDENCE,
     asks_drawback,
     drawback_expansion,
+    is_drawback_word,
     is_limits_section,
     limits_wording,
     without_drawback_words,
@@ -72,6 +73,8 @@ def test_what_states_a_drawback():
                     "Init 容器支持应用容器的全部字段和特性，包括资源限制、数据卷和安全设置。"):
         assert not DRAWBACK_EVIDENCE.search(not_one), not_one
     assert without_drawback_words("Init 容器有什么缺点？") == "Init 容器有什么？"
+    assert all(is_drawback_word(w) for w in ("缺点", "局限性", "不足之处", "利弊", "drawbacks"))
+    assert not any(is_drawback_word(w) for w in ("限制", "不足", "拓扑", "limits"))
 
 
 WHEN = "如果应用程序不需要任何稳定的标识符或有序的部署，则应该使用 Deployment 或者 ReplicaSet，对于需要本地状态的工作负载，请考虑使用 StatefulSet。"
