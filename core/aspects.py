@@ -76,8 +76,8 @@ def is_drawback_word(word: str) -> bool:
 def limits_wording(question: str) -> str:
     """``question`` with its Chinese drawback words put as 限制 when it ``asks_drawback``
     ("StatefulSet 有什么缺点？" → "StatefulSet 有什么限制？"): the wording the knowledge base uses,
-    for the keyword ranking, the sufficiency decision and the extractive answer's scoring. Any
-    other question, and English words, are returned unchanged."""
+    for both rankings and the sufficiency decision (the extractive answer scores by
+    ``without_drawback_words`` instead). Any other question, and English words, are returned unchanged."""
     if not _ZH_ASKS.search(question):
         return question
     return _ZH_WORD.sub("限制", question)

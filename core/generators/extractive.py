@@ -6,7 +6,8 @@ share of the question's terms it contains (terms found only in the chunk's
 heading path count half; plus a small prior for the chunk's rank, and a bonus
 ``TYPE_BONUS`` when the sentence has what the question type asks for: a number or
 date for 多少/几/何时/哪一年/how many/when, a person name for 谁/who, a place name for
-哪里/where: ``core.generators.question_types``; a question for drawbacks is scored in its 限制 wording, ``core.aspects``).
+哪里/where: ``core.generators.question_types``; for a question for drawbacks, its subject's words plus
+``DRAWBACK_BONUS`` for a sentence that states a drawback or sits in a limits section, ``core.aspects``).
 
 What is kept (``select``):
 * only sentences that address the question: at least one question term in the
