@@ -48,8 +48,14 @@ def _register_eval(subparsers) -> None:
         description="Index DOCS into a temporary data folder, ask every question of QUESTIONS "
         "(JSON Lines; empty 'answers' = unanswerable), print a table and write a JSON report.",
     )
-    p.add_argument("questions", type=Path, help="questions JSON Lines file")
-    p.add_argument("docs", type=Path, nargs="+", help="folders or files to index")
+    p.add_argument("questions", type=Path, nargs="?", help="questions JSON Lines file (or use --set / --dev)")
+    p.add_argument("docs", type=Path, nargs="*", help="folders or files to index")
+    p.add_argument("--set", dest="sets", action="append", default=[], metavar="NAME=QUESTIONS:DOCS[,DOCS]",
+                   help="an evaluation set with its own knowledge base (repeatable; one table per set and kind)")
+    p.add_argument("--dev", action="store_true",
+                   help="every dev set under ../shared/eval-dev (k8s, cmrc, tidb, clinic, clinic-single)")
+    p.add_argument("--data-root", type=Path, default=None,
+                   help="with --set/--dev: one data folder per set under this folder (keeps the embedding caches)")
     p.add_argument("--generator", default=None, help="extractive (default from settings), gemini, ...")
     p.add_argument("--top-k", type=_positive, default=None, help="chunks retrieved per question")
     p.add_argument("--evidence-threshold", type=_threshold, default=None, help="probability 0..1 the sufficiency decision requires (default: the fitted threshold per mode)")
@@ -65,11 +71,51 @@ def _register_eval(subparsers) -> None:
     p.set_defaults(func=cmd_eval)
 
 
+def _options(args: argparse.Namespace) -> dict:
+    return dict(
+        embedding=args.embedding, use_dense=not args.no_dense, top_k=args.top_k,
+        evidence_threshold=args.evidence_threshold, display_threshold=args.display_threshold,
+        generator=args.generator, limit=args.limit, progress=not args.quiet, use_history=not args.no_history,
+    )
+
+
+def _shared_root() -> Path:
+    """``../shared`` of the repository root (this file is ``core/cli/evaluate.py``)."""
+    return Path(__file__).resolve().parents[3] / "shared"
+
+
+def cmd_eval_sets(args: argparse.Namespace) -> int:
+    """``eval --set …`` / ``--dev``: every set in one run (``core.evaluation.sets``); 0 ok, 1 bad input."""
+    from core.evaluation.sets import dev_sets, format_sets_table, parse_set, run_sets
+
+    try:
+        sets = [parse_set(s) for s in args.sets]
+        if args.dev:
+            sets += dev_sets(_shared_root())
+        if args.questions is not None:
+            raise ValueError("give either QUESTIONS DOCS or --set/--dev, not both")
+        result = run_sets(sets, data_root=args.data_root, **_options(args))
+        path = args.report or DEFAULT_REPORT
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(result, ensure_ascii=False, indent=2), encoding="utf-8")
+    except (ValueError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(format_sets_table(result))
+    print(f"report: {path}")
+    return 0
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     """Run ``eval``; 0 ok, 1 a bad input file (message on stderr). ``AppError`` is left
     to ``core.cli.main``, which maps it."""
     from core.evaluation import format_table, run_eval
 
+    if args.sets or args.dev:
+        return cmd_eval_sets(args)
+    if args.questions is None or not args.docs:
+        print("error: eval needs QUESTIONS DOCS..., or --set NAME=QUESTIONS:DOCS, or --dev", file=sys.stderr)
+        return 1
     try:
         report = run_eval(
             args.questions,
