@@ -88,20 +88,29 @@ def cmd_eval_sets(args: argparse.Namespace) -> int:
     """``eval --set …`` / ``--dev``: every set in one run (``core.evaluation.sets``); 0 ok, 1 bad input."""
     from core.evaluation.sets import dev_sets, format_sets_table, parse_set, run_sets
 
-    try:
+    def run() -> dict:
         sets = [parse_set(s) for s in args.sets]
         if args.dev:
             sets += dev_sets(_shared_root())
         if args.questions is not None:
             raise ValueError("give either QUESTIONS DOCS or --set/--dev, not both")
-        result = run_sets(sets, data_root=args.data_root, **_options(args))
-        path = args.report or DEFAULT_REPORT
+        return run_sets(sets, data_root=args.data_root, **_options(args))
+
+    return _run_and_report(run, format_sets_table, args.report)
+
+
+def _run_and_report(run, table, report_path: Path | None) -> int:
+    """``run()`` → the report written as JSON (``report_path`` or :data:`DEFAULT_REPORT`) and
+    ``table(report)`` printed; 0 ok, 1 on ``ValueError``/``OSError`` (message on stderr)."""
+    try:
+        report = run()
+        path = report_path or DEFAULT_REPORT
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(result, ensure_ascii=False, indent=2), encoding="utf-8")
+        path.write_text(json.dumps(report, ensure_ascii=False, indent=2), encoding="utf-8")
     except (ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    print(format_sets_table(result))
+    print(table(report))
     print(f"report: {path}")
     return 0
 
@@ -116,31 +125,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.questions is None or not args.docs:
         print("error: eval needs QUESTIONS DOCS..., or --set NAME=QUESTIONS:DOCS, or --dev", file=sys.stderr)
         return 1
-    try:
-        report = run_eval(
-            args.questions,
-            args.docs,
-            data_dir=args.data_dir,
-            embedding=args.embedding,
-            use_dense=not args.no_dense,
-            top_k=args.top_k,
-            evidence_threshold=args.evidence_threshold,
-            display_threshold=args.display_threshold,
-            generator=args.generator,
-            limit=args.limit,
-            progress=not args.quiet,
-            use_history=not args.no_history,
-            knowledge_base=args.kb,
-        )
-        path = args.report or DEFAULT_REPORT
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(report, ensure_ascii=False, indent=2), encoding="utf-8")
-    except (ValueError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    print(format_table(report))
-    print(f"report: {path}")
-    return 0
+    return _run_and_report(
+        lambda: run_eval(args.questions, args.docs, data_dir=args.data_dir, knowledge_base=args.kb, **_options(args)),
+        format_table, args.report,
+    )
 
 
 def _register_claims(subparsers) -> None:
