@@ -190,8 +190,11 @@ def test_a_database_that_cannot_be_reached_is_a_record_error_without_the_passwor
         with pytest.raises(RecordError, match="the answer store") as err:
             RecordStore(f"postgresql+psycopg://yz:s3cret-pw@127.0.0.1:{port}/yz?connect_timeout=2")
     assert "s3cret-pw" not in str(err.value) and "127.0.0.1" in str(err.value)
-    for url in ("postgresql+psycopg://yz:s3cret-pw@[::1", "nosuchdb://yz:s3cret-pw@h/x", "mysql://yz:s3cret-pw@h/x"):
-        with pytest.raises(RecordError, match="not a database URL") as err:
+    for url, says in (("postgresql+psycopg://yz:s3cret-pw@[::1", "not a database URL"),
+                      ("nosuchdb://yz:s3cret-pw@h/x", "SQLite and PostgreSQL only"),
+                      ("mysql://yz:s3cret-pw@h/x", "SQLite and PostgreSQL only"),
+                      ("postgresql+nosuch://yz:s3cret-pw@h/x", "driver SQLAlchemy does not know")):
+        with pytest.raises(RecordError, match=says) as err:
             RecordStore(url)
         assert "s3cret-pw" not in str(err.value)
 
