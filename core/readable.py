@@ -53,8 +53,13 @@ def current_versions(engine: Engine) -> dict[str, str | None]:
 
 def current_counterpart(engine: Engine, snap: ChunkSnapshot) -> Chunk | None:
     """``core.replay.current_counterpart`` of ``snap``, or None when the user may not read its
-    knowledge base now (the snapshot page then shows no 当前 column)."""
-    return replay.current_counterpart(engine.index, snap) if may_read_source(engine, snap) else None
+    knowledge base now (the snapshot page then shows no 当前 column). The served chunks are
+    first brought up to the catalog (``KnowledgeIndex.refresh_if_changed``: another process may
+    have ingested), so the 当前 text is the version :func:`current_versions` names."""
+    if not may_read_source(engine, snap):
+        return None
+    engine.index.refresh_if_changed()
+    return replay.current_counterpart(engine.index, snap)
 
 
 def documents(engine: Engine, knowledge_bases: Iterable[str] | None = None) -> list[DocumentRow]:

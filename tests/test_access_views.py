@@ -132,3 +132,26 @@ def test_sidebar_counts_only_the_knowledge_bases_the_user_may_ask(secret_kb):
     assert f"{len(every)} 篇文档" not in captions
     captions = " ".join(c.value for c in _run(_app()).sidebar.caption)  # Bob allowed: both
     assert f"{len(every)} 篇文档，{sum(r.chunk_count for r in every)} 个片段" in captions
+
+
+def _options_page(engine, state: dict) -> None:  # noqa: ANN001 - AppTest.from_function runs this alone
+    import streamlit as st
+
+    from components.sidebar import retrieval_options
+
+    st.session_state.update(state)
+    st.text(repr(retrieval_options(engine).documents))
+
+
+@pytest.mark.parametrize("state, documents", [
+    ({"knowledge_bases": ["secret"], "documents": ["qinglong.md"]}, None),  # dropped: every document
+    ({"knowledge_bases": ["secret"], "documents": ["qinglong.md", "start.md"]}, ("start.md",)),
+    ({"documents": ["start.md"]}, ("start.md",)),
+])
+def test_a_forged_document_filter_is_not_used(secret_kb, state, documents):
+    """Attack 4, the question's side: a chosen document the panel does not offer the user is
+    dropped by ``retrieval_options`` itself, whatever the session state holds."""
+    worker = User.from_claims({"iss": "i", "sub": "w", "email": "worker@example.com"}, "k")
+    engine = dataclasses.replace(secret_kb[1], user=worker, access=AccessConfig.from_mapping(_section("alice@example.com")))
+    at = _run(AppTest.from_function(_options_page, args=(engine, state), default_timeout=30))
+    assert at.text[0].value == repr(documents)
