@@ -6,6 +6,7 @@ from components.auth import scoped
 from components.chat_view import show_answer_assets, show_export_buttons, show_record
 from components.errors import page_guard, show_app_error
 from components.resources import ensure_ready
+from core import readable
 from core.errors import RecordError
 
 try:
@@ -45,5 +46,5 @@ with page_guard("核查"):
             st.error("找不到这条核查记录：它可能来自另一个数据目录，或链接不完整。")
             st.text(f"记录编号：{answer_id}")  # from the URL: shown as text, never as Markdown
         else:
-            show_record(record, engine.index.current_versions())
+            show_record(record, readable.current_versions(engine))
             show_export_buttons([record], f"check-{answer_id[:8]}")
