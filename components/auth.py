@@ -52,7 +52,7 @@ def current_user() -> User | None:
     """The signed-in user, or None in local single-user mode (or before sign-in)."""
     if not auth_configured() or not _signed_in():
         return None
-    return User.from_claims(st.user.to_dict(), access_config().user_id_key)
+    return access_config().user(st.user.to_dict())
 
 
 def _providers() -> list[str | None]:
