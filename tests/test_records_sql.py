@@ -51,7 +51,7 @@ def test_a_record_written_through_one_store_opens_through_another(database_locat
         two.for_user(ALICE).rename_conversation("c1", "我的 Pod 笔记")
         assert one.for_user(ALICE).conversation("c1").title == "我的 Pod 笔记"  # type: ignore[union-attr]
         assert one.for_user(ALICE).conversation("c1").preview == "Pod 是最小的部署单元。"  # type: ignore[union-attr]
-        assert _version(database_location) == "r0002"
+        assert _version(database_location) == "r0003"
     finally:
         one.close()
         two.close()
@@ -133,7 +133,7 @@ def test_conversation_metadata_of_an_r0001_database_goes_to_the_owner_of_its_ans
         for user in (alice, bob):  # two users asked in cm: its title and flag are nobody's but the operator's
             assert (user.conversation("cm").title, user.conversation("cm").hidden) == ("cm 问题", False)  # type: ignore[union-attr]
         assert store.conversation("cm").title == "cm 标题" and store.conversation("cn").title == "cn 标题"  # type: ignore[union-attr]
-        assert _version(database_location) == "r0002"
+        assert _version(database_location) == "r0003"
     finally:
         store.close()
 
@@ -207,7 +207,7 @@ def test_stores_opened_together_migrate_once(database_location) -> None:
         assert errors == [] and len(stores) == 4
         stores[0].save(rec("m1", "迁移", 0))
         assert all(s.get("m1") is not None for s in stores)
-        assert _version(database_location) == "r0002"
+        assert _version(database_location) == "r0003"
     finally:
         for s in stores:
             s.close()
@@ -240,7 +240,7 @@ def test_a_file_made_by_the_code_before_alembic_is_adopted_as_it_is(tmp_path: Pa
         store.close()
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA user_version").fetchone()[0] == 1  # the code before Alembic still opens it
-        assert db.execute("SELECT version_num FROM alembic_version_records").fetchall() == [("r0002",)]
+        assert db.execute("SELECT version_num FROM alembic_version_records").fetchall() == [("r0003",)]
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     db.close()
 
