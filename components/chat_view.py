@@ -13,6 +13,7 @@ from components.answer_actions import COPY_ASSETS, ROW_ASSETS, Request, show_ans
 from components.answer_view import ANSWER_CSS, ANSWER_SCRIPT
 from components.errors import show_app_error
 from components.library_view import vector_status
+from components.plain import plain
 from components.render_cache import answer_html
 from core.errors import UnsavedRecordError
 from core.export import conversation_to_json, conversation_to_markdown, record_json, to_markdown
@@ -229,7 +230,7 @@ def _index_status(engine, worker) -> None:  # noqa: ANN001
         st.caption("向量库由另一个进程持有：本进程用目录中缓存的向量检索，新向量由它补齐。")
         st.text(owner.describe())  # its command line: text, never Markdown
     if worker is not None and worker.error:
-        st.warning(worker.error)
+        st.warning(plain(worker.error))
 
 
 def show_export_buttons(records: list[AnswerRecord], stem: str) -> None:

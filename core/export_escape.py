@@ -5,7 +5,7 @@ The Markdown export (:mod:`core.export`) must be as safe as the page in *any* Co
 unlike the product dialect (:func:`core.markdown.markdown_parser`), may allow raw HTML, images, link
 reference definitions and links of any scheme:
 
-* :func:`clean_controls` - every control character but tab and line endings (C0, DEL, C1), every
+* :func:`core.controls.clean_controls` - every control character but tab and line endings (C0, DEL, C1), every
   bidi embedding/override/isolate (U+202A-U+202E, U+2066-U+2069) and every lone surrogate becomes
   U+FFFD, one code point for one, so code-point offsets stay valid.
 * :func:`escape_text` - one line of untrusted text as inert Markdown (markdownify's escape:
@@ -37,16 +37,11 @@ from markdown_it.token import Token
 from markdownify import MarkdownConverter
 from mdit_py_plugins.footnote import footnote_plugin
 
+from core.controls import CONTROLS as _CONTROLS
+from core.controls import clean_controls
 from core.markdown import insert_at, parse_render, placeholder_codes, safe_link
 
-_CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 _JSON_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-
-
-def clean_controls(text: str) -> str:
-    """``text`` with every control character except ``\\t``, ``\\n`` and ``\\r``, every bidi
-    embedding/override/isolate and every lone surrogate replaced by U+FFFD (same length in code points)."""
-    return _CONTROLS.sub("\ufffd", text)
 
 
 class _Converter(MarkdownConverter):
