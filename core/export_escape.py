@@ -26,6 +26,7 @@ reference definitions and links of any scheme:
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Sequence
@@ -132,7 +133,13 @@ def answer_body(text: str, marks: Sequence[tuple[int, str, bool]]) -> str:
     escaped verdict words) goes at code-point ``position`` of ``text``; ``own_line`` puts it on a
     line of its own (after a code block or table). A ``(``, ``[`` or ``:`` right after a marker is
     backslash-escaped, so that a marker never becomes a link or a definition with the text after it.
+    Recent results are cached (the chat page builds both copy texts of every answer on each run).
     """
+    return _answer_body(text, tuple(marks))
+
+
+@functools.lru_cache(maxsize=256)
+def _answer_body(text: str, marks: tuple[tuple[int, str, bool], ...]) -> str:
     text = clean_controls(text)
     merged: dict[int, list[tuple[str, bool]]] = {}
     for pos, md, own in marks:
