@@ -70,6 +70,7 @@ MARKDOWN_CALLS = {
 TRUSTED = {
     "len(rows)", "sum((r.chunk_count for r in rows))", "hidden", "len(hidden)", "len(failures)", "len(records.skipped)",
     "c.turns", "c.updated_at[:16].replace('T', ' ')", "MODE_LABELS['hybrid2']", "done", "of", "embedded", "total",
+    "shown",  # a count "done/of" or a percentage (components.library_view.vector_status)
     "action",  # a fixed Chinese verb phrase chosen by the caller
     "kb.name", "created.name",  # core.models.check_kb_name: [a-z0-9_-] only, shown in a code span
     "label",  # the login providers' labels, from the operator's secrets.toml
