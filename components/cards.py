@@ -22,6 +22,7 @@ from components.verdict_view import aria_suffix, card_verdict_html, sup_class
 from core.markdown import safe_link
 from core.models import AnswerRecord, SourceCard
 from core.presentation import (
+    card_facts,
     display_title,
     document_groups,
     heading_path,
@@ -73,6 +74,7 @@ def build_cards(
             relevance=chunk.relevance,
             snapshot_url=snapshot_url(record.answer_id, cid, snapshot_base),
             page=page_number(chunk),
+            facts=card_facts(chunk),
             changed=snapshot_state(chunk, current_versions),  # type: ignore[arg-type]
         )
     return cards
@@ -85,6 +87,7 @@ def _meta_line(card: SourceCard) -> str:
         bits.append(f'更新于 <time datetime="{e(iso)}">{e(card.updated_at.strftime("%Y-%m-%d"))}</time>')
     if card.page is not None:
         bits.append(f"第 {card.page} 页")
+    bits.extend(e(fact) for fact in card.facts)
     if card.relevance is not None:
         bits.append(f"相关度 {card.relevance:.2f}")
     return " · ".join(bits)
