@@ -72,6 +72,11 @@ def test_footnote_is_a_marker_and_a_note():
     ]
 
 
+def test_inline_footnote_and_a_note_that_starts_with_code():
+    assert _texts("正文 1.8^[行内注释。] 结束。\n") == ["正文 1.8[1] 结束。\n\n[1] 行内注释。"]
+    assert _texts("正文[^a]。\n\n[^a]:\n    ```\n    code\n    ```\n") == ["正文[1]。\n\n[1]\n\n```\ncode\n```"]
+
+
 def test_reference_link_through_ingest_card_snapshot_and_verification(tmp_path):
     (chunk,) = _ingested(tmp_path, "rel.md", REF_DOC)
     assert "2.31" not in chunk.text
@@ -178,3 +183,21 @@ def test_a_pages_list_is_shown_when_there_is_no_single_page(tmp_path):
 
     (chunk,) = _ingested(tmp_path, "p.md", "---\npages: [3, 4]\n---\n正文。\n")
     assert card_facts(_snapshot(chunk)) == ("第 3、4 页",)
+
+
+def test_html_links_and_bold_through_ingest(tmp_path):
+    html = ('<html><body><p>当前稳定版本是 2.3<a href="https://example.com/rel">1</a>，价格 $10<sup>'
+            '<a href="#fn2">2</a></sup>。</p><p>这是<strong>“重要”</strong>内容。详见<b>《用户手册》</b>第3页。</p>'
+            "</body></html>")
+    (chunk,) = _ingested(tmp_path, "a.html", html)
+    assert chunk.text == ("当前稳定版本是 2.3[[1]](https://example.com/rel)，价格 $10[2]。\n\n"
+                          "这是“重要”内容。详见《用户手册》第3页。")
+
+
+def test_link_targets_are_kept_for_the_reader_but_not_searched_or_embedded():
+    from core.catalog import embedding_text, lexical_text
+
+    (c,) = parse_markdown("见[说明](https://example.com/ingress-default) 2.3[1]。\n\n[1]: https://e.com/1\n", "a.md")[1]
+    assert "https://example.com/ingress-default" in c.text
+    for text in (lexical_text(c), embedding_text(c)):
+        assert "ingress" not in text and "e.com" not in text and "见说明 2.3[1]。" in text

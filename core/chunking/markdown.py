@@ -190,6 +190,9 @@ class Walker:
     def _add(self, text: str, kind: str = "text", *, fence: tuple[str, str] = ("", "")) -> None:
         if not text.strip():
             return
+        if kind != "text" and self.caption:  # a note that starts with code or a table
+            caption, self.caption = self.caption.strip(), ""
+            self._add(caption)
         sticky = False
         if kind == "text":
             text, self.caption = self.caption + text, ""
