@@ -67,6 +67,14 @@ def link_text_only(text: str) -> str:
     return _WEB_LINK.sub(r"\1", text)
 
 
+def web_link_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` code-point spans of the ``[text](http(s) URL)`` links of ``text``
+    (no cut of a chunk may fall inside one)."""
+    if "](" not in text:
+        return []
+    return [m.span() for m in _WEB_LINK.finditer(text)]
+
+
 def markdown_parser() -> MarkdownIt:
     """A new markdown-it instance with the product's Markdown dialect.
 
@@ -150,6 +158,7 @@ __all__ = [
     "free_placeholder_chars",
     "insert_at",
     "link_text_only",
+    "web_link_spans",
     "markdown_parser",
     "parse_render",
     "placeholder_codes",

@@ -201,3 +201,10 @@ def test_link_targets_are_kept_for_the_reader_but_not_searched_or_embedded():
     assert "https://example.com/ingress-default" in c.text
     for text in (lexical_text(c), embedding_text(c)):
         assert "ingress" not in text and "e.com" not in text and "见说明 2.3[1]。" in text
+
+
+def test_a_long_sentence_is_never_cut_inside_a_link():
+    md = "甲" * 340 + "见[说明](https://example.com/a:b/c)" + "，乙" * 100 + "。\n"
+    texts = _texts(md)
+    assert len(texts) == 2 and any("[说明](https://example.com/a:b/c)" in t for t in texts), texts
+    assert "".join(texts) == md.strip()
