@@ -208,3 +208,14 @@ def test_a_long_sentence_is_never_cut_inside_a_link():
     texts = _texts(md)
     assert len(texts) == 2 and any("[说明](https://example.com/a:b/c)" in t for t in texts), texts
     assert "".join(texts) == md.strip()
+
+
+def test_a_card_quote_that_ends_inside_a_link_shows_no_markdown():
+    from components.cards import quote_card_html
+    from core.verdicts import MarkerVerdict
+
+    text = "当前稳定版本是 2.3[[1]](https://example.com/rel)，发布于 2024 年。"
+    end = text.index("example")
+    html = quote_card_html(text, MarkerVerdict(position=0, chunk_id="c", kind="supported", quote=(0, end)))
+    assert "](" not in html and "https" not in html
+    assert "<mark>当前稳定版本是 2.3[1]</mark>" in html
