@@ -51,6 +51,7 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
+from core import support_model
 from core.lexical import tokenize
 from core.models import AlignedQuote, AnswerRecord, ChunkSnapshot, Support, Verdict
 from core.verification_cues import (
@@ -63,8 +64,10 @@ from core.verification_cues import (
     without_names,
 )
 
-#: Alignment at or above which a sentence with no conflict and no missing name is supported.
-SUPPORT_THRESHOLD = 0.42
+#: Alignment a contradicting passage needs before an uncited sentence is marked contradicted.
+UNCITED_ALIGNMENT = 0.5
+#: Highest score a contradicted sentence (or one naming what the sources lack) shows.
+CONTRADICTED_CAP = 0.2
 #: Alignment at or above which a conflict cue counts (below it the passage is about something else).
 CONFLICT_THRESHOLD = 0.35
 #: Runner-up passages this close to the best one are checked for conflicts too (at most ``RIVALS``).
@@ -197,39 +200,102 @@ def _conflicting(sentence: str, ranked: Sequence[Passage]) -> tuple[Conflict, Pa
     return None
 
 
+@dataclass(frozen=True)
+class Assessment:
+    """What ``verify`` decides on: the ranked passages, the conflict found (with its passage),
+    the sentence's names/numbers absent from every chunk, and the support model's features."""
+
+    ranked: list[Passage]
+    conflict: tuple[Conflict, Passage] | None
+    missing: list[str]
+    features: dict[str, float]
+
+
+def assess(sentence: str, chunks: Sequence[ChunkSnapshot]) -> Assessment | None:
+    """The evidence for one sentence (None when the sentence has no terms or no chunk has text).
+    ``chunks``: anything with ``chunk_id`` and ``text`` (empty texts are skipped)."""
+    usable = [c for c in chunks if c.text.strip()]
+    terms, _ = _sentence_features(sentence)
+    if not terms or not usable:
+        return None
+    ranked = passages(sentence, usable)
+    if not ranked:
+        return None
+    texts = [c.text for c in usable]
+    low = plain("\n".join(texts)).replace("`", " ").lower()
+    coverage = sum(w for k, w in terms.items() if k in low) / sum(terms.values())
+    found = _conflicting(sentence, ranked)
+    missing = missing_names(sentence, "\n".join(texts))
+    if found is not None and found[0].name in missing:
+        found = None  # a name the sources never mention: unsupported, not a swapped object
+    values = support_model.features(sentence, texts, ranked[0][0], coverage, found is not None)
+    return Assessment(ranked, found, missing, values)
+
+
 def verify(sentence: str, chunks: Sequence[ChunkSnapshot]) -> Verification:
     """Verify one sentence against candidate chunks (pure; does not mutate its input).
 
-    ``sentence``: any text (Markdown allowed). ``chunks``: the chunks it cites
-    or that retrieval found; chunks with empty text are skipped. Never raises
-    for odd input: an empty sentence or no usable chunk gives ``unsupported``.
+    ``sentence``: any text (Markdown allowed). ``chunks``: the chunks it cites or that
+    retrieval found (anything with ``chunk_id`` and ``text``); chunks with empty text are
+    skipped. ``score``: the support model's probability that the chunks support the
+    sentence (``core.support_model``; a contradicted sentence's score is at most
+    ``CONTRADICTED_CAP``). Never raises for odd input: an empty sentence or no usable chunk
+    gives ``unsupported`` with score 0.
     """
-    usable = [c for c in chunks if c.text.strip()]
     if not _sentence_features(sentence)[0]:
         return Verification("unsupported", 0.0, None, "句子没有可核对的内容", None)
-    if not usable:
+    a = assess(sentence, chunks)
+    if a is None:
         return Verification("unsupported", 0.0, None, "来源没有可核对的文字", None)
-    ranked = passages(sentence, usable)
-    if not ranked:
-        return Verification("unsupported", 0.0, None, "来源中没有找到相关的内容", None)
-    score, chunk, (a, b) = ranked[0]
-    quote = AlignedQuote(chunk_id=chunk.chunk_id, start=a, end=b)
-    score = round(max(0.0, min(1.0, score)), 4)
-    found = _conflicting(sentence, ranked)
-    missing = missing_names(sentence, "\n".join(c.text for c in usable))
-    if found is not None and found[0].name in missing:
-        found = None  # a name the sources never mention: unsupported, not a swapped object
-    if found is not None:
-        conflict, (_, c_chunk, (ca, cb)) = found
+    model = support_model.load_model()
+    p = round(model.probability(a.features), 4)
+    _, chunk, (start, end) = a.ranked[0]
+    quote = AlignedQuote(chunk_id=chunk.chunk_id, start=start, end=end)
+    if a.conflict is not None:
+        conflict, (_, c_chunk, (ca, cb)) = a.conflict
         c_quote = AlignedQuote(chunk_id=c_chunk.chunk_id, start=ca, end=cb)
-        return Verification("contradicted", round(score * 0.25, 4), c_quote, conflict.reason, c_chunk.chunk_id)
-    if missing:
+        return Verification("contradicted", min(p, CONTRADICTED_CAP), c_quote, conflict.reason, c_chunk.chunk_id)
+    if a.missing:
         shown = {low: name for low, (_, name) in named(sentence).items()}
-        names = "、".join(f"`{shown.get(m, m)}`" for m in missing[:3])
-        return Verification("unsupported", round(score * 0.5, 4), quote, f"来源中没有 {names}", chunk.chunk_id)
-    if score >= SUPPORT_THRESHOLD:
-        return Verification("supported", score, quote, None, chunk.chunk_id)
-    return Verification("unsupported", score, quote, "来源中没有足够相符的内容", chunk.chunk_id)
+        names = "、".join(f"`{shown.get(m, m)}`" for m in a.missing[:3])
+        return Verification("unsupported", min(p, CONTRADICTED_CAP), quote, f"来源中没有 {names}", chunk.chunk_id)
+    if p >= model.threshold:
+        return Verification("supported", p, quote, None, chunk.chunk_id)
+    return Verification("unsupported", p, quote, "来源中没有足够相符的内容", chunk.chunk_id)
+
+
+#: Longest passage ``verify_passages`` reads (code points); a longer one is cut there.
+MAX_PASSAGE_CHARS = 200_000
+
+
+@dataclass(frozen=True)
+class _Text:
+    chunk_id: str
+    text: str
+
+
+def verify_passages(sentence: str, texts: Sequence[str]) -> dict[str, object]:
+    """The public verifier: does ``texts`` (the passages a sentence cites, together) support ``sentence``?
+
+    Returns ``{"verdict": "supported"|"contradicted"|"unsupported", "score": P(supported) 0..1,
+    "passage": index into ``texts`` of the aligned quote or None, "start", "end": code points
+    into that passage (end-exclusive) or None, "reason": Chinese, None when supported}``.
+    ``TypeError`` when ``sentence`` is not a ``str`` or ``texts`` not a sequence of ``str``;
+    an empty sentence or no passage with text gives ``unsupported`` with score 0. Passages
+    longer than ``MAX_PASSAGE_CHARS`` are read up to that point. Pure; same code as the chat's.
+    """
+    if not isinstance(sentence, str) or isinstance(texts, str) or not all(isinstance(t, str) for t in texts):
+        raise TypeError("sentence must be a str and passages a list of str")
+    v = verify(sentence, [_Text(str(i), t[:MAX_PASSAGE_CHARS]) for i, t in enumerate(texts)])
+    q = v.aligned_quote
+    return {
+        "verdict": v.verdict,
+        "score": v.score,
+        "passage": int(q.chunk_id) if q else None,
+        "start": q.start if q else None,
+        "end": q.end if q else None,
+        "reason": v.reason,
+    }
 
 
 def verify_support(record: AnswerRecord, support: Support) -> Support:
@@ -252,11 +318,51 @@ def verify_support(record: AnswerRecord, support: Support) -> Support:
     return support.model_copy(update=update)
 
 
+def uncited_contradictions(record: AnswerRecord) -> list[Support]:
+    """Supports for the sentences no support covers that one of ``record.chunks`` contradicts.
+
+    Sentences: ``core.layout.sentence_spans`` of ``answer_text`` holding visible text, trailing
+    whitespace excluded (code points). Each is verified against every chunk of the record (the
+    retrieved snapshots); a ``contradicted`` verdict whose aligned passage scores at least
+    ``UNCITED_ALIGNMENT`` gives a support citing that chunk with ``status = "needs_review"`` (shown
+    as ⚠ 与来源矛盾 instead of 本段无出处). Other sentences get nothing.
+    """
+    from core.layout import sentence_spans
+
+    chunks = [c for c in record.chunks if c.text.strip()]
+    if not chunks:
+        return []
+    text, out = record.answer_text, []
+    for a, b in sentence_spans(text):
+        while b > a and text[b - 1].isspace():
+            b -= 1
+        if b <= a or any(s.start < b and a < s.end for s in record.supports):
+            continue
+        sentence = text[a:b]
+        found = assess(sentence, chunks)
+        if found is None or found.conflict is None or found.conflict[1][0] < UNCITED_ALIGNMENT:
+            continue
+        v = verify(sentence, chunks)
+        if v.verdict != "contradicted" or v.aligned_quote is None or v.chunk_id is None:
+            continue
+        chunk = next(c for c in chunks if c.chunk_id == v.chunk_id)
+        out.append(Support(
+            start=a, end=b, chunk_ids=(v.chunk_id,), quote=chunk.text[v.aligned_quote.start : v.aligned_quote.end],
+            score=v.score, status="needs_review", verdict="contradicted", verification_score=v.score,
+            aligned_quote=v.aligned_quote, verdict_reason=v.reason,
+        ))
+    return out
+
+
 def verify_record(record: AnswerRecord) -> AnswerRecord:
-    """A copy of ``record`` with every support verified (see ``verify_support``); pure."""
-    if not record.supports:
+    """A copy of ``record`` with every support verified (see ``verify_support``) and, after them,
+    a contradicted support for each uncited sentence a chunk contradicts
+    (``uncited_contradictions``); pure. Existing supports keep their order and indices."""
+    supports = tuple(verify_support(record, s) for s in record.supports)
+    extra = tuple(uncited_contradictions(record))
+    if not supports and not extra:
         return record
-    return record.model_copy(update={"supports": tuple(verify_support(record, s) for s in record.supports)})
+    return record.model_copy(update={"supports": supports + extra})
 
 
-__all__ = ["Verification", "passages", "verify", "verify_record", "verify_support"]
+__all__ = ["Assessment", "Verification", "assess", "passages", "uncited_contradictions", "verify", "verify_passages", "verify_record", "verify_support"]

@@ -1,0 +1,76 @@
+"""The three faults a new user met (issue 28), each with the exact words of the issue, plus the
+verifier's public API (``core.verification.verify_passages``): long and many passages, joint support,
+odd input. Chunk texts are the sample's visible Markdown (cron-jobs.md, time zone section) or written here.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from core.models import AnswerRecord, ChunkSnapshot, GeneratorInfo, Support, sha256_hex
+from core.verification import verify, verify_passages, verify_record
+
+T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
+
+
+def snap(text: str, cid: str = "docs/cron.md@v1#7") -> ChunkSnapshot:
+    return ChunkSnapshot(
+        chunk_id=cid, document_id=cid.split("#")[0], source_id=cid.split("@")[0], version="v1", title="CronJob",
+        heading_path=("CronJob",), text=text, content_sha256=sha256_hex(text), rank=1, relevance=0.9, retrieved_at=T0,
+    )
+
+
+TIME_ZONE = snap(
+    "## 时区    {#time-zones}\n\n对于没有指定时区的 CronJob，\n"
+    '{{< glossary_tooltip term_id="kube-controller-manager" text="kube-controller-manager" >}}\n'
+    "基于本地时区解释排期表（Schedule）。\n\n你可以通过将 `.spec.timeZone`\n"
+    "设置为一个有效[时区](https://en.wikipedia.org/wiki/List_of_tz_database_time_zones)的名称，\n"
+    '为 CronJob 指定一个时区。例如设置 `.spec.timeZone: "Etc/UTC"` 将告诉\nKubernetes 基于世界标准时间解读排期表。'
+)
+CRON_TZ = snap(
+    "### 不支持的时区规范   {#unsupported-timezone-spec}\n\n"
+    "以这种方式指定时区是 **未正式支持的**（而且也从未正式支持过）。\n\n"
+    "如果你尝试设置包含 `TZ` 或 `CRON_TZ` 时区规范的排期表，\n"
+    "Kubernetes 会向客户端报告一条[警告](/blog/2020/09/03/warnings/)。\n"
+    "后续的 Kubernetes 版本将完全阻止设置非正式的时区机制。",
+    cid="docs/cron.md@v1#8",
+)
+UPLOAD = snap("值班安排\n星河团队每周四下午交接班，交接记录写在共享值班表里。夜班由两名工程师轮流负责。", cid="upload/duty.md@v1#0")
+
+
+def record(text: str, chunks: tuple[ChunkSnapshot, ...], cited: dict[str, str]) -> AnswerRecord:
+    supports = []
+    for sentence, cid in cited.items():
+        start = text.index(sentence)
+        supports.append(Support(start=start, end=start + len(sentence), chunk_ids=(cid,)))
+    return AnswerRecord(query="q", answer_text=text, status="answered", generator=GeneratorInfo(name="x"),
+                        chunks=chunks, supports=tuple(supports))
+
+
+def test_utc_where_the_chunk_says_local_time_zone_is_not_supported():
+    v = verify("对于没有指定时区的 CronJob，CronJob 默认使用 UTC 时区解释排期表。", [TIME_ZONE])
+    assert v.verdict == "contradicted", (v.verdict, v.score, v.reason)
+    assert v.score < 0.5 and "本地" in v.reason
+
+
+def test_a_sentence_copied_from_a_chunk_with_cron_tz_is_supported_in_the_chat():
+    sentence = "如果你尝试设置包含 `TZ` 或 `CRON_TZ` 时区规范的排期表，Kubernetes 会向客户端报告一条警告。"
+    out = verify_record(record(sentence, (CRON_TZ,), {sentence: CRON_TZ.chunk_id}))
+    sup = out.supports[0]
+    assert (sup.verdict, sup.verdict_reason) == ("supported", None), sup.verdict_reason
+
+
+def test_an_uncited_sentence_contradicting_the_upload_is_marked_contradicted_in_the_chat():
+    good = "交接记录写在共享值班表里。"
+    bad = "星河团队每周五下午交接班。"
+    out = verify_record(record(good + bad, (UPLOAD,), {good: UPLOAD.chunk_id}))
+    flagged = [s for s in out.supports if s.start == len(good)]
+    assert flagged and flagged[0].verdict == "contradicted" and flagged[0].status == "needs_review"
+    assert "周四" in flagged[0].verdict_reason and flagged[0].chunk_ids == (UPLOAD.chunk_id,)
+    assert out.supports[0].verdict == "supported"
+
+
+def test_an_uncited_sentence_the_chunks_do_not_contradict_gets_no_support():
+    text = "交接记录写在共享值班表里。另外，团队每季度组织一次团建。"
+    out = verify_record(record(text, (UPLOAD,), {"交接记录写在共享值班表里。": UPLOAD.chunk_id}))
+    assert len(out.supports) == 1
