@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from core import citecheck_eval, support_model  # noqa: E402
-from core.verification import assess  # noqa: E402
+from core.verification import assess, split_marked  # noqa: E402
 
 
 class _Passage:
@@ -47,7 +47,7 @@ def feature_rows(rows: list[dict]) -> list[dict[str, float]]:
         return json.loads(cache.read_text())
     out = []
     for r in rows:
-        a = assess(r["statement"], [_Passage(i, t) for i, t in enumerate(citecheck_eval.split_marked(r["quote"]))])
+        a = assess(r["statement"], [_Passage(i, t) for i, t in enumerate(split_marked(r["quote"]))])
         out.append(a.features if a else {f: 0.0 for f in support_model.FEATURES})
     cache.write_text(json.dumps(out))
     return out

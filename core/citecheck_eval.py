@@ -5,34 +5,23 @@
 Input: JSON Lines of CiteCheck (Xu et al. 2025, arXiv 2502.10881; repository xzy-xzy/CiteCheck;
 format in ``../shared/eval-dev/citecheck/README.md``): ``{"idx", "query", "statement", "quote",
 "label", ...}``, ``label`` 1 = the quote supports the statement. A quote holds one or more
-passages marked ``[1] … [2] …``; they are split (:func:`split_marked`) and verified together.
+passages marked ``[1] … [2] …``; they are split (``core.verification.split_marked``) and verified together.
 ``supported`` counts as 1, ``contradicted``/``unsupported`` as 0.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import statistics
 import time
 from pathlib import Path
 from typing import Any, Sequence
 
-_MARK = re.compile(r"\[(\d{1,3})\]\s*")
-
+from core.verification import split_marked
 
 def default_set() -> Path:
     """``../shared/eval-dev/citecheck/dev.jsonl`` beside the repository root."""
     return Path(__file__).resolve().parent.parent.parent / "shared" / "eval-dev" / "citecheck" / "dev.jsonl"
-
-
-def split_marked(quote: str) -> list[str]:
-    """The passages of a quote marked ``[1] … [2] …`` (markers removed; no marker: the quote itself)."""
-    marks = list(_MARK.finditer(quote))
-    if not marks or marks[0].start() > 0 and quote[: marks[0].start()].strip():
-        return [quote]
-    ends = [m.start() for m in marks[1:]] + [len(quote)]
-    return [quote[m.end() : e].strip() for m, e in zip(marks, ends) if quote[m.end() : e].strip()]
 
 
 def load_rows(path: Path) -> list[dict[str, Any]]:

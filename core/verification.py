@@ -48,8 +48,9 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import Counter
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from core import support_model
 from core.lexical import tokenize
@@ -60,6 +61,7 @@ from core.verification_cues import (
     find_conflict,
     missing_names,
     named,
+    numbers,
     plain,
     without_names,
 )
@@ -171,8 +173,12 @@ def passages(sentence: str, chunks: Sequence[ChunkSnapshot], max_window: int = M
     return out
 
 
-def _conflicting(sentence: str, ranked: Sequence[Passage]) -> tuple[Conflict, Passage] | None:
-    """The first conflict with the best passage or a close runner-up (within ``RIVAL_MARGIN``)."""
+def _conflicting(
+    sentence: str, ranked: Sequence[Passage], known: Mapping[str, frozenset[str]] | None = None
+) -> tuple[Conflict, Passage] | None:
+    """The first conflict with the best passage or a close runner-up (within ``RIVAL_MARGIN``).
+    ``known``: chunk id → number values the *other* chunks state (not a conflict: joint support)."""
+    known = known or {}
     best = ranked[0][0]
     floor = max(CONFLICT_THRESHOLD, best - RIVAL_MARGIN)
     seen: list[tuple[str, int, int]] = []
@@ -183,7 +189,7 @@ def _conflicting(sentence: str, ranked: Sequence[Passage]) -> tuple[Conflict, Pa
         if any(c == chunk.chunk_id and a < e and s < b for c, s, e in seen[1:]):
             continue
         seen.append((chunk.chunk_id, a, b))
-        found = find_conflict(sentence, chunk.text[a:b])
+        found = find_conflict(sentence, chunk.text[a:b], known.get(chunk.chunk_id, frozenset()))
         if found is not None:
             return found, p
     # The same statement made about another object: align on the words without
@@ -211,9 +217,18 @@ class Assessment:
     features: dict[str, float]
 
 
-def assess(sentence: str, chunks: Sequence[ChunkSnapshot]) -> Assessment | None:
+def _numbers_elsewhere(chunks: Sequence[ChunkSnapshot]) -> dict[str, frozenset[str]]:
+    """Chunk id → the number values stated by the other chunks."""
+    per = {c.chunk_id: frozenset(v for v, _, _ in numbers(c.text)) for c in chunks}
+    counts = Counter(v for values in per.values() for v in values)
+    return {cid: frozenset(v for v in counts if counts[v] > (v in values)) for cid, values in per.items()}
+
+
+def assess(sentence: str, chunks: Sequence[ChunkSnapshot], *, joint: bool = True) -> Assessment | None:
     """The evidence for one sentence (None when the sentence has no terms or no chunk has text).
-    ``chunks``: anything with ``chunk_id`` and ``text`` (empty texts are skipped)."""
+    ``chunks``: anything with ``chunk_id`` and ``text`` (empty texts are skipped). ``joint``: the
+    chunks are cited together (a number one of them states is no conflict with another); False
+    for retrieval candidates, which are alternatives."""
     usable = [c for c in chunks if c.text.strip()]
     terms, _ = _sentence_features(sentence)
     if not terms or not usable:
@@ -224,7 +239,7 @@ def assess(sentence: str, chunks: Sequence[ChunkSnapshot]) -> Assessment | None:
     texts = [c.text for c in usable]
     low = plain("\n".join(texts)).replace("`", " ").lower()
     coverage = sum(w for k, w in terms.items() if k in low) / sum(terms.values())
-    found = _conflicting(sentence, ranked)
+    found = _conflicting(sentence, ranked, _numbers_elsewhere(usable) if joint else None)
     missing = missing_names(sentence, "\n".join(texts))
     if found is not None and found[0].name in missing:
         found = None  # a name the sources never mention: unsupported, not a swapped object
@@ -232,19 +247,19 @@ def assess(sentence: str, chunks: Sequence[ChunkSnapshot]) -> Assessment | None:
     return Assessment(ranked, found, missing, values)
 
 
-def verify(sentence: str, chunks: Sequence[ChunkSnapshot]) -> Verification:
+def verify(sentence: str, chunks: Sequence[ChunkSnapshot], *, joint: bool = True) -> Verification:
     """Verify one sentence against candidate chunks (pure; does not mutate its input).
 
     ``sentence``: any text (Markdown allowed). ``chunks``: the chunks it cites or that
     retrieval found (anything with ``chunk_id`` and ``text``); chunks with empty text are
-    skipped. ``score``: the support model's probability that the chunks support the
+    skipped; ``joint``: see ``assess``. ``score``: the support model's probability that the chunks support the
     sentence (``core.support_model``; a contradicted sentence's score is at most
     ``CONTRADICTED_CAP``). Never raises for odd input: an empty sentence or no usable chunk
     gives ``unsupported`` with score 0.
     """
     if not _sentence_features(sentence)[0]:
         return Verification("unsupported", 0.0, None, "句子没有可核对的内容", None)
-    a = assess(sentence, chunks)
+    a = assess(sentence, chunks, joint=joint)
     if a is None:
         return Verification("unsupported", 0.0, None, "来源没有可核对的文字", None)
     model = support_model.load_model()
@@ -262,6 +277,19 @@ def verify(sentence: str, chunks: Sequence[ChunkSnapshot]) -> Verification:
     if p >= model.threshold:
         return Verification("supported", p, quote, None, chunk.chunk_id)
     return Verification("unsupported", p, quote, "来源中没有足够相符的内容", chunk.chunk_id)
+
+
+_MARK = re.compile(r"\[(\d{1,3})\]\s*")
+
+
+def split_marked(quote: str) -> list[str]:
+    """The passages of a quote marked ``[1] … [2] …`` (CiteCheck's form; markers removed, empty
+    passages dropped); a quote that does not start with a marker is one passage."""
+    marks = list(_MARK.finditer(quote))
+    if not marks or quote[: marks[0].start()].strip():
+        return [quote] if quote.strip() else []
+    ends = [m.start() for m in marks[1:]] + [len(quote)]
+    return [quote[m.end() : e].strip() for m, e in zip(marks, ends) if quote[m.end() : e].strip()]
 
 
 #: Longest passage ``verify_passages`` reads (code points); a longer one is cut there.
@@ -339,10 +367,10 @@ def uncited_contradictions(record: AnswerRecord) -> list[Support]:
         if b <= a or any(s.start < b and a < s.end for s in record.supports):
             continue
         sentence = text[a:b]
-        found = assess(sentence, chunks)
+        found = assess(sentence, chunks, joint=False)
         if found is None or found.conflict is None or found.conflict[1][0] < UNCITED_ALIGNMENT:
             continue
-        v = verify(sentence, chunks)
+        v = verify(sentence, chunks, joint=False)
         if v.verdict != "contradicted" or v.aligned_quote is None or v.chunk_id is None:
             continue
         chunk = next(c for c in chunks if c.chunk_id == v.chunk_id)
@@ -365,4 +393,4 @@ def verify_record(record: AnswerRecord) -> AnswerRecord:
     return record.model_copy(update={"supports": supports + extra})
 
 
-__all__ = ["Assessment", "Verification", "assess", "passages", "uncited_contradictions", "verify", "verify_passages", "verify_record", "verify_support"]
+__all__ = ["Assessment", "Verification", "assess", "passages", "split_marked", "uncited_contradictions", "verify", "verify_passages", "verify_record", "verify_support"]

@@ -133,11 +133,12 @@ def _year(value: str) -> bool:
     return value.isdigit() and len(value) == 4 and 1900 <= int(value) <= 2100
 
 
-def number_conflict(sentence: str, passage: str) -> Conflict | None:
+def number_conflict(sentence: str, passage: str, known: frozenset[str] = frozenset()) -> Conflict | None:
     """A number of the sentence that the passage states differently with the same unit (or both
     without one). A bare number against one with a unit is not compared: on CiteCheck that pairing
     (a year against a count) was noise more often than a contradiction; for the same reason a
-    year (1900–2100) is compared only with a year."""
+    year (1900–2100) is compared only with a year. ``known``: values other passages of the
+    sources state (a sentence number among them is not a conflict: two passages support it jointly)."""
     s_nums = numbers(sentence)
     p_nums = numbers(passage)
     if not s_nums or not p_nums:
@@ -145,7 +146,7 @@ def number_conflict(sentence: str, passage: str) -> Conflict | None:
     p_values = {v for v, _, _ in p_nums}
     s_values = {v for v, _, _ in s_nums}
     for value, unit, shown in s_nums:
-        if value in p_values:
+        if value in p_values or value in known:
             continue
         rival = next((w for v, u, w in p_nums if u == unit and v not in s_values and _year(v) == _year(value)), None)
         if rival is not None:
@@ -289,8 +290,10 @@ def missing_names(sentence: str, context: str) -> list[str]:
 
 _SPACE = re.compile(r"\s+")
 _NUMERAL = frozenset("零一二三四五六七八九十百千万两0123456789")
-#: Shortest phrase (characters, no whitespace) both texts share after the swapped word.
+#: Shortest phrase (characters, no whitespace; 3+ of them Chinese) both texts share after the swapped word.
 SHARED_TAIL = 4
+#: Characters a shared phrase may not start with (a list joined by 和 is not a modifier slot).
+_PARTICLES = frozenset("和的与及或是在了也都而并且、")
 
 
 def _word_before(text: str, end: int) -> str:
@@ -326,7 +329,8 @@ def modifier_conflict(sentence: str, passage: str) -> Conflict | None:
         while i + n < len(s) and low_s[i : i + n + 1] in low_p:
             n += 1
         tail = low_s[i : i + n]
-        if n >= SHARED_TAIL and sum(c.isalnum() for c in tail) >= 3 and low_s[i - 1 : i + n] not in low_p:
+        cjk = sum(not c.isascii() and c.isalnum() for c in tail)
+        if n >= SHARED_TAIL and cjk >= 3 and tail[0] not in _PARTICLES and low_s[i - 1 : i + n] not in low_p:
             mine = _word_before(s, i)
             j = low_p.find(tail)
             while j > 0 and mine:
@@ -345,11 +349,14 @@ def modifier_conflict(sentence: str, passage: str) -> Conflict | None:
     return None
 
 
-def find_conflict(sentence: str, passage: str) -> Conflict | None:
+def find_conflict(sentence: str, passage: str, known: frozenset[str] = frozenset()) -> Conflict | None:
     """The first conflict between a sentence and its aligned passage, checked
-    in the order number, entity, negation, quantifier, antonym, swapped modifier; None when none is found."""
-    for check in (number_conflict, entity_conflict, negation_conflict, quantifier_conflict, antonym_conflict,
-                  modifier_conflict):
+    in the order number, entity, negation, quantifier, antonym, swapped modifier; None when none is found.
+    ``known``: number values the other sources state (see ``number_conflict``)."""
+    found = number_conflict(sentence, passage, known)
+    if found is not None:
+        return found
+    for check in (entity_conflict, negation_conflict, quantifier_conflict, antonym_conflict, modifier_conflict):
         found = check(sentence, passage)
         if found is not None:
             return found

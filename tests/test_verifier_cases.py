@@ -74,3 +74,75 @@ def test_an_uncited_sentence_the_chunks_do_not_contradict_gets_no_support():
     text = "交接记录写在共享值班表里。另外，团队每季度组织一次团建。"
     out = verify_record(record(text, (UPLOAD,), {"交接记录写在共享值班表里。": UPLOAD.chunk_id}))
     assert len(out.supports) == 1
+
+
+# ----------------------------------------------------------------- the public API and `core verify`
+
+import json  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_verify_passages_finds_the_quote_across_passages_in_code_points():
+    passages = ["𠀀𠀀无关的第一段。", "前言。\n备份任务每天凌晨两点运行，结果保存在对象存储中，保留 30 天。"]
+    out = verify_passages("备份结果保存在对象存储中，保留 30 天。", passages)
+    assert out["verdict"] == "supported" and 0.5 <= out["score"] <= 1
+    assert out["passage"] == 1 and passages[1][out["start"]:out["end"]].startswith("备份任务每天凌晨两点运行")
+    assert out["reason"] is None
+
+
+def test_a_statement_two_passages_support_jointly_is_supported():
+    passages = ["[1] 这座大桥于 1998 年开工建设。", "[2] 大桥全长 3200 米，2003 年建成通车。"]
+    out = verify_passages("这座大桥于 1998 年开工建设，全长 3200 米。", passages)
+    assert out["verdict"] == "supported", out
+    alone = verify_passages("这座大桥于 1998 年开工建设，全长 3200 米。", passages[:1])
+    assert alone["verdict"] != "supported"
+
+
+@pytest.mark.parametrize(("sentence", "passages"), [("", ["来源。"]), ("一句话。", []), ("一句话。", ["   "])])
+def test_verify_passages_odd_input_is_unsupported_with_score_zero(sentence, passages):
+    out = verify_passages(sentence, passages)
+    assert (out["verdict"], out["score"], out["passage"]) == ("unsupported", 0.0, None) and out["reason"]
+
+
+def test_verify_passages_rejects_non_strings():
+    with pytest.raises(TypeError):
+        verify_passages("一句话。", "不是列表")
+    with pytest.raises(TypeError):
+        verify_passages("一句话。", [1, 2])
+
+
+def test_verify_passages_reads_a_100k_character_passage():
+    big = "无关的填充文字。" * 12_000 + "备份结果保存在对象存储中，保留 30 天。" + "其他内容。" * 2000
+    assert len(big) > 100_000
+    out = verify_passages("备份结果保存在对象存储中，保留 30 天。", [big])
+    assert out["verdict"] == "supported" and big[out["start"]:out["end"]] == "备份结果保存在对象存储中，保留 30 天。"
+
+
+def test_core_verify_cli_bad_lines_get_an_error_line_and_the_batch_goes_on():
+    good = {"sentence": "备份结果保存在对象存储中，保留 30 天。", "passages": ["备份结果保存在对象存储中，保留 30 天。"]}
+    lines = [
+        json.dumps(good, ensure_ascii=False).encode(),
+        b'{"sentence": "", "passages": ["x"]}',
+        b'{"sentence": "a", "passages": []}',
+        b"\xff\xfe not utf-8",
+        b"not json",
+        b'{"sentence": "a", "passages": "x"}',
+        b"",
+        json.dumps({"sentence": "备份结果保留 90 天。", "passages": ["备份结果保留 30 天。"]}, ensure_ascii=False).encode(),
+    ]
+    proc = subprocess.run([sys.executable, "-m", "core", "verify", "--json", "-"], input=b"\n".join(lines) + b"\n",
+                          capture_output=True, cwd=ROOT, timeout=120)
+    assert proc.returncode == 0, proc.stderr.decode()
+    out = [json.loads(x) for x in proc.stdout.decode("utf-8").splitlines()]
+    assert len(out) == 7
+    assert out[0]["verdict"] == "supported" and set(out[0]) == {"verdict", "score", "passage", "start", "end", "reason"}
+    assert [o.get("line") for o in out[1:6]] == [2, 3, 4, 5, 6]
+    assert "空" in out[1]["error"] and "passages" in out[2]["error"] and "UTF-8" in out[3]["error"]
+    assert "JSON" in out[4]["error"] and "passages" in out[5]["error"]
+    assert out[6]["verdict"] == "contradicted" and "30" in out[6]["reason"]
