@@ -270,13 +270,14 @@ def verify(sentence: str, chunks: Sequence[ChunkSnapshot], *, joint: bool = True
         conflict, (_, c_chunk, (ca, cb)) = a.conflict
         c_quote = AlignedQuote(chunk_id=c_chunk.chunk_id, start=ca, end=cb)
         return Verification("contradicted", min(p, CONTRADICTED_CAP), c_quote, conflict.reason, c_chunk.chunk_id)
-    if a.missing:
-        shown = {low: name for low, (_, name) in named(sentence).items()}
-        names = "、".join(f"`{shown.get(m, m)}`" for m in a.missing[:3])
-        return Verification("unsupported", min(p, CONTRADICTED_CAP), quote, f"来源中没有 {names}", chunk.chunk_id)
+    shown = {low: name for low, (_, name) in named(sentence).items()}
+    absent = "、".join(f"`{shown.get(m, m)}`" for m in a.missing[:3])
+    if any(m in shown for m in a.missing):  # a named object the sources never mention
+        return Verification("unsupported", min(p, CONTRADICTED_CAP), quote, f"来源中没有 {absent}", chunk.chunk_id)
     if p >= model.threshold:
         return Verification("supported", p, quote, None, chunk.chunk_id)
-    return Verification("unsupported", p, quote, "来源中没有足够相符的内容", chunk.chunk_id)
+    reason = f"来源中没有 {absent}" if a.missing else "来源中没有足够相符的内容"
+    return Verification("unsupported", p, quote, reason, chunk.chunk_id)
 
 
 _MARK = re.compile(r"\[(\d{1,3})\]\s*")
