@@ -161,7 +161,7 @@ def test_check_page_with_pasted_sources_checks_against_them_only(app_env):
     assert not at.exception, at.exception
     html = page_html(at)
     assert re.findall(r'<sup class="([^"]+)"', html) == ["yz-cite yz-cite-contradicted", "yz-cite"]
-    assert "⚠ 与来源矛盾" in html and "本段无出处" in html and "粘贴的来源 1" in html
+    assert "⚠ 与来源矛盾" in html and "本段无出处" in html and "粘贴的来源 1" in html and "与粘贴的来源原文核对" in html
     rec = app_env.records.get(at.query_params["answer_id"])
     assert rec is not None and rec.retrieval["retrieval"] == "pasted sources"
     assert [c.chunk_id for c in rec.chunks] == ["pasted-1", "pasted-2"]
