@@ -249,14 +249,15 @@ def test_the_sidebar_names_both_models_once_both_are_in_use(index):
     """New-user pass: with both vector sets complete (``hybrid2``) the sidebar named only the first
     model. It names both and the state as the record's 检索详情 does; before, the second set's progress."""
     from components.answer_view import MODE_LABELS
+    from components.plain import plain
 
     before = _sidebar_status(index)
     first = index.embedder.name  # hash/char-ngrams-256
-    assert before[0] == f"全部知识库的向量索引已就绪（{first}）"
-    assert "fake2/concepts" in before[1] and "0/" in before[1]
+    assert before[0] == f"全部知识库的向量索引已就绪（{plain(first)}）"  # a name is plain text (issue 24)
+    assert plain("fake2/concepts") in before[1] and "0/" in before[1]
     fill_cache(index.catalog, index.second.embedder)
     (after,) = _sidebar_status(index)
-    assert after == f"全部知识库的向量索引已就绪（{first} + fake2/concepts）：{MODE_LABELS['hybrid2']}"
+    assert after == f"全部知识库的向量索引已就绪（{plain(first)} + {plain('fake2/concepts')}）：{MODE_LABELS['hybrid2']}"
     assert MODE_LABELS["hybrid2"] == "混合检索（关键词 + 两个向量模型）"
 
 
