@@ -186,7 +186,7 @@ def vector_status(engine) -> None:  # noqa: ANN001 - Engine
     st.caption(f"全部知识库的向量索引已就绪（{engine.embedder.name}）")
     if second is not None:
         done, of = engine.index.second_coverage()
-        st.caption(f"第二个向量模型（{second.name}）补齐中 {done}/{of}：补齐后两个向量模型一起检索。")
+        st.caption(f"第二个向量模型（{second.name}）补齐中 {done}/{of}：已有它的向量的片段已参与它的排序。")
 
 
 def overview(engine, worker, knowledge_base: str = DEFAULT_KB) -> None:  # noqa: ANN001 - Engine / EmbeddingWorker

@@ -157,13 +157,13 @@ class EmbeddingWorker:
         self._missing_after = self.index.missing_vector_ids()
 
     def _warm_second(self) -> None:
-        """Once the second set is complete (its ranking joins retrieval), load the second model
+        """Once the second set has a vector (its ranking joins retrieval), load the second model
         here with one query vector, unless a question is in flight: the first question of the
         two-model state would otherwise load it (USE: ~2 s) while the person waits. Once per worker."""
         second = self.index.second
         if self.second_warmed or second is None or background_waits(self.index.settings.data_dir):
             return
-        if second.complete(self.index.active_chunks()):
+        if second.coverage(self.index.active_chunks())[0] > 0:
             second.query_vector("预热")
             self.second_warmed = True
 

@@ -6,9 +6,9 @@ Fusion: RRF, ``score(d) = Σ_r 1 / (k_rrf + rank_r(d))`` with ``k_rrf = 60``
 (Cormack, Clarke & Büttcher, "Reciprocal Rank Fusion outperforms Condorcet and
 individual Rank Learning Methods", SIGIR 2009).
 
-Three rankings at most: BM25, the primary dense model (over the chunks that have a vector,
-as soon as one of the searched chunks has one) and the second embedder (``core.second_vectors``, USE multilingual by
-default; once every chunk has *that* vector too, weight ``SECOND_DENSE_WEIGHT``).
+Three rankings at most: BM25, the primary dense model and the second embedder
+(``core.second_vectors``, USE multilingual by default; weight ``SECOND_DENSE_WEIGHT``), each dense
+one over the chunks that have its vector, as soon as one of the searched chunks has one.
 Each state has its own calibrated decision: ``keyword``, ``hybrid``, ``hybrid2``;
 the record's ``retrieval_mode`` names the one used.
 
@@ -193,7 +193,7 @@ def current_mode(index: KnowledgeIndex, model: sufficiency.SufficiencyModel | No
     if not (embedded > 0 and index.embedder.name.split("/")[0] == model.embedding_model):
         return "keyword"
     second = index.second_coverage()
-    if (second is None or second[0] < second[1] or model.hybrid2 is None
+    if (second is None or second[0] == 0 or model.hybrid2 is None
             or index.second.name.split("/")[0] != model.second_embedding_model):
         return "hybrid"
     return "hybrid2"
@@ -279,15 +279,16 @@ class HybridRetriever:
         embedded, total = self.index.dense_coverage()
         hybrid = self.use_dense and embedded > 0
         missing = self.index.missing_vector_ids() if hybrid else frozenset()
-        # The second model's ranking joins only once every chunk has its second vector too (and the
-        # first set is complete): while it is being built, retrieval is exactly the two-ranker fusion.
+        # The second model's ranking the same way: over the chunks that have its vector, whenever some
+        # have one; a chunk without it takes its BM25 rank there and the hybrid calibration.
         second = self.index.second if hybrid and self.use_second else None
         second_cov = None if second is None else second.coverage(self.index.active_chunks())
         # A cross-script question (English over Chinese text) stays in the ``hybrid`` state: the
         # hybrid2 threshold (0.57) refused English questions whose gold chunk is ranked first
         # (dev-023 at 0.49, "How do I expose a Deployment outside the cluster?" at 0.54; hybrid: 0.65,
         # 0.74 over 0.41), and hybrid's own cross-script feature was fit for them. Measured in the README.
-        hybrid2 = second is not None and second.complete(self.index.active_chunks()) and not plan.cross_script
+        hybrid2 = second is not None and second_cov is not None and second_cov[0] > 0 and not plan.cross_script
+        missing2 = second.missing_ids(self.index.active_chunks()) if hybrid2 and second is not None else frozenset()
         allowed = None
         if self.documents is not None:
             wanted = set(self.documents)
@@ -307,14 +308,19 @@ class HybridRetriever:
         hybrid = hybrid and bool(dense)  # no searched chunk has a vector yet: keyword-only
         lex_score = dict(lex)
         dense_score = dict(dense)
+        hybrid2 = hybrid2 and hybrid and bool(main.dense2)
         covered = sum(1 for cid in allowed2 if cid not in missing)
+        covered2 = sum(1 for cid in allowed2 if cid not in missing2) if hybrid2 else 0
         spread = len(allowed2) / covered if covered else 1.0  # 1.0 at full coverage: the fusion as before
+        spread2 = len(allowed2) / covered2 if covered2 else 1.0
         rankings: list = []
         stand_ins: list[dict[str, float]] = []
         for p, r in zip([plan, *extra_plans], [main, *extra]):
+            weight2 = SECOND_DENSE_WEIGHT if r.dense2 and hybrid2 else 0.0
             rankings += [(r.lex, p.lexical_weight), (r.dense, p.dense_weight if r.dense else 0.0, spread),
-                         (r.dense2, SECOND_DENSE_WEIGHT if r.dense2 else 0.0)]
+                         (r.dense2, weight2, spread2)]
             stand_ins.append(lexical_stand_in(r.lex, missing, p.dense_weight if r.dense else 0.0))
+            stand_ins.append(lexical_stand_in(r.lex, missing2, weight2))
         fused = fuse(rankings)
         for share in stand_ins:
             for cid, v in share.items():
@@ -372,6 +378,7 @@ class HybridRetriever:
                 "second_embedding_model": self.index.second.name,
                 "second_coverage": "–" if second_cov is None else f"{second_cov[0]}/{second_cov[1]}",
                 "second_weight": SECOND_DENSE_WEIGHT if hybrid2 else 0.0,
+                "second_covered": f"{covered2}/{len(allowed2)}",
             }),
             **({"fused_queries": " | ".join(p.dense_text for p in extra_plans)} if extra_plans else {}),
             "top_k": self.top_k,
