@@ -18,10 +18,11 @@ chunks that have a vector; a chunk without one cannot be in it, so in its place 
 own BM25 rank (``lexical_stand_in``: a chunk first in BM25 scores as one first in both), and it
 is still found by its keywords. The dense ranks are spread by ``searched / covered`` in the fusion
 (``fuse``: rank 1 of 2 embedded chunks is no rank 1 of 40), which is 1.0 at full coverage and
-1.001 at 812/813. The decision's ``dense_rr`` keeps the rank among the chunks with a vector. The question's mode is ``hybrid`` as soon as the dense ranking
-of the searched chunks is not empty; the decision then scores each chunk with the calibration of
-what it has (``core.sufficiency.decide``: a chunk without a vector by the keyword model). The
-record's ``dense_covered`` says how many of the searched chunks the dense part covered.
+1.001 at 812/813; the decision's ``dense_rr`` keeps the rank among the chunks with a vector.
+The question's mode is ``hybrid`` as soon as the dense ranking of the searched chunks is not
+empty; the decision then scores each chunk with the calibration of what it has
+(``core.sufficiency.decide``: a chunk without a vector by the keyword model). The record's
+``dense_covered`` says how many of the searched chunks the dense part covered.
 
 Whether the evidence answers the question is decided by ``core.sufficiency``
 (a calibrated model over coverage, dense similarity, ranker agreement and
