@@ -211,3 +211,22 @@ def test_sidebar_says_how_many_vectors_are_pending():
     )
     assert pending_vectors_text(0, 40).startswith("40 个片段的向量待补齐")
     assert pending_vectors_text(813, 813) is None and pending_vectors_text(0, 0) is None
+
+
+def test_the_sidebar_line_while_a_vector_is_pending(index):
+    """The line ``components.library_view.vector_status`` draws (sidebar and 知识库 page), by AppTest."""
+    from types import SimpleNamespace
+
+    from streamlit.testing.v1 import AppTest
+
+    def page(engine):  # noqa: ANN001
+        from components.library_view import vector_status
+
+        vector_status(engine)
+
+    _delete_vector(index, "deadline.md")
+    at = AppTest.from_function(page, args=(SimpleNamespace(index=index, embedder=index.embedder),), default_timeout=30)
+    at.run()
+    assert not at.exception, at.exception
+    texts = [el.proto.text for el in at.get("progress")]
+    assert texts == ["1 个片段的向量待补齐（已有 3/4）：这些片段暂只按关键词检索，其余片段照常使用向量检索"]
