@@ -151,6 +151,23 @@ def answer_contains_gold(answer: str, golds: Sequence[str]) -> bool:
     return any(normalize_answer(g) and normalize_answer(g) in norm for g in golds)
 
 
+def answer_contains_all_gold(answer: str, golds: Sequence[str]) -> bool:
+    """Whether the normalized answer contains *every* normalized gold answer (``multi``: every passage)."""
+    norm = normalize_answer(answer)
+    wanted = [normalize_answer(g) for g in golds if normalize_answer(g)]
+    return bool(wanted) and all(g in norm for g in wanted)
+
+
+def first_sentence(answer: str) -> str:
+    """The answer's first sentence with visible text (``core.layout.sentence_spans`` units), or ""."""
+    from core.layout import sentence_spans
+
+    for start, end in sentence_spans(answer):
+        if answer[start:end].strip():
+            return answer[start:end]
+    return ""
+
+
 def support_valid(record: AnswerRecord, support_index: int, golds: Sequence[str] = ()) -> bool:
     """Whether a cited chunk contains the cited text verbatim, or a gold answer the cited text states."""
     sup = record.supports[support_index]

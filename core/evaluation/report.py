@@ -74,6 +74,9 @@ def _kind_figures(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "cited_precision": share(answered, "gold_in_cited"),
         "recall@5": None if not ans else round(recall_at(ranks, 5) or 0.0, 4),
         "contains_gold": share(ans, "contains_gold"),
+        "answered_contains_gold": share(answered, "contains_gold"),
+        "answered_contains_all_gold": share(answered, "contains_all_gold"),
+        "answered_first_contains_gold": share(answered, "first_contains_gold"),
     }
 
 

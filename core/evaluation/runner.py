@@ -216,5 +216,7 @@ def _row(q: EvalQuestion, record: AnswerRecord, deep: Sequence[Any], elapsed_ms:
         row["gold_in_cited"] = metrics.gold_in_chunks(q, cited)
         row["gold_in_cited_any"] = metrics.gold_in_chunks(q, cited, require_all=False)
         row["contains_gold"] = metrics.answer_contains_gold(record.answer_text, golds)
+        row["contains_all_gold"] = metrics.answer_contains_all_gold(record.answer_text, golds)
+        row["first_contains_gold"] = metrics.answer_contains_gold(metrics.first_sentence(record.answer_text), golds)
         row["f1"] = round(metrics.f1_score(record.answer_text, golds), 4) if record.answer_text else 0.0
     return row
