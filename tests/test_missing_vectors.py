@@ -211,6 +211,10 @@ def test_sidebar_says_how_many_vectors_are_pending():
     )
     assert pending_vectors_text(0, 40).startswith("40 个片段的向量待补齐")
     assert pending_vectors_text(813, 813) is None and pending_vectors_text(0, 0) is None
+    # a user who may not ask every knowledge base sees no chunk count
+    assert pending_vectors_text(812, 813, counts=False) == (
+        "部分片段的向量待补齐（已有 99%）：这些片段暂只按关键词检索，其余片段照常使用向量检索"
+    )
 
 
 def test_the_sidebar_line_while_a_vector_is_pending(index):
