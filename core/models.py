@@ -406,8 +406,9 @@ class SufficiencyInfo(Frozen):
     ``decision`` is ``sufficient`` or ``no_evidence``; ``score`` the best chunk's
     probability (0..1) and ``threshold`` the one it was compared with;
     ``mode`` ``hybrid2`` (BM25 + dense + the second embedder's ranking, once every chunk
-    has both vectors), ``hybrid`` (dense + BM25) or ``keyword`` (BM25 only, e.g. while
-    vectors are being built); ``missing_terms`` named things the knowledge base
+    has its second vector), ``hybrid`` (dense + BM25, as soon as some searched chunk has a vector;
+    a chunk without one is scored by the keyword model) or ``keyword`` (BM25 only: no searched
+    chunk has a vector yet); ``missing_terms`` named things the knowledge base
     lacks; ``message`` the Chinese no-evidence message; ``note`` a Chinese
     sentence about the part of the question the evidence does not cover;
     ``reasons`` short English phrases for the audit.
