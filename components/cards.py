@@ -98,6 +98,13 @@ def _badge(card: SourceCard) -> str:
     return ""
 
 
+def marker_support(verdict: MarkerVerdict | None) -> int | None:
+    """The support whose own snapshot panel the marker opens (it has a usable aligned quote), else None."""
+    if verdict is None or verdict.quote is None or verdict.support_index is None:
+        return None
+    return verdict.support_index
+
+
 def _verdict_link(card: SourceCard, verdict: MarkerVerdict | None) -> str:
     """The snapshot link; with ``&support=i`` when the page can highlight that support's quote."""
     if verdict is None or verdict.quote is None or verdict.support_index is None:
@@ -166,8 +173,9 @@ def quote_card_html(chunk_text: str, verdict: MarkerVerdict | None, context: int
     )
 
 
-def _open_button(card: SourceCard, answer_id: str, label: str, cls: str) -> str:
-    return f'<button type="button" class="{cls}" popovertarget="{popover_id(answer_id, card.number)}">{e(label)}</button>'
+def _open_button(card: SourceCard, answer_id: str, label: str, cls: str, support: int | None = None) -> str:
+    pid = popover_id(answer_id, card.number, support)
+    return f'<button type="button" class="{cls}" popovertarget="{pid}">{e(label)}</button>'
 
 
 def cite_html(
@@ -202,7 +210,8 @@ def cite_html(
     if badge:
         parts.append(f"<span>{badge}</span>")
     parts.append(
-        f'<span class="yz-card-actions">{_open_button(card, answer_id, "查看来源快照", "yz-card-open")}'
+        f'<span class="yz-card-actions">'
+        f'{_open_button(card, answer_id, "查看来源快照", "yz-card-open", marker_support(verdict))}'
         f'<a class="yz-card-link" href="{e(href)}" target="_blank">新标签页</a></span>'
     )
     parts.append("</span></sup>")

@@ -70,20 +70,26 @@ def markdown_html(text: str, span: tuple[int, int] | None = None, *, mark_id: st
     return f'<div class="yz-snap-md">{head}{_mark_runs(middle, mark_id)}{tail}</div>'
 
 
-def popover_id(answer_id: str, number: int) -> str:
+def popover_id(answer_id: str, number: int, support: int | None = None) -> str:
     """The element id of an answer's snapshot panel for marker ``number``: ``yz-snap-<id>-<n>``,
-    with every character of ``answer_id`` outside ``[A-Za-z0-9_-]`` dropped (unique per answer)."""
-    return f"yz-snap-{re.sub(r'[^A-Za-z0-9_-]', '', answer_id)[:40]}-{number}"
+    with every character of ``answer_id`` outside ``[A-Za-z0-9_-]`` dropped (unique per answer);
+    ``yz-snap-<id>-<n>-s<i>`` for the panel that highlights support ``i``'s aligned quote (several
+    sentences citing one chunk share its number, each marker opens its own quote)."""
+    base = f"yz-snap-{re.sub(r'[^A-Za-z0-9_-]', '', answer_id)[:40]}-{number}"
+    return base if support is None else f"{base}-s{int(support)}"
 
 
 def snapshot_panel_html(
-    record: AnswerRecord, card: SourceCard, chunk: ChunkSnapshot, span: tuple[int, int] | None
+    record: AnswerRecord, card: SourceCard, chunk: ChunkSnapshot, span: tuple[int, int] | None,
+    support: int | None = None,
 ) -> str:
     """The in-place snapshot of ``card``'s chunk: ``<div popover id=popover_id(...)>`` with the
     title, heading path, the rendered chunk with the cited passage (``span``, code points into
     ``chunk.text``) highlighted, version and time, a 返回回答 button (closes the panel) and a link
-    to the snapshot page (``card.snapshot_url``) for a direct link. Unsanitized HTML."""
-    pid = popover_id(record.answer_id, card.number)
+    to the snapshot page (``card.snapshot_url``) for a direct link. Unsanitized HTML.
+    ``support``: the panel of that support's marker (its id and link name the support)."""
+    pid = popover_id(record.answer_id, card.number, support)
+    page_url = card.snapshot_url if support is None else f"{card.snapshot_url}&support={int(support)}"
     path = shown_path(card.title, card.heading_path)
     caption = "高亮部分是回答引用的原文。" if span is not None else "这个片段没有可以高亮的对齐原文。"
     meta = f"文档版本 {_e(chunk.version)} · 检索时间 {_e(chunk.retrieved_at.strftime('%Y-%m-%d %H:%M'))}"
@@ -97,6 +103,6 @@ def snapshot_panel_html(
         + f'</div><div class="yz-snap-caption">{_e(caption)}</div>'
         + markdown_html(chunk.text, span, mark_id=f"{pid}-q")
         + f'<div class="yz-snap-meta">{meta} · '
-        f'<a class="yz-snap-page" href="{_e(card.snapshot_url)}" target="_blank">在新标签页打开快照页</a></div>'
+        f'<a class="yz-snap-page" href="{_e(page_url)}" target="_blank">在新标签页打开快照页</a></div>'
         "</div>"
     )

@@ -160,3 +160,39 @@ def test_a_card_quote_keeps_the_spaces_of_its_text_and_adds_none() -> None:
     assert card("Create a Service to expose the Deployment, then check it.", "expose the") == (
         "Create a Service to expose the Deployment, then check it."
     )
+
+
+def _panel_marks(html: str) -> dict[str, list[str]]:
+    """Popover id -> the highlighted text runs of that snapshot panel."""
+    out = {}
+    for m in re.finditer(r'<div class="yz-snap-pop" id="([^"]+)"(.*?)</div></div>', html, re.S):
+        out[m.group(1)] = re.findall(r'<mark class="yz-quote"[^>]*>(.*?)</mark>', m.group(2))
+    return out
+
+
+def test_each_marker_opens_the_snapshot_of_its_own_aligned_quote() -> None:
+    """Issue 29: two sentences citing one chunk; the in-place snapshot of each marker highlights
+    that sentence's aligned quote (it highlighted the first sentence's quote for both)."""
+    text = "测试手机每次最多借用七天。逾期未还会暂停借用资格一个月。其他说明。"
+    c = chunk("c1", text)
+    q1 = (0, text.index("。") + 1)
+    q2 = (q1[1], text.index("月。") + 2)
+    answer = "测试手机最多借七天。逾期会暂停借用一个月。"
+    cut = answer.index("。") + 1
+    sups = [
+        Support(start=0, end=cut, chunk_ids=("c1",), verdict="supported", verification_score=0.9,
+                aligned_quote=AlignedQuote(chunk_id="c1", start=q1[0], end=q1[1])),
+        Support(start=cut, end=len(answer), chunk_ids=("c1",), verdict="supported", verification_score=0.9,
+                aligned_quote=AlignedQuote(chunk_id="c1", start=q2[0], end=q2[1])),
+    ]
+    html = render_answer(record(answer, sups, [c]))
+    assert_safe(html)
+    panels = _panel_marks(html)
+    sups_html = re.findall(r'<sup class="[^"]*">(.*?)</sup>', html, re.S)
+    assert len(sups_html) == 2
+    opened = [re.search(r'class="yz-card-open" popovertarget="([^"]+)"', s).group(1) for s in sups_html]
+    assert "".join(panels[opened[0]]) == text[q1[0]:q1[1]]
+    assert "".join(panels[opened[1]]) == text[q2[0]:q2[1]]
+    # every button targets a panel that exists; the evidence list's [1] opens one of them
+    targets = set(re.findall(r'popovertarget="([^"]+)"', html))
+    assert targets <= set(panels)
