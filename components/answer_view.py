@@ -29,6 +29,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from components.cards import build_cards, cite_html, marker_support, e as _e, evidence_html, snapshot_url, snippet_html
+from components.pdf_view import PDF_CSS
 from components.snapshot_html import snapshot_panel_html
 from components.sanitize import _CLASSES, _TAGS  # noqa: F401 - the allowlist, re-exported for tests
 from components.sanitize import sanitize as _sanitize
@@ -62,7 +63,7 @@ __all__ = ["ANSWER_CSS", "ANSWER_SCRIPT", "render_answer", "source_cards", "snap
 
 #: The stylesheet of the answer HTML (``components/static/answer.css``, then the verdict styles),
 #: as ``<style>`` elements; read once at import.
-ANSWER_CSS = style("answer.css") + VERDICT_CSS
+ANSWER_CSS = style("answer.css") + VERDICT_CSS + PDF_CSS
 
 #: A constant script (no record data) for ``st.html(..., unsafe_allow_javascript=True)``: when a
 #: snapshot panel opens, its highlighted passage is scrolled into view. Added once per browser page.

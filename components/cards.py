@@ -17,6 +17,7 @@ import html
 from collections.abc import Mapping, Sequence
 from urllib.parse import quote
 
+from components.pdf_view import page_label
 from components.snapshot_html import popover_id
 from components.verdict_view import aria_suffix, card_verdict_html, sup_class
 from core.markdown import safe_link
@@ -73,9 +74,14 @@ def build_cards(
             relevance=chunk.relevance,
             snapshot_url=snapshot_url(record.answer_id, cid, snapshot_base),
             page=page_number(chunk),
+            page_end=_page_end(chunk.metadata.get("page_end")),
             changed=snapshot_state(chunk, current_versions),  # type: ignore[arg-type]
         )
     return cards
+
+
+def _page_end(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _meta_line(card: SourceCard) -> str:
@@ -84,7 +90,7 @@ def _meta_line(card: SourceCard) -> str:
         iso = card.updated_at.isoformat()
         bits.append(f'更新于 <time datetime="{e(iso)}">{e(card.updated_at.strftime("%Y-%m-%d"))}</time>')
     if card.page is not None:
-        bits.append(f"第 {card.page} 页")
+        bits.append(e(page_label(card.page, card.page_end)))
     if card.relevance is not None:
         bits.append(f"相关度 {card.relevance:.2f}")
     return " · ".join(bits)

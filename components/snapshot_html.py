@@ -19,6 +19,7 @@ from __future__ import annotations
 import html
 import re
 
+from components.pdf_view import is_pdf_chunk, snapshot_body_html
 from components.verdict_view import highlight_html
 from core.markdown import insert_at, markdown_parser, placeholder_codes
 from core.models import AnswerRecord, ChunkSnapshot, SourceCard
@@ -101,7 +102,8 @@ def snapshot_panel_html(
         f'<div class="yz-snap-head"><span class="yz-snap-title">{_e(card.title)}</span>'
         + (f'<span class="yz-snap-path">{_e(path)}</span>' if path else "")
         + f'</div><div class="yz-snap-caption">{_e(caption)}</div>'
-        + markdown_html(chunk.text, span, mark_id=f"{pid}-q")
+        + snapshot_body_html(chunk, span, markdown_html(chunk.text, span, mark_id="" if is_pdf_chunk(chunk) else f"{pid}-q"),
+                             mark_id=f"{pid}-q")
         + f'<div class="yz-snap-meta">{meta} · '
         f'<a class="yz-snap-page" href="{_e(page_url)}" target="_blank">在新标签页打开快照页</a></div>'
         "</div>"

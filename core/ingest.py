@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from core.catalog import chunk_terms
-from core.corpus import IngestFailure, load_changed_sources
+from core.corpus import IngestFailure, ParsedSource, load_changed_sources
+from core.pdf_pages import store_file
 from core.sourcetext import escape_surrogates
 from core.index import KnowledgeIndex
 from core.models import DEFAULT_KB
@@ -67,6 +68,17 @@ class IngestReport:
         return {"counts": self.counts(), "chunks": self.chunks, "embedded": self.embedded, "files": files}
 
 
+def _keep_original(data_dir: Path, source: ParsedSource) -> None:
+    """Store a PDF's bytes by content hash (``core.pdf_pages.store_file``) so its pages can be
+    shown for the version an answer cited; a file that cannot be copied only loses the page image."""
+    sha = next((c.metadata.get("file_sha256") for c in source.chunks if c.metadata.get("file_sha256")), None)
+    if isinstance(sha, str):
+        try:
+            store_file(data_dir, sha, source.path)
+        except (OSError, ValueError):
+            pass  # the snapshot shows the text with a note instead of the page
+
+
 def ingest(
     index: KnowledgeIndex,
     paths: Sequence[Path],
@@ -97,6 +109,7 @@ def ingest(
     )
     terms: dict[str, list[str]] = {}
     for p in parsed:
+        _keep_original(index.settings.data_dir, p)
         terms.update(p.prepared)  # type: ignore[arg-type] - chunk_terms' result
     index.catalog.store_terms(terms)  # the reload in apply finds them cached
     served = {row.document.source_id for row in index.documents(kb)}
