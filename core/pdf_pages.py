@@ -11,6 +11,7 @@ stored, the page does not exist or PDFium cannot render it; the caller shows the
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import tempfile
@@ -53,34 +54,11 @@ def store_file(data_dir: Path, sha256: str, source: Path) -> Path:
     return target
 
 
-def page_size(data_dir: Path, sha256: str, page: int) -> tuple[float, float]:
-    """``(width, height)`` of a stored PDF's page (1-based) in PDF points. Raises ``PageUnavailable``."""
+def _with_page(data_dir: Path, sha256: str, page: int, use):  # noqa: ANN001, ANN202
+    """``use(pdf_page)`` on page ``page`` (1-based) of the stored PDF, closed afterwards."""
     import pypdfium2 as pdfium
 
     path = file_path(data_dir, sha256)
-    if not path.exists():
-        raise PageUnavailable("原文件未保存（可能是在保存原文件之前导入的），无法显示页面")
-    try:
-        doc = pdfium.PdfDocument(path)
-        try:
-            if not 1 <= page <= len(doc):
-                raise PageUnavailable(f"原文件没有第 {page} 页")
-            return doc.get_page_size(page - 1)
-        finally:
-            doc.close()
-    except pdfium.PdfiumError as exc:
-        raise PageUnavailable(f"无法打开原文件（{exc}）") from exc
-
-
-def render_page(data_dir: Path, sha256: str, page: int, width: int = RENDER_WIDTH) -> bytes:
-    """PNG bytes of page ``page`` (1-based) of the stored PDF ``sha256``, ``width`` pixels wide,
-    from the page cache when rendered before. Raises ``PageUnavailable``."""
-    import pypdfium2 as pdfium
-
-    path = file_path(data_dir, sha256)
-    cached = Path(data_dir) / "page-cache" / f"{sha256}-{int(page)}-{int(width)}.png"
-    if cached.exists():
-        return cached.read_bytes()
     if not path.exists():
         raise PageUnavailable("原文件未保存（可能是在保存原文件之前导入的），无法显示页面")
     try:
@@ -90,18 +68,29 @@ def render_page(data_dir: Path, sha256: str, page: int, width: int = RENDER_WIDT
                 raise PageUnavailable(f"原文件没有第 {page} 页")
             pg = doc[page - 1]
             try:
-                bitmap = pg.render(scale=width / pg.get_width(), grayscale=False)
-                image = bitmap.to_pil()
+                return use(pg)
             finally:
                 pg.close()
         finally:
             doc.close()
     except pdfium.PdfiumError as exc:
-        raise PageUnavailable(f"无法渲染第 {page} 页（{exc}）") from exc
-    import io
+        raise PageUnavailable(f"无法打开或渲染第 {page} 页（{exc}）") from exc
 
+
+def page_size(data_dir: Path, sha256: str, page: int) -> tuple[float, float]:
+    """``(width, height)`` of a stored PDF's page (1-based) in PDF points. Raises ``PageUnavailable``."""
+    return _with_page(data_dir, sha256, page, lambda pg: (pg.get_width(), pg.get_height()))
+
+
+def render_page(data_dir: Path, sha256: str, page: int, width: int = RENDER_WIDTH) -> bytes:
+    """PNG bytes of page ``page`` (1-based) of the stored PDF ``sha256``, ``width`` pixels wide,
+    from the page cache when rendered before. Raises ``PageUnavailable``."""
+    cached = Path(data_dir) / "page-cache" / f"{file_path(data_dir, sha256).stem}-{int(page)}-{int(width)}.png"
+    if cached.exists():
+        return cached.read_bytes()
+    image = _with_page(data_dir, sha256, page, lambda pg: pg.render(scale=width / pg.get_width()).to_pil())
     buf = io.BytesIO()
-    image.save(buf, format="PNG", optimize=False)
+    image.save(buf, format="PNG")
     data = buf.getvalue()
     _write_atomic(cached, data)
     return data
