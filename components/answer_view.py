@@ -137,6 +137,7 @@ class _Verdicts:
         self.by_marker = view.verdicts
         self.texts = {c.chunk_id: c.text for c in view.record.chunks}
         self.answer_id = view.record.answer_id
+        self.spans = {cid: cited_span(view.record, cid) for cid in view.cards}  # what each chunk's panel highlights
 
 
 def _verdict_slot_html(slot: MarkerSlot, cards: Mapping[str, SourceCard], verdicts: _Verdicts) -> list[str]:
@@ -146,7 +147,7 @@ def _verdict_slot_html(slot: MarkerSlot, cards: Mapping[str, SourceCard], verdic
         if cid not in cards:
             continue
         v = verdicts.by_marker.get((slot.position, cid))
-        out.append(cite_html(cards[cid], v, verdicts.texts.get(cid, ""), verdicts.answer_id))
+        out.append(cite_html(cards[cid], v, verdicts.texts.get(cid, ""), verdicts.answer_id, verdicts.spans.get(cid)))
         if v is not None and v.kind in ("review", "contradicted"):
             kinds.add(v.kind)
             reasons.append(v.reason or "")
@@ -225,13 +226,14 @@ def _panels_html(record: AnswerRecord, cards: Sequence[SourceCard], verdicts: Ma
     verdicts), highlighting that quote."""
     out = []
     per_chunk: dict[str, dict[int, tuple[int, int]]] = {}
+    spans = {card.chunk_id: cited_span(record, card.chunk_id) for card in cards}
     for v in (verdicts or {}).values():
-        if (i := marker_support(v)) is not None:
+        if (i := marker_support(v, spans.get(v.chunk_id))) is not None:
             per_chunk.setdefault(v.chunk_id, {})[i] = v.quote
     for card in cards:
         chunk = record.chunk(card.chunk_id)
         if chunk is not None:
-            out.append(snapshot_panel_html(record, card, chunk, cited_span(record, card.chunk_id)))
+            out.append(snapshot_panel_html(record, card, chunk, spans[card.chunk_id]))
             for i, quote in sorted(per_chunk.get(card.chunk_id, {}).items()):
                 out.append(snapshot_panel_html(record, card, chunk, quote, support=i))
     return "".join(out)

@@ -104,9 +104,10 @@ def _badge(card: SourceCard) -> str:
     return ""
 
 
-def marker_support(verdict: MarkerVerdict | None) -> int | None:
-    """The support whose own snapshot panel the marker opens (it has a usable aligned quote), else None."""
-    if verdict is None or verdict.quote is None or verdict.support_index is None:
+def marker_support(verdict: MarkerVerdict | None, chunk_span: tuple[int, int] | None = None) -> int | None:
+    """The support whose own snapshot panel the marker opens: it has a usable aligned quote other
+    than ``chunk_span`` (what the chunk's own panel highlights); else None (the chunk's panel)."""
+    if verdict is None or verdict.quote is None or verdict.support_index is None or tuple(verdict.quote) == chunk_span:
         return None
     return verdict.support_index
 
@@ -185,12 +186,15 @@ def _open_button(card: SourceCard, answer_id: str, label: str, cls: str, support
 
 
 def cite_html(
-    card: SourceCard, verdict: MarkerVerdict | None = None, chunk_text: str = "", answer_id: str = ""
+    card: SourceCard, verdict: MarkerVerdict | None = None, chunk_text: str = "", answer_id: str = "",
+    chunk_span: tuple[int, int] | None = None,
 ) -> str:
     """One marker: ``<sup>`` with the ``[n]`` button and its hover/focus card (escaped, unsanitized).
 
     ``chunk_text`` is the cited chunk's text (Markdown) for the snippet; ``answer_id`` names the
-    snapshot panel the card's 查看来源快照 button opens (``components.snapshot_html.popover_id``).
+    snapshot panel the card's 查看来源快照 button opens (``components.snapshot_html.popover_id``):
+    the panel of the marker's own support when its quote is not ``chunk_span`` (the passage the
+    chunk's panel highlights; see :func:`marker_support`).
     """
     path = shown_path(card.title, card.heading_path)
     href = _verdict_link(card, verdict)
@@ -217,7 +221,7 @@ def cite_html(
         parts.append(f"<span>{badge}</span>")
     parts.append(
         f'<span class="yz-card-actions">'
-        f'{_open_button(card, answer_id, "查看来源快照", "yz-card-open", marker_support(verdict))}'
+        f'{_open_button(card, answer_id, "查看来源快照", "yz-card-open", marker_support(verdict, chunk_span))}'
         f'<a class="yz-card-link" href="{e(href)}" target="_blank">新标签页</a></span>'
     )
     parts.append("</span></sup>")
