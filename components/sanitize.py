@@ -55,6 +55,7 @@ _CLASSES = {
     "ul": {"yz-evidence-list", "yz-links-list", "yz-audit-list", "yz-candidate-list", "yz-section-list"},
     "li": {"yz-evidence-item", "yz-section"},
     "h4": {"yz-section-title"},
+    "h3": {"yz-snap-heading"},
 }  # fmt: skip
 
 

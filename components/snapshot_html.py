@@ -71,6 +71,16 @@ def markdown_html(text: str, span: tuple[int, int] | None = None, *, mark_id: st
     return f'<div class="yz-snap-md">{head}{_mark_runs(middle, mark_id)}{tail}</div>'
 
 
+def section_html(chunk: ChunkSnapshot, span: tuple[int, int] | None, *, mark_id: str = "yz-quote") -> str:
+    """The chunk as the rendered section it came from: its own heading (the last part of its heading
+    path, when that is not the title) as ``<h3 class="yz-snap-heading">`` (escaped), then its Markdown
+    (lists, tables, code; :func:`markdown_html`) with ``span`` highlighted. Unsanitized HTML."""
+    path = tuple(chunk.heading_path)
+    heading = path[-1] if len(path) > 1 and path[-1] != chunk.title else ""
+    head = f'<h3 class="yz-snap-heading">{_e(heading)}</h3>' if heading.strip() else ""
+    return head + markdown_html(chunk.text, span, mark_id=mark_id)
+
+
 def popover_id(answer_id: str, number: int, support: int | None = None) -> str:
     """The element id of an answer's snapshot panel for marker ``number``: ``yz-snap-<id>-<n>``,
     with every character of ``answer_id`` outside ``[A-Za-z0-9_-]`` dropped (unique per answer);
@@ -102,7 +112,7 @@ def snapshot_panel_html(
         f'<div class="yz-snap-head"><span class="yz-snap-title">{_e(card.title)}</span>'
         + (f'<span class="yz-snap-path">{_e(path)}</span>' if path else "")
         + f'</div><div class="yz-snap-caption">{_e(caption)}</div>'
-        + snapshot_body_html(chunk, span, markdown_html(chunk.text, span, mark_id="" if is_pdf_chunk(chunk) else f"{pid}-q"),
+        + snapshot_body_html(chunk, span, section_html(chunk, span, mark_id="" if is_pdf_chunk(chunk) else f"{pid}-q"),
                              mark_id=f"{pid}-q")
         + f'<div class="yz-snap-meta">{meta} · '
         f'<a class="yz-snap-page" href="{_e(page_url)}" target="_blank">在新标签页打开快照页</a></div>'

@@ -25,7 +25,7 @@ import streamlit as st
 
 from components.sanitize import sanitize
 from components.pdf_view import PDF_CSS, is_pdf_chunk, snapshot_body_html
-from components.snapshot_html import markdown_html
+from components.snapshot_html import section_html
 from components.static import style
 from components.verdict_view import VERDICT_CSS
 from core.markdown import safe_link
@@ -89,7 +89,7 @@ def _chunk_text(container, snap: ChunkSnapshot, record: AnswerRecord, support: o
     there is one; the stored text verbatim under 原始文本."""
     span = cited_span(record, snap.chunk_id, support)
     pdf = is_pdf_chunk(snap)
-    body = PDF_CSS + sanitize(snapshot_body_html(snap, span, markdown_html(snap.text, span, mark_id="" if pdf else "yz-quote"),
+    body = PDF_CSS + sanitize(snapshot_body_html(snap, span, section_html(snap, span, mark_id="" if pdf else "yz-quote"),
                                                  mark_id="yz-quote"))
     if span is None:
         container.html(TEXT_CSS + body)

@@ -196,3 +196,33 @@ def test_each_marker_opens_the_snapshot_of_its_own_aligned_quote() -> None:
     # every button targets a panel that exists; the evidence list's [1] opens one of them
     targets = set(re.findall(r'popovertarget="([^"]+)"', html))
     assert targets <= set(panels)
+
+
+def test_markdown_and_html_sources_open_as_the_rendered_section(tmp_path) -> None:
+    """Issue 29: the snapshot of a Markdown or HTML source is the rendered section (its heading,
+    list, table, code) with the quote highlighted, not raw text."""
+    from core.corpus import load_sources
+    from core.models import ChunkSnapshot, RetrievedChunk
+
+    (tmp_path / "page.html").write_text(
+        "<html><head><title>服务说明</title></head><body><h2>价格</h2><p>基础版免费。</p><ul><li>专业版每月 99 元。</li>"
+        "<li>企业版面议。</li></ul><table><tr><th>版本</th><th>价格</th></tr><tr><td>基础</td><td>0</td></tr></table>"
+        "<pre><code>pip install x</code></pre></body></html>", encoding="utf-8")
+    (tmp_path / "notes.md").write_text("# 笔记\n\n## 安装\n\n1. 下载\n2. 运行 `setup`\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n"
+                                       "```bash\nmake\n```\n", encoding="utf-8")
+    parsed, failures = load_sources([tmp_path], base_url=None)
+    assert not failures
+    for p, quote, heading in ((parsed[1], "专业版每月 99 元。", "价格"), (parsed[0], "运行 `setup`", "安装")):
+        c = p.chunks[0]
+        snap = ChunkSnapshot.from_retrieved(RetrievedChunk(chunk=c, rank=1))
+        start = c.text.index(quote)
+        sup = Support(start=0, end=4, chunk_ids=(c.chunk_id,), verdict="supported", verification_score=0.9,
+                      aligned_quote=AlignedQuote(chunk_id=c.chunk_id, start=start, end=start + len(quote)))
+        html = render_answer(record("一句话。", [sup], [snap]))
+        panel = html.split('class="yz-snap-pop"')[1]
+        assert f'<h3 class="yz-snap-heading">{heading}</h3>' in panel
+        assert "<li>" in panel and "<table>" in panel and "<pre><code" in panel
+        assert "| --- |" not in panel and "```" not in panel and "- 专业版" not in panel
+        marked = "".join(re.findall(r'<mark class="yz-quote"[^>]*>(.*?)</mark>', panel))
+        assert re.sub(r"<[^>]+>", "", marked).replace("`", "") == quote.replace("`", "")
+        assert 'class="yz-quote" id="' in panel  # the first run carries the id the panel scrolls to
