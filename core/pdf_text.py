@@ -259,11 +259,26 @@ def _markdown(lines: list[_Line]) -> tuple[str, list[Origin | None], dict[tuple[
             emit("#" * level + " ")
         elif prev is not None:
             emit("\n\n" if prev_heading or _paragraph_break(prev, ln) else "\n")
-        if not level and ln.text.lstrip()[:1] in _MD_LINE_START or (ln.text[:1].isdigit() and "." in ln.text[:4]):
+        cut = _escape_at(ln.text) if not level else None
+        if cut is not None:  # plain text that would start a Markdown block: escape its marker
+            emit("".join(c for c, _ in chars[:cut]), [o for _, o in chars[:cut]])
             emit("\\")
+            chars = chars[cut:]
         emit("".join(c for c, _ in chars), [o for _, o in chars])
         prev, prev_heading = ln, bool(level)
     return "".join(parts), origins, boxes
+
+
+_ORDERED = re.compile(r"\d{1,9}(?=[.)])")
+
+
+def _escape_at(text: str) -> int | None:
+    """Where a backslash keeps ``text`` (a line) from starting a Markdown block: before ``#``,
+    ``>``, ``-``, ``+``, ``*``, ``|``, `````, ``=`` at its start, after the digits of ``1.`` / ``1)``."""
+    if text[:1] in _MD_LINE_START:
+        return 0
+    m = _ORDERED.match(text)
+    return m.end() if m else None
 
 
 def _paragraph_break(prev: _Line, ln: _Line) -> bool:

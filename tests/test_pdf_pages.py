@@ -240,3 +240,18 @@ def test_a_question_without_the_radicals_finds_the_sentence(tmp_path: Path, poli
 def test_load_sources_reads_pdfs_in_a_pool_the_same(tmp_path: Path, policy: Path) -> None:
     parsed, failures = load_sources([policy.parent])
     assert not failures and parsed[0].chunks[0].positions
+
+
+def test_plain_pdf_lines_that_look_like_markdown_stay_text(tmp_path: Path) -> None:
+    """The Markdown given to the chunker escapes them (``1\\.``, ``\\#``, ``\\-``); the chunk keeps the
+    characters and their places (the chunker's own text normalisation joins the lines)."""
+    from core.pdf_text import read_pdf
+
+    path = tmp_path / "steps.pdf"
+    path.write_bytes(plain_pdf("1. 借用前登记。\n# 不是标题\n- 不是列表"))
+    assert read_pdf(path).markdown == "1\\. 借用前登记。\n\\# 不是标题\n\\- 不是列表"
+    _, chunks, _ = parse_file(path, path.name)
+    (c,) = chunks
+    for word in ("借用前登记", "不是标题", "不是列表"):
+        i = c.text.index(word)
+        assert len(quote_boxes(c.positions, i, i + len(word))) == 1  # one line each, in place
