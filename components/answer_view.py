@@ -28,9 +28,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from components.cards import build_cards, cite_html, marker_support, e as _e, evidence_html, snapshot_url, snippet_html
+from components.cards import build_cards, cite_html, e as _e, evidence_html, snapshot_url, snippet_html
 from components.pdf_view import PDF_CSS
-from components.snapshot_html import snapshot_panel_html
+from components.snapshot_html import panels_html
 from components.sanitize import _CLASSES, _TAGS  # noqa: F401 - the allowlist, re-exported for tests
 from components.sanitize import sanitize as _sanitize
 from components.static import style
@@ -220,25 +220,6 @@ def _body_html(text: str, lay: Layout, cards: Mapping[str, SourceCard], verdicts
     return body
 
 
-def _panels_html(record: AnswerRecord, cards: Sequence[SourceCard], verdicts: Mapping | None = None) -> str:
-    """The in-place snapshot panel of every card (hidden until its 查看来源快照 / [n] button opens it),
-    plus one per support whose marker has its own aligned quote (``verdicts``: the view's marker
-    verdicts), highlighting that quote."""
-    out = []
-    per_chunk: dict[str, dict[int, tuple[int, int]]] = {}
-    spans = {card.chunk_id: cited_span(record, card.chunk_id) for card in cards}
-    for v in (verdicts or {}).values():
-        if (i := marker_support(v, spans.get(v.chunk_id))) is not None:
-            per_chunk.setdefault(v.chunk_id, {})[i] = v.quote
-    for card in cards:
-        chunk = record.chunk(card.chunk_id)
-        if chunk is not None:
-            out.append(snapshot_panel_html(record, card, chunk, spans[card.chunk_id]))
-            for i, quote in sorted(per_chunk.get(card.chunk_id, {}).items()):
-                out.append(snapshot_panel_html(record, card, chunk, quote, support=i))
-    return "".join(out)
-
-
 def _links_html(record: AnswerRecord) -> str:
     if not record.recommended_links:
         return ""
@@ -399,7 +380,7 @@ def render_answer(
         out.append(evidence_html(record, cards))
         if empty and status != "interrupted":
             out.append(_found_html(record))
-        out.append(_panels_html(record, cards, view.verdicts))
+        out.append(panels_html(record, cards, view.verdicts))
         out.append(_links_html(record))
         out.append(_retrieval_html(record))
         out.append(_audit_html([*record.audit, *view.render_audit]))

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from urllib.parse import quote
 
 from components.pdf_view import page_label
-from components.snapshot_html import popover_id
+from components.snapshot_html import marker_support, popover_id
 from components.verdict_view import aria_suffix, card_verdict_html, sup_class
 from core.markdown import safe_link
 from core.models import AnswerRecord, SourceCard
@@ -102,14 +102,6 @@ def _badge(card: SourceCard) -> str:
     if card.changed == "deleted":
         return '<span class="yz-badge yz-badge-deleted">来源已删除</span>'
     return ""
-
-
-def marker_support(verdict: MarkerVerdict | None, chunk_span: tuple[int, int] | None = None) -> int | None:
-    """The support whose own snapshot panel the marker opens: it has a usable aligned quote other
-    than ``chunk_span`` (what the chunk's own panel highlights); else None (the chunk's panel)."""
-    if verdict is None or verdict.quote is None or verdict.support_index is None or tuple(verdict.quote) == chunk_span:
-        return None
-    return verdict.support_index
 
 
 def _verdict_link(card: SourceCard, verdict: MarkerVerdict | None) -> str:

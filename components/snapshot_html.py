@@ -22,8 +22,11 @@ import re
 from components.pdf_view import is_pdf_chunk, snapshot_body_html
 from components.verdict_view import highlight_html
 from core.markdown import insert_at, markdown_parser, placeholder_codes
+from collections.abc import Mapping, Sequence
+
 from core.models import AnswerRecord, ChunkSnapshot, SourceCard
-from core.presentation import shown_path
+from core.presentation import cited_span, shown_path
+from core.verdicts import MarkerVerdict
 
 _MD = markdown_parser()
 _TAG = re.compile(r"(<[^>]*>)")
@@ -118,3 +121,33 @@ def snapshot_panel_html(
         f'<a class="yz-snap-page" href="{_e(page_url)}" target="_blank">在新标签页打开快照页</a></div>'
         "</div>"
     )
+
+
+def marker_support(verdict: MarkerVerdict | None, chunk_span: tuple[int, int] | None = None) -> int | None:
+    """The support whose own snapshot panel the marker opens: it has a usable aligned quote other
+    than ``chunk_span`` (what the chunk's own panel highlights); else None (the chunk's panel)."""
+    if verdict is None or verdict.quote is None or verdict.support_index is None or tuple(verdict.quote) == chunk_span:
+        return None
+    return verdict.support_index
+
+
+def panels_html(
+    record: AnswerRecord, cards: Sequence[SourceCard], verdicts: Mapping[tuple[int, str], MarkerVerdict] | None = None
+) -> str:
+    """The in-place snapshot panel of every card (hidden until its 查看来源快照 / [n] button opens it),
+    plus one per support whose marker has its own aligned quote (``verdicts``: marker verdicts by
+    ``(position, chunk id)``, ``core.presentation.MarkedAnswer.verdicts``), highlighting that quote:
+    several sentences citing one chunk each open their own quote. Unsanitized HTML."""
+    out = []
+    per_chunk: dict[str, dict[int, tuple[int, int]]] = {}
+    spans = {card.chunk_id: cited_span(record, card.chunk_id) for card in cards}
+    for v in (verdicts or {}).values():
+        if (i := marker_support(v, spans.get(v.chunk_id))) is not None and v.quote is not None:
+            per_chunk.setdefault(v.chunk_id, {})[i] = v.quote
+    for card in cards:
+        chunk = record.chunk(card.chunk_id)
+        if chunk is not None:
+            out.append(snapshot_panel_html(record, card, chunk, spans[card.chunk_id]))
+            for i, quote in sorted(per_chunk.get(card.chunk_id, {}).items()):
+                out.append(snapshot_panel_html(record, card, chunk, quote, support=i))
+    return "".join(out)
