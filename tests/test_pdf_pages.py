@@ -255,3 +255,21 @@ def test_plain_pdf_lines_that_look_like_markdown_stay_text(tmp_path: Path) -> No
     for word in ("借用前登记", "不是标题", "不是列表"):
         i = c.text.index(word)
         assert len(quote_boxes(c.positions, i, i + len(word))) == 1  # one line each, in place
+
+
+def test_a_redacted_pdf_snapshot_keeps_no_page_image(tmp_path: Path) -> None:
+    """Redaction hides personal data in the stored text; the page image would show it, so a redacted
+    snapshot keeps neither positions nor the stored file's hash (the snapshot shows the text)."""
+    import dataclasses
+
+    from core.access import KbPolicy
+    from tests.fakes import build_engine
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "oncall.pdf").write_bytes(plain_pdf("生产集群出现故障时拨打值班电话 13812345678。"))
+    engine = build_engine(tmp_path / "data", [tmp_path / "docs"])
+    engine = dataclasses.replace(engine, redactor=KbPolicy.from_settings("default", {"redaction": True}).redactor())
+    rec = engine.ask("生产集群出现故障时拨打哪个值班电话？")
+    assert rec.chunks and all("13812345678" not in c.text for c in rec.chunks)
+    assert all(c.positions is None and "file_sha256" not in c.metadata for c in rec.chunks)
+    assert "13812345678" not in rec.model_dump_json()
