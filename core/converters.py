@@ -54,3 +54,5 @@ def pdf_to_markdown(path: Path) -> PdfMarkdown:
         raise ReadError(str(exc)) from exc
     except OSError as exc:
         raise ReadError(f"不是可读取的 PDF（{exc}）") from exc
+    except ImportError as exc:  # pypdfium2 is in requirements.txt; an old environment lacks it
+        raise ReadError("读取 PDF 需要 pypdfium2（pip install -r requirements.txt），未导入") from exc

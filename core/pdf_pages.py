@@ -59,7 +59,10 @@ def store_file(data_dir: Path, sha256: str, source: Path) -> Path:
 
 def _with_page(data_dir: Path, sha256: str, page: int, use):  # noqa: ANN001, ANN202
     """``use(pdf_page)`` on page ``page`` (1-based) of the stored PDF, closed afterwards."""
-    import pypdfium2 as pdfium
+    try:
+        import pypdfium2 as pdfium
+    except ImportError as exc:
+        raise PageUnavailable("显示页面需要 pypdfium2（pip install -r requirements.txt）") from exc
 
     path = file_path(data_dir, sha256)
     if not path.exists():
