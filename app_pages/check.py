@@ -23,7 +23,9 @@ with page_guard("核查"):
                "有出处的句子带上标，与来源矛盾的句子标 ⚠ 与来源矛盾，找不到出处的句子标 本段无出处。")
 
     with st.form("check"):
-        text = st.text_area("要核查的文本", height=180, placeholder="例如：CronJob 的时间表使用 Cron 语法，默认时区为 UTC。")
+        example = next((p.check_example for p in engine.profiles() if p.check_example), None)
+        text = st.text_area("要核查的文本", height=180,
+                            placeholder=f"例如：{example}" if example else "粘贴要核查的文字，每句都会单独核对。")
         submitted = st.form_submit_button("核查", type="primary")
     if submitted:
         if not text.strip():
