@@ -13,10 +13,11 @@ from components.answer_actions import COPY_ASSETS, ROW_ASSETS, Request, show_ans
 from components.answer_view import ANSWER_CSS, ANSWER_SCRIPT
 from components.errors import show_app_error
 from components.library_view import vector_status
+from components.plain import plain
 from components.render_cache import answer_html
 from core import readable
 from core.errors import UnsavedRecordError
-from core.export import conversation_to_json, conversation_to_markdown, to_markdown
+from core.export import conversation_to_json, conversation_to_markdown, record_json, to_markdown
 from core.models import AnswerRecord
 from core.records import conversation_history, conversation_turns, version_label
 from core.retrieval import RetrievalOptions
@@ -235,7 +236,7 @@ def _index_status(engine, worker) -> None:  # noqa: ANN001
         st.caption("向量库由另一个进程持有：本进程用目录中缓存的向量检索，新向量由它补齐。")
         st.text(owner.describe())  # its command line: text, never Markdown
     if worker is not None and worker.error:
-        st.warning(worker.error)
+        st.warning(plain(worker.error))
 
 
 def show_export_buttons(records: list[AnswerRecord], stem: str) -> None:
@@ -249,7 +250,7 @@ def show_export_buttons(records: list[AnswerRecord], stem: str) -> None:
     c1 = c2 = st.container()  # stacked: two columns in the sidebar cut "导出 Markdown" to "导出 Markd…"
     c1.download_button(
         "导出 JSON",
-        (lambda: records[0].model_dump_json(indent=2)) if one else (lambda: conversation_to_json(records)),
+        (lambda: record_json(records[0])) if one else (lambda: conversation_to_json(records)),
         file_name=f"{stem}.json",
         mime="application/json",
         key=f"json-{stem}",

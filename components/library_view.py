@@ -16,6 +16,7 @@ import streamlit as st
 
 from components.answer_view import MODE_LABELS
 from components.errors import page_guard
+from components.plain import plain
 from core.catalog import DocumentRow
 from core.models import DEFAULT_KB
 from core.ingest import IngestReport
@@ -169,13 +170,13 @@ def vector_status(engine, counts: bool = True) -> None:  # noqa: ANN001 - Engine
         return
     second = engine.index.second
     if second is not None and second.complete(engine.index.active_chunks()):
-        st.caption(f"全部知识库的向量索引已就绪（{engine.embedder.name} + {second.name}）：{MODE_LABELS['hybrid2']}")
+        st.caption(f"全部知识库的向量索引已就绪（{plain(engine.embedder.name)} + {plain(second.name)}）：{MODE_LABELS['hybrid2']}")
         return
-    st.caption(f"全部知识库的向量索引已就绪（{engine.embedder.name}）")
+    st.caption(f"全部知识库的向量索引已就绪（{plain(engine.embedder.name)}）")
     if second is not None:
         done, of = engine.index.second_coverage()
         shown = f"{done}/{of}" if counts else f"{done * 100 // max(of, 1)}%"
-        st.caption(f"第二个向量模型（{second.name}）补齐中 {shown}：补齐后两个向量模型一起检索。")
+        st.caption(f"第二个向量模型（{plain(second.name)}）补齐中 {shown}：补齐后两个向量模型一起检索。")
 
 
 def overview(engine, worker, knowledge_base: str = DEFAULT_KB) -> None:  # noqa: ANN001 - Engine / EmbeddingWorker
@@ -196,7 +197,7 @@ def _overview_body(engine, worker, knowledge_base: str) -> None:  # noqa: ANN001
     st.caption(f"本知识库：{len(rows)} 篇文档，{sum(r.chunk_count for r in rows)} 个片段")
     vector_status(engine)
     if worker is not None and worker.error:
-        st.warning(worker.error)
+        st.warning(plain(worker.error))
     document_table(rows)
 
 

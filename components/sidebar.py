@@ -13,6 +13,7 @@ from components.auth import scoped
 from components.chat_view import show_index_status
 from components.conversation_view import current_conversation, show_conversation_list
 from components.kb_view import kb_label
+from components.plain import plain
 from components.resources import embedding_worker, get_engine
 from core import readable, sufficiency
 from core.generators import registry as generator_registry
@@ -74,7 +75,7 @@ def show_generator_choice(engine) -> None:  # noqa: ANN001 - Engine (scoped)
     )
     withheld = [n for n in generator_registry.offered(settings) if n not in options]
     for name in withheld:
-        st.caption(f"{generator_registry.label(name, settings)} 不可用：它在自己的存储中查找全部知识库的文档，"
+        st.caption(f"{plain(generator_registry.label(name, settings))} 不可用：它在自己的存储中查找全部知识库的文档，"
                    "无法限定到你可以检索的知识库。")
     if generator_registry.entry(chosen).reads_knowledge_bases:
         st.caption("它只在“检索的知识库”选中全部知识库时回答；只选部分时不会调用它。")

@@ -23,6 +23,7 @@ from urllib.parse import quote
 
 import streamlit as st
 
+from components.plain import plain
 from components.sanitize import sanitize
 from components.snapshot_html import markdown_html
 from components.static import style
@@ -158,7 +159,7 @@ def show_snapshot(
         st.warning("来源已删除：以下为作答时保存的快照。")
         _chunk_text(st, snap, record, support)
     elif state == "updated":
-        st.warning(f"来源已更新（当前版本 {current_versions[snap.source_key]}）：左侧为作答时保存的快照（版本 {snap.version}），右侧为当前内容。")
+        st.warning(f"来源已更新（当前版本 {plain(current_versions[snap.source_key])}）：左侧为作答时保存的快照（版本 {plain(snap.version)}），右侧为当前内容。")
         left, right = st.columns(2)
         left.markdown("**作答时（快照）**")
         _chunk_text(left, snap, record, support)

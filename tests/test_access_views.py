@@ -7,6 +7,8 @@ between two runs of one session is a revocation taking effect at the next rerun.
 
 from __future__ import annotations
 
+import time
+
 import dataclasses
 import json
 from pathlib import Path
@@ -29,7 +31,8 @@ AUTH = {
     "server_metadata_url": "http://127.0.0.1:9/.well-known/openid-configuration",
 }
 BOB = {"is_logged_in": True, "iss": "https://idp", "sub": "bob", "email": "bob@example.com",
-       "email_verified": True, "name": "Bob"}
+       "email_verified": True, "name": "Bob",
+       "iat": int(time.time()) - 60, "exp": int(time.time()) + 3600}  # an ID token valid for the test (issue 25)
 
 
 def _section(*secret_access: str) -> dict:

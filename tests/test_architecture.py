@@ -256,7 +256,8 @@ def _string_imports(path: Path) -> set[tuple[str, str]]:
     rel = path.relative_to(ROOT).as_posix()
     tree = ast.parse(path.read_text(encoding="utf-8"))
     out: set[tuple[str, str]] = set()
-    upper = re.compile(r"(components|app_pages|pages)(\.\w+)*(:\w+)?|app(:\w+)?")
+    # a bare "pages" is data (the front-matter key of a page list), "pages.x" / "pages:x" a module
+    upper = re.compile(r"(components|app_pages)(\.\w+)*(:\w+)?|pages(\.\w+)+(:\w+)?|pages:\w+|app(:\w+)?")
 
     def walk(node: ast.AST, where: str) -> None:
         for child in ast.iter_child_nodes(node):

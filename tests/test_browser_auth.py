@@ -5,12 +5,14 @@ file, and Debian's chromium driven by Playwright, one browser context per user.
 Alice (administrator) and Bob may ask the default knowledge base; Carol may not. Each sees
 only their own conversations; Bob's guess of Alice's ``?c=`` and of her snapshot link shows
 nothing; only Alice reaches 知识库; Carol's question gets no_evidence. Bob removed from
-``secret``'s list no longer sees its current text through his old snapshot link (issue 25).
-Skipped without chromium.
+``secret``'s list no longer sees its current text through his old snapshot link; Bob asking in
+Alice's ``?c=`` neither reads nor changes her title or hidden flag; a copy of Dave's session
+cookie is signed out when Dave signs out (issue 25). Skipped without chromium.
 """
 
 from __future__ import annotations
 
+import http.server
 import re
 import threading
 import time
@@ -34,6 +36,7 @@ USERS = {
     "alice": {"email": "alice@example.com", "name": "Alice", "email_verified": True},
     "bob": {"email": "bob@example.com", "name": "Bob", "email_verified": True},
     "carol": {"email": "carol@example.com", "name": "Carol", "email_verified": True},
+    "dave": {"email": "dave@example.com", "name": "Dave", "email_verified": True},
 }
 SECRET_ACCESS = ("alice@example.com", "bob@example.com")
 
@@ -216,3 +219,95 @@ def test_a_revoked_user_sees_no_current_version_through_an_old_snapshot_link(aut
     finally:
         auth_app.write_secrets(SECRET_ACCESS)
         other.close()
+
+
+def rename_open_conversation(page, title: str) -> None:
+    page.get_by_text("管理当前对话").click(timeout=60_000)
+    box = page.get_by_label("对话标题")
+    box.fill(title)
+    box.press("Tab")  # the value reaches the app before the button is pressed
+    page.wait_for_timeout(500)
+    page.get_by_role("button", name="保存标题").click()
+
+
+@pytest.fixture()
+def probe():
+    """A local HTTP server that counts the requests it gets (a Markdown image's fetch)."""
+    hits: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - the http.server name
+            hits.append(self.path)
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args):  # noqa: ANN002 - quiet
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}", hits
+    server.shutdown()
+
+
+def test_another_users_conversation_link_reads_and_changes_nothing_of_hers(signed_in_app, browser, probe):
+    """Issue 25 item 3: Bob, holding Alice's ``?c=``, asked there, read her title, renamed it
+    (Markdown that her sidebar rendered) and hid it from her list."""
+    app, (probe_url, hits) = signed_in_app, probe
+    alice = sign_in(browser, app, "alice")
+    ask(alice, QUESTION)
+    alice.locator("sup.yz-cite button.yz-cite-link").first.wait_for(timeout=120_000)
+    conversation = parse_qs(urlparse(alice.url).query)["c"][0]
+    rename_open_conversation(alice, "Alice 的私人标题")
+    alice.locator(".st-key-conversation-list").get_by_role("button", name="Alice 的私人标题").first.wait_for(timeout=60_000)
+
+    bob = sign_in(browser, app, "bob")
+    bob.goto(f"{app}/?c={conversation}", wait_until="domcontentloaded")
+    bob.get_by_test_id("stChatInputTextArea").wait_for(timeout=60_000)
+    ask(bob, "Pod 是什么？")
+    bob.locator(".st-key-conversation-list").get_by_role("button", name="Pod 是什么？").first.wait_for(timeout=120_000)
+    bob.wait_for_timeout(1500)
+    bob.goto(f"{app}/?c={conversation}", wait_until="domcontentloaded")  # a new session lists it from the store
+    bob.locator(".st-key-conversation-list").get_by_role("button", name="Pod 是什么？").first.wait_for(timeout=60_000)
+    bob.get_by_text("管理当前对话").click(timeout=60_000)
+    assert bob.get_by_label("对话标题").input_value(timeout=30_000) == "Pod 是什么？"  # his question, not her title
+    assert bob.get_by_text("Alice 的私人标题").count() == 0
+    bob.keyboard.press("Escape")
+    rename_open_conversation(bob, f"![]({probe_url}/p)")
+    bob.wait_for_timeout(1500)
+    hide = bob.get_by_role("button", name=re.compile("隐藏这个对话"))
+    if not hide.is_visible():  # the popover may stay open over the rerun
+        bob.get_by_text("管理当前对话").click(timeout=60_000)
+    hide.click(timeout=30_000)
+    bob.wait_for_timeout(1500)
+    bob.context.close()
+
+    hits.clear()
+    alice.goto(f"{app}/?c={conversation}", wait_until="domcontentloaded")  # her list: her title, not hidden
+    alice.locator(".st-key-conversation-list").get_by_role("button", name="Alice 的私人标题").first.wait_for(timeout=60_000)
+    alice.wait_for_timeout(1500)
+    assert alice.get_by_text(probe_url).count() == 0 and hits == []
+
+
+def test_a_copied_session_cookie_is_signed_out_with_its_user(signed_in_app, browser):
+    """Issue 25 item 5: a copy of the session cookie stayed signed in after 退出登录."""
+    app = signed_in_app
+    dave = sign_in(browser, app, "dave")
+    thief = browser.new_context(viewport={"width": 1280, "height": 900})
+    thief.add_cookies(dave.context.cookies())
+    stolen = thief.new_page()
+    stolen.goto(app, wait_until="domcontentloaded")
+    stolen.get_by_text("已登录：Dave").wait_for(timeout=120_000)  # the copy works while Dave is signed in
+
+    copy = dave.context.cookies()
+    dave.get_by_role("button", name="退出登录").click()
+    dave.wait_for_url(re.compile(r"/oauth2/end_session"), timeout=60_000)  # signed out, at the provider's page
+    thief.add_cookies(copy)  # the thief keeps his copy
+    stolen.goto(app, wait_until="domcontentloaded")
+    stolen.wait_for_url(re.compile(r"/oauth2/end_session"), timeout=60_000)  # the app signed the copy out
+    stolen.goto(app, wait_until="domcontentloaded")
+    stolen.get_by_role("button", name="登录").wait_for(timeout=60_000)  # and the browser dropped the cookie
+    assert stolen.get_by_text("已登录：Dave").count() == 0
+
+    again = sign_in(browser, app, "dave")  # Dave himself signs in again as usual
+    again.get_by_text("已登录：Dave").wait_for(timeout=60_000)
