@@ -28,6 +28,7 @@ from core.verdicts import MarkerVerdict, marker_verdicts, quote_span, snapshot_q
 UNSUPPORTED_LABEL = "本段无出处"
 EXTRACTIVE_NOTE = "抽取式回答：句子原文摘自知识库"
 CHECK_NOTE = "核查结果：每句话都在知识库中检索并与来源核对"
+CHECK_PASTED_NOTE = "核查结果：每句话都与粘贴的来源原文核对（未检索知识库）"
 NO_EVIDENCE_MESSAGE = "在当前检索设置下，知识库中没有足够的证据回答这个问题。"
 UNVERIFIABLE_MESSAGE = "无法核实：这段回答中没有任何内容能与来源核对。"
 BLOCKED_MESSAGE = "模型提供方拦截了这次回答，未显示内容。"

@@ -240,7 +240,8 @@ def test_the_command_line_is_a_package_of_subcommand_modules():
     modules = {p.stem for p in (ROOT / "core" / "cli").glob("*.py")} - {"__init__", "_shared"}
     assert {m.__name__.rpartition(".")[2] for m in cli.COMMANDS} == modules
     commands = set(cli.build_parser()._subparsers._group_actions[0].choices)  # noqa: SLF001
-    assert commands == {"ingest", "ask", "export", "eval", "eval-claims", "check", "kb", "store", "embed-worker"}
+    assert commands == {"ingest", "ask", "export", "eval", "eval-claims", "eval-citecheck", "check", "verify", "kb", "store",
+                        "embed-worker"}
     with_main = sorted(
         p.relative_to(ROOT).as_posix()
         for p in (ROOT / "core").rglob("*.py")
