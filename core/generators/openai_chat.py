@@ -15,9 +15,11 @@ vLLM, llama.cpp's ``llama-server``), then ``{"type": "json_object", "schema": {.
 (llama-cpp-python's server, which knows only that form and turns the schema into its
 grammar), then none; a server that rejects a form (HTTP 400, 422 or 500 whose message
 names ``response_format``) is asked again with the next, and so are later requests
-of this generator. ``max_tokens`` (``YINZHENG_LLM_MAX_TOKENS``) bounds an answer. Supports are built
-in **code points** (``unit="codepoint"``, part 0); ids that were not sent are
-dropped and audited later by ``core.grounding``. With ``on_text`` the request is
+of this generator. The schema sent asks for at least one sentence and lists the sent ids
+as the only ``chunk_ids`` (``enum``), so a grammar-constrained server cannot cite another.
+``max_tokens`` (``YINZHENG_LLM_MAX_TOKENS``) bounds an answer. Supports are built
+in **code points** (``unit="codepoint"``, part 0); ids that were not sent (a server
+that ignores the schema) are dropped and audited later by ``core.grounding``. With ``on_text`` the request is
 streamed (SSE) and the visible sentences go to the callback as they arrive.
 
 Errors (``raise X from exc``, by ``map_error``)::
@@ -72,12 +74,22 @@ PLACEHOLDER_KEY = "not-needed"  # Ollama, vLLM and llama.cpp accept any key; the
 PROVIDER = "The OpenAI-compatible model"
 
 
-def response_format(form: str = "json_schema") -> dict[str, Any]:
+def response_format(form: str = "json_schema", chunk_ids: Sequence[str] = ()) -> dict[str, Any]:
     """The ``response_format`` of the request in ``form`` (one of ``RESPONSE_FORMATS``): the
     ``StructuredAnswer`` JSON schema (not strict, so servers that support only a subset of JSON
-    Schema accept it). ``json_schema`` is OpenAI's form; ``json_object`` with a ``schema`` key is
-    llama-cpp-python's (``llama_cpp.server``: ``type`` may only be ``text`` or ``json_object``)."""
+    Schema accept it), asking for at least one sentence (the instruction wants one even when the
+    evidence has no answer) and, with ``chunk_ids``, only those ids (``enum``: a server that
+    compiles the schema into a grammar cannot emit another id; grounding still drops and audits
+    ids for servers that ignore it). ``json_schema`` is OpenAI's form; ``json_object`` with a
+    ``schema`` key is llama-cpp-python's (``llama_cpp.server``: ``type`` may only be ``text`` or
+    ``json_object``). ``ValueError`` for another form."""
     schema = StructuredAnswer.model_json_schema()
+    schema["properties"]["answer"]["minItems"] = 1
+    if chunk_ids:
+        ids = list(dict.fromkeys(chunk_ids))
+        sentence = schema["$defs"]["AnswerSentence"]["properties"]["chunk_ids"]
+        sentence["items"] = {"type": "string", "enum": ids}
+        sentence["maxItems"] = len(ids)
     if form == "json_object":
         return {"type": "json_object", "schema": schema}
     if form != "json_schema":
@@ -197,7 +209,7 @@ class OpenAIChatGenerator(Generator):
                            type(exc).__name__, exc_info=True)
             raise mapped from exc
 
-    def _create(self, messages: list[dict[str, str]], stream: bool) -> Any:
+    def _create(self, messages: list[dict[str, str]], stream: bool, chunk_ids: Sequence[str] = ()) -> Any:
         """One request with the first of :attr:`formats` as ``response_format``; a server that
         rejects it (``_rejects_format``) is asked again with the next form, finally with none,
         and so are later requests of this generator (the JSON is then read from the message
@@ -206,7 +218,7 @@ class OpenAIChatGenerator(Generator):
         while self.formats:
             try:
                 return self._client.chat.completions.create(
-                    model=self.model, messages=messages, response_format=response_format(self.formats[0]),
+                    model=self.model, messages=messages, response_format=response_format(self.formats[0], chunk_ids),
                     temperature=self.temperature, stream=stream, **extra,
                 )
             except openai.APIStatusError as exc:
@@ -223,17 +235,18 @@ class OpenAIChatGenerator(Generator):
         """One chat completion; with ``on_text`` a streamed one whose visible sentences go to
         ``on_text`` as the JSON grows. Raises the ``GenerationError`` subclasses above."""
         messages = self.messages(question, chunks, history)
+        ids = [rc.chunk_id for rc in chunks]
         finish: str | None = None
         with self._provider_errors():
             if on_text is None:
-                resp = self._create(messages, stream=False)
+                resp = self._create(messages, stream=False, chunk_ids=ids)
                 choice = resp.choices[0] if resp.choices else None
                 raw = (choice.message.content or "") if choice else ""
                 finish = choice.finish_reason if choice else None
             else:
                 preview = StructuredStreamPreview()
                 try:
-                    for event in self._create(messages, stream=True):
+                    for event in self._create(messages, stream=True, chunk_ids=ids):
                         for choice in event.choices or ():
                             finish = choice.finish_reason or finish
                             piece = choice.delta.content if choice.delta else None
