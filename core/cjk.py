@@ -21,7 +21,9 @@ because its official evaluation script does.
 
 from __future__ import annotations
 
-__all__ = ["IDEOGRAPH_CLASS", "is_cjk", "is_cjk_punct"]
+import unicodedata
+
+__all__ = ["IDEOGRAPH_CLASS", "fold_lookalike", "is_cjk", "is_cjk_punct"]
 
 _CJK_RANGES = (
     (0x2E80, 0x2FDF),
@@ -68,3 +70,20 @@ def is_cjk_punct(ch: str) -> bool:
     (U+3000..U+303F), CJK Compatibility Forms, and the punctuation of the
     Full-width Forms block (``，：（）［］｛｝`` …, not full-width letters or digits)."""
     return _in(ch, _CJK_PUNCT_RANGES)
+
+
+#: Compatibility look-alikes that text extraction (PDF) produces and no question contains:
+#: CJK Radicals Supplement and Kangxi Radicals (U+2E80..U+2EFF, U+2F00..U+2FDF: ⼿ for 手),
+#: full-width digits and Latin letters (U+FF10..U+FF19, U+FF21..U+FF3A, U+FF41..U+FF5A).
+_LOOKALIKE_RANGES = ((0x2E80, 0x2EFF), (0x2F00, 0x2FDF), (0xFF10, 0xFF19), (0xFF21, 0xFF3A), (0xFF41, 0xFF5A))
+
+
+def fold_lookalike(ch: str) -> str:
+    """``ch`` (one code point) with a compatibility look-alike (:data:`_LOOKALIKE_RANGES`) replaced by
+    its NFKC form when that is one code point too, so offsets stay put; every other character as
+    it is (CJK punctuation keeps its full width)."""
+    if _in(ch, _LOOKALIKE_RANGES):
+        norm = unicodedata.normalize("NFKC", ch)
+        if len(norm) == 1:
+            return norm
+    return ch

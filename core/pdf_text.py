@@ -29,11 +29,11 @@ from __future__ import annotations
 
 import hashlib
 import re
-import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from core.cjk import fold_lookalike
 from core.sourcetext import GARBLED_SHARE, remove_controls, unreadable_share
 
 #: A line whose font is this many times the body size (or more) may be a heading.
@@ -74,12 +74,7 @@ class PdfMarkdown:
 def compat_char(ch: str) -> str:
     """``ch`` with a compatibility look-alike replaced by its NFKC form (see the module doc);
     every other character as it is. Always one code point."""
-    cp = ord(ch)
-    if 0x2F00 <= cp <= 0x2FDF or 0x2E80 <= cp <= 0x2EFF or 0xFF10 <= cp <= 0xFF19 or 0xFF21 <= cp <= 0xFF3A or 0xFF41 <= cp <= 0xFF5A:
-        norm = unicodedata.normalize("NFKC", ch)
-        if len(norm) == 1:
-            return norm
-    return ch
+    return fold_lookalike(ch)
 
 
 _FILE_NAME = re.compile(r"^[^\s/\\]{1,80}\.(?:html?|pdf|docx?|xlsx?|pptx?|txt|md|aspx?|php|jsp|rtf|odt)$", re.I)
