@@ -489,8 +489,9 @@ class KnowledgeIndex:
     def repair_vectors(self, limit: int = 0) -> tuple[int, int]:
         """Owner only (else ``(0, len(missing))``): give the active chunks without a vector in the
         store (``missing_vector_ids``) theirs: from the catalog's embedding cache (no model call),
-        and by embedding at most ``limit`` more (more are left to a full ``embed_pending``, e.g. the
-        background worker or ``python -m core ingest``). Returns (vectors written, chunks still
+        then, when at most ``limit`` are still without one, by embedding them; more than ``limit``
+        are all left to a full ``embed_pending`` (the background worker or ``python -m core
+        ingest``), so a question never waits for a large batch. Returns (vectors written, chunks still
         without one). Run by a process that opens the store to answer (``python -m core ask``), so
         a vector another process never wrote is repaired, not assumed (issue 24)."""
         if not self.owns_vectors():
