@@ -165,8 +165,8 @@ def pending_vectors_text(embedded: int, total: int, counts: bool = True) -> str 
         return (f"部分片段的向量待补齐（已有 {embedded * 100 // total}%）："
                 + ("补齐前使用关键词检索" if embedded == 0 else "这些片段暂只按关键词检索，其余片段照常使用向量检索"))
     if embedded == 0:
-        return f"{total} 个片段的向量待补齐（0/{total}）：补齐前使用关键词检索"
-    return (f"{total - embedded} 个片段的向量待补齐（已有 {embedded}/{total}）："
+        return f"全部知识库：{total} 个片段的向量待补齐（0/{total}）：补齐前使用关键词检索"
+    return (f"全部知识库：{total - embedded} 个片段的向量待补齐（已有 {embedded}/{total}）："
             "这些片段暂只按关键词检索，其余片段照常使用向量检索")
 
 

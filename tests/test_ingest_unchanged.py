@@ -162,6 +162,8 @@ def test_a_changed_glossary_title_parses_the_files_again(tmp_path, monkeypatch):
     glossary.mkdir(parents=True)
     (glossary / "pod.md").write_text("---\ntitle: Pod\nid: pod\n---\n", encoding="utf-8")
     (docs / "a.md").write_text('## 一节\n\n{{< glossary_tooltip term_id="pod" >}} 是最小单元。\n', encoding="utf-8")
+    # the folder's corpus profile names its glossary folder (a user's folder has none: issue 26)
+    (docs / "corpus-profile.json").write_text('{"glossary": "reference/glossary"}', encoding="utf-8")
     index = KnowledgeIndex(make_settings(tmp_path / "data", embedding="hash"), HashingEmbedder())
     ingest(index, [docs], embed=False)
     assert set(ingest(index, [docs], embed=False).results.values()) == {"unchanged"}

@@ -207,9 +207,9 @@ def test_sidebar_says_how_many_vectors_are_pending():
     from components.library_view import pending_vectors_text
 
     assert pending_vectors_text(812, 813) == (
-        "1 个片段的向量待补齐（已有 812/813）：这些片段暂只按关键词检索，其余片段照常使用向量检索"
+        "全部知识库：1 个片段的向量待补齐（已有 812/813）：这些片段暂只按关键词检索，其余片段照常使用向量检索"
     )
-    assert pending_vectors_text(0, 40).startswith("40 个片段的向量待补齐")
+    assert pending_vectors_text(0, 40).startswith("全部知识库：40 个片段的向量待补齐")
     assert pending_vectors_text(813, 813) is None and pending_vectors_text(0, 0) is None
     # a user who may not ask every knowledge base sees no chunk count
     assert pending_vectors_text(812, 813, counts=False) == (
@@ -233,4 +233,4 @@ def test_the_sidebar_line_while_a_vector_is_pending(index):
     at.run()
     assert not at.exception, at.exception
     texts = [el.proto.text for el in at.get("progress")]
-    assert texts == ["1 个片段的向量待补齐（已有 3/4）：这些片段暂只按关键词检索，其余片段照常使用向量检索"]
+    assert texts == ["全部知识库：1 个片段的向量待补齐（已有 3/4）：这些片段暂只按关键词检索，其余片段照常使用向量检索"]
