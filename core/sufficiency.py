@@ -78,8 +78,12 @@ from core.sufficiency_terms import (  # noqa: F401  (re-exported: the decision's
     _contains,
     _in_kb,
     absent_share,
+    _content_terms,
     default_value_missing,
     detail_in,
+    general_absent,
+    general_coverage,
+    general_salient,
     kb_text,
     named_terms,
     salient_share,
@@ -97,8 +101,10 @@ HYBRID_FEATURES = (
     "dense_gap", "cross_script", "detail",
 )
 HYBRID2_FEATURES = HYBRID_FEATURES + ("dense2", "dense2_rr")
+#: Size-invariant features (issue 26): term weights from general language, not the knowledge base.
+GENERAL_FEATURES = ("g_coverage", "g_salient", "g_absent")
 #: Every feature ``features_of`` computes (a mode's model reads its own subset by name).
-FEATURES = HYBRID2_FEATURES
+FEATURES = HYBRID2_FEATURES + GENERAL_FEATURES
 KEYWORD_FEATURES = (
     "coverage", "salient", "absent", "bm25_rr", "fused_rr", "type_match", "coverage_gap", "cross_script", "detail",
 )
@@ -261,6 +267,7 @@ def features_of(
     cross_script: bool = False,
     keys: Sequence[str] = (),
     hybrid2: bool = False,
+    g_absent: float = 0.0,
 ) -> dict[str, float]:
     """The ``FEATURES`` of one candidate (dense ones 0 unless ``hybrid``, the second embedder's
     0 unless ``hybrid2``); the means are over the top-k;
@@ -282,6 +289,9 @@ def features_of(
         "detail": float(detail_in(question, cand.text, keys)),
         "dense2": (cand.dense2 or 0.0) if hybrid2 else 0.0,
         "dense2_rr": _rr(cand.dense2_rank) if hybrid2 else 0.0,
+        "g_coverage": general_coverage(question, terms),
+        "g_salient": general_salient(question, terms),
+        "g_absent": g_absent,
     }
 
 
@@ -322,6 +332,7 @@ def decide(
     mm = model.hybrid2 if hybrid2 and model.hybrid2 is not None else model.hybrid if hybrid else model.keyword
     cut = mm.threshold if threshold is None else threshold
     absent = absent_share(question, lexical, cross_script=cross_script)
+    g_absent = general_absent(question, lexical, cross_script=cross_script)
     keys = key_terms(question, lexical)
     n = max(1, len(candidates))
     mean_cov = sum(c.coverage for c in candidates) / n
@@ -329,7 +340,7 @@ def decide(
     feats = {
         c.chunk_id: features_of(
             question, c, lexical, absent, hybrid=hybrid, mean_coverage=mean_cov, mean_dense=mean_dense,
-            cross_script=cross_script, keys=keys, hybrid2=hybrid2,
+            cross_script=cross_script, keys=keys, hybrid2=hybrid2, g_absent=g_absent,
         )
         for c in candidates
     }
@@ -344,6 +355,10 @@ def decide(
     if absent > 0:
         reasons.append(f"{absent:.0%} of the question's term weight occurs nowhere in the knowledge base")
 
+    if not _content_terms(asked):  # "？？？", "a": nothing to look for (a follow-up carries its topic here)
+        reasons.append("the question has no word to look for")
+        message = "这个问题里没有可以检索的词语：请写出想问的对象或内容。"
+        return Decision(False, best, cut, mode, scores, (), tuple(reasons), (), message, None, feats)
     names = named_terms(limits_wording(names_text) if names_text else question)
     missing = [t for t in names if not _in_kb(kb_text, t)]
     evidence_text = "\n".join(c.text for c in candidates if c.chunk_id in deciding).lower()
