@@ -20,7 +20,7 @@ st.caption("每个句子后的上标指向它的来源片段；悬停、点击�
 
 # the engine's modules after the input (see the module doc)
 from components.answer_actions import Request, pending_request  # noqa: E402
-from components.auth import may_ask, scoped  # noqa: E402
+from components.auth import scoped  # noqa: E402
 from components.chat_view import answer_request, show_answer_assets, show_conversation, show_export_buttons  # noqa: E402
 from components.resources import ensure_ready, wait_until_ingested  # noqa: E402
 from components.sidebar import kb_selector, retrieval_options  # noqa: E402
@@ -33,7 +33,7 @@ with page_guard("显示问答页"):
     engine = scoped(engine)  # the signed-in user's records and knowledge bases
 
     with st.sidebar:
-        knowledge_bases = kb_selector(engine.index.knowledge_bases, may_ask=may_ask)
+        knowledge_bases = kb_selector(engine)
 
     records = engine.records.list(conversation_id=conversation_id, limit=200)
     with st.sidebar:
@@ -46,7 +46,7 @@ with page_guard("显示问答页"):
     if request:
         answer_request(
             engine, request, records, conversation_id=conversation_id,
-            generator=st.session_state.get("generator"), options=retrieval_options(),
+            generator=st.session_state.get("generator"), options=retrieval_options(engine),
             knowledge_bases=knowledge_bases,
             before_answer=wait_until_ingested,  # asked during the first start's ingest: shown, then answered
             where=regenerated,

@@ -10,6 +10,7 @@ from components.chat_view import show_answer_assets, show_export_buttons, show_r
 from components.conversation_view import show_conversation_groups
 from components.errors import page_guard
 from components.resources import get_engine
+from core import readable
 
 engine = get_engine()  # outside the guard: app.py says 启动应用失败 when it cannot open
 with page_guard("加载历史回答"):
@@ -50,5 +51,5 @@ with page_guard("加载历史回答"):
             record = next(r for r in records if r.answer_id == chosen)
             st.text(f"问题：{record.query}")
             show_answer_assets()
-            show_record(record, engine.index.current_versions())
+            show_record(record, readable.current_versions(engine))
             show_export_buttons([record], f"answer-{record.answer_id[:8]}")

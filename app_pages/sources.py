@@ -6,7 +6,7 @@ from components.auth import scoped
 from components.errors import page_guard
 from components.resources import get_engine
 from components.source_view import show_snapshot
-from core.replay import current_counterpart
+from core import readable
 
 engine = get_engine()  # outside the guard: app.py says 启动应用失败 when it cannot open
 with page_guard("显示来源快照"):
@@ -16,5 +16,6 @@ with page_guard("显示来源快照"):
     chunk_id = st.query_params.get("chunk_id", "")
     record = engine.records.get(answer_id) if answer_id else None
     snap = record.chunk(chunk_id) if record else None
-    current = current_counterpart(engine.index, snap) if snap else None
-    show_snapshot(record, answer_id, chunk_id, engine.index.current_versions(), current, st.query_params.get("support"))
+    current = readable.current_counterpart(engine, snap) if snap else None  # None: no access to its base now
+    show_snapshot(record, answer_id, chunk_id, readable.current_versions(engine), current, st.query_params.get("support"),
+                  current_readable=bool(snap) and readable.may_read_source(engine, snap))

@@ -27,6 +27,7 @@ from html import escape
 import streamlit as st
 
 from components.errors import app_error_message
+from components.plain import plain
 from core.errors import AppError
 from core.export import answer_markdown
 from core.models import AnswerRecord, Feedback
@@ -208,7 +209,7 @@ def show_answer_actions(store: RecordStore, record: AnswerRecord, *, compact: bo
 def _actions(store: RecordStore, record: AnswerRecord) -> None:
     aid = record.answer_id
     if notice := st.session_state.pop(NOTICE_KEY.format(aid), None):  # left by a feedback callback
-        st.toast(notice[0], icon=notice[1])
+        st.toast(plain(notice[0]), icon=notice[1])
     with st.container(horizontal=True, vertical_alignment="center", gap="small"):
         # our own markup; the texts are escaped attribute values (copy_buttons_html), the handler is COPY_ASSETS
         st.html(copy_buttons_html(record), width="content")

@@ -42,6 +42,7 @@ from core.presentation import (
     BLOCKED_MESSAGE,
     CANDIDATES_TITLE,
     CHECK_NOTE,
+    CHECK_PASTED_NOTE,
     EMPTY_ANSWER_MESSAGE,
     EXTRACTIVE_NOTE,
     FOUND_TITLE,
@@ -381,7 +382,8 @@ def render_answer(
         if record.generator.name == "extractive":
             out.append(f'<div class="yz-note yz-extractive">{_e(EXTRACTIVE_NOTE)}</div>')
         elif record.generator.name == "check":
-            out.append(f'<div class="yz-note yz-check">{_e(CHECK_NOTE)}</div>')
+            pasted = record.retrieval.get("retrieval") == "pasted sources"
+            out.append(f'<div class="yz-note yz-check">{_e(CHECK_PASTED_NOTE if pasted else CHECK_NOTE)}</div>')
         out.append(_sufficiency_notes(record))
         body = _body_html(record.answer_text, view.layout, view.cards, _Verdicts(view))
         out.append(f'<div class="yz-answer-body">{body}</div>')

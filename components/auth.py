@@ -6,6 +6,10 @@ without it the app runs in local single-user mode and says so in the sidebar. Th
 ``[yinzheng]`` section (administrators, per-knowledge-base access and redaction) is read
 by ``core.access.AccessConfig.from_mapping``; see the README, "Users and knowledge bases".
 
+Every run of a signed-in session checks that it has not ended (``core.sessions``: the ID
+token's ``exp``, and the user's last 退出登录 on any browser or replica) and signs it out
+(``st.logout``) when it has; 退出登录 ends every session of that user.
+
 Pages call :func:`scoped` on the engine: its record store shows only the user's records
 (another user's conversation or answer id is "not found"), retrieval sees only the
 knowledge bases the user may ask, and redaction follows the knowledge base's setting.
@@ -15,6 +19,7 @@ The opaque user id stays in the engine and the store; nothing here renders it.
 from __future__ import annotations
 
 import dataclasses
+import time
 from typing import TYPE_CHECKING, Any, Mapping
 
 import streamlit as st
@@ -23,6 +28,7 @@ from core.access import AccessConfig, User
 
 if TYPE_CHECKING:  # app.py imports this before the heavy modules (core.pipeline loads jieba, chromadb)
     from core.pipeline import Engine
+    from core.sessions import SessionLedger
 
 
 def _secret(name: str) -> Mapping[str, Any]:
@@ -52,7 +58,28 @@ def current_user() -> User | None:
     """The signed-in user, or None in local single-user mode (or before sign-in)."""
     if not auth_configured() or not _signed_in():
         return None
-    return User.from_claims(st.user.to_dict(), access_config().user_id_key)
+    return access_config().user(st.user.to_dict())
+
+
+@st.cache_resource(show_spinner=False)
+def session_ledger() -> SessionLedger:
+    """The sign-out times in the answer store's database (``Settings.records_location``),
+    opened once per process. Cached here, not in ``components.resources``: it is needed
+    before the engine's modules load, and only in signed-in mode (SQLAlchemy, no engine)."""
+    from core.config import load_settings  # noqa: PLC0415 - local mode never imports SQLAlchemy here
+    from core.sessions import SessionLedger  # noqa: PLC0415
+
+    return SessionLedger(load_settings().records_location)
+
+
+def _end_if_over(user: User) -> None:
+    """Sign this session out and stop the run when its ID token has expired or ``user``
+    signed out after it was issued (``core.sessions.session_over``)."""
+    from core.sessions import session_over  # noqa: PLC0415 - see session_ledger
+
+    if session_over(st.user.to_dict(), session_ledger().ended_at(user.user_id), time.time()) is not None:
+        st.logout()  # clears st.user for this session and sends the browser to /auth/logout (cookie deleted)
+        st.stop()
 
 
 def _providers() -> list[str | None]:
@@ -63,7 +90,8 @@ def _providers() -> list[str | None]:
 
 def require_sign_in() -> User | None:
     """Local mode: None. With ``[auth]``: the signed-in user, or a sign-in screen and
-    ``st.stop()`` for a visitor."""
+    ``st.stop()`` for a visitor; a session that has ended is signed out (``st.logout``,
+    ``st.stop()``). Raises ``ConfigError`` or ``RecordError`` (the sign-out times cannot be read)."""
     if not auth_configured():
         return None
     if not _signed_in():
@@ -74,7 +102,10 @@ def require_sign_in() -> User | None:
             if st.button(label, type="primary", key=f"login-{provider}"):
                 st.login(provider)  # None: the unnamed [auth] provider
         st.stop()
-    return current_user()
+    user = current_user()
+    if user is not None:
+        _end_if_over(user)
+    return user
 
 
 def is_admin(user: User | None) -> bool:
@@ -110,4 +141,7 @@ def show_user_box(user: User | None, where=None) -> None:  # noqa: ANN001 - a co
             return
         st.text(f"已登录：{user.name or '（未提供姓名）'}")  # from the provider: text, never Markdown
         if st.button("退出登录", key="logout"):
-            st.logout()
+            try:  # ends this user's sessions everywhere, a copied cookie's included
+                session_ledger().end_sessions(user.user_id, time.time())
+            finally:
+                st.logout()

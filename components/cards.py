@@ -19,9 +19,10 @@ from urllib.parse import quote
 
 from components.snapshot_html import popover_id
 from components.verdict_view import aria_suffix, card_verdict_html, sup_class
-from core.markdown import safe_link
+from core.markdown import safe_link, web_link_spans
 from core.models import AnswerRecord, SourceCard
 from core.presentation import (
+    card_facts,
     display_title,
     document_groups,
     heading_path,
@@ -73,6 +74,7 @@ def build_cards(
             relevance=chunk.relevance,
             snapshot_url=snapshot_url(record.answer_id, cid, snapshot_base),
             page=page_number(chunk),
+            facts=card_facts(chunk),
             changed=snapshot_state(chunk, current_versions),  # type: ignore[arg-type]
         )
     return cards
@@ -85,6 +87,7 @@ def _meta_line(card: SourceCard) -> str:
         bits.append(f'更新于 <time datetime="{e(iso)}">{e(card.updated_at.strftime("%Y-%m-%d"))}</time>')
     if card.page is not None:
         bits.append(f"第 {card.page} 页")
+    bits.extend(e(fact) for fact in card.facts)
     if card.relevance is not None:
         bits.append(f"相关度 {card.relevance:.2f}")
     return " · ".join(bits)
@@ -136,6 +139,15 @@ def _tail(parts: list[tuple[str, bool]], limit: int, *, end: bool) -> tuple[list
     return out, False
 
 
+def _outside_links(text: str, start: int, end: int) -> tuple[int, int]:
+    """``(start, end)`` widened so that neither falls inside a ``[text](url)`` link of ``text``
+    (a slice that cut one would show its Markdown)."""
+    for lo, hi in web_link_spans(text):
+        start = lo if lo < start < hi else start
+        end = hi if lo < end < hi else end
+    return start, end
+
+
 def quote_card_html(chunk_text: str, verdict: MarkerVerdict | None, context: int = 40) -> str | None:
     """The card's snippet around the aligned quote (``verdict.quote``, code points into
     ``chunk_text``) with the quote in ``<mark>``, as readable text: Markdown syntax removed,
@@ -149,8 +161,8 @@ def quote_card_html(chunk_text: str, verdict: MarkerVerdict | None, context: int
         return None  # a bad offset shows the plain snippet, never an error
     big = 10 * context + 400
     # every slice starts and ends outside code (a quote inside a code span keeps the whole span)
-    start, end = outside_code(chunk_text, start, end)
-    lo, hi = outside_code(chunk_text, max(0, start - big), min(len(chunk_text), end + big))
+    start, end = _outside_links(chunk_text, *outside_code(chunk_text, start, end))
+    lo, hi = _outside_links(chunk_text, *outside_code(chunk_text, max(0, start - big), min(len(chunk_text), end + big)))
     before, cut_before = _tail(snippet_parts(chunk_text[lo:start], len(chunk_text)), context, end=True)
     after, cut_after = _tail(snippet_parts(chunk_text[end:hi], len(chunk_text)), context, end=False)
     quote = snippet_parts(chunk_text[start:end], 200)

@@ -13,9 +13,11 @@ from components.answer_actions import COPY_ASSETS, ROW_ASSETS, Request, show_ans
 from components.answer_view import ANSWER_CSS, ANSWER_SCRIPT
 from components.errors import show_app_error
 from components.library_view import vector_status
+from components.plain import plain
 from components.render_cache import answer_html
+from core import readable
 from core.errors import UnsavedRecordError
-from core.export import conversation_to_json, conversation_to_markdown, to_markdown
+from core.export import conversation_to_json, conversation_to_markdown, record_json, to_markdown
 from core.models import AnswerRecord
 from core.records import conversation_history, conversation_turns, version_label
 from core.retrieval import RetrievalOptions
@@ -63,7 +65,7 @@ def show_conversation(engine, records: list[AnswerRecord], *, asking: bool = Fal
     labelled with the new one counted, and an empty container is left under them and
     returned, for :func:`answer_request` to draw the new version in (None: no such answer
     drawn here, the new version goes at the end); so it appears in its place on the run that makes it."""
-    versions = engine.index.current_versions()
+    versions = readable.current_versions(engine)
     turns = conversation_turns(records)
     shown = SHOWN_TURNS - 1 if asking and regenerating is None else SHOWN_TURNS
     hidden = earlier_turns_hidden(turns, records[0].conversation_id if records else "", shown)
@@ -205,31 +207,36 @@ def ask_and_show(engine, question: str, *, generator: str | None, conversation_i
     except UnsavedRecordError as exc:  # the answer exists but is not stored: show both
         live.empty()
         show_app_error(exc, "保存回答")
-        show_record(exc.record, engine.index.current_versions())
+        show_record(exc.record, readable.current_versions(engine))
         return exc.record
     live.empty()
-    show_record(record, engine.index.current_versions())
+    show_record(record, readable.current_versions(engine))
     return record
 
 
 def show_index_status(engine, worker) -> None:  # noqa: ANN001 - Engine / EmbeddingWorker
-    """The size of 全部知识库 (documents and chunks of every knowledge base) and the vector
-    build's progress (``components.library_view.vector_status``), drawn on each run.
+    """The size of what ``engine``'s user may ask (documents and chunks of the knowledge bases
+    ``core.readable.askable_bases`` offers: 全部知识库 when that is every one, else 可检索的知识库)
+    and the vector build's progress (``components.library_view.vector_status``; without counts
+    when the user may not ask every base), drawn on each run.
     Not an auto-rerunning fragment: with one in the sidebar the browser benchmark lost
     about one answer in 20 while vectors were being built (stored, never shown)."""
     _index_status(engine, worker)
 
 
 def _index_status(engine, worker) -> None:  # noqa: ANN001
-    rows = engine.index.documents()  # every knowledge base: the sidebar is on every page
-    st.caption(f"全部知识库：{len(rows)} 篇文档，{sum(r.chunk_count for r in rows)} 个片段")
-    vector_status(engine)
+    askable = readable.askable_bases(engine)  # the sidebar is on every page: every base the user may ask
+    every = set(askable) == {kb.name for kb in engine.index.knowledge_bases.list(include_hidden=True)}
+    rows = readable.documents(engine, askable)
+    label = "全部知识库" if every else "可检索的知识库"
+    st.caption(f"{label}：{len(rows)} 篇文档，{sum(r.chunk_count for r in rows)} 个片段")
+    vector_status(engine, counts=every)
     owner = engine.index.store_owner()
     if owner is not None:
         st.caption("向量库由另一个进程持有：本进程用目录中缓存的向量检索，新向量由它补齐。")
         st.text(owner.describe())  # its command line: text, never Markdown
     if worker is not None and worker.error:
-        st.warning(worker.error)
+        st.warning(plain(worker.error))
 
 
 def show_export_buttons(records: list[AnswerRecord], stem: str) -> None:
@@ -243,7 +250,7 @@ def show_export_buttons(records: list[AnswerRecord], stem: str) -> None:
     c1 = c2 = st.container()  # stacked: two columns in the sidebar cut "导出 Markdown" to "导出 Markd…"
     c1.download_button(
         "导出 JSON",
-        (lambda: records[0].model_dump_json(indent=2)) if one else (lambda: conversation_to_json(records)),
+        (lambda: record_json(records[0])) if one else (lambda: conversation_to_json(records)),
         file_name=f"{stem}.json",
         mime="application/json",
         key=f"json-{stem}",

@@ -4,8 +4,8 @@ rename, hide) and the grouped list of 历史.
 The open conversation is ``st.session_state[CONVERSATION_KEY]`` and ``?c=`` in the
 URL: the URL wins (a link or reload), the session restores it after navigating to
 another page and back (Streamlit drops query parameters on a page switch).
-Titles, questions and previews are untrusted text: shown with ``st.text`` or as
-widget labels, never as Markdown.
+Titles, questions and previews are untrusted text: shown with ``st.text``, or as widget
+labels through :func:`components.plain.plain`, never as Markdown.
 
 Light to import (Streamlit and the standard library): the chat page draws its input with
 :data:`QUESTION_KEY` and :func:`current_conversation` before the engine's modules load;
@@ -20,6 +20,8 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 import streamlit as st
+
+from components.plain import plain
 
 if TYPE_CHECKING:
     from core.records import Conversation, RecordStore
@@ -101,7 +103,7 @@ def show_conversation_list(store: RecordStore, current: str) -> None:
     with st.container(key="conversation-list", height=320 if len(conversations) > 8 else "content"):
         for c in conversations:
             st.button(
-                _label(c), key=f"conv-{c.conversation_id}", width="stretch",
+                plain(_label(c)), key=f"conv-{c.conversation_id}", width="stretch",
                 type="secondary" if c.conversation_id == current else "tertiary",
                 icon=":material/chat:" if c.conversation_id == current else None,
                 help=f"{c.turns} 轮 · 更新于 {c.updated_at[:16].replace('T', ' ')} UTC",

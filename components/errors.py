@@ -17,6 +17,7 @@ from contextlib import contextmanager
 
 import streamlit as st
 
+from components.plain import plain
 from core.errors import (
     AppError,
     ConfigError,
@@ -53,7 +54,7 @@ def app_error_message(exc: AppError, action: str) -> str:
 def show_app_error(exc: AppError, action: str) -> None:
     """Log ``exc`` with its traceback and show :func:`app_error_message` with ``st.error``."""
     log.error("%s failed", action, exc_info=exc)
-    st.error(app_error_message(exc, action))
+    st.error(plain(app_error_message(exc, action)))  # the detail may quote a file name or a title
 
 
 @contextmanager

@@ -16,6 +16,7 @@ import streamlit as st
 
 from components.answer_view import MODE_LABELS
 from components.errors import page_guard
+from components.plain import plain
 from core.catalog import DocumentRow
 from core.models import DEFAULT_KB
 from core.ingest import IngestReport
@@ -153,26 +154,29 @@ def document_table(rows: list[DocumentRow]) -> None:
     )
 
 
-def vector_status(engine) -> None:  # noqa: ANN001 - Engine
+def vector_status(engine, counts: bool = True) -> None:  # noqa: ANN001 - Engine
     """The vector build's progress over 全部知识库 (every knowledge base's active chunks: one
-    vector store serves them all, ``core.index.Index.dense_coverage``), or that it is ready and
+    vector store serves them all, ``core.index.Index.dense_coverage``; as a percentage without
+    ``counts``, for a user who may not ask every knowledge base), or that it is ready and
     with which models: both, and the state's name as the record's 检索详情 gives it
     (``components.answer_view.MODE_LABELS["hybrid2"]``), once the second model's set is complete
     too (``SecondVectors.complete``, as retrieval decides it); until then the second set's progress."""
     embedded, total = engine.index.dense_coverage()
     if total and embedded < total:
-        st.progress(embedded / total, text=f"全部知识库的向量索引构建中 {embedded}/{total}（此期间使用关键词检索）")
+        done = f"{embedded}/{total}" if counts else f"{embedded * 100 // total}%"
+        st.progress(embedded / total, text=f"全部知识库的向量索引构建中 {done}（此期间使用关键词检索）")
         return
     if not total:
         return
     second = engine.index.second
     if second is not None and second.complete(engine.index.active_chunks()):
-        st.caption(f"全部知识库的向量索引已就绪（{engine.embedder.name} + {second.name}）：{MODE_LABELS['hybrid2']}")
+        st.caption(f"全部知识库的向量索引已就绪（{plain(engine.embedder.name)} + {plain(second.name)}）：{MODE_LABELS['hybrid2']}")
         return
-    st.caption(f"全部知识库的向量索引已就绪（{engine.embedder.name}）")
+    st.caption(f"全部知识库的向量索引已就绪（{plain(engine.embedder.name)}）")
     if second is not None:
         done, of = engine.index.second_coverage()
-        st.caption(f"第二个向量模型（{second.name}）补齐中 {done}/{of}：补齐后两个向量模型一起检索。")
+        shown = f"{done}/{of}" if counts else f"{done * 100 // max(of, 1)}%"
+        st.caption(f"第二个向量模型（{plain(second.name)}）补齐中 {shown}：补齐后两个向量模型一起检索。")
 
 
 def overview(engine, worker, knowledge_base: str = DEFAULT_KB) -> None:  # noqa: ANN001 - Engine / EmbeddingWorker
@@ -193,7 +197,7 @@ def _overview_body(engine, worker, knowledge_base: str) -> None:  # noqa: ANN001
     st.caption(f"本知识库：{len(rows)} 篇文档，{sum(r.chunk_count for r in rows)} 个片段")
     vector_status(engine)
     if worker is not None and worker.error:
-        st.warning(worker.error)
+        st.warning(plain(worker.error))
     document_table(rows)
 
 

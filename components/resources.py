@@ -1,4 +1,5 @@
-"""Every ``st.cache_resource`` of the app lives here: the engine (settings,
+"""Every ``st.cache_resource`` of the app lives here (but ``components.auth.session_ledger``,
+needed before these modules load): the engine (settings,
 embedding model, index, record store) is loaded once per process, the first
 start's ingest runs once in a background thread (the chat is shown meanwhile),
 and the background embedding worker is started once.

@@ -7,18 +7,16 @@ keys; the sidebar runs on every page (``app.py``), so a setting survives navigat
 
 from __future__ import annotations
 
-from typing import Callable
-
 import streamlit as st
 
 from components.auth import scoped
 from components.chat_view import show_index_status
 from components.conversation_view import current_conversation, show_conversation_list
 from components.kb_view import kb_label
+from components.plain import plain
 from components.resources import embedding_worker, get_engine
-from core import sufficiency
+from core import readable, sufficiency
 from core.generators import registry as generator_registry
-from core.knowledge_bases import KnowledgeBaseStore
 from core.models import DEFAULT_KB
 from core.retrieval import RetrievalOptions, current_mode
 
@@ -77,7 +75,7 @@ def show_generator_choice(engine) -> None:  # noqa: ANN001 - Engine (scoped)
     )
     withheld = [n for n in generator_registry.offered(settings) if n not in options]
     for name in withheld:
-        st.caption(f"{generator_registry.label(name, settings)} 不可用：它在自己的存储中查找全部知识库的文档，"
+        st.caption(f"{plain(generator_registry.label(name, settings))} 不可用：它在自己的存储中查找全部知识库的文档，"
                    "无法限定到你可以检索的知识库。")
     if generator_registry.entry(chosen).reads_knowledge_bases:
         st.caption("它只在“检索的知识库”选中全部知识库时回答；只选部分时不会调用它。")
@@ -85,13 +83,29 @@ def show_generator_choice(engine) -> None:  # noqa: ANN001 - Engine (scoped)
         st.caption(hint)
 
 
+def selected_knowledge_bases(engine) -> tuple[str, ...]:  # noqa: ANN001 - Engine (scoped)
+    """What a question of the chat searches now: the 检索的知识库 selection of the session
+    (the widget's, else the copy kept across pages) less every name the selector does not offer
+    this user (:func:`core.readable.askable_bases`: a forged widget value, a base hidden or
+    revoked since), then ``Engine.searchable`` (none: ``default``, if the user may ask it)."""
+    offered = readable.askable_bases(engine)
+    kept = st.session_state.get(SELECTED_KEY) or st.session_state.get(_KEPT_KEY) or []
+    return engine.searchable([n for n in kept if isinstance(n, str) and n in offered])
+
+
+def offered_documents(engine) -> dict[str, str]:  # noqa: ANN001 - Engine (scoped)
+    """source_id → title of the documents 只检索这些文档 offers: those of
+    :func:`selected_knowledge_bases`, read through ``core.readable.documents``."""
+    rows = readable.documents(engine, selected_knowledge_bases(engine))
+    return {row.document.source_id: row.document.title for row in rows}
+
+
 def show_retrieval_settings(engine) -> None:  # noqa: ANN001 - Engine
     """The 检索设置 panel: top-k, the evidence threshold (calibrated unless the person sets
-    one) and the documents to search (by title; none chosen = all). Read back with
-    :func:`retrieval_options`."""
+    one) and the documents to search (by title; none chosen = all) among
+    :func:`offered_documents`. Read back with :func:`retrieval_options`."""
     model = sufficiency.load_model()
-    kbs = st.session_state.get(SELECTED_KEY) or st.session_state.get(_KEPT_KEY) or [DEFAULT_KB]
-    docs = {row.document.source_id: row.document.title for kb in kbs for row in engine.index.documents(kb)}
+    docs = offered_documents(engine)
     with st.expander("检索设置", icon=":material/tune:"):
         st.slider("检索片段数（top-k）", 1, 20, engine.settings.top_k, key=TOP_K_KEY,
                   help="参与排序和充分性判断的片段数。")
@@ -109,19 +123,22 @@ def show_retrieval_settings(engine) -> None:  # noqa: ANN001 - Engine
         )
 
 
-def retrieval_options() -> RetrievalOptions:
-    """The person's retrieval settings from the sidebar panel (defaults when it has not run)."""
+def retrieval_options(engine) -> RetrievalOptions:  # noqa: ANN001 - Engine (scoped)
+    """The person's retrieval settings from the sidebar panel (defaults when it has not run);
+    a chosen document that :func:`offered_documents` does not offer ``engine``'s user now is
+    dropped (none left: every document)."""
     state = st.session_state
-    documents = tuple(state.get(DOCUMENTS_KEY) or ()) or None
+    offered = offered_documents(engine) if state.get(DOCUMENTS_KEY) else {}
+    documents = tuple(d for d in state.get(DOCUMENTS_KEY) or () if isinstance(d, str) and d in offered) or None
     threshold = state.get(THRESHOLD_KEY) if state.get(OWN_THRESHOLD_KEY) else None
     return RetrievalOptions(top_k=state.get(TOP_K_KEY), evidence_threshold=threshold, documents=documents)
-def kb_selector(store: KnowledgeBaseStore, may_ask: Callable[[str], bool] | None = None) -> list[str]:
+def kb_selector(engine) -> list[str]:  # noqa: ANN001 - Engine (scoped)
     """The chat sidebar's 检索的知识库 multiselect over the knowledge bases that are not
-    hidden and that the user may ask (``may_ask``; None: all); returns the chosen names
-    (``[]`` means ``default``: ``KnowledgeBaseStore.resolve``)."""
-    kbs = {kb.name: kb for kb in store.list(include_hidden=False) if may_ask is None or may_ask(kb.name)}
+    hidden and that ``engine``'s user may ask now (``core.readable.askable_bases``); returns
+    the chosen names (``[]`` means ``default``: ``KnowledgeBaseStore.resolve``)."""
+    kbs = readable.askable_bases(engine)
     kept = st.session_state.get(SELECTED_KEY, st.session_state.get(_KEPT_KEY, [DEFAULT_KB]))
-    st.session_state[SELECTED_KEY] = [n for n in kept if n in kbs]  # drop ones hidden since
+    st.session_state[SELECTED_KEY] = [n for n in kept if isinstance(n, str) and n in kbs]  # forged, hidden, revoked
     picked = st.multiselect(
         "检索的知识库", list(kbs), key=SELECTED_KEY, format_func=lambda n: kb_label(kbs[n]),
         placeholder="默认知识库",

@@ -23,6 +23,7 @@ from urllib.parse import quote
 
 import streamlit as st
 
+from components.plain import plain
 from components.sanitize import sanitize
 from components.snapshot_html import markdown_html
 from components.static import style
@@ -125,9 +126,14 @@ def show_snapshot(
     current_versions: dict[str, str | None],
     current: Chunk | None = None,
     support: object = None,
+    current_readable: bool = True,
 ) -> None:
     """Show the snapshot of ``chunk_id`` stored in ``record``, or a clear message.
 
+    ``current_versions`` and ``current`` are the live side as the user may read it
+    (``core.readable``); ``current_readable`` False: the user may not ask the snapshot's
+    knowledge base now, so only the stored snapshot is shown (it is their answer), with a
+    line that says why, and no state or version of the live document.
     ``support`` is the URL's ``support`` parameter (untrusted): the index of the
     support whose aligned quote is highlighted (see ``core.verdicts.snapshot_quote``).
     """
@@ -145,12 +151,15 @@ def show_snapshot(
         return
     back_link(record)
     st.html(header_html(snap.title, snap.heading_path))
-    state = snapshot_state(snap, current_versions)
-    if state in ("deleted", "unknown"):
+    state = snapshot_state(snap, current_versions) if current_readable else None
+    if state is None:
+        st.info("你目前无权检索这个知识库：以下为作答时保存的快照，不显示来源的当前版本。")
+        _chunk_text(st, snap, record, support)
+    elif state in ("deleted", "unknown"):
         st.warning("来源已删除：以下为作答时保存的快照。")
         _chunk_text(st, snap, record, support)
     elif state == "updated":
-        st.warning(f"来源已更新（当前版本 {current_versions[snap.source_key]}）：左侧为作答时保存的快照（版本 {snap.version}），右侧为当前内容。")
+        st.warning(f"来源已更新（当前版本 {plain(current_versions[snap.source_key])}）：左侧为作答时保存的快照（版本 {plain(snap.version)}），右侧为当前内容。")
         left, right = st.columns(2)
         left.markdown("**作答时（快照）**")
         _chunk_text(left, snap, record, support)

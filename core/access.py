@@ -9,6 +9,7 @@ over several knowledge bases is redacted by the rules of every one of them that 
     [yinzheng]
     admins = ["alice@example.com"]          # e-mail addresses (verified) or opaque user ids
     user_id_key = "…"                       # optional; default: [auth] cookie_secret
+    issuers_without_email_verified = []     # optional: issuers ("iss") trusted without the claim
 
     [yinzheng.knowledge_bases.default]      # one table per knowledge base name
     access = ["bob@example.com", "@example.org"]   # users, "@domain"s, or "*"; missing: everyone
@@ -17,7 +18,9 @@ over several knowledge bases is redacted by the rules of every one of them that 
 
 A user is identified by :func:`opaque_user_id`, a keyed hash (HMAC-SHA256) of the OIDC
 ``iss`` and ``sub`` claims: stable per account, meaningless outside this deployment, never
-the token. E-mail addresses are only compared, never stored. ``user=None`` means local
+the token. E-mail addresses are only compared, never stored, and only count when the
+provider says ``email_verified: true``; a provider that never sends the claim is trusted
+without it only when its issuer is listed in ``issuers_without_email_verified``. ``user=None`` means local
 single-user mode: that user may do everything, as before sign-in existed.
 
 Errors: ``ConfigError`` (naming the key) for a malformed section or pattern.
@@ -54,14 +57,19 @@ class User:
     name: str = ""
 
     @classmethod
-    def from_claims(cls, claims: Mapping[str, Any], key: str) -> "User":
-        """From OIDC ID-token claims (``st.user``). An e-mail with ``email_verified: false``
-        is ignored for access decisions."""
-        email = claims.get("email")
-        verified = claims.get("email_verified", True) not in (False, "false")
+    def from_claims(cls, claims: Mapping[str, Any], key: str, trusted_issuers: Sequence[str] = ()) -> "User":
+        """From OIDC ID-token claims (``st.user``). The ``email`` counts only with
+        ``email_verified`` true (boolean ``true`` or the string ``"true"``, as e.g. Amazon
+        Cognito sends it; never a number); a missing claim counts as unverified unless ``iss`` is one of
+        ``trusted_issuers`` (an explicit false is unverified from every issuer)."""
+        email, issuer = claims.get("email"), str(claims.get("iss") or "")
+        verified = claims.get("email_verified")
+        if verified is None and "email_verified" not in claims and issuer in trusted_issuers:
+            verified = True
+        verified = verified is True or (isinstance(verified, str) and verified.strip().lower() == "true")
         email = str(email).strip().lower() if email and verified else None
         name = str(claims.get("name") or email or "").strip()
-        return cls(opaque_user_id(str(claims.get("iss") or ""), str(claims.get("sub") or ""), key), email, name)
+        return cls(opaque_user_id(issuer, str(claims.get("sub") or ""), key), email, name)
 
     def matches(self, entry: str) -> bool:
         """Whether an access-list ``entry`` names this user: ``*``, ``@domain``, an e-mail or a user id."""
@@ -122,6 +130,8 @@ class AccessConfig:
     admins: tuple[str, ...] = ()
     user_id_key: str = ""
     policies: Mapping[str, KbPolicy] = field(default_factory=dict)
+    #: Issuers whose e-mail addresses count without an ``email_verified`` claim (see ``User.from_claims``).
+    issuers_without_email_verified: tuple[str, ...] = ()
 
     @classmethod
     def from_mapping(cls, section: Mapping[str, Any], fallback_key: str = "") -> "AccessConfig":
@@ -136,7 +146,13 @@ class AccessConfig:
                 raise ConfigError(f"yinzheng.knowledge_bases.{name} must be a table, got {settings!r}")
             policies[str(name)] = KbPolicy.from_settings(str(name), settings)
         key = str(section.get("user_id_key") or fallback_key or "")
-        return cls(_strings(section.get("admins"), "yinzheng.admins"), key, policies)
+        trusted = _strings(section.get("issuers_without_email_verified"), "yinzheng.issuers_without_email_verified")
+        return cls(_strings(section.get("admins"), "yinzheng.admins"), key, policies, trusted)
+
+    def user(self, claims: Mapping[str, Any]) -> User:
+        """The ``User`` of OIDC claims under this deployment's ``user_id_key`` and trusted
+        issuers (:meth:`User.from_claims`). Raises ``ConfigError`` without a key or ``iss``/``sub``."""
+        return User.from_claims(claims, self.user_id_key, self.issuers_without_email_verified)
 
     def redactor(self, knowledge_bases: Sequence[str]) -> Redactor | None:
         """One redactor for a question over ``knowledge_bases``: the rules of every one of

@@ -52,6 +52,7 @@ from sqlalchemy.engine import Connection
 
 from core import knowledge_bases, lexical
 from core.errors import IndexError_
+from core.markdown import link_text_only
 from core.models import DEFAULT_KB, Chunk, SourceDocument, sha256_hex, source_key, utc_now
 from core.sql import SqlDatabase, upsert
 from core.sqlite import read_value
@@ -85,8 +86,9 @@ _BUMP_GENERATION = sa.text(
 
 
 def lexical_text(chunk: Chunk) -> str:
-    """The text BM25 indexes for a chunk: its heading path (joined with spaces) and its text."""
-    return " ".join(chunk.heading_path) + "\n" + chunk.text
+    """The text BM25 indexes for a chunk: its heading path (joined with spaces) and its text
+    without link targets (``core.markdown.link_text_only``)."""
+    return " ".join(chunk.heading_path) + "\n" + link_text_only(chunk.text)
 
 
 def chunk_terms(chunks: Sequence[Chunk]) -> dict[str, list[str]]:
@@ -101,8 +103,9 @@ def chunk_terms(chunks: Sequence[Chunk]) -> dict[str, list[str]]:
 
 
 def embedding_text(chunk: Chunk) -> str:
-    """The text embedded for a chunk: its heading path (joined with › ) and its text."""
-    return " › ".join(chunk.heading_path) + "\n" + chunk.text
+    """The text embedded for a chunk: its heading path (joined with › ) and its text
+    without link targets (``core.markdown.link_text_only``)."""
+    return " › ".join(chunk.heading_path) + "\n" + link_text_only(chunk.text)
 
 
 @dataclass(frozen=True)

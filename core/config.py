@@ -107,17 +107,25 @@ class Settings(BaseModel):
     chroma_port: int = 8000
     links_file: Path = LINKS_FILE
     background_embedding: bool = True
-    #: A SQLAlchemy database URL for the catalog and the answer records (issue 17, work in
-    #: progress); None: ``catalog.sqlite3`` and ``records.sqlite3`` in ``data_dir``. May hold
-    #: a password: never shown (``core.sql`` hides it in messages).
+    #: A database URL for the catalog and the answer records (issue 17), e.g.
+    #: ``postgresql://user@host:5432/yinzheng`` (``core.sql.parse_url``: ``postgres://`` and
+    #: ``postgresql://`` mean psycopg 3); None: ``catalog.sqlite3`` and ``records.sqlite3`` in
+    #: ``data_dir``. May hold a password: never shown (``core.sql`` hides it in messages).
     database_url: str | None = None
 
     @field_validator("database_url")
     @classmethod
     def _database_url(cls, v: str | None) -> str | None:
-        if v is not None and not re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", v.strip()):
-            raise ValueError("must be a database URL such as postgresql+psycopg://user@host:5432/yinzheng")
-        return v.strip() if v is not None else None
+        """Checked at start as the stores will open it (backend, driver installed); kept as given."""
+        if v is None:
+            return None
+        v = v.strip()
+        if not re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", v):
+            raise ValueError("must be a database URL such as postgresql://user@host:5432/yinzheng")
+        from core.sql import parse_url  # here: SQLAlchemy and Alembic load only when a URL is set
+
+        parse_url(v)  # DatabaseUrlError (a ValueError): its message names the fix, never the password
+        return v
 
     @field_validator("top_k")
     @classmethod

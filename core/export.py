@@ -8,27 +8,20 @@ supports say their verdict in words after their markers, as the page does
 (reason and quote are untrusted: Markdown punctuation in them is escaped). One
 footnote per cited chunk, numbered by first appearance like the page:
 ``[^n]: 标题 › 路径 — URL（片段 chunk_id，版本 version）``.
-The JSON export is ``AnswerRecord.model_dump_json()`` (a conversation: its turns, each
-with its versions).
+The JSON export is :func:`record_json` (a conversation, :func:`conversation_to_json`: its
+turns, each with its versions): the stored record's exact values.
 
-Everything that is not the answer's own Markdown - the question, titles and
-heading paths, chunk ids, error messages, link labels - is untrusted text and is
-escaped with markdownify's ``MarkdownConverter.escape`` (backslash before
-``[ ] < > & ` ~ = + | \\ * _`` and before line-leading ``#``, ``-`` and list
-numbers; CommonMark lets any ASCII punctuation be backslash-escaped), so a title
-such as ``<img onerror=…>`` or ``[l](javascript:…)`` shows as text. URLs are
-written only when they are http(s), percent-encoded and in ``<…>``.
+Every text goes through the one escaping path of :mod:`core.export_escape`: the answer's own
+Markdown is written as it stands only when no CommonMark renderer can find raw HTML, an image or
+a link other than the page's http(s) links in it (else as the page shows it); everything else -
+the question, titles and heading paths, chunk ids, reasons, quotes, error messages, link labels -
+is escaped text (``<img onerror=…>`` or ``[l](javascript:…)`` shows as text); control characters
+become U+FFFD; URLs are written only when they are http(s), percent-encoded and in ``<…>``.
 """
 
 from __future__ import annotations
 
-import json
-import re
-from urllib.parse import quote
-
-from markdownify import MarkdownConverter
-
-from core.markdown import safe_link
+from core.export_escape import answer_body, escape_text, json_text, safe_url
 from core.models import AnswerRecord
 from core.presentation import (
     EXPORT_BLOCKED_MESSAGE,
@@ -41,22 +34,6 @@ from core.presentation import (
 )
 from core.records import conversation_turns, version_label
 from core.verdicts import CONTRADICTED_LABEL, QUOTE_LABEL, REVIEW_LABEL, MarkerVerdict
-
-_ESCAPER = MarkdownConverter(escape_misc=True, escape_asterisks=True, escape_underscores=True)
-
-
-def escape_text(text: str) -> str:
-    """``text`` as inert Markdown inline text on one line (whitespace runs, newlines
-    included, become one space; Markdown syntax is backslash-escaped)."""
-    return _ESCAPER.escape(re.sub(r"\s+", " ", text).strip(), set())
-
-
-def safe_url(url: str | None) -> str | None:
-    """``<url>`` for an http(s) URL with a host (:func:`core.markdown.safe_link`; spaces,
-    ``<``, ``>`` and other unsafe characters percent-encoded), else None."""
-    if not url or not safe_link(url):
-        return None
-    return "<" + quote(url.strip(), safe=":/?#[]@!$&'()*+,;=%~") + ">"
 
 UNSUPPORTED_MARK = f"〔{UNSUPPORTED_LABEL}〕"
 
@@ -126,7 +103,7 @@ def answer_markdown(record: AnswerRecord, *, footnotes: bool) -> str:
     generator wrote (``footnotes=False``). Status messages stand in for an answer
     that has no text (no_evidence, blocked, error)."""
     if not footnotes and record.status in ("answered", "unverifiable", "interrupted") and record.answer_text:
-        return record.answer_text.rstrip() + "\n"
+        return answer_body(record.answer_text, ()).rstrip() + "\n"
     return "\n".join(_answer_lines(record, "")).rstrip() + "\n"
 
 
@@ -142,7 +119,7 @@ def _answer_lines(record: AnswerRecord, label_prefix: str) -> list[str]:
             out.append(INTERRUPTED_NOTE + "\n")
         marked = mark_answer(record)
         verdicts, numbers = marked.verdicts, marked.numbers
-        inserts: list[tuple[int, str]] = []
+        inserts: list[tuple[int, str, bool]] = []
         for slot in marked.layout.slots:
             if slot.unsupported and not slot.chunk_ids:
                 mark = UNSUPPORTED_MARK
@@ -151,13 +128,9 @@ def _answer_lines(record: AnswerRecord, label_prefix: str) -> list[str]:
                 mark += _verdict_words(
                     record, [verdicts[(slot.position, c)] for c in slot.chunk_ids if (slot.position, c) in verdicts]
                 )
-            if slot.anchor_token is not None and record.answer_text[slot.position - 1 : slot.position] == "\n":
-                mark = "\n" + mark + "\n"
-            inserts.append((slot.position, mark))
-        text = record.answer_text
-        for pos, mark in sorted(inserts, key=lambda x: x[0], reverse=True):
-            text = text[:pos] + mark + text[pos:]
-        out.append(text.rstrip() + "\n")
+            own_line = slot.anchor_token is not None and record.answer_text[slot.position - 1 : slot.position] == "\n"
+            inserts.append((slot.position, mark, own_line))
+        out.append(answer_body(record.answer_text, inserts).rstrip() + "\n")
         if numbers:
             out.append("")
             for cid, n in sorted(numbers.items(), key=lambda kv: kv[1]):
@@ -203,4 +176,10 @@ def conversation_to_json(records: list[AnswerRecord]) -> str:
         {"turn": n, "versions": [r.model_dump(mode="json") for r in turn]}
         for n, turn in enumerate(conversation_turns(records), start=1)
     ]
-    return json.dumps(turns, ensure_ascii=False, indent=2) + "\n"
+    return json_text(turns) + "\n"
+
+
+def record_json(record: AnswerRecord) -> str:
+    """One record as JSON (``model_dump(mode="json")``, indented; every value exact, unsafe
+    characters as ``\\uXXXX`` escapes: :func:`core.export_escape.json_text`)."""
+    return json_text(record.model_dump(mode="json")) + "\n"

@@ -5,6 +5,8 @@
   page and the export all read Markdown through it, so markers are placed on
   exactly the structure the page shows. :func:`parse_render` parses and renders
   with one shared instance.
+* :func:`link_text_only` drops the targets of http(s) links (what search and
+  embedding read of a chunk).
 * :func:`safe_link` is THE http(s) URL check of the code base: Markdown links,
   source links, recommended links, the corpus base URL and the export use it.
 * Placeholders (:func:`placeholder_codes`, :func:`free_placeholder_chars`,
@@ -16,6 +18,7 @@ Units: every position is a code-point index into the Markdown source (Python
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Sequence
 from urllib.parse import urlsplit
@@ -43,6 +46,33 @@ def safe_link(url: str) -> bool:
         return bool(urlsplit(u).netloc)
     except ValueError:
         return False
+
+
+# A Markdown link to an http(s) target, as the ingest writes them (core.chunking.inline):
+# "[text](url)" or "[text](<url>)", the text holding escapes or one level of brackets ("[[1]]").
+_WEB_LINK = re.compile(
+    r"\[((?:\\.|[^\[\]\\]|\[[^\[\]]*\])*)\]"
+    r"\((?:<https?://[^>\n]*>|https?://[^\s()<>]*(?:\([^\s()]*\)[^\s()<>]*)*)\)",
+    re.IGNORECASE,
+)
+
+
+def link_text_only(text: str) -> str:
+    """``text`` (Markdown) with every ``[text](http(s) URL)`` link replaced by its text
+    (``2.3[[1]](https://e.com/r)`` → ``2.3[1]``): what is searched and embedded of a chunk,
+    so a URL's words (``ingress-nginx``, ``default``) never match a question. Code points;
+    text without ``](`` is returned unchanged."""
+    if "](" not in text:
+        return text
+    return _WEB_LINK.sub(r"\1", text)
+
+
+def web_link_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` code-point spans of the ``[text](http(s) URL)`` links of ``text``
+    (no cut of a chunk may fall inside one)."""
+    if "](" not in text:
+        return []
+    return [m.span() for m in _WEB_LINK.finditer(text)]
 
 
 def markdown_parser() -> MarkdownIt:
@@ -127,6 +157,8 @@ def insert_at(text: str, inserts: Sequence[tuple[int, str]]) -> str:
 __all__ = [
     "free_placeholder_chars",
     "insert_at",
+    "link_text_only",
+    "web_link_spans",
     "markdown_parser",
     "parse_render",
     "placeholder_codes",

@@ -589,4 +589,5 @@ class SourceCard(Frozen):
     relevance: float | None = None
     snapshot_url: str
     page: int | None = None
+    facts: tuple[str, ...] = ()  # front-matter metadata shown on the card (core.presentation.card_facts)
     changed: Literal["unchanged", "updated", "deleted", "unknown"] = "unknown"

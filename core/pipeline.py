@@ -18,7 +18,7 @@ import dataclasses
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from core import grounding, textsafe
 from core.access import AccessConfig, User
@@ -97,8 +97,14 @@ class Engine:
         one, ``KnowledgeBaseStore.resolve``) and intersected with the ones :attr:`user` may ask
         under :attr:`access` (``AccessConfig.askable``). May be empty: nothing is searched and
         the answer is no_evidence."""
-        selected = self.index.knowledge_bases.resolve(knowledge_bases)
-        return selected if self.access is None else self.access.askable(self.user, selected)
+        return self.may_read(self.index.knowledge_bases.resolve(knowledge_bases))
+
+    def may_read(self, knowledge_bases: Iterable[str]) -> tuple[str, ...]:
+        """The ones of ``knowledge_bases`` (names, hidden ones too, order kept) that :attr:`user`
+        may ask now under :attr:`access`: the access half of :meth:`searchable`, and what every
+        page shows of the live index (``core.readable``). All of them without :attr:`access`."""
+        names = tuple(knowledge_bases)
+        return names if self.access is None else self.access.askable(self.user, names)
 
     def redactor_for(self, knowledge_bases: Sequence[str]) -> Redactor | None:
         """The redaction of a question over ``knowledge_bases`` (resolved names): the fixed

@@ -10,6 +10,7 @@ own format. Offsets are code points into ``record.answer_text``.
 from __future__ import annotations
 
 import functools
+import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ from core.verdicts import MarkerVerdict, marker_verdicts, quote_span, snapshot_q
 UNSUPPORTED_LABEL = "本段无出处"
 EXTRACTIVE_NOTE = "抽取式回答：句子原文摘自知识库"
 CHECK_NOTE = "核查结果：每句话都在知识库中检索并与来源核对"
+CHECK_PASTED_NOTE = "核查结果：每句话都与粘贴的来源原文核对（未检索知识库）"
 NO_EVIDENCE_MESSAGE = "在当前检索设置下，知识库中没有足够的证据回答这个问题。"
 UNVERIFIABLE_MESSAGE = "无法核实：这段回答中没有任何内容能与来源核对。"
 BLOCKED_MESSAGE = "模型提供方拦截了这次回答，未显示内容。"
@@ -288,6 +290,45 @@ def cited_span(record: AnswerRecord, chunk_id: str, support_index: object = None
             if len(needle) >= 4 and (pos := chunk.text.find(needle)) >= 0:
                 return pos, pos + len(needle)
     return None
+
+
+#: Front-matter keys a card shows (Hugo / Jekyll conventions) and their Chinese label
+#: (``None``: the value alone, e.g. a section name).
+CARD_FACT_KEYS: tuple[tuple[str, str | None], ...] = (
+    ("section", None),
+    ("categories", "分类"),
+    ("tags", "标签"),
+    ("keywords", "关键词"),
+)
+
+
+def _listed(value: object) -> list[str]:
+    """A metadata value as its items: JSON list text (``'["网络", "服务"]'``, as
+    ``core.chunking.frontmatter.scalar_metadata`` stores lists) → items, scalar → [text]."""
+    if isinstance(value, str) and value.startswith("["):
+        try:
+            items = json.loads(value)
+        except ValueError:
+            items = None
+        if isinstance(items, list):
+            return [str(v).strip() for v in items if str(v).strip()]
+    text = str(value).strip() if value is not None and not isinstance(value, bool) else ""
+    return [text] if text else []
+
+
+def card_facts(chunk: ChunkSnapshot) -> tuple[str, ...]:
+    """What a source card shows of the chunk's front-matter metadata, in :data:`CARD_FACT_KEYS`
+    order: ``("概念", "标签：网络、服务")``; plus ``第 3、4 页`` for a ``pages`` list when the
+    chunk has no single :func:`page_number`. Unescaped text; empty values are left out."""
+    facts: list[str] = []
+    for key, label in CARD_FACT_KEYS:
+        items = _listed(chunk.metadata.get(key))
+        if items:
+            facts.append(f"{label}：{'、'.join(items)}" if label else "、".join(items))
+    pages = _listed(chunk.metadata.get("pages"))
+    if pages and page_number(chunk) is None:
+        facts.append(f"第 {'、'.join(pages)} 页")
+    return tuple(facts)
 
 
 def page_number(chunk: ChunkSnapshot) -> int | None:

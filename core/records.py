@@ -5,7 +5,10 @@ conversations, in a SQLite file or any database SQLAlchemy reaches (``core.sql``
 The row holds the record as JSON plus indexed columns (created_at, status,
 conversation_id, query, user_id). A conversation is the records sharing a
 ``conversation_id``; the ``conversations`` table only adds what a person set
-(a title, hidden) and when: a conversation is never deleted, only hidden.
+(a title, hidden) and when, keyed by (``owner``, ``conversation_id``): each user's
+metadata of a conversation id is their own (``owner`` = the user id, ``''`` for local
+mode; revision r0002), so another user holding the id reads and changes nothing of it.
+A conversation is never deleted, only hidden.
 The layout is versioned by Alembic (``core/migrations/records``, version table
 ``alembic_version_records``), run on open; its first revision adopts a file made
 before Alembic (``PRAGMA user_version`` 0 = answers only, 1 = plus ``conversations``)
@@ -85,7 +88,7 @@ ANSWERS = sa.Table(
 )
 CONVERSATIONS = sa.Table(
     "conversations", _metadata,
-    sa.Column("conversation_id", sa.Text), sa.Column("title", sa.Text), sa.Column("hidden", sa.Integer),
+    sa.Column("owner", sa.Text), sa.Column("conversation_id", sa.Text), sa.Column("title", sa.Text), sa.Column("hidden", sa.Integer),
     sa.Column("created_at", sa.Text), sa.Column("updated_at", sa.Text),
 )
 
@@ -171,6 +174,11 @@ class RecordStore:
         """Close the pooled connections (reopened on the next use)."""
         self._database.close()
 
+    @property
+    def _owner(self) -> str:
+        """The ``conversations.owner`` of this store's metadata: the user id, ``''`` in local mode."""
+        return self.user_id or ""
+
     def _mine(self, table: sa.FromClause) -> list[ColumnElement[bool]]:
         """The condition "written by this store's user" on ``table`` (none in local mode)."""
         return [] if self.user_id is None else [table.c.user_id == self.user_id]
@@ -209,10 +217,11 @@ class RecordStore:
                 sa.select(1).where(ANSWERS.c.conversation_id == conversation_id, *self._mine(ANSWERS)).limit(1)
             ).first() is None:
                 raise RecordError(f"no conversation {conversation_id!r}")  # another user's, or none
-            upsert(db, CONVERSATIONS, {"conversation_id": conversation_id, "created_at": now, "updated_at": now},
-                   ["conversation_id"])
+            key = {"owner": self._owner, "conversation_id": conversation_id}
+            upsert(db, CONVERSATIONS, {**key, "created_at": now, "updated_at": now}, list(key))
             db.execute(
-                sa.update(CONVERSATIONS).where(CONVERSATIONS.c.conversation_id == conversation_id)
+                sa.update(CONVERSATIONS)
+                .where(CONVERSATIONS.c.owner == self._owner, CONVERSATIONS.c.conversation_id == conversation_id)
                 .values({column: value, "updated_at": now})
             )
 
@@ -258,7 +267,7 @@ class RecordStore:
         stmt = (
             sa.select(a.c.conversation_id, sa.func.min(a.c.created_at), newest, asked,
                       sa.func.max(c.c.title), sa.func.max(hidden), first_query, last_text)
-            .select_from(a.outerjoin(c, c.c.conversation_id == a.c.conversation_id))
+            .select_from(a.outerjoin(c, sa.and_(c.c.conversation_id == a.c.conversation_id, c.c.owner == self._owner)))
             .where(*where).group_by(a.c.conversation_id).order_by(newest.desc()).limit(limit)
         )
         if text:

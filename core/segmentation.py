@@ -42,7 +42,7 @@ from pathlib import Path
 
 import rjieba
 
-__all__ = ["search_words", "words", "tagged", "general_frequency", "SEGMENTER_ID"]
+__all__ = ["search_words", "words", "tagged", "general_frequency", "general_frequencies", "SEGMENTER_ID"]
 
 #: jieba's rule for an ASCII run (``jieba/finalseg/__init__.py``, ``re_skip``): alphanumerics
 #: with at most one decimal part and a percent sign; any other character alone.
@@ -97,6 +97,21 @@ def _dictionary_text() -> str:
         return "\n" + path.read_text(encoding="utf-8")
     except OSError:
         return ""
+
+
+@functools.lru_cache(maxsize=1)
+def general_frequencies() -> dict[str, int]:
+    """Every word of jieba's ``dict.txt`` with its count (the table :func:`general_frequency`
+    searches), built once per process (~0.3 s, ~350k words) for callers that look up many
+    words; empty when the file cannot be read."""
+    with _freq_lock:
+        text = _dictionary_text()
+    out: dict[str, int] = {}
+    for line in text.splitlines():
+        parts = line.split(" ")
+        if len(parts) >= 2 and parts[1].isdigit():
+            out.setdefault(parts[0], int(parts[1]))
+    return out
 
 
 @functools.lru_cache(maxsize=65536)

@@ -2,8 +2,13 @@
 SQLAlchemy 2 engine, transactions map every ``SQLAlchemyError`` into the product's
 error tree, and a store's Alembic migrations run when it is opened.
 
-* URLs: ``sqlite:///<path>`` (the default stores, :func:`sqlite_url`) or
-  ``postgresql+psycopg://user@host:port/db`` (``YINZHENG_DATABASE_URL``).
+* URLs (:func:`parse_url`): ``sqlite:///<path>`` (the default stores, :func:`sqlite_url`) or
+  ``postgresql://user@host:port/db`` (``YINZHENG_DATABASE_URL``). ``postgresql://`` and
+  ``postgres://`` (the form libpq, psql and most tools take) mean psycopg 3, the installed
+  driver (``postgresql+psycopg://``); SQLAlchemy alone would load psycopg2 for them, and it
+  refuses ``postgres://``. A URL naming a driver that is not installed is a
+  :class:`DatabaseUrlError` naming the package to install; another backend (MySQL, ...)
+  or an asyncio driver is refused by name (the stores run on SQLite and PostgreSQL only).
 * SQLite (facts from SQLAlchemy's pysqlite docs, "Serializable isolation /
   Savepoints / Transactional DDL", and https://www.sqlite.org/lang_transaction.html):
   the sqlite3 module's own transaction handling is switched off
@@ -55,14 +60,75 @@ def sqlite_url(path: Path) -> URL:
     return URL.create("sqlite", database=str(Path(path)))
 
 
+#: The backends the stores run on (``upsert``, ``json_text`` and the migrations know these two).
+BACKENDS = ("sqlite", "postgresql")
+#: The driver a URL without one means (``postgresql://``): psycopg 3, the one in requirements.txt.
+DEFAULT_DRIVERS = {"postgresql": "psycopg"}
+#: The PyPI package of each DBAPI module SQLAlchemy 2's SQLite and PostgreSQL dialects import
+#: (the "DBAPI" line of each dialect page in the SQLAlchemy docs; psycopg2's own docs name
+#: psycopg2-binary as the package that installs without a compiler).
+DRIVER_PACKAGES = {
+    "psycopg": "psycopg[binary]", "psycopg2": "psycopg2-binary", "pg8000": "pg8000",
+    "psycopg2cffi": "psycopg2cffi", "asyncpg": "asyncpg", "aiosqlite": "aiosqlite", "sqlcipher3": "sqlcipher3",
+}
+
+
+class DatabaseUrlError(ValueError):
+    """A database URL the stores cannot use: another backend, an asyncio driver, a driver
+    SQLAlchemy does not know or one that is not installed (the message names the package).
+    The message never holds the URL's password."""
+
+
 def parse_url(location: Path | str | URL) -> URL:
-    """``location`` as a URL: a ``Path`` (or a string without ``://``) is a SQLite file.
-    Raises ``sqlalchemy.exc.ArgumentError`` or ``ValueError`` for a string that is no URL."""
+    """``location`` as the URL of a database the stores can open: a ``Path`` (or a string
+    without ``://``) is a SQLite file; ``postgresql://`` / ``postgres://`` become
+    ``postgresql+psycopg://`` (user, password, host, port, database and query kept).
+    Raises :class:`DatabaseUrlError` (a ``ValueError``) for a string that is no URL, a URL
+    of another backend, an asyncio driver or a driver that is missing."""
     if isinstance(location, URL):
-        return location
-    if isinstance(location, Path) or "://" not in location:
+        url = location
+    elif isinstance(location, Path) or "://" not in location:
         return sqlite_url(Path(location))
-    return make_url(location)  # raises ArgumentError or ValueError for a malformed one
+    else:
+        try:
+            url = make_url(location)
+        except (ArgumentError, ValueError) as exc:  # their messages hold the whole URL, password included
+            raise DatabaseUrlError(
+                "not a database URL SQLAlchemy can read; the form is postgresql://user:password@host:5432/<database>"
+            ) from exc
+    backend, _, driver = url.drivername.partition("+")
+    backend = "postgresql" if backend == "postgres" else backend
+    if backend not in BACKENDS:
+        raise DatabaseUrlError(
+            f"{url.drivername}:// is not a database the stores run on: SQLite and PostgreSQL only "
+            "(sqlite:///<path>, or postgresql://user@host:5432/<database>)"
+        )
+    driver = driver or DEFAULT_DRIVERS.get(backend, "")
+    url = url.set(drivername=f"{backend}+{driver}" if driver else backend)
+    _check_driver(url, backend)
+    return url
+
+
+def _check_driver(url: URL, backend: str) -> None:
+    """Raise :class:`DatabaseUrlError` unless ``url``'s driver is a known, blocking, installed one."""
+    plain = f"{backend}://" + ("user@host:5432/<database>" if backend == "postgresql" else "/<path>")
+    try:
+        dialect = url.get_dialect()
+    except ArgumentError as exc:  # NoSuchModuleError: SQLAlchemy has no such driver
+        raise DatabaseUrlError(f"{url.drivername}:// names a driver SQLAlchemy does not know; write {plain}") from exc
+    if dialect.is_async:
+        raise DatabaseUrlError(
+            f"{url.drivername}:// is an asyncio driver and the stores use blocking connections; write {plain}"
+        )
+    try:
+        dialect.import_dbapi()
+    except ImportError as exc:
+        module = exc.name or url.get_driver_name()
+        package = DRIVER_PACKAGES.get(module.split(".")[0])
+        how = f"pip install {package}" if package else f"install the package that provides the Python module {module}"
+        default = DEFAULT_DRIVERS.get(backend)
+        instead = f" (or write {plain}, which uses {default})" if default and url.get_driver_name() != default else ""
+        raise DatabaseUrlError(f"{url.drivername}:// needs the driver module {module}, which is not installed: {how}{instead}") from exc
 
 
 class SqlDatabase:
@@ -98,7 +164,9 @@ class SqlDatabase:
                 _sqlite_transactions(self.engine, synchronous)
             else:
                 self.engine = sa.create_engine(self.url, pool_pre_ping=True)
-        except (ArgumentError, ValueError, ImportError, OSError) as exc:  # ImportError: no driver installed
+        except DatabaseUrlError as exc:
+            raise error(f"{label}: {exc}") from exc
+        except (ArgumentError, ValueError, ImportError, OSError) as exc:  # their messages may hold the password
             raise error(f"{label}: not a database URL SQLAlchemy can open ({type(exc).__name__})") from exc
         self.where = self.url.render_as_string(hide_password=True)
         _forget_connections_in_forked_children(self.engine)

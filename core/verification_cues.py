@@ -41,11 +41,15 @@ class Conflict:
 # ---------------------------------------------------------------- markup
 
 _SHORTCODE = re.compile(r"\{\{[<%].*?[%>]\}\}", re.S)
-_MARKUP = re.compile(r"\*\*|__|~~|[*_](?=\S)|(?<=\S)[*_]")
+# An underscore between two ASCII letters or digits is part of a name (``CRON_TZ``), not emphasis.
+_MARKUP = re.compile(
+    r"\*\*|~~|\*(?=\S)|(?<=\S)\*|(?<![A-Za-z0-9])__?(?=\S)|(?<=\S)__?(?![A-Za-z0-9])"
+)
 
 
 def plain(text: str) -> str:
-    """``text`` without Hugo shortcodes and emphasis marks, for comparison only."""
+    """``text`` without Hugo shortcodes and emphasis marks, for comparison only
+    (``**a**``, ``*a*``, ``_a_`` lose their marks; ``CRON_TZ`` keeps its underscore)."""
     return _MARKUP.sub("", _SHORTCODE.sub(" ", text))
 
 
@@ -125,8 +129,16 @@ def numbers(text: str) -> list[tuple[str, str, str]]:
     return out
 
 
-def number_conflict(sentence: str, passage: str) -> Conflict | None:
-    """A number of the sentence that the passage states differently (same unit, or no unit on one side)."""
+def _year(value: str) -> bool:
+    return value.isdigit() and len(value) == 4 and 1900 <= int(value) <= 2100
+
+
+def number_conflict(sentence: str, passage: str, known: frozenset[str] = frozenset()) -> Conflict | None:
+    """A number of the sentence that the passage states differently with the same unit (or both
+    without one). A bare number against one with a unit is not compared: on CiteCheck that pairing
+    (a year against a count) was noise more often than a contradiction; for the same reason a
+    year (1900–2100) is compared only with a year. ``known``: values other passages of the
+    sources state (a sentence number among them is not a conflict: two passages support it jointly)."""
     s_nums = numbers(sentence)
     p_nums = numbers(passage)
     if not s_nums or not p_nums:
@@ -134,9 +146,9 @@ def number_conflict(sentence: str, passage: str) -> Conflict | None:
     p_values = {v for v, _, _ in p_nums}
     s_values = {v for v, _, _ in s_nums}
     for value, unit, shown in s_nums:
-        if value in p_values:
+        if value in p_values or value in known:
             continue
-        rival = next((w for v, u, w in p_nums if (u == unit or not u or not unit) and v not in s_values), None)
+        rival = next((w for v, u, w in p_nums if u == unit and v not in s_values and _year(v) == _year(value)), None)
         if rival is not None:
             return Conflict("number", f"来源写的是 {rival}，句子写的是 {shown}")
     return None
@@ -274,10 +286,77 @@ def missing_names(sentence: str, context: str) -> list[str]:
     return out
 
 
-def find_conflict(sentence: str, passage: str) -> Conflict | None:
+# ---------------------------------------------------------------- swapped modifier
+
+_SPACE = re.compile(r"\s+")
+_NUMERAL = frozenset("零一二三四五六七八九十百千万两0123456789")
+#: Shortest phrase (characters, no whitespace; 3+ of them Chinese) both texts share after the swapped word.
+SHARED_TAIL = 4
+#: Characters a shared phrase may not start with (a list joined by 和 is not a modifier slot).
+_PARTICLES = frozenset("和的与及或是在了也都而并且、")
+
+
+def _word_before(text: str, end: int) -> str:
+    """The word ending at ``end`` of ``text`` (whitespace removed): an ASCII run, else jieba's last word."""
+    m = re.search(r"[A-Za-z0-9.\-]+$", text[:end])
+    if m:
+        return m.group(0)
+    cut = jieba_words(text[max(0, end - 6) : end])
+    return cut[-1] if cut else ""
+
+
+def _glued(text: str, at: int) -> bool:
+    return 0 < at < len(text) and text[at - 1].isascii() and text[at - 1].isalnum() and text[at].isascii() and text[at].isalnum()
+
+
+def _content(word: str) -> bool:
+    if word.isascii():
+        return sum(c.isalnum() for c in word) >= 2 or word.isdigit()
+    return len(word) >= 2 and all(c.isalnum() for c in word) or word in _NUMERAL
+
+
+def modifier_conflict(sentence: str, passage: str) -> Conflict | None:
+    """Both texts share a phrase of ``SHARED_TAIL``+ characters but put a different word right
+    before it (``UTC 时区解释排期表`` / ``本地时区解释排期表``, ``每周五下午交接班`` / ``每周四下午…``):
+    the sentence's word occurs nowhere in the passage and the passage's nowhere in the sentence,
+    and one of the two is an ASCII name or both hold a numeral other than 一 (一定, 一些 are words). Two Chinese words in that slot are
+    not compared: on CiteCheck they were mostly synonyms (要求/需要, 用来/用于)."""
+    s, p = _SPACE.sub("", plain(sentence)), _SPACE.sub("", plain(passage))
+    low_s, low_p = s.lower(), p.lower()
+    i = 1
+    while i < len(s):
+        n = 0
+        while i + n < len(s) and low_s[i : i + n + 1] in low_p:
+            n += 1
+        tail = low_s[i : i + n]
+        cjk = sum(not c.isascii() and c.isalnum() for c in tail)
+        if n >= SHARED_TAIL and cjk >= 3 and tail[0] not in _PARTICLES and low_s[i - 1 : i + n] not in low_p:
+            mine = _word_before(s, i)
+            j = low_p.find(tail)
+            while j > 0 and mine:
+                theirs = _word_before(p, j)
+                hard = any(w.isascii() and any(c.isalpha() for c in w) for w in (mine, theirs)) or all(
+                    any(c in _NUMERAL and c != "一" for c in w) for w in (mine, theirs))
+                if _glued(s, i) or _glued(p, j):
+                    hard = False  # the shared phrase starts inside an ASCII word (LOLEsports / 联盟Esports)
+                if (hard and _content(mine) and _content(theirs) and mine.lower() not in low_p
+                        and theirs.lower() not in low_s):
+                    lead = len(theirs) + (len(_word_before(p, j - len(theirs))) if len(theirs) < 2 else 0)
+                    shown = p[max(0, j - lead) : j + n]
+                    return Conflict("entity", f"来源写的是“{shown}”，句子写的是“{mine}{s[i : i + n]}”")
+                j = low_p.find(tail, j + 1)
+        i += max(n, 1)
+    return None
+
+
+def find_conflict(sentence: str, passage: str, known: frozenset[str] = frozenset()) -> Conflict | None:
     """The first conflict between a sentence and its aligned passage, checked
-    in the order number, entity, negation, quantifier, antonym; None when none is found."""
-    for check in (number_conflict, entity_conflict, negation_conflict, quantifier_conflict, antonym_conflict):
+    in the order number, entity, negation, quantifier, antonym, swapped modifier; None when none is found.
+    ``known``: number values the other sources state (see ``number_conflict``)."""
+    found = number_conflict(sentence, passage, known)
+    if found is not None:
+        return found
+    for check in (entity_conflict, negation_conflict, quantifier_conflict, antonym_conflict, modifier_conflict):
         found = check(sentence, passage)
         if found is not None:
             return found

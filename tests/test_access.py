@@ -51,6 +51,33 @@ def test_access_lists_admins_and_unverified_emails():
         AccessConfig.from_mapping({"admins": "admin@example.com"})
 
 
+def test_an_email_without_email_verified_grants_nothing():
+    """Issue 25 item 2: a provider that sends carol's (or the admin's) address without
+    ``email_verified`` got her knowledge base (and 知识库)."""
+    config = AccessConfig.from_mapping(SECTION)
+    carol = User.from_claims({"iss": "https://idp", "sub": "x", "email": "carol@other.org"}, "k")
+    admin = User.from_claims({"iss": "https://idp", "sub": "y", "email": "admin@example.com"}, "k")
+    assert carol.email is None and not config.policy("default").may_ask(carol)
+    assert admin.email is None and not config.is_admin(admin)
+    for claim in ("yes", 1, "1", None, "false", "False", 0):  # only true (or "true") verifies
+        assert User.from_claims({"iss": "i", "sub": "s", "email": "a@b.c", "email_verified": claim}, "k").email is None
+    assert User.from_claims({"iss": "i", "sub": "s", "email": "a@b.c", "email_verified": "true"}, "k").email == "a@b.c"
+
+
+def test_an_issuer_named_as_never_sending_email_verified_is_trusted_without_it():
+    section = {**SECTION, "issuers_without_email_verified": ["https://corp-idp"]}
+    config = AccessConfig.from_mapping(section)
+    claims = {"sub": "x", "email": "Carol@Other.org"}
+    trusted = config.user({**claims, "iss": "https://corp-idp"})
+    assert trusted.email == "carol@other.org" and config.policy("default").may_ask(trusted)
+    assert config.user({**claims, "iss": "https://other-idp"}).email is None  # only the issuer named
+    # an explicit false still counts as unverified, even from a trusted issuer
+    assert config.user({**claims, "iss": "https://corp-idp", "email_verified": False}).email is None
+    assert config.user({**claims, "iss": "https://corp-idp"}).user_id == opaque_user_id("https://corp-idp", "x", "k")
+    with pytest.raises(ConfigError, match="issuers_without_email_verified"):
+        AccessConfig.from_mapping({"issuers_without_email_verified": "https://corp-idp"})
+
+
 def test_askable_keeps_only_the_bases_a_user_may_ask_in_order():
     config = AccessConfig.from_mapping(SECTION)
     assert config.askable(_user("bob@example.com"), ("hr", "default", "open")) == ("default", "open")

@@ -41,7 +41,7 @@ def engine(tmp_path_factory):
 
 
 def _as(engine, email: str | None):
-    user = None if email is None else User.from_claims({"iss": "i", "sub": email, "email": email}, "k")
+    user = None if email is None else User.from_claims({"iss": "i", "sub": email, "email": email, "email_verified": True}, "k")
     return dataclasses.replace(engine, user=user, access=AccessConfig.from_mapping(SECTION))
 
 

@@ -240,7 +240,8 @@ def test_the_command_line_is_a_package_of_subcommand_modules():
     modules = {p.stem for p in (ROOT / "core" / "cli").glob("*.py")} - {"__init__", "_shared"}
     assert {m.__name__.rpartition(".")[2] for m in cli.COMMANDS} == modules
     commands = set(cli.build_parser()._subparsers._group_actions[0].choices)  # noqa: SLF001
-    assert commands == {"ingest", "ask", "export", "eval", "eval-claims", "check", "kb", "store", "embed-worker"}
+    assert commands == {"ingest", "ask", "export", "eval", "eval-claims", "eval-citecheck", "check", "verify", "kb", "store",
+                        "embed-worker"}
     with_main = sorted(
         p.relative_to(ROOT).as_posix()
         for p in (ROOT / "core").rglob("*.py")
@@ -256,7 +257,8 @@ def _string_imports(path: Path) -> set[tuple[str, str]]:
     rel = path.relative_to(ROOT).as_posix()
     tree = ast.parse(path.read_text(encoding="utf-8"))
     out: set[tuple[str, str]] = set()
-    upper = re.compile(r"(components|app_pages|pages)(\.\w+)*(:\w+)?|app(:\w+)?")
+    # a bare "pages" is data (the front-matter key of a page list), "pages.x" / "pages:x" a module
+    upper = re.compile(r"(components|app_pages)(\.\w+)*(:\w+)?|pages(\.\w+)+(:\w+)?|pages:\w+|app(:\w+)?")
 
     def walk(node: ast.AST, where: str) -> None:
         for child in ast.iter_child_nodes(node):

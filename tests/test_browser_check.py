@@ -120,3 +120,23 @@ def test_checking_a_pasted_text(check_server, browser):  # noqa: F811
     assert "默认设置分别为 3 和 1" in open_card(sup).locator("mark").inner_text()
     page.screenshot(path=str(ARTIFACTS / "check-live.png"), full_page=False)
     page.close()
+
+
+@pytest.mark.skipif(importlib.util.find_spec("core.check") is None, reason="core.check is not in this build yet")
+def test_checking_against_pasted_sources(check_server, browser):  # noqa: F811
+    """Another system's answer checked against the sources it was given (issue 28): the card of the
+    contradicted sentence names 粘贴的来源 1 and highlights the pasted passage."""
+    page = _open(browser, f"{check_server}/check", "desktop")
+    boxes = page.locator("textarea")
+    boxes.first.wait_for(timeout=120_000)
+    boxes.nth(0).fill("星河团队每周五下午交接班。交接记录写在共享值班表里。团队每季度组织一次团建。")
+    boxes.nth(1).fill("[1] 值班安排：星河团队每周四下午交接班。\n[2] 交接记录写在共享值班表里，夜班由两名工程师轮流负责。")
+    page.get_by_role("button", name="核查").click()
+    page.locator(".yz-unsupported").first.wait_for(timeout=120_000)
+    assert page.locator("sup.yz-cite").count() == 2
+    assert page.locator(".yz-contradicted").inner_text() == "⚠ 与来源矛盾"
+    card = open_card(page.locator("sup.yz-cite-contradicted"))
+    assert "粘贴的来源 1" in card.inner_text() and "周四" in card.inner_text()
+    assert card.locator("mark").inner_text() == "值班安排：星河团队每周四下午交接班。"
+    page.screenshot(path=str(ARTIFACTS / "check-pasted.png"), full_page=False)
+    page.close()

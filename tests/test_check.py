@@ -59,7 +59,7 @@ def test_check_text_marks_each_sentence_and_stores_the_record(engine):
     assert record.generator.name == "check" and record.answer_text == TEXT and record.status == "answered"
     by_span = {(s.start, s.end): s for s in record.supports}
     ok = by_span[span(TEXT, SUPPORTED)]
-    assert ok.verdict == "supported" and ok.status == "verified" and ok.verification_score >= 0.42
+    assert ok.verdict == "supported" and ok.status == "verified" and ok.verification_score >= 0.5
     cited = record.chunk(ok.chunk_ids[0])
     assert cited is not None and cited.source_id == "backup.md"
     q = ok.aligned_quote
@@ -173,6 +173,6 @@ def test_extractive_answers_are_verified_too(engine):
     record = engine.ask("备份任务每天凌晨两点运行，结果保存在对象存储中保留多少天？", save=False)
     assert record.status == "answered" and record.supports
     for s in record.supports:
-        assert s.verdict == "supported" and s.status == "verified" and s.verification_score >= 0.42
+        assert s.verdict == "supported" and s.status == "verified" and s.verification_score >= 0.5
         q = s.aligned_quote
         assert q.chunk_id in s.chunk_ids and 0 <= q.start < q.end <= len(record.chunk(q.chunk_id).text)

@@ -147,3 +147,23 @@ def test_snapshot_caption_escapes_the_reason_and_sentence(app_env):
     at = _snapshot(app_env, rec, evil.chunk_ids[0], "1")
     caption = next(el.proto.body for el in at.get("html") if "yz-quote-caption" in el.proto.body)
     assert "<img" not in caption and "&lt;img src=x onerror=alert(1)&gt; [链接](javascript:x)" in caption
+
+
+def test_check_page_with_pasted_sources_checks_against_them_only(app_env):
+    """Another system's answer checked against the sources it was given (issue 28): the knowledge
+    base is not searched; the contradicted sentence cites the pasted passage and its quote is marked."""
+    pytest.importorskip("core.check")
+    at = AppTest.from_file(str(ROOT / "app_pages" / "check.py"), default_timeout=180)
+    at.run()
+    at.text_area[0].set_value("星河团队每周五下午交接班。交接记录写在共享值班表里。团队每季度组织一次团建。")
+    at.text_area[1].set_value("[1] 值班安排：星河团队每周四下午交接班。\n[2] 交接记录写在共享值班表里，夜班由两名工程师轮流负责。")
+    at.button[0].click().run(timeout=180)
+    assert not at.exception, at.exception
+    html = page_html(at)
+    assert re.findall(r'<sup class="([^"]+)"', html) == ["yz-cite yz-cite-contradicted", "yz-cite"]
+    assert "⚠ 与来源矛盾" in html and "本段无出处" in html and "粘贴的来源 1" in html and "与粘贴的来源原文核对" in html
+    rec = app_env.records.get(at.query_params["answer_id"])
+    assert rec is not None and rec.retrieval["retrieval"] == "pasted sources"
+    assert [c.chunk_id for c in rec.chunks] == ["pasted-1", "pasted-2"]
+    q = rec.supports[0].aligned_quote
+    assert rec.chunks[0].text[q.start:q.end] == "值班安排：星河团队每周四下午交接班。"

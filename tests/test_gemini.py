@@ -35,6 +35,7 @@ from core.generators.gemini import (
     make_gemini_generator,
 )
 from core.generators.gemini_interactions import draft_from_interaction
+from core.generators.gemini_parse import GroundedStream
 from core.generators.evidence import build_evidence_prompt
 from core.generators.structured import (
     StructuredStreamPreview,
@@ -277,6 +278,68 @@ def test_stream_thought_parts_do_not_enter_answer():
     assert "Planning" not in "".join(out[:-1])
     (sup,) = draft.supports
     assert draft.parts[sup.part_index].encode()[sup.start : sup.end].decode() == "Refunds are issued to the original payment method."
+
+
+def stream_by_part(body: dict, size: int = 7) -> list[dict]:
+    """The recorded response as Gemini streams it (``streamGenerateContent?alt=sse``).
+
+    Each wire part arrives as text deltas of ``size`` code points, one delta per
+    event, thought parts with ``thought: true`` on every delta; a part's
+    ``thoughtSignature`` comes on a final empty-text delta ("the signature may
+    arrive in a final chunk with an empty text part", ai.google.dev thought
+    signatures). Deltas carry no part index, so where two parts of the same kind
+    meet, the last delta of one and the first of the next share one event as two
+    entries of its ``parts``. Grounding metadata and the finish reason come on the
+    last event; one event carries only usage metadata."""
+    cand = body["candidates"][0]
+    events: list[list[dict]] = []
+    prev: dict | None = None
+    for part in cand["content"]["parts"]:
+        text = part["text"]
+        kind = {"thought": True} if part.get("thought") else {}
+        deltas = [dict(text=text[i : i + size], **kind) for i in range(0, len(text), size)]
+        if part.get("thoughtSignature"):
+            deltas.append(dict(text="", thoughtSignature=part["thoughtSignature"], **kind))
+        same_kind = prev is not None and bool(prev.get("thought")) == bool(part.get("thought"))
+        if same_kind:
+            events[-1].append(deltas.pop(0))
+        events.extend([d] for d in deltas)
+        prev = part
+    out = [{"candidates": [{"content": {"role": "model", "parts": ps}, "index": 0}], "modelVersion": MODEL}
+           for ps in events]
+    out.insert(1, {"usageMetadata": {"promptTokenCount": 3}, "modelVersion": MODEL})
+    last = out[-1]["candidates"][0]
+    last["finishReason"] = cand.get("finishReason", "STOP")
+    last["groundingMetadata"] = cand["groundingMetadata"]
+    return out
+
+
+@pytest.mark.parametrize("name", GC_FIXTURES)
+def test_fixture_streamed_by_part_keeps_the_parts_offsets_refer_to(name):
+    """Streamed parts keep their offsets: the stream gives the same parts, supports
+    and grounded spans as the non-streamed call (f_search_multipart: partIndex 1 and 2)."""
+    body, expect = load(name)
+    events = stream_by_part(body)
+    assert len(events) > len(body["candidates"][0]["content"]["parts"]) + 2
+    with StubGemini([Reply(sse=events)]) as stub:
+        out = _streamed(gen("gemini-search", stub), "q", [])
+    draft = out[-1]
+    assert "".join(out[:-1]) == draft.text
+    check_gc_draft(draft, body, expect)
+    check_grounded(draft, body, expect)
+    with StubGemini([Reply(json=body)]) as stub:
+        plain = gen("gemini-search", stub).generate("q", [])
+    assert (draft.parts, draft.supports) == (plain.parts, plain.supports)
+
+
+def test_stream_deltas_of_one_part_merge_and_entries_of_one_chunk_do_not():
+    """Consecutive same-kind deltas across events are one part; entries listed
+    side by side in one event are separate parts; a kind change starts a part."""
+    stream = GroundedStream()
+    for parts in ([{"text": "想", "thought": True}], [{"text": "法", "thought": True}, {"text": "甲"}],
+                  [{"text": "乙"}, {"text": "丙"}], [{"text": "", "thoughtSignature": "c2ln"}]):
+        stream.feed({"candidates": [{"content": {"parts": parts}}]})
+    assert stream.draft(INFO).parts == ("甲乙", "丙")
 
 
 # --------------------------------------------------------------------------- fixtures, Interactions

@@ -14,6 +14,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from components.errors import HINTS, app_error_message
+from components.plain import plain
 from core.errors import AppError, ConfigError, IndexError_, RecordError, UnsavedRecordError
 from core.index import KnowledgeIndex
 from core.pipeline import Engine
@@ -42,6 +43,11 @@ def _raise(exc: AppError):
 
 def _errors(at: AppTest) -> list[str]:
     return [e.value for e in at.error]
+
+
+def _shown(message: str) -> str:
+    """An error message as st.error's body: plain text, escaped for Streamlit Markdown (issue 24)."""
+    return plain(message)
 
 
 def _run(script: str, query: dict[str, str] | None = None) -> AppTest:
@@ -75,19 +81,19 @@ def test_record_store_failure_is_one_chinese_message_on_each_page(errors_env, mo
     monkeypatch.setattr(RecordStore, "list", _raise(RecordError("answer store error: database is locked")))
     monkeypatch.setattr(RecordStore, "get", _raise(RecordError("answer store error: database is locked")))
     at = _run(script, query)
-    assert _errors(at) == [f"{action}失败：{RECORD_HINT}。（详情：answer store error: database is locked）"]
+    assert _errors(at) == [_shown(f"{action}失败：{RECORD_HINT}。（详情：answer store error: database is locked）")]
 
 
 def test_library_page_index_failure_is_one_chinese_message(errors_env, monkeypatch):
     monkeypatch.setattr(KnowledgeIndex, "documents", _raise(IndexError_("cannot read the catalog")))
     at = _run("app_pages/library.py")
-    assert _errors(at) == [f"知识库操作失败：{HINTS[IndexError_]}。（详情：cannot read the catalog）"]
+    assert _errors(at) == [_shown(f"知识库操作失败：{HINTS[IndexError_]}。（详情：cannot read the catalog）")]
 
 
 def test_app_start_failure_is_one_chinese_message(errors_env, monkeypatch):
     monkeypatch.setattr(Engine, "open", classmethod(_raise(ConfigError("YINZHENG_TOP_K must be a number"))))
     at = _run("app.py")
-    assert _errors(at) == [f"启动应用失败：{HINTS[ConfigError]}。（详情：YINZHENG_TOP_K must be a number）"]
+    assert _errors(at) == [_shown(f"启动应用失败：{HINTS[ConfigError]}。（详情：YINZHENG_TOP_K must be a number）")]
 
 
 def test_answer_that_failed_to_save_is_still_shown_with_the_error(errors_env, monkeypatch):
@@ -95,7 +101,7 @@ def test_answer_that_failed_to_save_is_still_shown_with_the_error(errors_env, mo
     at = _run("app_pages/chat.py")
     at.chat_input[0].set_value("CronJob 的时间表是什么格式？").run()
     assert not at.exception, at.exception
-    assert _errors(at) == [f"保存回答失败：{RECORD_HINT}。（详情：answer store error: disk full）"]
+    assert _errors(at) == [_shown(f"保存回答失败：{RECORD_HINT}。（详情：answer store error: disk full）")]
     shown = "\n".join(el.proto.body for el in at.get("html"))
     assert "Cron 格式" in shown  # the answer (or its evidence) is on the page, not lost
     assert "CronJob 的时间表是什么格式？" in [t.value for t in at.text]

@@ -51,7 +51,7 @@ def test_a_record_written_through_one_store_opens_through_another(database_locat
         two.for_user(ALICE).rename_conversation("c1", "我的 Pod 笔记")
         assert one.for_user(ALICE).conversation("c1").title == "我的 Pod 笔记"  # type: ignore[union-attr]
         assert one.for_user(ALICE).conversation("c1").preview == "Pod 是最小的部署单元。"  # type: ignore[union-attr]
-        assert _version(database_location) == "r0001"
+        assert _version(database_location) == "r0003"
     finally:
         one.close()
         two.close()
@@ -75,6 +75,65 @@ def test_each_user_sees_only_their_own_records_and_conversations(database_locati
         assert alice.get("a1").feedback is None  # type: ignore[union-attr]
         alice.hide_conversation("ca")
         assert alice.conversations() == [] and alice.conversations(include_hidden=True)[0].hidden
+    finally:
+        store.close()
+
+
+def test_a_conversation_id_of_another_user_shares_nothing_with_its_owner(database_location) -> None:
+    """Issue 25 item 3: Bob holding Alice's ``?c=`` asked in it, then read her title, renamed
+    it (Markdown that her sidebar rendered) and hid it from her list."""
+    store = RecordStore(database_location)
+    try:
+        alice, bob = store.for_user(ALICE), store.for_user(BOB)
+        alice.save(rec("a1", "Alice 的问题", 0, "ca"))
+        alice.rename_conversation("ca", "Alice 的私人标题")
+        bob.save(rec("b1", "Bob 的问题", 1, "ca"))  # Bob opened ?c=ca and asked
+        mine = bob.conversation("ca")
+        assert mine is not None and (mine.title, mine.renamed, mine.turns) == ("Bob 的问题", False, 1)
+        assert not bob.conversations(text="私人")  # her title is not searchable by him either
+        bob.rename_conversation("ca", "![](http://127.0.0.1:8701/p)")
+        bob.hide_conversation("ca")
+        theirs = alice.conversation("ca")
+        assert theirs is not None and (theirs.title, theirs.hidden, theirs.turns) == ("Alice 的私人标题", False, 1)
+        assert [c.conversation_id for c in alice.conversations()] == ["ca"]
+        assert bob.conversation("ca").title == "![](http://127.0.0.1:8701/p)"  # type: ignore[union-attr] - his own
+        alice.hide_conversation("ca")
+        assert bob.conversation("ca").hidden  # type: ignore[union-attr] - each one's flag
+        alice.hide_conversation("ca", hidden=False)
+        assert not alice.conversation("ca").hidden and bob.conversation("ca").hidden  # type: ignore[union-attr]
+        store.rename_conversation("ca", "本机标题")  # local mode: the operator's own metadata
+        assert alice.conversation("ca").title == "Alice 的私人标题"  # type: ignore[union-attr]
+    finally:
+        store.close()
+
+
+def test_conversation_metadata_of_an_r0001_database_goes_to_the_owner_of_its_answers(database_location) -> None:
+    """r0002: a row whose answers all have one user becomes theirs; mixed users, no user or
+    no answers: the operator's (local mode)."""
+    engine = sa.create_engine(database_location if isinstance(database_location, str)
+                              else f"sqlite:///{database_location}", poolclass=sa.pool.NullPool)
+    users = [ALICE, ALICE, BOB, None]
+    with engine.begin() as db:  # the r0001 layout, as the code before issue 17 left it
+        db.execute(sa.text("""CREATE TABLE answers (answer_id TEXT PRIMARY KEY, created_at TEXT NOT NULL,
+            status TEXT NOT NULL, conversation_id TEXT, query TEXT NOT NULL, record_json TEXT NOT NULL, user_id TEXT)"""))
+        db.execute(sa.text("""CREATE TABLE conversations (conversation_id TEXT PRIMARY KEY, title TEXT,
+            hidden INTEGER NOT NULL DEFAULT 0, created_at TEXT NOT NULL, updated_at TEXT NOT NULL)"""))
+        for i, cid in enumerate(("ca", "cm", "cm", "cn")):
+            r = rec(f"{cid}-{i}", f"{cid} 问题", i, cid)
+            db.execute(sa.text("INSERT INTO answers VALUES (:a, :t, 'answered', :c, :q, :j, :u)"),
+                       {"a": r.answer_id, "t": r.created_at.isoformat(), "c": cid, "q": r.query,
+                        "j": r.model_dump_json(), "u": users[i]})
+        for cid in ("ca", "cm", "cn", "co"):
+            db.execute(sa.text("INSERT INTO conversations VALUES (:c, :t, 1, 'x', 'x')"), {"c": cid, "t": f"{cid} 标题"})
+    engine.dispose()
+    store = RecordStore(database_location)
+    try:
+        alice, bob = store.for_user(ALICE), store.for_user(BOB)
+        assert (alice.conversation("ca").title, alice.conversation("ca").hidden) == ("ca 标题", True)  # type: ignore[union-attr]
+        for user in (alice, bob):  # two users asked in cm: its title and flag are nobody's but the operator's
+            assert (user.conversation("cm").title, user.conversation("cm").hidden) == ("cm 问题", False)  # type: ignore[union-attr]
+        assert store.conversation("cm").title == "cm 标题" and store.conversation("cn").title == "cn 标题"  # type: ignore[union-attr]
+        assert _version(database_location) == "r0003"
     finally:
         store.close()
 
@@ -148,7 +207,7 @@ def test_stores_opened_together_migrate_once(database_location) -> None:
         assert errors == [] and len(stores) == 4
         stores[0].save(rec("m1", "迁移", 0))
         assert all(s.get("m1") is not None for s in stores)
-        assert _version(database_location) == "r0001"
+        assert _version(database_location) == "r0003"
     finally:
         for s in stores:
             s.close()
@@ -175,12 +234,13 @@ def test_a_file_made_by_the_code_before_alembic_is_adopted_as_it_is(tmp_path: Pa
     store = RecordStore(path)
     try:
         assert store.for_user(ALICE).get("o1") == old
-        assert store.conversation("oc").title == "旧标题"  # type: ignore[union-attr]
+        assert store.for_user(ALICE).conversation("oc").title == "旧标题"  # type: ignore[union-attr] - her answers
+        assert store.for_user(BOB).conversation("oc") is None
     finally:
         store.close()
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA user_version").fetchone()[0] == 1  # the code before Alembic still opens it
-        assert db.execute("SELECT version_num FROM alembic_version_records").fetchall() == [("r0001",)]
+        assert db.execute("SELECT version_num FROM alembic_version_records").fetchall() == [("r0003",)]
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     db.close()
 
@@ -190,8 +250,11 @@ def test_a_database_that_cannot_be_reached_is_a_record_error_without_the_passwor
         with pytest.raises(RecordError, match="the answer store") as err:
             RecordStore(f"postgresql+psycopg://yz:s3cret-pw@127.0.0.1:{port}/yz?connect_timeout=2")
     assert "s3cret-pw" not in str(err.value) and "127.0.0.1" in str(err.value)
-    for url in ("postgresql+psycopg://yz:s3cret-pw@[::1", "nosuchdb://yz:s3cret-pw@h/x", "mysql://yz:s3cret-pw@h/x"):
-        with pytest.raises(RecordError, match="not a database URL") as err:
+    for url, says in (("postgresql+psycopg://yz:s3cret-pw@[::1", "not a database URL"),
+                      ("nosuchdb://yz:s3cret-pw@h/x", "SQLite and PostgreSQL only"),
+                      ("mysql://yz:s3cret-pw@h/x", "SQLite and PostgreSQL only"),
+                      ("postgresql+nosuch://yz:s3cret-pw@h/x", "driver SQLAlchemy does not know")):
+        with pytest.raises(RecordError, match=says) as err:
             RecordStore(url)
         assert "s3cret-pw" not in str(err.value)
 

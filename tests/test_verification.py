@@ -70,7 +70,7 @@ def test_paraphrase_passes(sentence, chunk):
     v = verify(sentence, [chunk, CLASS])
     assert v.verdict == "supported", v
     assert v.chunk_id == chunk.chunk_id
-    assert v.reason is None and v.score >= 0.42
+    assert v.reason is None and v.score >= 0.5  # a probability of support (core.support_model)
 
 
 @pytest.mark.parametrize(
@@ -84,7 +84,7 @@ def test_paraphrase_passes(sentence, chunk):
 def test_invented_sentence_fails(sentence):
     v = verify(sentence, [BACKUP, CLASS, STORAGE])
     assert v.verdict != "supported", v
-    assert v.reason and v.score < 0.42
+    assert v.reason and v.score < 0.5
 
 
 def test_aligned_quote_counts_code_points_with_emoji_and_cjk():

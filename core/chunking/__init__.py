@@ -11,14 +11,28 @@ for callers that only need the YAML header). One job per module:
                        headings, ``{#anchor}`` ids, HTML comments
 ``htmltext``           raw HTML blocks → plain text
 ``markdown``           the generic walk: markdown-it tokens → sections with
-                       heading paths; deep-nesting flattening
+                       heading paths; deep-nesting flattening; footnote notes
+``inline``             inline tokens → chunk text (links kept as links,
+                       numeric references as ``[1]``, footnote references,
+                       literal markup escaped)
+``indented``           is an indented code block prose? (CJK sentences)
 ``splitting``          sections → chunk texts of at most 500 code points,
                        sentence- then clause-aware
 ``document``           the pipeline, chunk numbering, document version
 =====================  ==========================================================
 
-Imports run one way: ``document`` → ``markdown`` → (``hugo``, ``htmltext``,
-``splitting``) → ``normalize`` → :mod:`core.cjk`.
+Imports run one way: ``document`` → ``markdown`` → (``inline``, ``indented``,
+``hugo``, ``htmltext``, ``splitting``) → ``normalize`` → :mod:`core.cjk`
+(``inline`` also reads :func:`core.markdown.safe_link`).
+
+Text fidelity
+-------------
+What a reader sees of every chunk (its text rendered by the product dialect
+``core.markdown``) is what a reader sees of the document (markdown-it with the
+ingest's plugins), in order, apart from whitespace:
+``tests/test_chunking_fidelity_property.py`` checks it on generated documents,
+and defines the three presentation choices (numeric link text as ``[1]``,
+footnote references as ``[n]``, notes as ``[n] text``).
 
 Errors
 ------

@@ -28,7 +28,8 @@ from typing import Any
 
 from core.chunking.frontmatter import as_datetime, load_yaml, scalar_metadata
 from core.chunking.hugo import ADMONITION_LABELS, HEADING_ID, HugoContext, extract_shortcodes
-from core.chunking.markdown import Walker, markdown_parser, render_inline
+from core.chunking.inline import render_inline
+from core.chunking.markdown import Walker, markdown_parser
 from core.chunking.normalize import SC_OPEN, sanitize
 from core.chunking.splitting import MAX_CHUNK_CHARS, MIN_MAX_CHARS, section_texts
 from core.errors import IngestError
@@ -104,7 +105,10 @@ def parse_markdown(
         ``heading_path = (title, H2, H3, …)`` (title = front matter ``title``,
         else the first H1, else the file stem), ``source_anchor`` = the ``{#id}``
         of the nearest enclosing heading that has one, ``char_start``/``char_end``
-        as code-point offsets into :func:`normalized_text`. A document with no
+        as code-point offsets into :func:`normalized_text`, ``metadata`` = the
+        front matter as scalars (``scalar_metadata``: lists as JSON text) without
+        ``title`` (the document's ``metadata`` also holds ``title`` and, for
+        invalid YAML, ``front_matter_error``). A document with no
         body text (e.g. front matter only) has zero chunks.
 
     Raises:
@@ -147,7 +151,8 @@ def _parse(
     max_chars: int,
 ) -> tuple[SourceDocument, list[Chunk]]:
     src, shortcodes = extract_shortcodes(sanitize(text))
-    tokens = markdown_parser().parse(src)
+    env: dict[str, Any] = {}  # reference and footnote definitions, for the indented-prose re-parse
+    tokens = markdown_parser().parse(src, env)
 
     fm: dict[str, Any] = {}
     fm_error: str | None = None
@@ -165,7 +170,7 @@ def _parse(
         for k, tok in enumerate(tokens):
             if tok.type == "heading_open" and tok.tag == "h1":
                 probe = HugoContext(shortcodes, glossary)
-                h = probe.finish(render_inline(tokens[k + 1].children, probe), single_line=True)
+                h = probe.finish(render_inline(tokens[k + 1].children, probe, markdown=False), single_line=True)
                 h = HEADING_ID.sub("", h).replace("`", "").strip()
                 if h:
                     title = h
@@ -174,7 +179,7 @@ def _parse(
         title = _fallback_title(source_id)
 
     ctx = HugoContext(shortcodes, glossary)
-    sections = Walker(tokens, ctx, title).run()
+    sections = Walker(tokens, ctx, title, env).run()
 
     parts: list[tuple[tuple[str, ...], str | None, str]] = []
     for sec in sections:
@@ -188,6 +193,9 @@ def _parse(
         k: (HugoContext(shortcodes, glossary).finish(v, single_line=True) if isinstance(v, str) else v)
         for k, v in scalar_metadata(fm).items()
     }
+    # Every chunk carries the front matter (tags, section, page …) so its snapshot, and the
+    # card built from it, can show them; the title is a field of its own.
+    chunk_metadata = {k: v for k, v in metadata.items() if k != "title"}
     if fm_error:
         metadata["front_matter_error"] = fm_error
     doc = SourceDocument(
@@ -219,6 +227,7 @@ def _parse(
                 char_start=pos,
                 char_end=pos + len(t),
                 content_sha256=sha256_hex(t),
+                metadata=chunk_metadata,
             )
         )
         pos += len(t)

@@ -12,8 +12,14 @@ headings. :class:`Walker` walks the token stream in document order:
   (:mod:`core.chunking.htmltext`); entities are decoded;
 * code fences are kept as fenced Markdown (the fence grows past any backtick
   run inside); tables become pipe-table text; lists keep their ``-`` / ``1.``
-  markers and indentation; blockquotes keep ``>``; links keep their text
-  (URLs are dropped); images keep their alt text;
+  markers and indentation; blockquotes keep ``>``; inline text (links,
+  footnote references, emphasis, images) is written by
+  :mod:`core.chunking.inline`;
+* an indented code block that reads as prose (:mod:`core.chunking.indented`)
+  is a paragraph, its text parsed as inline Markdown;
+* footnote definitions (mdit_py_plugins' footnote plugin puts them at the end
+  of the document) are paragraphs of the last section, the first one
+  starting with the note's caption: ``[1] 见发行说明。``;
 * content nested deeper than markdown-it's ``maxNesting`` (20) is flattened
   into plain paragraphs instead of being skipped (:class:`FlatteningBlockParser`).
 
@@ -26,22 +32,22 @@ blocks it emits are :class:`~core.chunking.splitting.Block` s, sized later by
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from markdown_it import MarkdownIt
 from markdown_it.parser_block import ParserBlock
 from markdown_it.rules_block import StateBlock
 from markdown_it.token import Token
+from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 
 from core.chunking.htmltext import html_block_text
 from core.chunking.hugo import ADMONITION_LABELS, ESCAPED_SC_TEXT, HEADING_ID, HugoContext
-from core.chunking.normalize import SOFTBREAK
+from core.chunking.indented import is_indented_prose
+from core.chunking.inline import footnote_caption, render_inline
 from core.chunking.splitting import Block
+from core.cjk_emphasis import cjk_emphasis_plugin
 
-_BR_TAG = re.compile(r"<br\s*/?>", re.IGNORECASE)
-_TAG_NAME = re.compile(r"</?\s*([A-Za-z][A-Za-z0-9-]*)")
 _md_instance: MarkdownIt | None = None
 
 # Leading blockquote markers of a line flattened past the nesting limit.
@@ -97,7 +103,10 @@ class FlatteningBlockParser(ParserBlock):
 
 
 def markdown_parser() -> MarkdownIt:
-    """The shared parser: commonmark preset + tables + front matter, with the
+    """The shared ingest parser: commonmark preset (raw HTML on, link reference
+    definitions on) + tables + front matter + footnotes (mdit_py_plugins) + the
+    CJK-friendly emphasis of :mod:`core.cjk_emphasis` (the rule the product
+    dialect ``core.markdown`` renders chunk text with), with the
     :class:`FlatteningBlockParser`. Built once; its ``parse`` keeps no state."""
     global _md_instance
     if _md_instance is None:
@@ -105,7 +114,7 @@ def markdown_parser() -> MarkdownIt:
         flat = FlatteningBlockParser()
         flat.ruler = md.block.ruler  # keep the preset's enabled rules
         md.block = flat
-        _md_instance = md.enable("table").use(front_matter_plugin)
+        _md_instance = md.enable("table").use(front_matter_plugin).use(footnote_plugin).use(cjk_emphasis_plugin)
     return _md_instance
 
 
@@ -117,45 +126,6 @@ class Section:
     path: tuple[str, ...]
     anchor: str | None
     blocks: list[Block] = field(default_factory=list)
-
-
-def render_inline(children: Sequence[Token] | None, ctx: HugoContext) -> str:
-    """Inline tokens → a string still holding shortcode placeholders and
-    soft-break sentinels (resolved by ``HugoContext.finish``)."""
-    out: list[str] = []
-    for tok in children or ():
-        t = tok.type
-        if t == "text":
-            out.append(ctx.decomment(tok.content))
-            continue
-        if ctx.in_comment:
-            continue
-        if t == "code_inline":
-            content = ctx.restore_raw(tok.content)
-            ticks = "``" if "`" in content else "`"
-            pad = " " if content.startswith("`") or content.endswith("`") else ""
-            out.append(ctx.protect_code(f"{ticks}{pad}{content}{pad}{ticks}"))
-        elif t == "softbreak":
-            out.append(SOFTBREAK)
-        elif t == "hardbreak":
-            out.append("\n")
-        elif t == "image":
-            out.append(tok.content or "")
-        elif t == "html_inline":
-            out.append(_inline_html(tok.content))
-        # link_open/close, em/strong open/close: markup dropped, text kept
-    return "".join(out)
-
-
-def _inline_html(content: str) -> str:
-    if content.startswith("<!--"):
-        return ""
-    if _BR_TAG.fullmatch(content.strip()):
-        return "\n"
-    m = _TAG_NAME.match(content)
-    if m and m.group(1).lower() == "sup" and not content.startswith("</"):
-        return "^"
-    return ""
 
 
 @dataclass
@@ -176,8 +146,9 @@ class Walker:
     """One pass over a document's tokens (front matter removed); :meth:`run`
     returns its sections, the first being the untitled lead ``(title,)``."""
 
-    def __init__(self, tokens: list[Token], ctx: HugoContext, title: str) -> None:
+    def __init__(self, tokens: list[Token], ctx: HugoContext, title: str, env: dict | None = None) -> None:
         self.tokens = tokens
+        self.env = env if env is not None else {}  # the parse's env: reference and footnote definitions
         self.ctx = ctx
         self.title = title
         self.sections: list[Section] = [Section((title,), None)]
@@ -185,6 +156,7 @@ class Walker:
         self.lists: list[_ListCtx] = []
         self.items: list[_ItemCtx] = []
         self.quote_depth = 0
+        self.caption = ""  # "[n] " of the footnote whose first block is next
 
     # -- helpers ------------------------------------------------------------
 
@@ -218,8 +190,12 @@ class Walker:
     def _add(self, text: str, kind: str = "text", *, fence: tuple[str, str] = ("", "")) -> None:
         if not text.strip():
             return
+        if kind != "text" and self.caption:  # a note that starts with code or a table
+            caption, self.caption = self.caption.strip(), ""
+            self._add(caption)
         sticky = False
         if kind == "text":
+            text, self.caption = self.caption + text, ""
             text = self._decorate(text)
             bare = text.strip()
             sticky = bare in ADMONITION_LABELS.values() or bare.endswith(("：", ":"))
@@ -289,6 +265,8 @@ class Walker:
             elif t == "list_item_close":
                 if self.items:
                     self.items.pop()
+            elif t == "footnote_open":
+                self.caption = footnote_caption(tok) + " "
             elif t == "blockquote_open":
                 self.quote_depth += 1
             elif t == "blockquote_close":
@@ -300,7 +278,7 @@ class Walker:
         was_hidden = bool(self.ctx.skip) or self.ctx.in_comment
         self.ctx.in_heading = True
         try:
-            text = self.ctx.finish(render_inline(inline.children, self.ctx), single_line=True)
+            text = self.ctx.finish(render_inline(inline.children, self.ctx, markdown=False), single_line=True)
         finally:
             self.ctx.in_heading = False
         if was_hidden and not text:
@@ -327,6 +305,12 @@ class Walker:
                 self.ctx.in_comment = False
             return
         if self.ctx.skip:
+            return
+        if tok.type == "code_block" and is_indented_prose(tok.content):
+            children = markdown_parser().parseInline(tok.content.strip(), self.env)[0].children
+            text = self.ctx.finish(render_inline(children, self.ctx))
+            if text:
+                self._add(text)
             return
         content = self.ctx.restore_raw(tok.content)
         if not content.strip():

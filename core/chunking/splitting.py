@@ -3,7 +3,8 @@
 A block over the limit is split at its natural boundaries: code at lines
 (each piece re-fenced), tables at rows (each piece repeats the header),
 text at sentence ends (``。！？；!?;``, ``". "``, newlines), then clause
-boundaries (``，、：,:）``, spaces), then anywhere that does not split a
+boundaries (``，、：,:）``, spaces; never inside a ``[text](url)`` link), then
+anywhere that does not split a
 combining sequence (combining marks, ZWJ sequences, variation selectors,
 skin-tone modifiers). Small consecutive blocks of one section are then merged
 up to :data:`SOFT_TARGET_CHARS` (a block under ``_MIN_STANDALONE_CHARS`` or a
@@ -19,6 +20,8 @@ import re
 import unicodedata
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
+
+from core.markdown import web_link_spans
 
 #: Hard upper bound on ``len(chunk.text)``, in Unicode **code points**.
 #: The default embedder, ``intfloat/multilingual-e5-small``, has a maximum
@@ -80,10 +83,14 @@ def _safe_cut(s: str, limit: int) -> int:
 
 
 def _pieces(text: str, pattern: re.Pattern[str]) -> list[str]:
+    """``text`` cut after each match of ``pattern``, never inside a Markdown web link."""
     out: list[str] = []
     pos = 0
+    links = web_link_spans(text)
     for m in pattern.finditer(text):
         end = m.end()
+        if any(start < end < stop for start, stop in links):
+            continue
         if end > pos:
             out.append(text[pos:end])
             pos = end

@@ -8,7 +8,9 @@
     python -m core eval QUESTIONS.jsonl DOCS... [--report PATH] [...]   # quality figures
     python -m core check FILE [--json]       # 核查: verify any text against the knowledge base
     python -m core check --json -            # JSON Lines {"text": "…"} on stdin → one record per line
+    python -m core verify --json -           # JSON Lines {"sentence", "passages"} → one verdict per line
     python -m core eval-claims [ANSWERS.jsonl] [--json]   # support verification figures
+    python -m core eval-citecheck [FILE.jsonl] [--json]   # the verifier on CiteCheck rows
     python -m core store create --name NAME [PATH ...] [--json]   # Gemini File Search store
     python -m core kb list|create NAME [--title T]|rename NAME TITLE|hide NAME|show NAME
     python -m core embed-worker [--follow] [--batch N] [--lease SECONDS]   # shared embedding work
@@ -34,11 +36,11 @@ import argparse
 import sys
 from typing import Sequence
 
-from core.cli import ask, check, embed_worker, evaluate, export, ingest, kb, store
+from core.cli import ask, check, embed_worker, evaluate, export, ingest, kb, store, verify
 from core.errors import AppError
 
 #: Subcommand modules in ``--help`` order.
-COMMANDS = (ingest, ask, export, evaluate, check, kb, store, embed_worker)
+COMMANDS = (ingest, ask, export, evaluate, check, verify, kb, store, embed_worker)
 
 
 def build_parser() -> argparse.ArgumentParser:

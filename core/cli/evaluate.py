@@ -6,6 +6,8 @@
 report goes to ``--report PATH``, by default :data:`DEFAULT_REPORT` (``artifacts/`` under the
 current directory: git-ignored, beside the other generated reports and screenshots).
 ``eval-claims``: exit 0 ok, 1 empty knowledge base, 2 no claims file.
+``python -m core eval-citecheck [FILE] [--json]`` (``core.citecheck_eval``: the verifier on CiteCheck
+rows, no knowledge base): exit 0 ok, 1 a malformed file, 2 no file.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ def register(sub) -> None:
     """Add ``eval`` and ``eval-claims`` to the ``python -m core`` subparsers ``sub``."""
     _register_eval(sub)
     _register_claims(sub)
+    _register_citecheck(sub)
 
 
 def _threshold(text: str) -> float:
@@ -162,4 +165,35 @@ def cmd_eval_claims(args: argparse.Namespace) -> int:
     if args.rows:
         Path(args.rows).write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     print(json.dumps(report, ensure_ascii=False, indent=2) if args.json else claims_eval.format_table(report))
+    return 0
+
+
+def _register_citecheck(subparsers) -> None:
+    p = subparsers.add_parser("eval-citecheck", help="measure the support verifier on CiteCheck rows (core/citecheck_eval.py)")
+    p.add_argument("file", nargs="?", default=None, help="CiteCheck JSON Lines (default: the shared dev split)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.set_defaults(func=cmd_eval_citecheck)
+
+
+def cmd_eval_citecheck(args: argparse.Namespace) -> int:
+    """Run ``eval-citecheck``: every row's statement verified against its quote's passages."""
+    from core import citecheck_eval
+
+    path = Path(args.file) if args.file else citecheck_eval.default_set()
+    if not path.is_file():
+        print(f"no CiteCheck file at {path}", file=sys.stderr)
+        return 2
+    try:
+        rows = citecheck_eval.load_rows(path)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    report = citecheck_eval.evaluate(rows)
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False, indent=2))
+    else:
+        print("| measure | value |\n| --- | --- |")
+        for key in ("rows", "accuracy", "unfaithful_caught", "flag_precision", "median_ms"):
+            print(f"| {key} | {report[key]} |")
+        print(f"| verdicts | {report['verdicts']} |")
     return 0

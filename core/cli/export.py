@@ -38,7 +38,9 @@ def cmd_export(args: argparse.Namespace) -> int:
         print(f"no answer with id {args.answer_id!r}{where}", file=sys.stderr)
         return 1
     if args.format == "json":
-        print(record.model_dump_json(indent=2))
+        from core.export import record_json
+
+        print(record_json(record), end="")
     else:
         from core.export import to_markdown
 

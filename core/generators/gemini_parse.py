@@ -325,11 +325,25 @@ def draft_from_response(resp: Any, info: GeneratorInfo) -> Draft:
 class GroundedStream:
     """Collects a streamed mode-2 reply (``generate_content_stream`` chunks).
 
-    Stream chunks are merged into parts the way a non-streamed
-    ``Content.parts`` would look: consecutive text of the same kind
-    (thought / answer) forms one part. The last stream chunk that carries
-    ``grounding_metadata`` with supports (or any, if none has supports)
-    is used; chunks without metadata are fine.
+    Stream chunks are put back into the parts a non-streamed ``Content.parts``
+    would have, because ``segment.part_index`` and the byte offsets of the
+    supports refer to those parts. Each chunk's ``candidates[0].content.parts``
+    holds deltas, not the text so far, and a delta carries no part index
+    (google-genai ``types.Part``; the REST stream sends one part per event while a
+    part grows). So a part boundary shows in a stream only as
+
+    * a change of kind: thought / answer text / non-text part, or
+    * a second entry in one chunk's ``parts``: entries listed side by side are
+      separate parts, as in a non-streamed ``Content``.
+
+    The first entry of a chunk continues the last part so far when both are text
+    of the same kind (``thought`` flag); any other entry starts a part. A
+    ``thought_signature`` does not split: it comes on a part's last delta or on
+    a final empty-text delta ("the signature may arrive in a final chunk with an
+    empty text part", ai.google.dev/gemini-api/docs/thought-signatures), which
+    continues its part. The last chunk that carries ``grounding_metadata`` with
+    supports (or any, if none has supports) is used; chunks without metadata are
+    fine.
     """
 
     def __init__(self) -> None:
@@ -351,11 +365,11 @@ class GroundedStream:
             self._metadata = md
         visible: list[str] = []
         merged = self._merged
-        for text, thought in candidate_parts(cand):
+        for position, (text, thought) in enumerate(candidate_parts(cand)):
             if text is None:
                 merged.append([None, False])
                 continue
-            if merged and merged[-1][0] is not None and merged[-1][1] == thought:
+            if position == 0 and merged and merged[-1][0] is not None and merged[-1][1] == thought:
                 merged[-1][0] += text
             else:
                 merged.append([text, thought])
