@@ -29,7 +29,9 @@ with page_guard("核查"):
                "找不到出处的句子标 本段无出处。")
 
     with st.form("check"):
-        text = st.text_area("要核查的文本", height=180, placeholder="例如：CronJob 的时间表使用 Cron 语法，默认时区为 UTC。")
+        example = next((p.check_example for p in engine.profiles() if p.check_example), None)
+        text = st.text_area("要核查的文本", height=180,
+                            placeholder=f"例如：{example}" if example else "粘贴要核查的文字，每句都会单独核对。")
         sources = st.text_area(
             "来源原文（可选）", height=140,
             placeholder="留空：在知识库中检索。粘贴原文：只对照这些文字核对；多段用空行分隔，或写成 [1] … [2] …",

@@ -41,11 +41,11 @@ def show_sidebar(*, conversations: bool = False, where=None) -> None:  # noqa: A
         show_retrieval_settings(engine)
         if engine.index.active_chunks():
             show_index_status(engine, embedding_worker())
-        st.divider()
-        st.caption(
-            "示例知识库：Kubernetes 文档 (zh-cn)，© The Kubernetes Authors，"
-            "[CC BY 4.0](https://creativecommons.org/licenses/by/4.0/)"
-        )
+        attributions = [p.attribution for p in engine.profiles() if p.attribution]
+        if attributions:  # what the collections' corpus profiles ask to be credited (plain text)
+            st.divider()
+            for line in dict.fromkeys(attributions):
+                st.text(line)
 
 
 def may_search_every_knowledge_base(engine) -> bool:  # noqa: ANN001 - Engine (scoped)

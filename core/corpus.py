@@ -59,7 +59,6 @@ from core.models import Chunk, SourceDocument
 from core.sourcetext import UnreadableText, check_text, escape_surrogates
 
 __all__ = [
-    "K8S_ZH_BASE",
     "SOURCE_SUFFIXES",
     "IngestFailure",
     "ParsedSource",
@@ -72,7 +71,6 @@ __all__ = [
 ]
 
 #: Public base URL of the Kubernetes zh-cn docs (``docs/`` folder of the corpus).
-K8S_ZH_BASE = "https://kubernetes.io/zh-cn/docs/"
 
 #: File name endings read as Markdown (lower-cased comparison).
 SOURCE_SUFFIXES = (".md", ".markdown", ".txt", ".html", ".htm", ".pdf")
@@ -106,7 +104,7 @@ class ParsedSource:
     prepared: object = None
 
 
-def public_url(source_id: str, base_url: str | None = K8S_ZH_BASE) -> str | None:
+def public_url(source_id: str, base_url: str | None = None) -> str | None:
     """The public URL of a source, Hugo style, or ``None`` without a base URL.
 
     ``a/b.md`` → ``{base}a/b/``; ``a/_index.md`` (or ``index.md``) → ``{base}a/``;
@@ -129,14 +127,15 @@ def public_url(source_id: str, base_url: str | None = K8S_ZH_BASE) -> str | None
     return base + (rel + "/" if rel else "")
 
 
-def load_glossary(root: Path) -> dict[str, str]:
-    """``term_id → title`` from ``root/reference/glossary/*.md`` front matter.
+def load_glossary(root: Path, glossary_dir: str = "reference/glossary") -> dict[str, str]:
+    """``term_id → title`` from ``root/<glossary_dir>/*.md`` front matter (``glossary_dir``: the
+    folder a corpus profile names, relative to ``root``).
 
     The term id is the front matter ``id`` (and also the file stem). Files that
     cannot be read, and a missing glossary folder, are skipped silently (the
     result may be empty). Never raises for file problems.
     """
-    folder = Path(root) / "reference" / "glossary"
+    folder = Path(root) / glossary_dir
     if not folder.is_dir():
         return {}
     files = sorted(folder.glob("*.md"))
@@ -344,12 +343,13 @@ def _parse_job(job: tuple) -> tuple:
 def load_sources(
     paths: Sequence[Path],
     *,
-    base_url: str | None = K8S_ZH_BASE,
+    base_url: str | None = None,
     progress: Callable[[int, int, str], None] | None = None,
+    glossary_dir: str | None = None,
 ) -> tuple[list[ParsedSource], list[IngestFailure]]:
     """Read and parse every source under ``paths``: ``load_changed_sources`` with
     nothing known, without the (empty) list of unchanged sources."""
-    parsed, failures, _ = load_changed_sources(paths, base_url=base_url, progress=progress)
+    parsed, failures, _ = load_changed_sources(paths, base_url=base_url, progress=progress, glossary_dir=glossary_dir)
     return parsed, failures
 
 
@@ -357,15 +357,17 @@ def load_changed_sources(
     paths: Sequence[Path],
     *,
     known: Mapping[str, str] | None = None,
-    base_url: str | None = K8S_ZH_BASE,
+    base_url: str | None = None,
     progress: Callable[[int, int, str], None] | None = None,
     prepare: Callable[[list[Chunk]], object] | None = None,
     workers: int | None = None,
+    glossary_dir: str | None = None,
 ) -> tuple[list[ParsedSource], list[IngestFailure], list[str]]:
     """Read and parse every source under ``paths``.
 
-    Glossary titles for ``{{< glossary_tooltip >}}`` come from each folder's
-    ``reference/glossary`` (see :func:`load_glossary`). Each document's ``uri``
+    Glossary titles for ``{{< glossary_tooltip >}}`` come from each folder's ``glossary_dir``
+    (a folder relative to it that the corpus profile names, e.g. ``reference/glossary``; None:
+    no glossary, the shortcode's own ``text`` is shown; see :func:`load_glossary`). Each document's ``uri``
     is :func:`public_url` of its source id (``None`` when ``base_url`` is None);
     ``updated_at`` comes from front matter ``lastmod``/``date`` (file mtimes are
     not stable across clones), else ``None``.
@@ -393,9 +395,9 @@ def load_changed_sources(
     """
     known = known or {}
     glossary: dict[str, str] = {}
-    for root in paths:
+    for root in paths if glossary_dir else ():
         if Path(root).is_dir():
-            for k, v in load_glossary(Path(root)).items():
+            for k, v in load_glossary(Path(root), glossary_dir).items():
                 glossary.setdefault(k, v)
     files, failures = _list_sources(paths)
     escaped = {sid for path, sid in files if _escaped_name(path, sid)}

@@ -21,8 +21,10 @@ from typing import Callable, Sequence
 
 from core.catalog import chunk_terms
 from core.corpus import IngestFailure, load_changed_sources
+from core.corpus_profile import NEUTRAL, CorpusProfile, find_profile, profile_of
 from core.sourcetext import escape_surrogates
 from core.index import KnowledgeIndex
+from core.knowledge_bases import DEFAULT_TITLE
 from core.models import DEFAULT_KB
 
 Progress = Callable[[int, int, str], None]
@@ -67,6 +69,23 @@ class IngestReport:
         return {"counts": self.counts(), "chunks": self.chunks, "embedded": self.embedded, "files": files}
 
 
+def adopt_profile(index: KnowledgeIndex, kb: str, paths: Sequence[Path]) -> CorpusProfile:
+    """The corpus profile of the folders in ``paths`` (``core.corpus_profile.find_profile``; the
+    first folder that brings one), stored as ``kb``'s ``settings["profile"]``, which also takes the
+    profile's title while ``kb`` still has the placeholder title. No folder with a profile: the
+    profile ``kb`` already has (an upload of single files keeps its base's links), else ``NEUTRAL``.
+    Raises ``ConfigError`` for an invalid profile file (before anything is parsed)."""
+    found = next((p for p in map(find_profile, paths) if p != NEUTRAL), None)
+    current = index.knowledge_bases.require(kb)
+    if found is None:
+        return profile_of(current.settings)
+    if profile_of(current.settings) != found:
+        index.knowledge_bases.update_settings(kb, {**current.settings, "profile": found.model_dump(mode="json")})
+    if found.title and current.title == DEFAULT_TITLE:
+        index.knowledge_bases.rename(kb, found.title)
+    return found
+
+
 def ingest(
     index: KnowledgeIndex,
     paths: Sequence[Path],
@@ -90,10 +109,13 @@ def ingest(
     bad file; see ``report.failures``.
     """
     kb = index.knowledge_bases.require(knowledge_base).name  # before parsing: an unknown one fails fast
+    profile = adopt_profile(index, kb, paths)
     known = index.parse_keys(kb)
     parsed, failures, unchanged = load_changed_sources(
-        list(paths), known={sid: key for sid, (key, _) in known.items()}, progress=progress, base_url=base_url,
+        list(paths), known={sid: key for sid, (key, _) in known.items()}, progress=progress,
+        base_url=base_url if base_url is not None else profile.base_url,
         prepare=chunk_terms,  # BM25 terms computed where each file is parsed (a worker process for large corpora)
+        glossary_dir=profile.glossary,
     )
     terms: dict[str, list[str]] = {}
     for p in parsed:

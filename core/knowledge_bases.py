@@ -35,8 +35,9 @@ KNOWLEDGE_BASES = sa.Table(
 )
 _KB = KNOWLEDGE_BASES
 
-#: The title of :data:`DEFAULT_KB` when the catalog creates it.
-DEFAULT_TITLE = "Kubernetes 示例文档"
+#: The title of :data:`DEFAULT_KB` when the catalog creates it (an ingest whose folder brings a
+#: corpus profile with a title renames it: ``core.ingest.adopt_profile``).
+DEFAULT_TITLE = "默认知识库"
 
 
 class KnowledgeBaseError(AppError, ValueError):

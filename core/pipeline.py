@@ -29,6 +29,7 @@ from core.generators import registry
 from core.generators.base import Generator
 from core.generators.extractive import ExtractiveGenerator
 from core.index import KnowledgeIndex
+from core.corpus_profile import CorpusProfile, profiles_of
 from core.links import links_for_record
 from core.priority import question_in_flight
 from core.models import (  # MAX_QUESTION_CHARS: here, so the chat shows its input before this module loads
@@ -105,6 +106,12 @@ class Engine:
         page shows of the live index (``core.readable``). All of them without :attr:`access`."""
         names = tuple(knowledge_bases)
         return names if self.access is None else self.access.askable(self.user, names)
+
+    def profiles(self, knowledge_bases: Sequence[str] | None = None) -> tuple[CorpusProfile, ...]:
+        """The corpus profiles (``core.corpus_profile``) of :meth:`searchable` of ``knowledge_bases``:
+        what the pages show of the collections the user may ask (attribution, the 核查 example)."""
+        store = self.index.knowledge_bases
+        return profiles_of(kb for kb in map(store.get, self.searchable(knowledge_bases)) if kb)
 
     def redactor_for(self, knowledge_bases: Sequence[str]) -> Redactor | None:
         """The redaction of a question over ``knowledge_bases`` (resolved names): the fixed
@@ -307,6 +314,15 @@ def own_retrieval_refusal(generator: Generator, retriever: object) -> str | None
 INTERRUPTED_REASON = "回答在生成过程中被中断（页面停止、重新运行或用户中止）；保存的是中断前已显示的部分，未经核对。"
 
 
+def searched_profiles(retriever: object) -> tuple[CorpusProfile, ...]:
+    """The corpus profiles of the knowledge bases ``retriever`` searches (``core.corpus_profile``);
+    () for a retriever without an index (test doubles)."""
+    store = getattr(getattr(retriever, "index", None), "knowledge_bases", None)
+    if store is None:
+        return ()
+    return profiles_of(kb for kb in map(store.get, getattr(retriever, "knowledge_bases", None) or ()) if kb)
+
+
 class _Turn:
     """The state of one ``ask`` call: what has been retrieved and streamed, and
     whether the record was stored (so an interruption stores it exactly once)."""
@@ -321,6 +337,7 @@ class _Turn:
         self.settings = settings
         self.base: dict = dict(query="", conversation_id=conversation_id, generator=GeneratorInfo(name="unavailable"))
         self.notes: list[AuditEntry] = []
+        self.profiles: tuple[CorpusProfile, ...] = ()  # of the knowledge bases searched: their links
         self.snapshots: tuple[ChunkSnapshot, ...] = ()
         self.streamed: list[str] = []
         self.pending: AnswerRecord | None = None
@@ -353,7 +370,7 @@ class _Turn:
 
     def finish(self, record: AnswerRecord) -> AnswerRecord:
         # recommended links relate to the finished answer (its status and cited sources): core.links
-        record = record.model_copy(update={"recommended_links": links_for_record(record, self.settings.links_file)})
+        record = record.model_copy(update={"recommended_links": links_for_record(record, self.profiles)})
         if self.redactor is not None:
             self.notes.append(redaction_audit(self.redactor, self.redacted))
         if self.notes:
@@ -408,6 +425,7 @@ class _Turn:
         base["query"] = question
         if getattr(retriever, "knowledge_bases", None):  # the record names what the question searched
             base["knowledge_bases"] = tuple(retriever.knowledge_bases)
+            self.profiles = searched_profiles(retriever)
         turns = [(h, "") if isinstance(h, str) else (h[0], h[1]) for h in history]
         gen_question = question
         if isinstance(generator, Generator):

@@ -40,8 +40,7 @@ CANDIDATES_TITLE = "最接近的片段（不作为证据）"
 EMPTY_ANSWER_MESSAGE = "没能从检索到的片段中取出回答这个问题的句子，因此没有回答。"
 FOUND_TITLE = "检索到的片段（未引用）"
 REPHRASE_HINT = (
-    "可以换个说法再问：用文档里的术语（例如 Pod、Service、ConfigMap），写出具体的对象、字段或版本，"
-    "或把问题拆成更小的问题。"
+    "可以换个说法再问：用文档里的术语，写出具体的对象、名称、字段或版本，或把问题拆成更小的问题。"
 )
 KEYWORD_MODE_NOTE = "关键词检索：向量索引尚未建完，本次只按关键词判断证据。"
 PATH_SEPARATOR = " › "

@@ -31,7 +31,9 @@ from core.segmentation import tagged
 _ASKS_NUMBER = re.compile(r"多少|多久|多长|多大|多高|几[个次天秒分小种条台倍]|几|上限|下限|默认值|how (many|much|long|often)|what (port|value|range)", re.I)
 _ASKS_STEPS = re.compile(r"怎么|怎样|如何|步骤|方法|how (do|can|to|should)", re.I)
 _HAS_NUMBER = re.compile(r"\d|[一二三四五六七八九十两百千万]+\s*[个次天秒分钟小时倍条台%]")
-_HAS_STEPS = re.compile(r"^\s*(\d+[.)、]|[-*+] )|```|kubectl |\$ ", re.M)
+# Steps: a numbered or bulleted line, a code block, a shell prompt, or a command in inline code
+# (a lower-case word, a space, its arguments: `tool sub --flag`), whatever the tool is called.
+_HAS_STEPS = re.compile(r"^\s*(\d+[.)、]|[-*+] )|```|\$ |`[a-z][\w.-]* [^`\n]+`", re.M)
 
 
 def type_match(question: str, chunk_text: str) -> int:

@@ -59,8 +59,9 @@ _BACKTICK = re.compile(r"`([^`\n]{1,80})`")
 _IDENT = re.compile(
     r"(?<![\w.\-])(?:--?[a-z][\w-]*|\.?[A-Za-z_][\w-]*(?:[./][A-Za-z_][\w-]*)+|[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*)"
 )
-# Words that are spelled like identifiers but name the product, not a value.
-_GENERIC = frozenset({"kubernetes", "kubectl", "api", "pod", "pods", "yaml", "json", "http", "https"})
+# Words that are spelled like identifiers but name a format or protocol, not a value (general
+# technical English: no product or corpus names here, see tests/test_corpus_profile.py).
+_GENERIC = frozenset({"api", "yaml", "json", "http", "https"})
 
 
 def _shape(name: str) -> str:

@@ -19,16 +19,17 @@ from core.chunking import (
     parse_markdown,
 )
 from core.corpus import (
-    K8S_ZH_BASE,
     iter_source_files,
     load_glossary,
     load_sources,
     public_url,
 )
+from core.corpus_profile import find_profile
 from core.errors import IngestError
 from core.models import make_chunk_id, sha256_hex
 
 DOCS = Path(__file__).resolve().parents[1] / "data" / "k8s-zh-sample" / "docs"
+K8S_ZH_BASE = "https://kubernetes.io/zh-cn/docs/"
 
 pytestmark = pytest.mark.skipif(not DOCS.is_dir(), reason="sample corpus missing")
 
@@ -43,7 +44,9 @@ def prose(text: str) -> str:
 
 @pytest.fixture(scope="module")
 def corpus():
-    parsed, failures = load_sources([DOCS])
+    profile = find_profile(DOCS)  # the sample's corpus profile: its site and glossary folder
+    assert profile.base_url == K8S_ZH_BASE and profile.glossary == "reference/glossary"
+    parsed, failures = load_sources([DOCS], base_url=profile.base_url, glossary_dir=profile.glossary)
     assert failures == []
     return {p.document.source_id: p for p in parsed}
 
@@ -493,8 +496,8 @@ def test_iter_source_files_ids(tmp_path):
     ],
 )
 def test_public_url(source_id, url):
-    assert public_url(source_id) == url
-    assert public_url(source_id, None) is None
+    assert public_url(source_id, K8S_ZH_BASE) == url
+    assert public_url(source_id) is None  # no profile, no public URL: the card links to the snapshot
     assert public_url("a/b.md", "https://example.org/docs") == "https://example.org/docs/a/b/"
 
 

@@ -39,7 +39,7 @@ def test_chat_sidebar_selector_decides_what_is_searched(two_kbs):
     assert not at.exception, at.exception
     selector = at.multiselect(key="knowledge_bases")
     assert selector.label == "检索的知识库"
-    assert selector.options == ["Kubernetes 示例文档（default）", "乙组文档（beta）"]
+    assert selector.options == ["默认知识库（default）", "乙组文档（beta）"]
     assert selector.value == ["default"]
     at.chat_input[0].set_value(QUESTION).run()
     assert not at.exception, at.exception
@@ -56,7 +56,7 @@ def test_chat_sidebar_selector_decides_what_is_searched(two_kbs):
     engine = build_engine(two_kbs / "data")
     engine.index.knowledge_bases.set_hidden("beta", True)
     at.run()
-    assert at.multiselect(key="knowledge_bases").options == ["Kubernetes 示例文档（default）"]
+    assert at.multiselect(key="knowledge_bases").options == ["默认知识库（default）"]
     assert at.multiselect(key="knowledge_bases").value == []  # a hidden one is dropped from the selection
 
 
@@ -65,7 +65,7 @@ def test_library_page_creates_renames_and_hides_a_knowledge_base(two_kbs):
     at = AppTest.from_file(str(ROOT / "app_pages" / "library.py"), default_timeout=120).run()
     assert not at.exception, at.exception
     managed = at.selectbox(key="managed_kb")
-    assert managed.value == "default" and managed.options == ["Kubernetes 示例文档（default）", "乙组文档（beta）"]
+    assert managed.value == "default" and managed.options == ["默认知识库（default）", "乙组文档（beta）"]
     assert len(at.dataframe[0].value) == 1  # the documents of default only
 
     managed.set_value("beta").run()

@@ -9,7 +9,6 @@ from components.source_view import _safe_url
 from core.config import Settings
 from core.errors import ConfigError
 from core.export import safe_url, to_markdown
-from core.links import recommended_links
 from core.markdown import markdown_parser, safe_link
 from core.models import Support
 from tests.test_export import record, snap
@@ -49,13 +48,18 @@ def test_export_of_a_source_with_a_broken_ipv6_url_keeps_the_footnote():
     assert "[^1]: 甲（片段 a#0，版本 v1）" in md and "::1" not in md
 
 
-def test_links_file_uses_the_check(tmp_path):
-    good, bad = tmp_path / "good.json", tmp_path / "bad.json"
-    good.write_text(json.dumps({"navigation": [{"label": "首页", "url": " HTTPS://example.org/ "}]}), encoding="utf-8")
-    assert [l.url for l in recommended_links("你好", good)] == ["HTTPS://example.org/"]
-    bad.write_text(json.dumps({"navigation": [{"label": "空", "url": "http://"}]}), encoding="utf-8")
-    with pytest.raises(ConfigError, match="not http"):
-        recommended_links("你好", bad)
+def test_corpus_profile_links_use_the_check(tmp_path):
+    from core.corpus_profile import find_profile
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "corpus-profile.json").write_text(
+        json.dumps({"navigation": [{"label": "首页", "url": " HTTPS://example.org/ "}]}), encoding="utf-8")
+    assert [l.url for l in find_profile(tmp_path / "docs").navigation] == ["HTTPS://example.org/"]
+    for bad in ("http://", "javascript:alert(1)", "data:text/html,x"):
+        (tmp_path / "corpus-profile.json").write_text(
+            json.dumps({"navigation": [{"label": "空", "url": bad}]}), encoding="utf-8")
+        with pytest.raises(ConfigError, match="http"):
+            find_profile(tmp_path / "docs")
 
 
 def test_corpus_base_url_uses_the_check():

@@ -61,9 +61,14 @@ def parse_set(spec: str) -> EvalSet:
 
 
 def dev_sets(shared: Path) -> list[EvalSet]:
-    """The dev sets under ``shared/eval-dev`` that exist: k8s (over the corpus sample), cmrc
+    """The dev sets under ``shared/eval-dev`` that exist: k8s (over the bundled sample), cmrc
     (contexts + distractors), tidb, clinic, clinic-single. Raises ``ValueError`` when none does."""
-    dev, corpus = shared / "eval-dev", shared / "corpus" / "k8s-zh-sample" / "docs"
+    dev = shared / "eval-dev"
+    # the bundled copy of the sample (the same 40 files as shared/corpus/k8s-zh-sample), which
+    # brings its corpus profile (glossary folder, site) as the app ingests it
+    corpus = Path(__file__).resolve().parents[2] / "data" / "k8s-zh-sample" / "docs"
+    if not corpus.is_dir():
+        corpus = shared / "corpus" / "k8s-zh-sample" / "docs"
     own = dev / "own"
     candidates = [
         EvalSet("k8s", dev / "k8s" / "questions.jsonl", (corpus,)),

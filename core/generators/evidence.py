@@ -47,7 +47,7 @@ QUERY_REWRITE_INSTRUCTION = (
     "You turn the user's latest question into one self-contained search query for a knowledge "
     "base written in Chinese. Resolve words that refer to earlier turns (它, 这个, it, this) into "
     "what they refer to; translate the question into Chinese if it is in another language; keep "
-    "names, identifiers and field names (CronJob, .spec.schedule) exactly as written. Reply with "
+    "names, identifiers and field names exactly as written. Reply with "
     "the query only, on one line, without quotes or explanations."
 )
 
