@@ -29,7 +29,8 @@ import re
 from collections.abc import Mapping, Sequence
 
 from components.cards import build_cards, cite_html, e as _e, evidence_html, snapshot_url, snippet_html
-from components.snapshot_html import snapshot_panel_html
+from components.pdf_view import PDF_CSS
+from components.snapshot_html import panels_html
 from components.sanitize import _CLASSES, _TAGS  # noqa: F401 - the allowlist, re-exported for tests
 from components.sanitize import sanitize as _sanitize
 from components.static import style
@@ -63,7 +64,7 @@ __all__ = ["ANSWER_CSS", "ANSWER_SCRIPT", "render_answer", "source_cards", "snap
 
 #: The stylesheet of the answer HTML (``components/static/answer.css``, then the verdict styles),
 #: as ``<style>`` elements; read once at import.
-ANSWER_CSS = style("answer.css") + VERDICT_CSS
+ANSWER_CSS = style("answer.css") + VERDICT_CSS + PDF_CSS
 
 #: A constant script (no record data) for ``st.html(..., unsafe_allow_javascript=True)``: when a
 #: snapshot panel opens, its highlighted passage is scrolled into view. Added once per browser page.
@@ -137,6 +138,7 @@ class _Verdicts:
         self.by_marker = view.verdicts
         self.texts = {c.chunk_id: c.text for c in view.record.chunks}
         self.answer_id = view.record.answer_id
+        self.spans = {cid: cited_span(view.record, cid) for cid in view.cards}  # what each chunk's panel highlights
 
 
 def _verdict_slot_html(slot: MarkerSlot, cards: Mapping[str, SourceCard], verdicts: _Verdicts) -> list[str]:
@@ -146,7 +148,7 @@ def _verdict_slot_html(slot: MarkerSlot, cards: Mapping[str, SourceCard], verdic
         if cid not in cards:
             continue
         v = verdicts.by_marker.get((slot.position, cid))
-        out.append(cite_html(cards[cid], v, verdicts.texts.get(cid, ""), verdicts.answer_id))
+        out.append(cite_html(cards[cid], v, verdicts.texts.get(cid, ""), verdicts.answer_id, verdicts.spans.get(cid)))
         if v is not None and v.kind in ("review", "contradicted"):
             kinds.add(v.kind)
             reasons.append(v.reason or "")
@@ -217,16 +219,6 @@ def _body_html(text: str, lay: Layout, cards: Mapping[str, SourceCard], verdicts
     if missing:
         body += f'<div class="yz-orphans">{missing}</div>'
     return body
-
-
-def _panels_html(record: AnswerRecord, cards: Sequence[SourceCard]) -> str:
-    """The in-place snapshot panel of every card (hidden until its 查看来源快照 / [n] button opens it)."""
-    out = []
-    for card in cards:
-        chunk = record.chunk(card.chunk_id)
-        if chunk is not None:
-            out.append(snapshot_panel_html(record, card, chunk, cited_span(record, card.chunk_id)))
-    return "".join(out)
 
 
 def _links_html(record: AnswerRecord) -> str:
@@ -390,7 +382,7 @@ def render_answer(
         out.append(evidence_html(record, cards))
         if empty and status != "interrupted":
             out.append(_found_html(record))
-        out.append(_panels_html(record, cards))
+        out.append(panels_html(record, cards, view.verdicts))
         out.append(_links_html(record))
         out.append(_retrieval_html(record))
         out.append(_audit_html([*record.audit, *view.render_audit]))

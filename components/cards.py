@@ -17,7 +17,8 @@ import html
 from collections.abc import Mapping, Sequence
 from urllib.parse import quote
 
-from components.snapshot_html import popover_id
+from components.pdf_view import page_label
+from components.snapshot_html import marker_support, popover_id
 from components.verdict_view import aria_suffix, card_verdict_html, sup_class
 from core.markdown import safe_link, web_link_spans
 from core.models import AnswerRecord, SourceCard
@@ -75,9 +76,14 @@ def build_cards(
             snapshot_url=snapshot_url(record.answer_id, cid, snapshot_base),
             page=page_number(chunk),
             facts=card_facts(chunk),
+            page_end=_page_end(chunk.metadata.get("page_end")),
             changed=snapshot_state(chunk, current_versions),  # type: ignore[arg-type]
         )
     return cards
+
+
+def _page_end(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _meta_line(card: SourceCard) -> str:
@@ -86,7 +92,7 @@ def _meta_line(card: SourceCard) -> str:
         iso = card.updated_at.isoformat()
         bits.append(f'更新于 <time datetime="{e(iso)}">{e(card.updated_at.strftime("%Y-%m-%d"))}</time>')
     if card.page is not None:
-        bits.append(f"第 {card.page} 页")
+        bits.append(e(page_label(card.page, card.page_end)))
     bits.extend(e(fact) for fact in card.facts)
     if card.relevance is not None:
         bits.append(f"相关度 {card.relevance:.2f}")
@@ -178,17 +184,21 @@ def quote_card_html(chunk_text: str, verdict: MarkerVerdict | None, context: int
     )
 
 
-def _open_button(card: SourceCard, answer_id: str, label: str, cls: str) -> str:
-    return f'<button type="button" class="{cls}" popovertarget="{popover_id(answer_id, card.number)}">{e(label)}</button>'
+def _open_button(card: SourceCard, answer_id: str, label: str, cls: str, support: int | None = None) -> str:
+    pid = popover_id(answer_id, card.number, support)
+    return f'<button type="button" class="{cls}" popovertarget="{pid}">{e(label)}</button>'
 
 
 def cite_html(
-    card: SourceCard, verdict: MarkerVerdict | None = None, chunk_text: str = "", answer_id: str = ""
+    card: SourceCard, verdict: MarkerVerdict | None = None, chunk_text: str = "", answer_id: str = "",
+    chunk_span: tuple[int, int] | None = None,
 ) -> str:
     """One marker: ``<sup>`` with the ``[n]`` button and its hover/focus card (escaped, unsanitized).
 
     ``chunk_text`` is the cited chunk's text (Markdown) for the snippet; ``answer_id`` names the
-    snapshot panel the card's 查看来源快照 button opens (``components.snapshot_html.popover_id``).
+    snapshot panel the card's 查看来源快照 button opens (``components.snapshot_html.popover_id``):
+    the panel of the marker's own support when its quote is not ``chunk_span`` (the passage the
+    chunk's panel highlights; see :func:`marker_support`).
     """
     path = shown_path(card.title, card.heading_path)
     href = _verdict_link(card, verdict)
@@ -214,7 +224,8 @@ def cite_html(
     if badge:
         parts.append(f"<span>{badge}</span>")
     parts.append(
-        f'<span class="yz-card-actions">{_open_button(card, answer_id, "查看来源快照", "yz-card-open")}'
+        f'<span class="yz-card-actions">'
+        f'{_open_button(card, answer_id, "查看来源快照", "yz-card-open", marker_support(verdict, chunk_span))}'
         f'<a class="yz-card-link" href="{e(href)}" target="_blank">新标签页</a></span>'
     )
     parts.append("</span></sup>")

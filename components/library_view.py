@@ -154,17 +154,34 @@ def document_table(rows: list[DocumentRow]) -> None:
     )
 
 
+def pending_vectors_text(embedded: int, total: int, counts: bool = True) -> str | None:
+    """The vector progress line of 全部知识库 for ``embedded`` of ``total`` active chunks with a
+    vector, or None when none is pending. Chunks without a vector are found by keywords meanwhile,
+    the others keep their dense ranking (``core.retrieval``), and the line says both. Without
+    ``counts`` (a user who may not ask every knowledge base) a percentage, no chunk count."""
+    if not total or embedded >= total:
+        return None
+    if not counts:
+        return (f"部分片段的向量待补齐（已有 {embedded * 100 // total}%）："
+                + ("补齐前使用关键词检索" if embedded == 0 else "这些片段暂只按关键词检索，其余片段照常使用向量检索"))
+    if embedded == 0:
+        return f"{total} 个片段的向量待补齐（0/{total}）：补齐前使用关键词检索"
+    return (f"{total - embedded} 个片段的向量待补齐（已有 {embedded}/{total}）："
+            "这些片段暂只按关键词检索，其余片段照常使用向量检索")
+
+
 def vector_status(engine, counts: bool = True) -> None:  # noqa: ANN001 - Engine
     """The vector build's progress over 全部知识库 (every knowledge base's active chunks: one
-    vector store serves them all, ``core.index.Index.dense_coverage``; as a percentage without
-    ``counts``, for a user who may not ask every knowledge base), or that it is ready and
+    vector store serves them all, ``core.index.Index.dense_coverage``; the text is
+    :func:`pending_vectors_text`, as a percentage without ``counts``, for a user who may not ask
+    every knowledge base), or that it is ready and
     with which models: both, and the state's name as the record's 检索详情 gives it
     (``components.answer_view.MODE_LABELS["hybrid2"]``), once the second model's set is complete
-    too (``SecondVectors.complete``, as retrieval decides it); until then the second set's progress."""
+    too (``SecondVectors.complete``); until then the second set's progress."""
     embedded, total = engine.index.dense_coverage()
-    if total and embedded < total:
-        done = f"{embedded}/{total}" if counts else f"{embedded * 100 // total}%"
-        st.progress(embedded / total, text=f"全部知识库的向量索引构建中 {done}（此期间使用关键词检索）")
+    pending = pending_vectors_text(embedded, total, counts)
+    if pending:
+        st.progress(embedded / total, text=pending)
         return
     if not total:
         return
@@ -176,7 +193,7 @@ def vector_status(engine, counts: bool = True) -> None:  # noqa: ANN001 - Engine
     if second is not None:
         done, of = engine.index.second_coverage()
         shown = f"{done}/{of}" if counts else f"{done * 100 // max(of, 1)}%"
-        st.caption(f"第二个向量模型（{plain(second.name)}）补齐中 {shown}：补齐后两个向量模型一起检索。")
+        st.caption(f"第二个向量模型（{plain(second.name)}）补齐中 {shown}：已有它的向量的片段已参与它的排序。")
 
 
 def overview(engine, worker, knowledge_base: str = DEFAULT_KB) -> None:  # noqa: ANN001 - Engine / EmbeddingWorker

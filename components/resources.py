@@ -11,6 +11,7 @@ import time
 
 import streamlit as st
 
+from components.pdf_view import use_data_dir
 from core.embedding_worker import EmbeddingWorker
 from core.ingest import ingest
 from core.pipeline import Engine
@@ -19,7 +20,9 @@ from core.progress import BackgroundJob
 
 @st.cache_resource(show_spinner="正在加载模型与索引…")
 def get_engine() -> Engine:
-    return Engine.open()
+    engine = Engine.open()
+    use_data_dir(engine.settings.data_dir)  # PDF citations show their stored file's pages (issue 29)
+    return engine
 
 
 @st.cache_resource(show_spinner=False)

@@ -19,10 +19,14 @@ from __future__ import annotations
 import html
 import re
 
+from components.pdf_view import is_pdf_chunk, snapshot_body_html
 from components.verdict_view import highlight_html
 from core.markdown import insert_at, markdown_parser, placeholder_codes
+from collections.abc import Mapping, Sequence
+
 from core.models import AnswerRecord, ChunkSnapshot, SourceCard
-from core.presentation import shown_path
+from core.presentation import cited_span, shown_path
+from core.verdicts import MarkerVerdict
 
 _MD = markdown_parser()
 _TAG = re.compile(r"(<[^>]*>)")
@@ -70,20 +74,36 @@ def markdown_html(text: str, span: tuple[int, int] | None = None, *, mark_id: st
     return f'<div class="yz-snap-md">{head}{_mark_runs(middle, mark_id)}{tail}</div>'
 
 
-def popover_id(answer_id: str, number: int) -> str:
+def section_html(chunk: ChunkSnapshot, span: tuple[int, int] | None, *, mark_id: str = "yz-quote") -> str:
+    """The chunk as the rendered section it came from: its own heading (the last part of its heading
+    path, when that is not the title) as ``<h3 class="yz-snap-heading">`` (escaped), then its Markdown
+    (lists, tables, code; :func:`markdown_html`) with ``span`` highlighted. Unsanitized HTML."""
+    path = tuple(chunk.heading_path)
+    heading = path[-1] if len(path) > 1 and path[-1] != chunk.title else ""
+    head = f'<h3 class="yz-snap-heading">{_e(heading)}</h3>' if heading.strip() else ""
+    return head + markdown_html(chunk.text, span, mark_id=mark_id)
+
+
+def popover_id(answer_id: str, number: int, support: int | None = None) -> str:
     """The element id of an answer's snapshot panel for marker ``number``: ``yz-snap-<id>-<n>``,
-    with every character of ``answer_id`` outside ``[A-Za-z0-9_-]`` dropped (unique per answer)."""
-    return f"yz-snap-{re.sub(r'[^A-Za-z0-9_-]', '', answer_id)[:40]}-{number}"
+    with every character of ``answer_id`` outside ``[A-Za-z0-9_-]`` dropped (unique per answer);
+    ``yz-snap-<id>-<n>-s<i>`` for the panel that highlights support ``i``'s aligned quote (several
+    sentences citing one chunk share its number, each marker opens its own quote)."""
+    base = f"yz-snap-{re.sub(r'[^A-Za-z0-9_-]', '', answer_id)[:40]}-{number}"
+    return base if support is None else f"{base}-s{int(support)}"
 
 
 def snapshot_panel_html(
-    record: AnswerRecord, card: SourceCard, chunk: ChunkSnapshot, span: tuple[int, int] | None
+    record: AnswerRecord, card: SourceCard, chunk: ChunkSnapshot, span: tuple[int, int] | None,
+    support: int | None = None,
 ) -> str:
     """The in-place snapshot of ``card``'s chunk: ``<div popover id=popover_id(...)>`` with the
     title, heading path, the rendered chunk with the cited passage (``span``, code points into
     ``chunk.text``) highlighted, version and time, a 返回回答 button (closes the panel) and a link
-    to the snapshot page (``card.snapshot_url``) for a direct link. Unsanitized HTML."""
-    pid = popover_id(record.answer_id, card.number)
+    to the snapshot page (``card.snapshot_url``) for a direct link. Unsanitized HTML.
+    ``support``: the panel of that support's marker (its id and link name the support)."""
+    pid = popover_id(record.answer_id, card.number, support)
+    page_url = card.snapshot_url if support is None else f"{card.snapshot_url}&support={int(support)}"
     path = shown_path(card.title, card.heading_path)
     caption = "高亮部分是回答引用的原文。" if span is not None else "这个片段没有可以高亮的对齐原文。"
     meta = f"文档版本 {_e(chunk.version)} · 检索时间 {_e(chunk.retrieved_at.strftime('%Y-%m-%d %H:%M'))}"
@@ -95,8 +115,39 @@ def snapshot_panel_html(
         f'<div class="yz-snap-head"><span class="yz-snap-title">{_e(card.title)}</span>'
         + (f'<span class="yz-snap-path">{_e(path)}</span>' if path else "")
         + f'</div><div class="yz-snap-caption">{_e(caption)}</div>'
-        + markdown_html(chunk.text, span, mark_id=f"{pid}-q")
+        + snapshot_body_html(chunk, span, section_html(chunk, span, mark_id="" if is_pdf_chunk(chunk) else f"{pid}-q"),
+                             mark_id=f"{pid}-q")
         + f'<div class="yz-snap-meta">{meta} · '
-        f'<a class="yz-snap-page" href="{_e(card.snapshot_url)}" target="_blank">在新标签页打开快照页</a></div>'
+        f'<a class="yz-snap-page" href="{_e(page_url)}" target="_blank">在新标签页打开快照页</a></div>'
         "</div>"
     )
+
+
+def marker_support(verdict: MarkerVerdict | None, chunk_span: tuple[int, int] | None = None) -> int | None:
+    """The support whose own snapshot panel the marker opens: it has a usable aligned quote other
+    than ``chunk_span`` (what the chunk's own panel highlights); else None (the chunk's panel)."""
+    if verdict is None or verdict.quote is None or verdict.support_index is None or tuple(verdict.quote) == chunk_span:
+        return None
+    return verdict.support_index
+
+
+def panels_html(
+    record: AnswerRecord, cards: Sequence[SourceCard], verdicts: Mapping[tuple[int, str], MarkerVerdict] | None = None
+) -> str:
+    """The in-place snapshot panel of every card (hidden until its 查看来源快照 / [n] button opens it),
+    plus one per support whose marker has its own aligned quote (``verdicts``: marker verdicts by
+    ``(position, chunk id)``, ``core.presentation.MarkedAnswer.verdicts``), highlighting that quote:
+    several sentences citing one chunk each open their own quote. Unsanitized HTML."""
+    out = []
+    per_chunk: dict[str, dict[int, tuple[int, int]]] = {}
+    spans = {card.chunk_id: cited_span(record, card.chunk_id) for card in cards}
+    for v in (verdicts or {}).values():
+        if (i := marker_support(v, spans.get(v.chunk_id))) is not None and v.quote is not None:
+            per_chunk.setdefault(v.chunk_id, {})[i] = v.quote
+    for card in cards:
+        chunk = record.chunk(card.chunk_id)
+        if chunk is not None:
+            out.append(snapshot_panel_html(record, card, chunk, spans[card.chunk_id]))
+            for i, quote in sorted(per_chunk.get(card.chunk_id, {}).items()):
+                out.append(snapshot_panel_html(record, card, chunk, quote, support=i))
+    return "".join(out)

@@ -25,7 +25,8 @@ import streamlit as st
 
 from components.plain import plain
 from components.sanitize import sanitize
-from components.snapshot_html import markdown_html
+from components.pdf_view import PDF_CSS, is_pdf_chunk, snapshot_body_html
+from components.snapshot_html import section_html
 from components.static import style
 from components.verdict_view import VERDICT_CSS
 from core.markdown import safe_link
@@ -88,7 +89,9 @@ def _chunk_text(container, snap: ChunkSnapshot, record: AnswerRecord, support: o
     """The snapshot's Markdown rendered, with the cited passage highlighted and scrolled to when
     there is one; the stored text verbatim under 原始文本."""
     span = cited_span(record, snap.chunk_id, support)
-    body = sanitize(markdown_html(snap.text, span))
+    pdf = is_pdf_chunk(snap)
+    body = PDF_CSS + sanitize(snapshot_body_html(snap, span, section_html(snap, span, mark_id="" if pdf else "yz-quote"),
+                                                 mark_id="yz-quote"))
     if span is None:
         container.html(TEXT_CSS + body)
     else:

@@ -53,6 +53,7 @@ from urllib.parse import quote
 from core.chunking import parse_front_matter, parse_markdown
 from core.converters import ReadError as _ReadError
 from core.converters import html_to_markdown, pdf_to_markdown
+from core.pdf_positions import pdf_chunks
 from core.errors import IngestError
 from core.parse_jobs import glossary_digest, parse_key, parser_pool
 from core.models import Chunk, SourceDocument
@@ -284,7 +285,8 @@ def parse_file(
     path: Path, source_id: str, *, glossary: dict[str, str] | None = None, uri: str | None = None
 ) -> tuple[SourceDocument, list[Chunk], list[str]]:
     """Parse one file by its suffix: Markdown/text, HTML (→ Markdown) or PDF
-    (→ one section per page; each chunk gets ``metadata["page"]``, 1-based).
+    (→ Markdown with headings; each chunk gets its ``positions``, ``metadata["page"]`` and
+    ``["page_end"]`` (1-based) and ``["file_sha256"]``: ``core.pdf_positions.pdf_chunks``).
 
     Returns ``(document, chunks, warnings)`` (warnings: Chinese text).
     Raises ``_ReadError`` (unreadable, not UTF-8, not a PDF, empty, mostly
@@ -303,17 +305,10 @@ def _parse_by_suffix(
     if suffix == ".pdf":
         if path.is_dir():
             raise _ReadError("是文件夹（directory），不是文件")
-        text, title, _pages, warnings = pdf_to_markdown(path)
-        if title:
-            text = f"---\ntitle: {json.dumps(title, ensure_ascii=False)}\n---\n" + text
-        doc, chunks = parse_markdown(text, source_id, glossary=glossary, uri=uri)
-        out = []
-        for c in chunks:
-            page = next(
-                (int(h.split()[1]) for h in c.heading_path[1:2] if h.startswith("第 ") and h.endswith(" 页")), None
-            )
-            out.append(c.model_copy(update={"metadata": {**c.metadata, "page": page}}) if page else c)
-        return doc, out, warnings
+        pdf = pdf_to_markdown(path)
+        head = f"---\ntitle: {json.dumps(pdf.title, ensure_ascii=False)}\n---\n"
+        doc, chunks = parse_markdown(head + pdf.markdown, source_id, glossary=glossary, uri=uri)
+        return doc, pdf_chunks(chunks, pdf), list(pdf.warnings)
     try:
         text, warnings = check_text(_read(path))
     except UnreadableText as exc:

@@ -9,7 +9,11 @@ first reconciles: vectors of chunks no longer served are deleted). A pass runs
   documents (``python -m core ingest`` while the app runs): the worker polls it
   every ``poll_seconds`` (one small SQLite read);
 * when this process has just become the owner of the embedded vector store
-  (the process that owned it exited; see ``core.store_lock``).
+  (the process that owned it exited; see ``core.store_lock``);
+* whenever an active chunk has no vector in the store (``KnowledgeIndex.missing_vector_ids``,
+  a set difference recomputed only when the vector count or the active set changes): vectors
+  are repaired, not assumed, e.g. for a chunk another process ingested while a command-line
+  ingest owned the store and exited before embedding it (issue 24).
 
 While another process owns the store, passes are skipped: that owner fills in
 the vectors. The chat keeps working meanwhile (BM25 for chunks without vectors).
@@ -87,6 +91,7 @@ class EmbeddingWorker:
         self._embedded_for: str | None = None  # catalog generation the last pass embedded
         self._copied: int | None = None  # process mode: cached vectors when the last copy pass ran
         self._copied_for: str | None = None  # ... and the catalog generation then
+        self._missing_after: frozenset[str] = frozenset()  # active chunks the last pass left without a vector
         #: whether the second model was loaded here once its set was complete (``_warm_second``)
         self.second_warmed = False
         self.thread: threading.Thread | None = None
@@ -128,20 +133,37 @@ class EmbeddingWorker:
             try:
                 # Compared with the generation of the last pass, not with the index's own
                 # (a question may already have reloaded the index onto the new generation).
-                changed = self.index.catalog_generation() != self._embedded_for
+                changed = self.index.catalog_generation() != self._embedded_for or self._missing()
                 self._warm_second()
             except Exception as exc:  # noqa: BLE001 - keep the thread alive
                 self.error, changed = str(exc), True
             due = due or woke or changed
 
+    def _missing(self) -> bool:
+        """Whether this process owns the store and active chunks lack a vector that did not lack
+        one after the last pass (a pass for chunks still waiting for the embedding process would
+        only re-read the store). Process mode: a copy pass skips while the cache did not grow
+        (``_copy_pass``), so a vector that went missing from the store is copied by forcing one."""
+        if not self.index.owns_vectors():
+            return False
+        missing = self.index.missing_vector_ids()
+        if not missing or missing <= self._missing_after:
+            return False
+        self._copied = None
+        return True
+
+    def _passed(self) -> None:
+        """Remember what the pass left without a vector (``_missing``)."""
+        self._missing_after = self.index.missing_vector_ids()
+
     def _warm_second(self) -> None:
-        """Once the second set is complete (its ranking joins retrieval), load the second model
+        """Once the second set has a vector (its ranking joins retrieval), load the second model
         here with one query vector, unless a question is in flight: the first question of the
         two-model state would otherwise load it (USE: ~2 s) while the person waits. Once per worker."""
         second = self.index.second
         if self.second_warmed or second is None or background_waits(self.index.settings.data_dir):
             return
-        if second.complete(self.index.active_chunks()):
+        if second.coverage(self.index.active_chunks())[0] > 0:
             second.query_vector("预热")
             self.second_warmed = True
 
@@ -162,6 +184,7 @@ class EmbeddingWorker:
                     paused=lambda: background_waits(self.index.settings.data_dir),
                 )
             self._embedded_for = generation
+            self._passed()
         except AppError as exc:
             self.error = str(exc)
             return True
@@ -194,6 +217,7 @@ class EmbeddingWorker:
         self.index.embed_pending(should_stop=should_stop, embed_missing=False)
         if not stopped:  # a complete copy: the next pass may skip until the cache grows
             self._copied, self._copied_for = cached, generation
+            self._passed()
         embedded, total = self.index.dense_coverage()
         if embedded >= total:
             self._embedded_for = generation

@@ -91,6 +91,8 @@ class KnowledgeIndex:
         self._lock = threading.RLock()
         self._reload_lock = threading.Lock()  # one reload at a time in refresh_if_changed
         self._count_cache: tuple[float, int] | None = None
+        #: ``missing_vector_ids``' last answer: ((id of the active dict, vector count), that dict, the ids)
+        self._missing_cache: tuple[tuple[int, int], dict[str, Chunk], frozenset[str]] | None = None
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         self.catalog = Catalog(settings.catalog_location)
         #: the second model's vectors (``core.second_vectors``; None: no second embedder)
@@ -361,9 +363,30 @@ class KnowledgeIndex:
         self._count_cache = (now, n)
         return n
 
+    def missing_vector_ids(self) -> frozenset[str]:
+        """The active chunks without a vector (of every knowledge base): the set difference
+        between the catalog's active ids and the ids the store holds (owner: Chroma; non-owner:
+        the catalog's embedding cache). Recomputed only when the active set or the store's
+        vector count changed (one full id read then; the count is cached ``COUNT_TTL`` s), so a
+        question pays for it only while vectors change."""
+        active = self._active
+        if not self.owns_vectors():
+            m = self._cached_matrix()
+            return frozenset(active) - frozenset(m.ids) if len(m) < len(active) else frozenset()
+        count = self._vector_count()
+        key = (id(active), count)
+        cached = self._missing_cache
+        if cached is not None and cached[0] == key and cached[1] is active:
+            return cached[2]
+        missing = frozenset(active) - self._vector_ids() if active else frozenset()
+        self._missing_cache = (key, active, missing)
+        return missing
+
     def dense_coverage(self) -> tuple[int, int]:
-        """(active chunks with a vector in Chroma, active chunks)."""
-        return self._vector_count(), len(self._active)
+        """(active chunks with a vector, active chunks): the set difference of
+        ``missing_vector_ids`` (vectors of chunks no longer served do not count)."""
+        total = len(self._active)
+        return total - len(self.missing_vector_ids()), total
 
     def second_coverage(self) -> tuple[int, int] | None:
         """(active chunks with a vector of the second model, active chunks), or None without one."""
@@ -383,7 +406,11 @@ class KnowledgeIndex:
     ) -> int:
         """Embed every active chunk that has no vector yet and add it to Chroma.
 
-        Vectors come from the catalog's cache when the same text was embedded
+        The pending chunks are a set difference (active ids minus the ids Chroma holds), so
+        any chunk without a vector is found, whoever stored it: a chunk another process
+        ingested while this one owned the store is picked up too, by the next pass, or by
+        this one: when the catalog moved to a new generation while this pass embedded,
+        it reloads and embeds what the new generation lacks before it returns. Vectors come from the catalog's cache when the same text was embedded
         before; new ones are cached and written every ``CHROMA_BATCH`` vectors or
         ``FLUSH_SECONDS``. With ``embed_missing=False`` only cached vectors are
         added (another process computes the rest: ``core.embedding_worker``). Calls ``progress(done, total)`` after each batch. Returns
@@ -396,6 +423,18 @@ class KnowledgeIndex:
                 f"向量库 {self.settings.chroma_dir} 由{self.vectors.owner().describe()}持有：本进程不写入它，"
                 "向量由持有它的进程（应用的后台向量任务）补齐"
             )
+        done = 0
+        while True:
+            done += self._embed_once(progress, should_stop, batch_size, embed_missing)
+            # another process's ingest may have switched the catalog meanwhile, leaving its vectors to us
+            if (should_stop and should_stop()) or not self.refresh_if_changed():
+                return done
+
+    def _embed_once(
+        self, progress: Callable[[int, int], None] | None, should_stop: Callable[[], bool] | None,
+        batch_size: int, embed_missing: bool,
+    ) -> int:
+        """One pass of ``embed_pending`` over the active set as it is now; returns the chunks added."""
         have = self._vector_ids()
         active = self._active
         stale = [i for i in have if i not in active]
@@ -446,6 +485,23 @@ class KnowledgeIndex:
             if buffer or new_vectors:
                 flush()
         return done
+
+    def repair_vectors(self, limit: int = 0) -> tuple[int, int]:
+        """Owner only (else ``(0, len(missing))``): give the active chunks without a vector in the
+        store (``missing_vector_ids``) theirs: from the catalog's embedding cache (no model call),
+        and by embedding at most ``limit`` more (more are left to a full ``embed_pending``, e.g. the
+        background worker or ``python -m core ingest``). Returns (vectors written, chunks still
+        without one). Run by a process that opens the store to answer (``python -m core ask``), so
+        a vector another process never wrote is repaired, not assumed (issue 24)."""
+        if not self.owns_vectors():
+            return 0, len(self.missing_vector_ids())
+        if not self.missing_vector_ids():
+            return 0, 0
+        written = self.embed_pending(embed_missing=False)
+        left = len(self.missing_vector_ids())
+        if 0 < left <= limit:
+            written += self.embed_pending()
+        return written, len(self.missing_vector_ids())
 
     def query_vector(self, query: str) -> np.ndarray | None:
         """The query embedding (``embedder.dim`` floats, L2-normalized), or None when no chunk has a vector."""

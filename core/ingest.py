@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from core.catalog import chunk_terms
-from core.corpus import IngestFailure, load_changed_sources
+from core.corpus import IngestFailure, ParsedSource, load_changed_sources
 from core.corpus_profile import NEUTRAL, CorpusProfile, find_profile, profile_of
+from core.pdf_pages import store_file
 from core.sourcetext import escape_surrogates
 from core.index import KnowledgeIndex
 from core.knowledge_bases import DEFAULT_TITLE
@@ -67,6 +68,19 @@ class IngestReport:
             for f in self.failures
         ]
         return {"counts": self.counts(), "chunks": self.chunks, "embedded": self.embedded, "files": files}
+
+
+def _keep_original(data_dir: Path, source: ParsedSource) -> str | None:
+    """Store a PDF's bytes by content hash (``core.pdf_pages.store_file``) so its pages can be
+    shown for the version an answer cited. A file that cannot be copied loses only its page
+    images: the warning (Chinese) says so; None when stored or not a PDF."""
+    sha = next((c.metadata.get("file_sha256") for c in source.chunks if c.metadata.get("file_sha256")), None)
+    if isinstance(sha, str):
+        try:
+            store_file(data_dir, sha, source.path)
+        except (OSError, ValueError) as exc:
+            return f"原文件未能保存（{exc}）：引用时只显示提取的文字，不显示页面"
+    return None
 
 
 def adopt_profile(index: KnowledgeIndex, kb: str, paths: Sequence[Path]) -> CorpusProfile:
@@ -118,7 +132,10 @@ def ingest(
         glossary_dir=profile.glossary,
     )
     terms: dict[str, list[str]] = {}
+    not_kept: dict[str, str] = {}
     for p in parsed:
+        if (note := _keep_original(index.settings.data_dir, p)) is not None:
+            not_kept[p.document.source_id] = note
         terms.update(p.prepared)  # type: ignore[arg-type] - chunk_terms' result
     index.catalog.store_terms(terms)  # the reload in apply finds them cached
     served = {row.document.source_id for row in index.documents(kb)}
@@ -134,6 +151,8 @@ def ingest(
         results = {sid: "unchanged" for sid in unchanged}
     warnings = {sid: list(known[sid][1]) for sid in unchanged if known[sid][1]}  # as when it was parsed
     warnings.update({p.document.source_id: list(p.warnings) for p in parsed if p.warnings})
+    for sid, note in not_kept.items():
+        warnings.setdefault(sid, []).append(note)
     report = IngestReport(
         results=results,
         failures=list(failures),

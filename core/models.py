@@ -136,6 +136,30 @@ def make_chunk_id(document_id: str, ordinal: int) -> str:
     return f"{document_id}#{ordinal}"
 
 
+class TextRun(Frozen):
+    """Where one run of a chunk's characters sits on a PDF page (issue 29).
+
+    ``start``/``end``: code points into the chunk text (end-exclusive), all on one line of
+    page ``page`` (1-based). ``top``/``bottom``: the line's box, PDF points from the page's
+    top edge. ``xs``: ``end - start + 1`` character edges in points from the left edge;
+    character ``start + k`` spans ``xs[k]..xs[k + 1]``. Code points of the chunk text that
+    no run covers (Markdown syntax, joined line breaks) have no place on the page.
+    """
+
+    page: int
+    start: int
+    end: int
+    top: float
+    bottom: float
+    xs: tuple[float, ...]
+
+    @model_validator(mode="after")
+    def _check(self) -> "TextRun":
+        if self.page < 1 or self.start < 0 or self.end <= self.start or len(self.xs) != self.end - self.start + 1:
+            raise ValueError(f"bad text run: page {self.page}, {self.start}..{self.end}, {len(self.xs)} edges")
+        return self
+
+
 class ChunkContent(Frozen):
     """The fields of a chunk that its stored snapshot keeps (identity, place, text).
 
@@ -157,6 +181,9 @@ class ChunkContent(Frozen):
     content_sha256: str = ""
     # Left out of the JSON form while None, so a snapshot stored before knowledge bases re-dumps byte-identically.
     knowledge_base: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    #: PDF chunks: where their characters sit on the pages (``TextRun``, in text order); None for
+    #: other formats and for chunks stored before issue 29 (left out of the JSON form while None).
+    positions: tuple[TextRun, ...] | None = Field(default=None, exclude_if=lambda v: v is None)
 
     @property
     def source_key(self) -> str:
@@ -406,8 +433,9 @@ class SufficiencyInfo(Frozen):
     ``decision`` is ``sufficient`` or ``no_evidence``; ``score`` the best chunk's
     probability (0..1) and ``threshold`` the one it was compared with;
     ``mode`` ``hybrid2`` (BM25 + dense + the second embedder's ranking, once every chunk
-    has both vectors), ``hybrid`` (dense + BM25) or ``keyword`` (BM25 only, e.g. while
-    vectors are being built); ``missing_terms`` named things the knowledge base
+    has its second vector), ``hybrid`` (dense + BM25, as soon as some searched chunk has a vector;
+    a chunk without one is scored by the keyword model) or ``keyword`` (BM25 only: no searched
+    chunk has a vector yet); ``missing_terms`` named things the knowledge base
     lacks; ``message`` the Chinese no-evidence message; ``note`` a Chinese
     sentence about the part of the question the evidence does not cover;
     ``reasons`` short English phrases for the audit.
@@ -591,3 +619,4 @@ class SourceCard(Frozen):
     page: int | None = None
     facts: tuple[str, ...] = ()  # front-matter metadata shown on the card (core.presentation.card_facts)
     changed: Literal["unchanged", "updated", "deleted", "unknown"] = "unknown"
+    page_end: int | None = None  # the last page of a chunk that runs over a page break (PDF)

@@ -360,11 +360,15 @@ class _Turn:
         return red.text
 
     def hide_chunk(self, rc: RetrievedChunk) -> RetrievedChunk:
-        """``rc`` with its text and heading path as stored (see :meth:`hide`)."""
+        """``rc`` with its text and heading path as stored (see :meth:`hide`), without PDF page
+        positions and stored-file hash (the page image is not redacted)."""
         if self.redactor is None:
             return rc
+        # a PDF page image would show what redaction hides: a redacted snapshot keeps no page place
+        meta = {k: v for k, v in rc.chunk.metadata.items() if k != "file_sha256"}
         chunk = rc.chunk.model_copy(
-            update={"text": self.hide(rc.chunk.text), "heading_path": tuple(self.hide(h) for h in rc.chunk.heading_path)}
+            update={"text": self.hide(rc.chunk.text), "heading_path": tuple(self.hide(h) for h in rc.chunk.heading_path),
+                    "positions": None, "metadata": meta}
         )
         return rc.model_copy(update={"chunk": chunk})
 

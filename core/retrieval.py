@@ -6,11 +6,23 @@ Fusion: RRF, ``score(d) = Σ_r 1 / (k_rrf + rank_r(d))`` with ``k_rrf = 60``
 (Cormack, Clarke & Büttcher, "Reciprocal Rank Fusion outperforms Condorcet and
 individual Rank Learning Methods", SIGIR 2009).
 
-Three rankings at most: BM25, the primary dense model (once every chunk has its
-vector) and the second embedder (``core.second_vectors``, USE multilingual by
-default; once every chunk has *that* vector too, weight ``SECOND_DENSE_WEIGHT``).
+Three rankings at most: BM25, the primary dense model and the second embedder
+(``core.second_vectors``, USE multilingual by default; weight ``SECOND_DENSE_WEIGHT``), each dense
+one over the chunks that have its vector, as soon as one of the searched chunks has one.
 Each state has its own calibrated decision: ``keyword``, ``hybrid``, ``hybrid2``;
 the record's ``retrieval_mode`` names the one used.
+
+Chunks without a vector (issue 24: a vector that was never written; issue 30: an upload whose
+chunks are being embedded) switch nothing off for the others. The dense ranking covers the
+chunks that have a vector; a chunk without one cannot be in it, so in its place it takes its
+own BM25 rank (``lexical_stand_in``: a chunk first in BM25 scores as one first in both), and it
+is still found by its keywords. The dense ranks are spread by ``searched / covered`` in the fusion
+(``fuse``: rank 1 of 2 embedded chunks is no rank 1 of 40), which is 1.0 at full coverage and
+1.001 at 812/813; the decision's ``dense_rr`` keeps the rank among the chunks with a vector.
+The question's mode is ``hybrid`` as soon as the dense ranking of the searched chunks is not
+empty; the decision then scores each chunk with the calibration of what it has
+(``core.sufficiency.decide``: a chunk without a vector by the keyword model). The record's
+``dense_covered`` says how many of the searched chunks the dense part covered.
 
 Whether the evidence answers the question is decided by ``core.sufficiency``
 (a calibrated model over coverage, dense similarity, ranker agreement and
@@ -136,16 +148,31 @@ class _Rankings:
                          [p for p in self.dense2 if p[0] in ids], self.qv2)
 
 
-def fuse(rankings: list[tuple[list[tuple[str, float]], float]]) -> dict[str, float]:
-    """Weighted reciprocal rank fusion: ``Σ_r w_r / (RRF_K + rank_r(d))`` over
-    ``(ranking best first as (chunk_id, score), weight)`` pairs; chunk_id -> fused score."""
+def fuse(rankings: Sequence[tuple[Sequence[tuple[str, float]], float] | tuple[Sequence[tuple[str, float]], float, float]]
+         ) -> dict[str, float]:
+    """Weighted reciprocal rank fusion: ``Σ_r w_r / (RRF_K + s_r · rank_r(d))`` over
+    ``(ranking best first as (chunk_id, score), weight[, s])`` tuples (``s`` 1 unless given);
+    chunk_id -> fused score. ``s`` > 1 spreads a ranking that holds only part of the chunks
+    (a dense ranking while some have no vector: rank among ``covered`` ≈ rank among all × ``all / covered``),
+    so its first places are not worth more than a complete ranking's."""
     fused: dict[str, float] = {}
-    for ranking, weight in rankings:
+    for ranking, weight, *rest in rankings:
         if weight <= 0:
             continue
+        scale = rest[0] if rest else 1.0
         for rank, (cid, _) in enumerate(ranking, start=1):
-            fused[cid] = fused.get(cid, 0.0) + weight / (RRF_K + rank)
+            fused[cid] = fused.get(cid, 0.0) + weight / (RRF_K + scale * rank)
     return fused
+
+
+def lexical_stand_in(lex: Sequence[tuple[str, float]], missing: Container[str], weight: float) -> dict[str, float]:
+    """The RRF share a dense ranking of ``weight`` gives, in its place, to each chunk of the
+    BM25 ranking ``lex`` (best first) that it cannot hold (``missing``: no vector yet): the
+    chunk's BM25 rank stands in for its dense rank, ``weight / (RRF_K + bm25 rank)``; chunk_id -> share.
+    Without it, one chunk's missing vector would rank it below every chunk the dense ranking agrees on."""
+    if weight <= 0 or not missing:
+        return {}
+    return {cid: weight / (RRF_K + rank) for rank, (cid, _) in enumerate(lex, start=1) if cid in missing}
 
 
 def plan_config(plan: QueryPlan) -> dict[str, str | float]:
@@ -164,10 +191,10 @@ def current_mode(index: KnowledgeIndex, model: sufficiency.SufficiencyModel | No
     such as the sidebar's calibrated threshold."""
     model = model or sufficiency.load_model()
     embedded, total = index.dense_coverage()
-    if not (total > 0 and embedded == total and index.embedder.name.split("/")[0] == model.embedding_model):
+    if not (embedded > 0 and index.embedder.name.split("/")[0] == model.embedding_model):
         return "keyword"
     second = index.second_coverage()
-    if (second is None or second[0] < second[1] or model.hybrid2 is None
+    if (second is None or second[0] == 0 or model.hybrid2 is None
             or index.second.name.split("/")[0] != model.second_embedding_model):
         return "hybrid"
     return "hybrid2"
@@ -247,20 +274,22 @@ class HybridRetriever:
         glossary = glossary_for(lexical, (c.text for c in active.values()))
         plan = plan_query(question, lexical, glossary)
         extra_plans = [plan_query(t, lexical, glossary) for t in dict.fromkeys(a.strip() for a in also) if t and t != question]
-        # Dense ranking only once every chunk has a vector: while vectors are being built, ranking,
-        # relevance and the decision are keyword-only, so a question's outcome does not drift with
-        # the build's progress (issue 12: stable outcomes while vectors build).
+        # Dense ranking over the chunks that have a vector, whenever some have one: a chunk without
+        # a vector gets its BM25 rank in the dense ranking's place and the keyword calibration in
+        # the decision, and switches nothing off for the others (issues 24 and 30; module doc).
         embedded, total = self.index.dense_coverage()
-        hybrid = self.use_dense and total > 0 and embedded == total
-        # The second model's ranking joins only once every chunk has its second vector too (and the
-        # first set is complete): while it is being built, retrieval is exactly the two-ranker fusion.
+        hybrid = self.use_dense and embedded > 0
+        missing = self.index.missing_vector_ids() if hybrid else frozenset()
+        # The second model's ranking the same way: over the chunks that have its vector, whenever some
+        # have one; a chunk without it takes its BM25 rank there and the hybrid calibration.
         second = self.index.second if hybrid and self.use_second else None
         second_cov = None if second is None else second.coverage(self.index.active_chunks())
         # A cross-script question (English over Chinese text) stays in the ``hybrid`` state: the
         # hybrid2 threshold (0.57) refused English questions whose gold chunk is ranked first
         # (dev-023 at 0.49, "How do I expose a Deployment outside the cluster?" at 0.54; hybrid: 0.65,
         # 0.74 over 0.41), and hybrid's own cross-script feature was fit for them. Measured in the README.
-        hybrid2 = second is not None and second.complete(self.index.active_chunks()) and not plan.cross_script
+        hybrid2 = second is not None and second_cov is not None and second_cov[0] > 0 and not plan.cross_script
+        missing2 = second.missing_ids(self.index.active_chunks()) if hybrid2 and second is not None else frozenset()
         allowed = None
         if self.documents is not None:
             wanted = set(self.documents)
@@ -277,13 +306,26 @@ class HybridRetriever:
         except Exception as exc:
             raise RetrievalError(f"retrieval failed: {exc}") from exc
         lex, dense, qv = main.lex, main.dense, main.qv
+        hybrid = hybrid and bool(dense)  # no searched chunk has a vector yet: keyword-only
         lex_score = dict(lex)
         dense_score = dict(dense)
-        rankings = []
+        hybrid2 = hybrid2 and hybrid and bool(main.dense2)
+        covered = sum(1 for cid in allowed2 if cid not in missing)
+        covered2 = sum(1 for cid in allowed2 if cid not in missing2) if hybrid2 else 0
+        spread = len(allowed2) / covered if covered else 1.0  # 1.0 at full coverage: the fusion as before
+        spread2 = len(allowed2) / covered2 if covered2 else 1.0
+        rankings: list = []
+        stand_ins: list[dict[str, float]] = []
         for p, r in zip([plan, *extra_plans], [main, *extra]):
-            rankings += [(r.lex, p.lexical_weight), (r.dense, p.dense_weight if r.dense else 0.0),
-                         (r.dense2, SECOND_DENSE_WEIGHT if r.dense2 else 0.0)]
+            weight2 = SECOND_DENSE_WEIGHT if r.dense2 and hybrid2 else 0.0
+            rankings += [(r.lex, p.lexical_weight), (r.dense, p.dense_weight if r.dense else 0.0, spread),
+                         (r.dense2, weight2, spread2)]
+            stand_ins.append(lexical_stand_in(r.lex, missing, p.dense_weight if r.dense else 0.0))
+            stand_ins.append(lexical_stand_in(r.lex, missing2, weight2))
         fused = fuse(rankings)
+        for share in stand_ins:
+            for cid, v in share.items():
+                fused[cid] = fused.get(cid, 0.0) + v
         ordered = sorted((c for c in fused if c in active), key=lambda c: (-fused[c], c))[: self.depth]
         # Relevance must not depend on whether a chunk made the dense candidate list:
         # score every returned chunk that has a vector with its exact cosine.
@@ -328,6 +370,8 @@ class HybridRetriever:
         config = {
             "embedding_model": self.index.embedder.name,
             "dense_coverage": f"{embedded}/{total}",
+            # the searched chunks (selection, documents) the dense ranking covered: the rest were found by BM25 only
+            "dense_covered": f"{covered if hybrid else 0}/{len(allowed2)}",
             "tokenization": "jieba search mode (jieba-rs) + stopwords",
             "fusion": f"rrf(k={RRF_K})",
             **plan_config(plan),
@@ -335,6 +379,7 @@ class HybridRetriever:
                 "second_embedding_model": self.index.second.name,
                 "second_coverage": "–" if second_cov is None else f"{second_cov[0]}/{second_cov[1]}",
                 "second_weight": SECOND_DENSE_WEIGHT if hybrid2 else 0.0,
+                "second_covered": f"{covered2}/{len(allowed2)}",
             }),
             **({"fused_queries": " | ".join(p.dense_text for p in extra_plans)} if extra_plans else {}),
             "top_k": self.top_k,
@@ -399,8 +444,9 @@ class HybridRetriever:
         """The sufficiency decision over the top-k ``chunks`` (see ``core.sufficiency``).
 
         ``lex``/``dense`` are the BM25 and dense candidate rankings (best first);
-        ``hybrid`` says every chunk has a vector. The hybrid model is used only
-        with the embedding model it was fit with; otherwise the keyword model.
+        ``hybrid`` says the dense ranking ran (some searched chunk has a vector; a chunk without
+        one is scored by the keyword model, ``core.sufficiency.decide``). The hybrid model is used
+        only with the embedding model it was fit with; otherwise the keyword model.
         ``cross_script`` comes from the query plan; ``scored_text`` is the text the
         coverage is computed on (the question, or its gloss-expanded form). ``dense2``: the
         second model's ranking when it joined the fusion (mode ``hybrid2`` when the shipped

@@ -1,5 +1,6 @@
 """The second vector set: passage vectors of a second embedding model (``YINZHENG_SECOND_EMBEDDING``,
-USE multilingual by default), whose dense ranking joins the fusion once *every* active chunk has one.
+USE multilingual by default), whose dense ranking joins the fusion over the chunks that have one
+(a chunk without one takes its BM25 rank there: ``core.retrieval``).
 
 Where the vectors live: the catalog's embedding cache, keyed by model name and SHA-256 of
 ``embedding_text`` (the same table as the primary model's, ``core.catalog.EMBEDDINGS``),
@@ -12,8 +13,8 @@ owner lock, and the knowledge-base, document and access filters are one row mask
 (``allowed``) applied inside the search, as for the primary ranking.
 
 How it follows the chunks: a vector belongs to a chunk's *text*. A changed chunk has a new
-text, hence no vector: the set is incomplete (retrieval falls back to the primary fusion,
-exactly as before) until the background pass has embedded the new text; a removed or
+text, hence no vector: the set is incomplete (that chunk is ranked by the other two rankings and
+scored by the ``hybrid`` model) until the background pass has embedded the new text; a removed or
 hidden chunk leaves the active set and with it the matrix. An interrupted build resumes
 where it stopped (only texts without a cached vector are embedded).
 
@@ -82,6 +83,11 @@ class SecondVectors:
     def coverage(self, active: Mapping[str, Chunk]) -> tuple[int, int]:
         """(chunks of ``active`` with a vector of this model, chunks of ``active``)."""
         return len(self.matrix(active)), len(active)
+
+    def missing_ids(self, active: Mapping[str, Chunk]) -> frozenset[str]:
+        """The chunk ids of ``active`` without a vector of this model (empty when complete)."""
+        m = self.matrix(active)
+        return frozenset() if len(m) == len(active) else frozenset(active) - frozenset(m.ids)
 
     def complete(self, active: Mapping[str, Chunk]) -> bool:
         """Whether every chunk of ``active`` (at least one) has its vector: only then does the ranking join the fusion."""

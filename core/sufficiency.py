@@ -32,12 +32,25 @@ Per candidate chunk (the retriever's top-k) a feature vector (``FEATURES``):
 A logistic regression per retrieval mode turns the features into the
 probability (0..1) that the chunk holds the answer. ``hybrid2`` is used when every
 chunk also has a vector of the second embedder the coefficients were fit with (its
-ranking then joins the fusion), ``hybrid`` when every chunk has a vector of the model
-the coefficients were fit with, ``keyword`` otherwise (BM25 features only; so a question does not flip while
-vectors are being built). The question is answered when the best chunk's
-probability reaches the mode's threshold; the chunks at or above
-``EVIDENCE_SHARE`` × that threshold are then the evidence (whether to answer is
-decided by the best chunk alone; the lower cut only widens what may be cited).
+ranking then joins the fusion), ``hybrid`` when the dense ranking of the model the
+coefficients were fit with ran (some searched chunk has a vector), ``keyword`` otherwise
+(BM25 features only).
+
+Per chunk, not per question: a chunk without a vector (never written, or an upload still being
+embedded) has no dense features, so in a ``hybrid``/``hybrid2`` question it is scored by the
+``keyword`` model with its BM25 rank as its fused rank (as in the keyword state, where the two
+are the same), against the keyword threshold; a chunk without the second model's vector in a
+``hybrid2`` question by the ``hybrid`` model. So each chunk's probability keeps the meaning it
+was calibrated with, and one missing vector changes the other chunks' scores not at all
+(``dense_gap`` is taken over the chunks that have a dense score). Chosen over "keyword for the
+whole question until every vector exists" (issue 12's rule), which turned off the dense signal
+of 812 chunks for the sake of one (issue 24) and of a whole knowledge base while one upload was
+embedded (issue 30). A chunk is evidence when its probability reaches its model's threshold
+(the person's override replaces every model's); the chunks at or above ``EVIDENCE_SHARE`` × their
+threshold are then the evidence too (whether to answer is decided by the chunks that reach their
+threshold; the lower cut only widens what may be cited). ``score``/``threshold`` of the decision
+are those of the chunk with the largest margin over its threshold (the best chunk's, when every
+chunk has the question's mode).
 Coefficients and thresholds are fit offline by
 ``benchmarks/fit_sufficiency.py`` (scikit-learn, cross-validated on the dev
 sets) and shipped in ``core/sufficiency.json``; nothing is fit at run time.
@@ -231,6 +244,8 @@ class Decision:
     message: str | None = None
     note: str | None = None
     features: dict[str, dict[str, float]] = field(default_factory=dict)
+    #: chunk id -> the mode whose model scored it (``mode``, or a lower one for a chunk without a vector)
+    chunk_modes: dict[str, str] = field(default_factory=dict)
 
     def as_record(self) -> dict[str, Any]:
         """The JSON-able form stored in ``AnswerRecord.sufficiency``."""
@@ -329,27 +344,43 @@ def decide(
     asked, question = question, limits_wording(question)  # "有什么缺点" is judged as "有什么限制"
     hybrid2 = hybrid and hybrid2 and model.hybrid2 is not None
     mode = "hybrid2" if hybrid2 else "hybrid" if hybrid else "keyword"
-    mm = model.hybrid2 if hybrid2 and model.hybrid2 is not None else model.hybrid if hybrid else model.keyword
-    cut = mm.threshold if threshold is None else threshold
+    models = {"hybrid2": model.hybrid2, "hybrid": model.hybrid, "keyword": model.keyword}
     absent = absent_share(question, lexical, cross_script=cross_script)
     g_absent = general_absent(question, lexical, cross_script=cross_script)
     keys = key_terms(question, lexical)
     n = max(1, len(candidates))
     mean_cov = sum(c.coverage for c in candidates) / n
-    mean_dense = sum(c.dense or 0.0 for c in candidates) / n
-    feats = {
-        c.chunk_id: features_of(
-            question, c, lexical, absent, hybrid=hybrid, mean_coverage=mean_cov, mean_dense=mean_dense,
-            cross_script=cross_script, keys=keys, hybrid2=hybrid2, g_absent=g_absent,
+    with_dense = [c.dense for c in candidates if c.dense is not None]
+    mean_dense = sum(with_dense) / len(with_dense) if with_dense else 0.0
+    modes = {c.chunk_id: chunk_mode(mode, c) for c in candidates}
+    feats = {}
+    for c in candidates:
+        m = modes[c.chunk_id]
+        f = features_of(
+            question, c, lexical, absent, hybrid=m != "keyword", mean_coverage=mean_cov, mean_dense=mean_dense,
+            cross_script=cross_script, keys=keys, hybrid2=m == "hybrid2", g_absent=g_absent,
         )
-        for c in candidates
-    }
-    scores = {cid: round(mm.probability(f), 4) for cid, f in feats.items()}
-    best = max(scores.values(), default=0.0)
-    # the checks below read the chunks that reach the threshold; the evidence adds those near it
-    deciding = tuple(c.chunk_id for c in candidates if scores[c.chunk_id] >= cut)
-    evidence = tuple(c.chunk_id for c in candidates if scores[c.chunk_id] >= EVIDENCE_SHARE * cut) if deciding else ()
+        if m == "keyword" and mode != "keyword":  # the keyword model was fit where fused rank = BM25 rank
+            f["fused_rr"] = f["bm25_rr"]
+        feats[c.chunk_id] = f
+    scores = {cid: round(models[modes[cid]].probability(f), 4) for cid, f in feats.items()}  # type: ignore[union-attr]
+    cuts = {cid: models[m].threshold if threshold is None else threshold for cid, m in modes.items()}  # type: ignore[union-attr]
+    top = max(scores, key=lambda cid: scores[cid] - cuts[cid], default=None)
+    best = 0.0 if top is None else scores[top]
+    cut = cuts[top] if top is not None else models[mode].threshold if threshold is None else threshold  # type: ignore[union-attr]
+    # the checks below read the chunks that reach their threshold; the evidence adds those near it
+    deciding = tuple(c.chunk_id for c in candidates if scores[c.chunk_id] >= cuts[c.chunk_id])
+    evidence = tuple(
+        c.chunk_id for c in candidates if scores[c.chunk_id] >= EVIDENCE_SHARE * cuts[c.chunk_id]
+    ) if deciding else ()
     reasons = [f"{mode} model: best chunk {best:.2f} vs threshold {cut:.2f}" + ("" if threshold is None else " (overridden)")]
+    lower = [cid for cid, m in modes.items() if m != mode]
+    if lower:
+        reasons.append(
+            f"{len(lower)} of {len(candidates)} chunks lack a vector: scored by the "
+            + ", ".join(sorted({modes[cid] for cid in lower})) + " model"
+            + (" (the best one among them)" if top in lower else "")
+        )
     if cross_script:
         reasons.append("cross-script question: its ordinary words are not evidence of absence")
     if absent > 0:
@@ -398,4 +429,15 @@ def decide(
         message=message,
         note=note,
         features=feats,
+        chunk_modes=modes,
     )
+
+
+def chunk_mode(mode: str, cand: Candidate) -> str:
+    """The mode whose model scores ``cand`` in a question of ``mode``: the question's, lowered
+    to what the chunk has (no dense score: ``keyword``; no second model's score: ``hybrid``)."""
+    if mode == "keyword" or cand.dense is None:
+        return "keyword"
+    if mode == "hybrid2" and cand.dense2 is None:
+        return "hybrid"
+    return mode

@@ -36,4 +36,6 @@ def test_a_bad_access_section_is_a_clear_error(app_env):
     at.secrets["yinzheng"] = {"admins": "alice@example.com"}
     at.run()
     assert not at.exception, at.exception
-    assert any("yinzheng.admins" in e.value for e in at.error) and not at.chat_input
+    from components.plain import plain
+
+    assert any(plain("yinzheng.admins") in e.value for e in at.error) and not at.chat_input

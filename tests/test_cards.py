@@ -160,3 +160,69 @@ def test_a_card_quote_keeps_the_spaces_of_its_text_and_adds_none() -> None:
     assert card("Create a Service to expose the Deployment, then check it.", "expose the") == (
         "Create a Service to expose the Deployment, then check it."
     )
+
+
+def _panel_marks(html: str) -> dict[str, list[str]]:
+    """Popover id -> the highlighted text runs of that snapshot panel."""
+    out = {}
+    for m in re.finditer(r'<div class="yz-snap-pop" id="([^"]+)"(.*?)</div></div>', html, re.S):
+        out[m.group(1)] = re.findall(r'<mark class="yz-quote"[^>]*>(.*?)</mark>', m.group(2))
+    return out
+
+
+def test_each_marker_opens_the_snapshot_of_its_own_aligned_quote() -> None:
+    """Issue 29: two sentences citing one chunk; the in-place snapshot of each marker highlights
+    that sentence's aligned quote (it highlighted the first sentence's quote for both)."""
+    text = "测试手机每次最多借用七天。逾期未还会暂停借用资格一个月。其他说明。"
+    c = chunk("c1", text)
+    q1 = (0, text.index("。") + 1)
+    q2 = (q1[1], text.index("月。") + 2)
+    answer = "测试手机最多借七天。逾期会暂停借用一个月。"
+    cut = answer.index("。") + 1
+    sups = [
+        Support(start=0, end=cut, chunk_ids=("c1",), verdict="supported", verification_score=0.9,
+                aligned_quote=AlignedQuote(chunk_id="c1", start=q1[0], end=q1[1])),
+        Support(start=cut, end=len(answer), chunk_ids=("c1",), verdict="supported", verification_score=0.9,
+                aligned_quote=AlignedQuote(chunk_id="c1", start=q2[0], end=q2[1])),
+    ]
+    html = render_answer(record(answer, sups, [c]))
+    assert_safe(html)
+    panels = _panel_marks(html)
+    sups_html = re.findall(r'<sup class="[^"]*">(.*?)</sup>', html, re.S)
+    assert len(sups_html) == 2
+    opened = [re.search(r'class="yz-card-open" popovertarget="([^"]+)"', s).group(1) for s in sups_html]
+    assert "".join(panels[opened[0]]) == text[q1[0]:q1[1]]
+    assert "".join(panels[opened[1]]) == text[q2[0]:q2[1]]
+    # every button targets a panel that exists; the evidence list's [1] opens one of them
+    targets = set(re.findall(r'popovertarget="([^"]+)"', html))
+    assert targets <= set(panels)
+
+
+def test_markdown_and_html_sources_open_as_the_rendered_section(tmp_path) -> None:
+    """Issue 29: the snapshot of a Markdown or HTML source is the rendered section (its heading,
+    list, table, code) with the quote highlighted, not raw text."""
+    from core.corpus import load_sources
+    from core.models import ChunkSnapshot, RetrievedChunk
+
+    (tmp_path / "page.html").write_text(
+        "<html><head><title>服务说明</title></head><body><h2>价格</h2><p>基础版免费。</p><ul><li>专业版每月 99 元。</li>"
+        "<li>企业版面议。</li></ul><table><tr><th>版本</th><th>价格</th></tr><tr><td>基础</td><td>0</td></tr></table>"
+        "<pre><code>pip install x</code></pre></body></html>", encoding="utf-8")
+    (tmp_path / "notes.md").write_text("# 笔记\n\n## 安装\n\n1. 下载\n2. 运行 `setup`\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n"
+                                       "```bash\nmake\n```\n", encoding="utf-8")
+    parsed, failures = load_sources([tmp_path], base_url=None)
+    assert not failures
+    for p, quote, heading in ((parsed[1], "专业版每月 99 元。", "价格"), (parsed[0], "运行 `setup`", "安装")):
+        c = p.chunks[0]
+        snap = ChunkSnapshot.from_retrieved(RetrievedChunk(chunk=c, rank=1))
+        start = c.text.index(quote)
+        sup = Support(start=0, end=4, chunk_ids=(c.chunk_id,), verdict="supported", verification_score=0.9,
+                      aligned_quote=AlignedQuote(chunk_id=c.chunk_id, start=start, end=start + len(quote)))
+        html = render_answer(record("一句话。", [sup], [snap]))
+        panel = html.split('class="yz-snap-pop"')[1]
+        assert f'<h3 class="yz-snap-heading">{heading}</h3>' in panel
+        assert "<li>" in panel and "<table>" in panel and "<pre><code" in panel
+        assert "| --- |" not in panel and "```" not in panel and "- 专业版" not in panel
+        marked = "".join(re.findall(r'<mark class="yz-quote"[^>]*>(.*?)</mark>', panel))
+        assert re.sub(r"<[^>]+>", "", marked).replace("`", "") == quote.replace("`", "")
+        assert 'class="yz-quote" id="' in panel  # the first run carries the id the panel scrolls to

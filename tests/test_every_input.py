@@ -232,7 +232,8 @@ def test_cli_batch_reports_a_line_whose_record_cannot_be_stored_and_goes_on(monk
             raise RecordError("answer store error: disk full")
         return AnswerRecord(query=q, status="no_evidence", generator=GeneratorInfo(name="x"))
 
-    index = types.SimpleNamespace(active_chunks=lambda: [1], dense_coverage=lambda: (1, 1), store_owner=lambda: None)
+    index = types.SimpleNamespace(active_chunks=lambda: [1], dense_coverage=lambda: (1, 1), store_owner=lambda: None,
+                                  repair_vectors=lambda limit=0: (0, 0))
     monkeypatch.setattr(ask_command, "open_engine", lambda args: types.SimpleNamespace(ask=ask, index=index))
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO("一\n坏\n三\n".encode())))
     assert main(["ask", "--json", "-"]) == 1

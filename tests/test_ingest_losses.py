@@ -148,10 +148,11 @@ def test_garbled_pdf_page_is_left_out_and_the_rest_is_stored_with_a_warning(tmp_
 
 
 def test_pdf_extraction_with_nuls_between_cjk_characters_is_not_stored(tmp_path, monkeypatch):
-    """The break-it case (`�版�权…`), injected through pypdf's extractor."""
-    from pypdf import PageObject
+    """The break-it case (`�版�权…`), injected through PDFium's character reader."""
+    import pypdfium2.raw as raw
 
-    monkeypatch.setattr(PageObject, "extract_text", lambda self, *a, **k: "\x00版\x00权\x00所\x00有\x00，\x00翻\x00印\x00必\x00究")
+    garbled = "\x00版\x00权\x00所\x00有\x00，\x00翻\x00印\x00必\x00究"
+    monkeypatch.setattr(raw, "FPDFText_GetUnicode", lambda textpage, i: ord(garbled[i % len(garbled)]))
     root = _write(tmp_path / "docs", {"cn.pdf": _pdf(["placeholder"])})
     parsed, failures = load_sources([root])
     assert parsed == []

@@ -22,7 +22,7 @@ GOLDEN = Path(__file__).parent / "golden" / "records"
 #: The JSON key order of a stored snapshot (records written before issue 11 have it).
 SNAPSHOT_KEYS = [
     "chunk_id", "document_id", "source_id", "version", "title", "heading_path", "text", "source_anchor", "uri",
-    "updated_at", "content_sha256", "knowledge_base", "rank", "dense_score", "lexical_score", "fused_score", "relevance",
+    "updated_at", "content_sha256", "knowledge_base", "positions", "rank", "dense_score", "lexical_score", "fused_score", "relevance",
     "retrieved_at", "metadata",
 ]
 
@@ -59,7 +59,7 @@ def test_golden_record_snapshots_re_dump_byte_identically():
     assert raw["chunks"], "the golden record has snapshots"
     for stored in raw["chunks"]:
         # stored before knowledge bases: knowledge_base is left out of the JSON form while None
-        assert list(stored) == [k for k in SNAPSHOT_KEYS if k != "knowledge_base"]
+        assert list(stored) == [k for k in SNAPSHOT_KEYS if k not in ("knowledge_base", "positions")]
         compact = json.dumps(stored, ensure_ascii=False, separators=(",", ":"))
         assert ChunkSnapshot.model_validate_json(compact).model_dump_json() == compact
     rec = AnswerRecord.model_validate(raw)

@@ -213,8 +213,10 @@ def test_a_reworded_question_finds_its_gold_chunk(sample_engine):
 
 
 def test_outcome_does_not_drift_while_vectors_are_built(tmp_path):
-    """While only some chunks have vectors, ranking, relevance and the decision are keyword-only,
-    so the same question gets the same result at any build progress; dense joins at 100%."""
+    """While only some chunks have vectors, the few embedded ones are not promoted over the chunks
+    BM25 ranks first (their dense ranks are spread by searched / covered in the fusion, and a chunk
+    without a vector takes its BM25 rank in the dense ranking's place): a partial build leaves this
+    question's top 5 as it was; at 100% dense scores every returned chunk."""
     from core.config import Settings
     from core.embeddings import HashingEmbedder
     from core.index import KnowledgeIndex

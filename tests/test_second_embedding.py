@@ -125,22 +125,26 @@ def test_make_second_embedder_none_or_same_as_primary_is_off():
     assert make_second_embedder("use", "hash") is None
 
 
-def test_second_ranking_joins_only_when_every_chunk_has_its_vector(index):
+def test_second_ranking_joins_over_the_chunks_that_have_its_vector(index):
+    """Issue 24/30: one chunk without its second vector no longer keeps the second ranking out for
+    all the others (on main: two-ranker retrieval until the set was complete)."""
     second = index.second
     before = _retriever(index).retrieve(QUESTION)
     assert index.second_coverage() == (0, 5)
     assert before.decision.mode == "hybrid" and before.config["second_weight"] == 0.0
     assert before.config["second_coverage"] == "0/5"
     assert current_mode(index, MODEL) == "hybrid"
-    # one chunk short of complete: still exactly the two-ranker retrieval
+    # one chunk short of complete: the second ranking joins for the four, the fifth is scored by hybrid
     active = index.active_chunks()
     missing = next(c for c in active.values() if c.source_id == "network.md")
     keys = {sha256_hex(embedding_text(c)): embedding_text(c) for c in active.values() if c is not missing}
     index.catalog.store_vectors(second.name, dict(zip(keys, second.embedder.embed(list(keys.values())))))
     partial = _retriever(index).retrieve(QUESTION)
     assert index.second_coverage() == (4, 5)
-    assert partial.decision.mode == "hybrid" and _ids(partial) == _ids(before)
-    assert [rc.fused_score for rc in partial.chunks] == [rc.fused_score for rc in before.chunks]
+    assert partial.decision.mode == "hybrid2" and partial.config["second_weight"] == 1.0
+    assert partial.config["second_covered"] == "3/4"  # of the default knowledge base's 4 chunks
+    assert partial.decision.chunk_modes[missing.chunk_id] == "hybrid"
+    assert partial.chunks[0].chunk.source_id == "canary.md"  # only the second model relates 灰度 and 金丝雀
     fill_cache(index.catalog, second.embedder)
     after = _retriever(index).retrieve(QUESTION)
     assert index.second_coverage() == (5, 5)
@@ -210,7 +214,10 @@ def test_a_changed_chunk_gets_its_second_vector_redone(index, tmp_path):
     (docs / "storage.md").write_text("## 存储\n\n持久卷可以在机器之间迁移。\n", encoding="utf-8")
     ingest(index, [docs])
     assert index.second_coverage() == (4, 5)  # the new text has no second vector yet
-    assert _retriever(index).retrieve(QUESTION).decision.mode == "hybrid"  # back to the two-ranker fusion
+    changed = _retriever(index).retrieve("持久卷可以迁移吗？")
+    storage = next(rc.chunk_id for rc in changed.chunks if rc.chunk.source_id == "storage.md")
+    # the others keep the second ranking; the changed chunk is scored without it until it has its vector
+    assert changed.decision.mode == "hybrid2" and changed.decision.chunk_modes[storage] == "hybrid"
     assert fill_cache(index.catalog, index.second.embedder) == 1
     assert index.second_coverage() == (5, 5)
     assert index.second.embedder.seen[-1].endswith("持久卷可以在机器之间迁移。")
@@ -249,14 +256,15 @@ def test_the_sidebar_names_both_models_once_both_are_in_use(index):
     """New-user pass: with both vector sets complete (``hybrid2``) the sidebar named only the first
     model. It names both and the state as the record's 检索详情 does; before, the second set's progress."""
     from components.answer_view import MODE_LABELS
+    from components.plain import plain
 
     before = _sidebar_status(index)
     first = index.embedder.name  # hash/char-ngrams-256
-    assert before[0] == f"全部知识库的向量索引已就绪（{first}）"
-    assert "fake2/concepts" in before[1] and "0/" in before[1]
+    assert before[0] == f"全部知识库的向量索引已就绪（{plain(first)}）"  # a name is plain text (issue 24)
+    assert plain("fake2/concepts") in before[1] and "0/" in before[1]
     fill_cache(index.catalog, index.second.embedder)
     (after,) = _sidebar_status(index)
-    assert after == f"全部知识库的向量索引已就绪（{first} + fake2/concepts）：{MODE_LABELS['hybrid2']}"
+    assert after == f"全部知识库的向量索引已就绪（{plain(first)} + {plain('fake2/concepts')}）：{MODE_LABELS['hybrid2']}"
     assert MODE_LABELS["hybrid2"] == "混合检索（关键词 + 两个向量模型）"
 
 

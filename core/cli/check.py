@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Iterator
 
-from core.cli._shared import add_kb_argument, add_user_argument, ensure_ingested, open_engine
+from core.cli._shared import add_kb_argument, add_user_argument, ensure_ingested, open_engine, repair_vectors
 
 
 def register(sub) -> None:
@@ -51,6 +51,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             return 1
     engine = open_engine(args)
     ensure_ingested(engine, embed=False)
+    repair_vectors(engine)
     for item in inputs:
         if isinstance(item, dict):
             print(json.dumps(item, ensure_ascii=False), flush=True)

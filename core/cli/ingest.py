@@ -53,6 +53,10 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         embed_progress=progress_printer("embed"),
         knowledge_base=args.kb,
     )
+    if note and not args.no_embed and engine.index.owns_vectors():
+        # the owner exited while this ingest ran: nobody else will embed what it stored (issue 24)
+        print("向量库已无其他进程持有：本进程补齐待补齐的向量。", file=sys.stderr)
+        report.embedded = engine.index.embed_pending(progress=progress_printer("embed"))
     if args.json:  # as_dict escapes lone surrogates: always valid UTF-8
         print(json.dumps(report.as_dict(), ensure_ascii=False))
     else:
