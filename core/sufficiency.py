@@ -91,8 +91,12 @@ from core.sufficiency_terms import (  # noqa: F401  (re-exported: the decision's
     _contains,
     _in_kb,
     absent_share,
+    _content_terms,
     default_value_missing,
     detail_in,
+    general_absent,
+    general_coverage,
+    general_salient,
     kb_text,
     named_terms,
     salient_share,
@@ -110,8 +114,10 @@ HYBRID_FEATURES = (
     "dense_gap", "cross_script", "detail",
 )
 HYBRID2_FEATURES = HYBRID_FEATURES + ("dense2", "dense2_rr")
+#: Size-invariant features (issue 26): term weights from general language, not the knowledge base.
+GENERAL_FEATURES = ("g_coverage", "g_salient", "g_absent")
 #: Every feature ``features_of`` computes (a mode's model reads its own subset by name).
-FEATURES = HYBRID2_FEATURES
+FEATURES = HYBRID2_FEATURES + GENERAL_FEATURES
 KEYWORD_FEATURES = (
     "coverage", "salient", "absent", "bm25_rr", "fused_rr", "type_match", "coverage_gap", "cross_script", "detail",
 )
@@ -276,6 +282,7 @@ def features_of(
     cross_script: bool = False,
     keys: Sequence[str] = (),
     hybrid2: bool = False,
+    g_absent: float = 0.0,
 ) -> dict[str, float]:
     """The ``FEATURES`` of one candidate (dense ones 0 unless ``hybrid``, the second embedder's
     0 unless ``hybrid2``); the means are over the top-k;
@@ -297,6 +304,9 @@ def features_of(
         "detail": float(detail_in(question, cand.text, keys)),
         "dense2": (cand.dense2 or 0.0) if hybrid2 else 0.0,
         "dense2_rr": _rr(cand.dense2_rank) if hybrid2 else 0.0,
+        "g_coverage": general_coverage(question, terms),
+        "g_salient": general_salient(question, terms),
+        "g_absent": g_absent,
     }
 
 
@@ -336,6 +346,7 @@ def decide(
     mode = "hybrid2" if hybrid2 else "hybrid" if hybrid else "keyword"
     models = {"hybrid2": model.hybrid2, "hybrid": model.hybrid, "keyword": model.keyword}
     absent = absent_share(question, lexical, cross_script=cross_script)
+    g_absent = general_absent(question, lexical, cross_script=cross_script)
     keys = key_terms(question, lexical)
     n = max(1, len(candidates))
     mean_cov = sum(c.coverage for c in candidates) / n
@@ -347,7 +358,7 @@ def decide(
         m = modes[c.chunk_id]
         f = features_of(
             question, c, lexical, absent, hybrid=m != "keyword", mean_coverage=mean_cov, mean_dense=mean_dense,
-            cross_script=cross_script, keys=keys, hybrid2=m == "hybrid2",
+            cross_script=cross_script, keys=keys, hybrid2=m == "hybrid2", g_absent=g_absent,
         )
         if m == "keyword" and mode != "keyword":  # the keyword model was fit where fused rank = BM25 rank
             f["fused_rr"] = f["bm25_rr"]
@@ -375,6 +386,10 @@ def decide(
     if absent > 0:
         reasons.append(f"{absent:.0%} of the question's term weight occurs nowhere in the knowledge base")
 
+    if not _content_terms(asked):  # "？？？", "a": nothing to look for (a follow-up carries its topic here)
+        reasons.append("the question has no word to look for")
+        message = "这个问题里没有可以检索的词语：请写出想问的对象或内容。"
+        return Decision(False, best, cut, mode, scores, (), tuple(reasons), (), message, None, feats)
     names = named_terms(limits_wording(names_text) if names_text else question)
     missing = [t for t in names if not _in_kb(kb_text, t)]
     evidence_text = "\n".join(c.text for c in candidates if c.chunk_id in deciding).lower()

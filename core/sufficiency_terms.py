@@ -17,11 +17,13 @@ no I/O, no model.
 
 from __future__ import annotations
 
+import functools
+import math
 import re
 import weakref
 from typing import Any, Mapping, Sequence
 
-from core.lexical import LexicalIndex, _query_terms
+from core.lexical import LexicalIndex, _query_terms, general_frequency
 from core.segmentation import tagged
 
 # ------------------------------------------------------------ question type
@@ -177,6 +179,60 @@ def absent_share(question: str, lexical: LexicalIndex, *, cross_script: bool = F
     unseen = lexical.idf(_UNSEEN)
     total = sum(weights) or 1.0
     return sum(w for w in weights if w >= unseen - 1e-9) / total
+
+
+#: ``general_weight`` of a word jieba's dictionary lacks (a name, a domain term, most English words).
+_DICT_TOTAL = 60_000_000
+
+
+@functools.lru_cache(maxsize=4096)
+def general_weight(term: str) -> float:
+    """How informative ``term`` is in general language, 0..1, independent of any knowledge base:
+    ``ln((T + 1) / (f + 1)) / ln(T + 1)`` with ``f`` its count in jieba's bundled dictionary
+    (``core.lexical.general_frequency``) and ``T`` ≈ 60 million, that dictionary's total. A word the
+    dictionary lacks (a name, a domain term, an English word) weighs 1. Used where the knowledge
+    base's own IDF misbehaves on a base of one or three documents (every term has the same IDF)."""
+    f = general_frequency(term)
+    return math.log((_DICT_TOTAL + 1) / (f + 1)) / math.log(_DICT_TOTAL + 1)
+
+
+def _content_terms(question: str) -> list[str]:
+    """The question's terms (``_query_terms``) without interrogative words, in order, once each."""
+    return [t for t in dict.fromkeys(_query_terms(question)) if t not in _QUESTION_WORDS]
+
+
+def general_coverage(question: str, chunk_terms: frozenset[str] | None) -> float:
+    """Share (0..1) of the question's content terms (interrogatives aside) that the chunk holds,
+    each weighted by ``general_weight``: the same on a one-document base as on the full archive."""
+    terms = _content_terms(question)
+    if not terms or chunk_terms is None:
+        return 0.0
+    weights = [general_weight(t) for t in terms]
+    total = sum(weights) or 1.0
+    return sum(w for t, w in zip(terms, weights) if t in chunk_terms) / total
+
+
+def general_salient(question: str, chunk_terms: frozenset[str] | None) -> float:
+    """Share (0..1) of the question's (up to) three most informative content terms (``general_weight``)
+    that the chunk holds."""
+    terms = sorted(_content_terms(question), key=lambda t: -general_weight(t))[:3]
+    if not terms or chunk_terms is None:
+        return 0.0
+    return sum(1 for t in terms if t in chunk_terms) / len(terms)
+
+
+def general_absent(question: str, lexical: LexicalIndex, *, cross_script: bool = False) -> float:
+    """``absent_share`` with ``general_weight`` instead of the knowledge base's IDF: the share
+    (0..1) of the question's content-term weight that occurs in no chunk of the knowledge base."""
+    terms = _content_terms(question)
+    if cross_script:
+        names = {w.lower().lstrip(".") for w in named_terms(question)}
+        terms = [t for t in terms if _CJK.search(t) or t.lower() in names]
+    if not terms or not len(lexical):
+        return 0.0
+    weights = [general_weight(t) for t in terms]
+    total = sum(weights) or 1.0
+    return sum(w for t, w in zip(terms, weights) if lexical.df(t) == 0) / total
 
 
 def salient_share(question: str, lexical: LexicalIndex, chunk_terms: frozenset[str] | None) -> float:

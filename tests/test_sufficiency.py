@@ -179,3 +179,16 @@ def test_uncovered_part_gets_a_note_when_the_rest_is_answered(duty_engine):
     # not coordinated with a covered name: the whole question is refused, even by a lenient model
     alone = retriever.retrieve("赤狐平台的值班轮换周期是多久？").decision
     assert not alone.sufficient and alone.evidence_ids == () and alone.message == "知识库中没有关于「赤狐」的内容。"
+
+
+@pytest.mark.parametrize("question", ["？？？", "a", "  "])
+def test_a_question_without_a_word_to_look_for_is_refused(question):
+    """Issue 26: "？？？" and "a" were answered with Pod sentences (the dense ranking always finds something)."""
+    from core.lexical import LexicalIndex
+
+    lex = LexicalIndex(["c1"], ["Pod 是 Kubernetes 中最小的可部署单元。"])
+    cand = suf.Candidate("c1", "Pod 是 Kubernetes 中最小的可部署单元。", 1.0, 0.99, 1, 1, 1)
+    d = suf.decide(question, [cand], lex, kb_text="pod 是 kubernetes 中最小的可部署单元。", hybrid=True,
+                   model=suf.DEFAULT_MODEL)
+    assert not d.sufficient and d.evidence_ids == ()
+    assert "没有可以检索的词语" in d.message

@@ -115,3 +115,22 @@ def test_a_value_only_in_a_chunk_near_the_threshold_does_not_answer_a_default():
     plain = "kube-controller-manager 的 terminated-pod-gc-threshold 参数有什么用？"
     dec2 = suf.decide(plain, [top, near], kb, kb_text=(GC + GC_WITH_VALUE).lower(), hybrid=True, model=steep)
     assert dec2.evidence_ids == ("gc", "v")  # without the default rule, the near chunk is evidence
+
+
+def test_general_weight_does_not_depend_on_the_knowledge_base():
+    from core.sufficiency_terms import general_weight
+
+    # a name the general dictionary lacks weighs most; a function word least
+    assert general_weight("kubectl") == 1.0
+    assert general_weight("的") < general_weight("值班") < 1.0
+
+
+def test_general_coverage_on_a_one_chunk_base_ignores_the_question_word():
+    """Issue 26: a one-document base's IDF gave the unseen question word 多久 five times the weight
+    of every word the chunk holds, so the word-for-word answer covered only 0.51 of the question."""
+    from core.lexical import tokenize
+    from core.sufficiency_terms import general_coverage
+
+    chunk = frozenset(tokenize("赤狐平台的值班轮换周期是十天，每次交接必须在周五上午十点完成。"))
+    assert general_coverage("赤狐平台的值班轮换周期是多久？", chunk) == 1.0
+    assert general_coverage("赤狐平台的年假可以结转吗？", chunk) < 0.5
