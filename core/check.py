@@ -38,6 +38,7 @@ from core.errors import AppError
 from core.models import AnswerRecord, ChunkSnapshot, GeneratorInfo, Support, sha256_hex
 from core.redaction import redaction_audit
 from core.retrieval import HybridRetriever
+from core.textsafe import repair_audit, scrub
 from core.verification import split_marked, verify
 
 MAX_CHECK_CHARS = 20_000  # code points
@@ -75,6 +76,8 @@ def check_text(
     chunk snapshots are redacted first, so spans and aligned quotes are code points into
     the text as stored (``core.redaction``).
     """
+    text, bad = scrub(text)  # a lone surrogate (undecodable input) becomes U+FFFD, in place: offsets hold
+    repaired = (repair_audit("answer_text", bad),) if bad else ()
     kbs = engine.searchable(knowledge_bases)
     redactor, applied = engine.redactor_for(kbs), []
     if redactor is not None:
@@ -110,7 +113,7 @@ def check_text(
         chunks=tuple(cited.values()),
         supports=tuple(supports),
         retrieval=dict(config, retrieval="per sentence (check)"),
-        audit=(redaction_audit(redactor, applied),) if redactor is not None else (),
+        audit=repaired + ((redaction_audit(redactor, applied),) if redactor is not None else ()),
         **base,
     )
     return _finish(engine, save, record)
@@ -179,7 +182,11 @@ def check_against(engine: Any, text: str, sources: str | Sequence[str], *, save:
     An empty text, no source text, or more than ``MAX_CHECK_CHARS`` / ``MAX_SOURCE_CHARS`` /
     ``MAX_SOURCES`` gives a record with status ``error`` and a Chinese message (nothing raised).
     """
-    base: dict[str, Any] = dict(query=text, answer_text=text, generator=GENERATOR)
+    text, bad = scrub(text)
+    sources, bad_sources = (scrub(sources) if isinstance(sources, str)
+                            else (tuple(scrub(s)[0] for s in sources), sum(scrub(s)[1] for s in sources)))
+    repaired = tuple(repair_audit(f, n) for f, n in (("answer_text", bad), ("sources", bad_sources)) if n)
+    base: dict[str, Any] = dict(query=text, answer_text=text, generator=GENERATOR, audit=repaired)
     passages = split_sources(sources)
     error = None
     if not text.strip():

@@ -176,3 +176,21 @@ def test_extractive_answers_are_verified_too(engine):
         assert s.verdict == "supported" and s.status == "verified" and s.verification_score >= 0.5
         q = s.aligned_quote
         assert q.chunk_id in s.chunk_ids and 0 <= q.start < q.end <= len(record.chunk(q.chunk_id).text)
+
+
+def test_a_lone_surrogate_in_checked_text_is_repaired_not_an_error(tmp_path):
+    """Issue 24's hostile set: a lone surrogate (an undecodable byte) in 核查 text gave an error
+    record ('utf-8' codec can't encode character '\\ud800'); it becomes U+FFFD, with an audit entry."""
+    from core.check import check_against, check_text
+    from tests.fakes import build_engine
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# 备份\n\n备份结果保留 30 天。\n", encoding="utf-8")
+    engine = build_engine(tmp_path / "data", [docs])
+    for record in (check_text(engine, "备份结果保留 30 天。\ud800"),
+                   check_against(engine, "备份结果保留 30 天。\ud800", "备份结果保留 30 天。\ud800")):
+        assert record.status != "error", record.error
+        assert "\ud800" not in record.answer_text and record.answer_text.endswith("\ufffd")
+        assert any(a.action == "repaired" for a in record.audit)
+        engine.records.get(record.answer_id)  # stored
