@@ -31,7 +31,6 @@ from components.plain import plain
 from core.errors import AppError
 from core.export import answer_markdown
 from core.models import AnswerRecord, Feedback
-from core.pipeline import MAX_QUESTION_CHARS
 from core.records import RecordStore
 
 PENDING_KEY = "pending-request"
@@ -216,7 +215,8 @@ def _actions(store: RecordStore, record: AnswerRecord) -> None:
         regenerate = st.button("重新生成", icon=":material/refresh:", key=f"regen-{aid}",
                                on_click=_request, args=(Request(record.query, aid), aid), help="再回答一次；原回答保留。")
         with st.popover("编辑问题", icon=":material/edit:"):
-            st.text_area("修改问题后重新发送", value=record.query, key=f"edit-{aid}", max_chars=MAX_QUESTION_CHARS)
+            # no max_chars: Streamlit would cut a longer question; the pipeline says when it is too long
+            st.text_area("修改问题后重新发送", value=record.query, key=f"edit-{aid}")
             resend = st.button("发送", key=f"resend-{aid}", type="primary", on_click=_request_edit, args=(aid,))
         default = {"up": 1, "down": 0}.get(record.feedback.rating) if record.feedback else None
         rating = st.feedback("thumbs", key=f"fb-{aid}", default=default, on_change=_store_rating, args=(store, record))
