@@ -102,9 +102,12 @@ background:#fff;color:rgb(49,51,63);cursor:pointer;white-space:nowrap}
 #: margin); and a popover of a row (编辑问题, 补充说明) that would open over the chat input or past the
 #: bottom of the screen brings its button up to the top of the view first, so it opens whole above the
 #: input (390×844: it covered the input and ran 3–4 px past the viewport). The popover is Streamlit's
-#: (``stPopoverBody``, fixed, placed under its button and following it when the page scrolls).
+#: (``stPopoverBody``, fixed, placed under its button and following it when the page scrolls). The ⋯
+#: button's label (更多操作, its accessible name) is visually hidden, still read by screen readers.
 ROW_ASSETS = """<style>
 [class*="st-key-more-open-"] button{min-width:40px;min-height:40px;justify-content:center;margin-left:-12px}
+[class*="st-key-more-open-"] button [data-testid="stMarkdownContainer"]{position:absolute;width:1px;height:1px;
+overflow:hidden;clip:rect(0 0 0 0);clip-path:inset(50%);white-space:nowrap}
 </style><script>
 (function () {
   if (window.__yzRowFit) return;
@@ -198,7 +201,8 @@ def show_answer_actions(store: RecordStore, record: AnswerRecord, *, compact: bo
     aid = record.answer_id
     with st.container(key=f"actions-{aid}"):
         if compact and not st.session_state.get(MORE_KEY.format(aid)):
-            st.button("", icon=":material/more_horiz:", key=f"more-open-{aid}", type="tertiary",
+            # the label names the button for screen readers (the icon is aria-hidden); ROW_ASSETS hides it from view
+            st.button("更多操作", icon=":material/more_horiz:", key=f"more-open-{aid}", type="tertiary",
                       help="复制、重新生成、编辑问题、反馈", on_click=_open_row, args=(aid,))
         else:
             _actions(store, record)

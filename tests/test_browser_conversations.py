@@ -207,3 +207,32 @@ def test_the_view_stays_on_a_regenerated_version_until_the_person_scrolls(server
     moved = version.bounding_box()
     assert moved and moved["y"] < held["y"] - 300, (held, moved)
     page.close()
+
+
+def test_the_more_button_of_an_earlier_answer_is_named_in_chinese(server, browser):
+    """Issue 30 item 6: the ⋯ of an earlier answer was announced as 'more_horiz icon' (an icon-only
+    button). Its accessible name is 更多操作; the label is for screen readers only (the button stays ⋯)."""
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    _ask_two(page, server)
+    first = page.locator("[class*='st-key-actions-']").first
+    more = first.get_by_role("button", name="更多操作")
+    more.wait_for(timeout=30_000)
+    b = more.bounding_box()
+    assert b and 40 <= b["width"] <= 60, b  # still a ⋯ target, the label not drawn beside it
+    more.click()
+    first.get_by_role("button", name="重新生成").wait_for(timeout=30_000)
+    page.close()
+
+
+def test_the_uploader_shows_its_limit_in_chinese_not_streamlits_english_line(server, browser):
+    """Issue 30 item 6: the drop zone said '50MB per file • MD, …' (Streamlit's, English). That line
+    is hidden and the page's Chinese caption says the limit and the types."""
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.goto(f"{server}/library", wait_until="domcontentloaded")
+    zone = page.get_by_test_id("stFileUploaderDropzone")
+    zone.wait_for(timeout=180_000)
+    assert not page.get_by_test_id("stFileUploaderDropzoneInstructions").is_visible()
+    assert page.get_by_text("每个文件最大 50 MB", exact=False).is_visible()
+    ARTIFACTS.mkdir(exist_ok=True)
+    zone.screenshot(path=str(ARTIFACTS / "library-uploader.png"))
+    page.close()

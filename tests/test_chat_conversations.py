@@ -178,7 +178,7 @@ def test_sending_an_edited_question_from_an_earlier_answer_closes_its_row(app_en
     _run(at)
     assert _questions(at)[-1] == "Pod 的重启策略有哪些？"
     assert not [t for t in at.text_area if t.key == f"edit-{first.answer_id}"]  # no popover: the row is closed
-    assert at.button(key=f"more-open-{first.answer_id}").label == ""  # ⋯ again
+    assert at.button(key=f"more-open-{first.answer_id}").label == "更多操作"  # ⋯ again (the label for screen readers)
 
 
 def test_edit_and_resend_asks_the_edited_question_as_a_new_turn(app_env):
