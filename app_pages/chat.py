@@ -8,13 +8,12 @@ import streamlit as st
 
 from components.conversation_view import QUESTION_KEY, current_conversation
 from components.errors import page_guard
-from core.models import MAX_QUESTION_CHARS
 
 conversation_id = current_conversation()  # the sidebar lists conversations (components.sidebar)
-# short enough for one line of the collapsed box on a 390 px phone (~260 px of 14 px text)
-typed = st.chat_input(
-    "向知识库提问，回答逐句标出处", key=QUESTION_KEY, max_chars=MAX_QUESTION_CHARS
-)  # the box stops where the pipeline would refuse
+# short enough for one line of the collapsed box on a 390 px phone (~260 px of 14 px text).
+# No max_chars: the browser drops a paste past it (an empty box) and the server cuts the rest;
+# the pipeline refuses a question past MAX_QUESTION_CHARS with a message, keeping its text.
+typed = st.chat_input("向知识库提问，回答逐句标出处", key=QUESTION_KEY)
 st.title("引证 · 有出处的问答")
 st.caption("每个句子后的上标指向它的来源片段；悬停、点击或轻触上标查看来源卡片，卡片里可打开快照。")
 

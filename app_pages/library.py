@@ -8,7 +8,9 @@ import streamlit as st
 from components.auth import current_user, is_admin
 from components.errors import page_guard
 from components.kb_view import choose_managed_kb, show_kb_admin
-from components.library_view import hide_controls, overview, progress_callback, show_report
+from components.library_view import (
+    UPLOAD_CSS, UPLOAD_TYPES, hide_controls, overview, progress_callback, show_report, upload_hint,
+)
 from components.resources import embedding_worker, ensure_ready
 from core.library import ingest_folder, ingest_uploads
 
@@ -23,12 +25,14 @@ with page_guard("知识库操作"):
     kb = choose_managed_kb(engine.index.knowledge_bases)
 
     with st.expander("添加或更新文档", expanded=True):
+        st.html(UPLOAD_CSS)
         uploads = st.file_uploader(
             "上传 Markdown、纯文本、HTML 或 PDF 文件",
-            type=["md", "markdown", "txt", "html", "htm", "pdf"],
+            type=list(UPLOAD_TYPES),
             accept_multiple_files=True,
             key=f"library_uploads_{st.session_state.get(UPLOADS_RESET_KEY, 0)}",  # a new key empties the box
         )
+        st.caption(upload_hint())  # the drop zone's own strings are Streamlit's (English)
         report = None
         if st.button("导入上传的文件", disabled=not uploads):
             bar, update = progress_callback("正在导入")

@@ -31,7 +31,6 @@ from components.plain import plain
 from core.errors import AppError
 from core.export import answer_markdown
 from core.models import AnswerRecord, Feedback
-from core.pipeline import MAX_QUESTION_CHARS
 from core.records import RecordStore
 
 PENDING_KEY = "pending-request"
@@ -103,9 +102,12 @@ background:#fff;color:rgb(49,51,63);cursor:pointer;white-space:nowrap}
 #: margin); and a popover of a row (编辑问题, 补充说明) that would open over the chat input or past the
 #: bottom of the screen brings its button up to the top of the view first, so it opens whole above the
 #: input (390×844: it covered the input and ran 3–4 px past the viewport). The popover is Streamlit's
-#: (``stPopoverBody``, fixed, placed under its button and following it when the page scrolls).
+#: (``stPopoverBody``, fixed, placed under its button and following it when the page scrolls). The ⋯
+#: button's label (更多操作, its accessible name) is visually hidden, still read by screen readers.
 ROW_ASSETS = """<style>
 [class*="st-key-more-open-"] button{min-width:40px;min-height:40px;justify-content:center;margin-left:-12px}
+[class*="st-key-more-open-"] button [data-testid="stMarkdownContainer"]{position:absolute;width:1px;height:1px;
+overflow:hidden;clip:rect(0 0 0 0);clip-path:inset(50%);white-space:nowrap}
 </style><script>
 (function () {
   if (window.__yzRowFit) return;
@@ -199,7 +201,8 @@ def show_answer_actions(store: RecordStore, record: AnswerRecord, *, compact: bo
     aid = record.answer_id
     with st.container(key=f"actions-{aid}"):
         if compact and not st.session_state.get(MORE_KEY.format(aid)):
-            st.button("", icon=":material/more_horiz:", key=f"more-open-{aid}", type="tertiary",
+            # the label names the button for screen readers (the icon is aria-hidden); ROW_ASSETS hides it from view
+            st.button("更多操作", icon=":material/more_horiz:", key=f"more-open-{aid}", type="tertiary",
                       help="复制、重新生成、编辑问题、反馈", on_click=_open_row, args=(aid,))
         else:
             _actions(store, record)
@@ -216,7 +219,8 @@ def _actions(store: RecordStore, record: AnswerRecord) -> None:
         regenerate = st.button("重新生成", icon=":material/refresh:", key=f"regen-{aid}",
                                on_click=_request, args=(Request(record.query, aid), aid), help="再回答一次；原回答保留。")
         with st.popover("编辑问题", icon=":material/edit:"):
-            st.text_area("修改问题后重新发送", value=record.query, key=f"edit-{aid}", max_chars=MAX_QUESTION_CHARS)
+            # no max_chars: Streamlit would cut a longer question; the pipeline says when it is too long
+            st.text_area("修改问题后重新发送", value=record.query, key=f"edit-{aid}")
             resend = st.button("发送", key=f"resend-{aid}", type="primary", on_click=_request_edit, args=(aid,))
         default = {"up": 1, "down": 0}.get(record.feedback.rating) if record.feedback else None
         rating = st.feedback("thumbs", key=f"fb-{aid}", default=default, on_change=_store_rating, args=(store, record))

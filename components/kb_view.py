@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.knowledge_bases import KnowledgeBaseError, KnowledgeBaseStore
+from components.plain import plain
+from core.knowledge_bases import KnowledgeBaseError, KnowledgeBaseStore, name_from_title
 from core.models import DEFAULT_KB, KnowledgeBase
 
 #: Session key of the managed knowledge base.
 MANAGED_KEY = "managed_kb"
+#: Query parameter naming the managed knowledge base, so a reload keeps it (checked against the list).
+URL_KEY = "kb"
 _NEXT = "_managed_kb_next"  # set by an action, applied before the selectbox of the next run
 _FLASH = "_kb_flash"  # a success message shown once after st.rerun
 
@@ -27,14 +30,19 @@ def kb_label(kb: KnowledgeBase) -> str:
 
 def choose_managed_kb(store: KnowledgeBaseStore) -> KnowledgeBase:
     """The 管理的知识库 selectbox (every knowledge base, hidden ones marked); returns the
-    chosen one (``default`` at first)."""
+    chosen one: the one just created, else this session's choice, else the URL's
+    ``?kb=`` (a reload: used only when it names one of the list), else ``default``.
+    The choice is written back to ``?kb=``."""
     kbs = {kb.name: kb for kb in store.list()}
     pending = st.session_state.pop(_NEXT, None)
     if pending in kbs:
         st.session_state[MANAGED_KEY] = pending
     if st.session_state.get(MANAGED_KEY) not in kbs:
-        st.session_state[MANAGED_KEY] = DEFAULT_KB
+        from_url = st.query_params.get(URL_KEY)
+        st.session_state[MANAGED_KEY] = from_url if from_url in kbs else DEFAULT_KB
     name = st.selectbox("管理的知识库", list(kbs), key=MANAGED_KEY, format_func=lambda n: kb_label(kbs[n]))
+    if st.query_params.get(URL_KEY) != name:
+        st.query_params[URL_KEY] = name
     flash = st.session_state.pop(_FLASH, None)
     if flash:
         st.success(flash)
@@ -52,8 +60,24 @@ def _done(message: str, manage: str | None = None) -> None:
 
 
 def _failed(action: str, exc: KnowledgeBaseError) -> None:
-    st.error(f"{action}失败。")
-    st.text(str(exc))  # may quote what was typed: text, never Markdown
+    st.error(f"{action}失败：" + plain(str(exc)))  # the reason may quote what was typed: plain text
+
+
+def _create(store: KnowledgeBaseStore, typed_name: str, title: str) -> KnowledgeBase:
+    """Create the knowledge base of the form: ``typed_name``, or when it is empty a name made
+    of ``title`` (``core.knowledge_bases.name_from_title``). ``KnowledgeBaseError`` says what
+    to type: a name when none can be made, a valid spelling of an invalid typed name."""
+    name = typed_name or name_from_title(title)
+    if not name:
+        why = "标题里没有可用作名称的英文字母或数字" if title else "名称和标题都是空的"
+        raise KnowledgeBaseError(f"请填写名称（{why}）：只能用小写英文字母、数字、- 和 _，例如 team-notes")
+    try:
+        return store.create(name, title or None)
+    except KnowledgeBaseError as exc:
+        hint = name_from_title(typed_name) if typed_name else None
+        if hint and hint != typed_name:
+            raise KnowledgeBaseError(f"{exc}；可改为 {hint}") from exc
+        raise
 
 
 def show_kb_admin(store: KnowledgeBaseStore, kb: KnowledgeBase) -> None:
@@ -62,11 +86,12 @@ def show_kb_admin(store: KnowledgeBaseStore, kb: KnowledgeBase) -> None:
     with st.expander("新建、重命名或隐藏知识库"):
         with st.form("kb_create", clear_on_submit=True):
             st.markdown("**新建知识库**")
-            name = st.text_input("名称（小写英文字母、数字、- 和 _；写入每个片段的 ID，之后不能修改）", key="kb_new_name")
+            name = st.text_input("名称（小写英文字母、数字、- 和 _；写入每个片段的 ID，之后不能修改；留空则由英文标题生成）",
+                                 key="kb_new_name")
             title = st.text_input("标题（显示用，可用中文；留空则与名称相同）", key="kb_new_title")
             if st.form_submit_button("新建"):
                 try:
-                    created = store.create(name.strip(), title.strip() or None)
+                    created = _create(store, name.strip(), title.strip())
                 except KnowledgeBaseError as exc:
                     _failed("新建知识库", exc)
                 else:

@@ -26,6 +26,23 @@ RESULT_LABELS = {"added": "新增", "updated": "已更新", "unchanged": "未变
 #: How often the overview (counts, vector progress, table) refreshes by itself.
 REFRESH = timedelta(seconds=3)
 
+#: The file kinds the uploader takes (``st.file_uploader(type=...)``).
+UPLOAD_TYPES = ("md", "markdown", "txt", "html", "htm", "pdf")
+#: Streamlit's drop zone writes its size limit and types in English ("50MB per file • MD, …", no
+#: option of st.file_uploader changes that in 1.67); hidden in the page's uploader (key
+#: ``library_uploads_N``) because :func:`upload_hint` says the same in Chinese. Its "Upload" button stays.
+UPLOAD_CSS = ('<style>[class*="st-key-library_uploads_"] [data-testid="stFileUploaderDropzoneInstructions"]'
+              "{display:none}</style>")
+
+
+def upload_hint() -> str:
+    """The Chinese line shown beside the uploader: how to add files, the size limit per file
+    (``server.maxUploadSize``, MB) and the accepted types."""
+    limit = st.get_option("server.maxUploadSize")
+    kinds = " ".join(f".{t}" for t in UPLOAD_TYPES)
+    return f"拖入文件，或点 Upload 按钮选择（可多选）；每个文件最大 {limit} MB；支持 Markdown、纯文本、HTML 和 PDF（{kinds}）。"
+
+
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
 #: English reasons ``core`` can give (regex on the reason, without its ``source_id:`` prefix) -> Chinese.

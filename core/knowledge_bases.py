@@ -20,12 +20,13 @@ when the database fails (``core.sql``).
 from __future__ import annotations
 
 import json
+import re
 from typing import Iterable, Mapping
 
 import sqlalchemy as sa
 
 from core.errors import AppError
-from core.models import DEFAULT_KB, KnowledgeBase, check_kb_name, utc_now
+from core.models import DEFAULT_KB, KB_NAME_PATTERN, KnowledgeBase, check_kb_name, utc_now
 from core.sql import SqlDatabase, upsert
 
 #: The table as the statements see it; its layout is made by ``core/migrations/catalog``.
@@ -136,6 +137,16 @@ class KnowledgeBaseStore:
             if self.require(name).hidden:
                 raise KnowledgeBaseError(f"知识库 {name!r} 已隐藏，不能提问")
         return wanted
+
+
+def name_from_title(title: str) -> str | None:
+    """A valid knowledge-base name (:data:`core.models.KB_NAME_PATTERN`) made of the ASCII
+    letters and digits of ``title``: lowercased, every other run of characters one ``-``, cut
+    to 40 characters (``'Canteen Menu'`` -> ``'canteen-menu'``); None when ``title`` has no
+    ASCII letter or digit (e.g. an all-Chinese title)."""
+    slug = re.sub(r"[^a-z0-9_]+", "-", title.lower()).strip("-_")
+    slug = slug[:40].rstrip("-_")
+    return slug if slug and re.fullmatch(KB_NAME_PATTERN, slug) else None
 
 
 def _first_message(exc: ValueError) -> str:

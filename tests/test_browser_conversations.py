@@ -3,7 +3,9 @@ chromium via Playwright), at 1400×900 and on a 390×844 phone: the row is insid
 the viewport, 复制 puts the answer on the clipboard, 新对话 starts an empty
 conversation and the earlier one is listed and reopens; an earlier answer's ⋯ is a 40×40 px
 target, its 编辑问题 popover opens whole above the chat input, and 发送 closes it and brings the
-new turn to the top of the view. Screenshots go to artifacts/ (conversations-<size>.png)."""
+new turn to the top of the view; the ⋯ is named 更多操作, a question past 2,000 characters stays in
+the box and is answered 问题太长, and the 知识库 uploader states its limit in Chinese (issue 30).
+Screenshots go to artifacts/ (conversations-<size>.png, library-uploader.png)."""
 
 from __future__ import annotations
 
@@ -206,4 +208,48 @@ def test_the_view_stays_on_a_regenerated_version_until_the_person_scrolls(server
     page.wait_for_timeout(600)
     moved = version.bounding_box()
     assert moved and moved["y"] < held["y"] - 300, (held, moved)
+    page.close()
+
+
+def test_the_more_button_of_an_earlier_answer_is_named_in_chinese(server, browser):
+    """Issue 30 item 6: the ⋯ of an earlier answer was announced as 'more_horiz icon' (an icon-only
+    button). Its accessible name is 更多操作; the label is for screen readers only (the button stays ⋯)."""
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    _ask_two(page, server)
+    first = page.locator("[class*='st-key-actions-']").first
+    more = first.get_by_role("button", name="更多操作")
+    more.wait_for(timeout=30_000)
+    b = more.bounding_box()
+    assert b and 40 <= b["width"] <= 60, b  # still a ⋯ target, the label not drawn beside it
+    more.click()
+    first.get_by_role("button", name="重新生成").wait_for(timeout=30_000)
+    page.close()
+
+
+def test_the_uploader_shows_its_limit_in_chinese_not_streamlits_english_line(server, browser):
+    """Issue 30 item 6: the drop zone said '50MB per file • MD, …' (Streamlit's, English). That line
+    is hidden and the page's Chinese caption says the limit and the types."""
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.goto(f"{server}/library", wait_until="domcontentloaded")
+    zone = page.get_by_test_id("stFileUploaderDropzone")
+    zone.wait_for(timeout=180_000)
+    assert not page.get_by_test_id("stFileUploaderDropzoneInstructions").is_visible()
+    assert page.get_by_text("每个文件最大 50 MB", exact=False).is_visible()
+    ARTIFACTS.mkdir(exist_ok=True)
+    zone.screenshot(path=str(ARTIFACTS / "library-uploader.png"))
+    page.close()
+
+
+def test_a_question_past_the_limit_stays_in_the_box_and_gets_a_clear_message(server, browser):
+    """Issue 30 item 3: pasting more than 2,000 characters left the chat box empty (Streamlit's box
+    drops an input past its max_chars). Now the box keeps it and the answer says it is too long."""
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.goto(server, wait_until="domcontentloaded")
+    box = page.get_by_test_id("stChatInputTextArea")
+    box.wait_for(timeout=180_000)
+    question = ("Pod的重启策略有哪些取值，分别在什么情况下使用？" * 100)[:2500]
+    box.fill(question)
+    assert len(box.input_value()) == 2500
+    box.press("Enter")
+    page.get_by_text("问题太长（2500 个字符）", exact=False).wait_for(timeout=120_000)
     page.close()

@@ -178,7 +178,7 @@ def test_sending_an_edited_question_from_an_earlier_answer_closes_its_row(app_en
     _run(at)
     assert _questions(at)[-1] == "Pod 的重启策略有哪些？"
     assert not [t for t in at.text_area if t.key == f"edit-{first.answer_id}"]  # no popover: the row is closed
-    assert at.button(key=f"more-open-{first.answer_id}").label == ""  # ⋯ again
+    assert at.button(key=f"more-open-{first.answer_id}").label == "更多操作"  # ⋯ again (the label for screen readers)
 
 
 def test_edit_and_resend_asks_the_edited_question_as_a_new_turn(app_env):
@@ -276,12 +276,23 @@ def test_a_store_failure_while_saving_feedback_is_a_message_not_a_crash(app_env,
     assert any("保存反馈失败" in t.value for t in at.toast)
 
 
-def test_the_question_box_stops_at_the_pipelines_limit(app_env):
-    """The tester typed past the limit the pipeline refuses (> MAX_QUESTION_CHARS code points)."""
+def test_a_question_past_the_limit_gets_a_clear_message_and_is_kept(app_env):
+    """Issue 30 item 3: pasting more than 2,000 characters left the box empty (the browser drops a
+    paste past ``max_chars``; the server cut what it got). The box takes any length; the pipeline
+    refuses past MAX_QUESTION_CHARS code points with a message naming the length and the limit,
+    and the record keeps the whole question (shown in the user bubble, editable)."""
     from core.pipeline import MAX_QUESTION_CHARS
 
     at = _app()
-    assert at.chat_input[0].proto.max_chars == MAX_QUESTION_CHARS == 2000
+    assert not at.chat_input[0].proto.max_chars  # no browser-side limit
+    question = ("Pod的重启策略有哪些取值，分别在什么情况下使用？" * 100)[: MAX_QUESTION_CHARS + 500]
+    _ask(at, question)
+    (record,) = app_env.records.list(conversation_id=at.query_params["c"])
+    assert record.status == "error" and record.query == question  # the server no longer cuts it to 2,000
+    shown = " ".join(h.proto.body for h in at.get("html"))  # the answer's own HTML (components.answer_view)
+    assert f"问题太长（{MAX_QUESTION_CHARS + 500} 个字符）" in shown and f"{MAX_QUESTION_CHARS} 个字符以内" in shown
+    assert question in _questions(at)
+    assert at.text_area(key=f"edit-{record.answer_id}").value == question  # 编辑问题 starts from all of it
 
 
 def test_saving_a_comment_from_the_row_fragment_draws_nothing_in_its_callback(app_env):

@@ -196,3 +196,16 @@ def test_apply_places_parsed_documents_and_refuses_ones_of_another_kb(tmp_path):
     with pytest.raises(ValueError, match="not placed in knowledge base 'default'"):
         engine.index.apply([(doc, chunks)])
     assert engine.index.documents("b") == []
+
+
+@pytest.mark.parametrize(("title", "name"), [
+    ("Canteen Menu", "canteen-menu"), ("  K8s  Docs! v2 ", "k8s-docs-v2"), ("食堂 Menu 2024", "menu-2024"),
+    ("my_notes", "my_notes"), ("x" * 60, "x" * 40), ("食堂菜单", None), ("---", None), ("", None),
+])
+def test_name_from_title_is_a_valid_name_or_none(title, name):
+    from core.knowledge_bases import name_from_title
+    from core.models import check_kb_name
+
+    assert name_from_title(title) == name
+    if name:
+        check_kb_name(name)

@@ -133,3 +133,18 @@ def test_the_import_report_escapes_names_and_lets_every_cell_wrap():
     assert f"<td>{long_reason}</td>" in out  # the whole reason, never cut with …
     assert "white-space:normal" in REPORT_CSS and "overflow-wrap:anywhere" in REPORT_CSS
     assert "table-layout:fixed" in REPORT_CSS and out.startswith(REPORT_CSS)
+
+
+@pytest.mark.slow
+def test_the_uploader_says_its_limit_and_types_in_chinese(page_env):
+    """Issue 30 item 6: the drop zone's own strings ('Upload', '50MB per file') are Streamlit's,
+    English in 1.67 with no option to change them; the page says the limit and the types in Chinese
+    beside it (and hides Streamlit's English line that says the same)."""
+    import streamlit as st
+
+    at = _library(page_env)
+    limit = st.get_option("server.maxUploadSize")
+    hint = " ".join(c.value for c in at.caption)
+    assert f"每个文件最大 {limit} MB" in hint and "Markdown" in hint and "PDF" in hint
+    assert at.file_uploader[0].label.startswith("上传")
+    assert any("stFileUploaderDropzoneInstructions" in h.proto.body for h in at.get("html"))

@@ -75,6 +75,7 @@ TRUSTED = {
     "kb.name", "created.name",  # core.models.check_kb_name: [a-z0-9_-] only, shown in a code span
     "label",  # the login providers' labels, from the operator's secrets.toml
     "flash", "summary", "hint", "msg[0]",  # fixed sentences (kb names in code spans; counts)
+    "upload_hint()",  # a fixed sentence with server.maxUploadSize (an int) and the fixed file types
 }  # fmt: skip
 
 
