@@ -319,7 +319,16 @@ def _parse_by_suffix(
             md = f"---\ntitle: {json.dumps(title, ensure_ascii=False)}\n---\n" + md
         text = md
     doc, chunks = parse_markdown(text, source_id, glossary=glossary, uri=uri)
+    longest = max(map(len, text.splitlines()), default=0)
+    if longest >= LONG_LINE_CHARS:  # e.g. a minified page or a data dump: thousands of chunks from one line
+        warnings.append(f"其中一行有 {longest} 个字符，全文切成了 {len(chunks)} 个片段：它可能是压缩成一行的网页或数据，"
+                        "请确认这是要检索的文档（向量会在后台补齐，其余文档照常检索）")
     return doc, chunks, warnings
+
+
+#: A line this long (code points) makes an ingest warning: about 200 chunks of ``MAX_CHUNK_CHARS``
+#: from one line, which no written document has (issue 30: a 3 MB one-line file became 3,077 chunks).
+LONG_LINE_CHARS = 100_000
 
 
 def _parse_job(job: tuple) -> tuple:

@@ -183,3 +183,19 @@ def test_library_page_rows_show_failures_and_warnings_in_chinese(tmp_path, index
     assert by_file["empty.md"]["结果"] == "失败" and "文件为空" in by_file["empty.md"]["原因"]
     assert by_file["_index.md"]["结果"] == "新增（有警告）" and "没有可检索的正文" in by_file["_index.md"]["原因"]
     assert by_file["ok.md"] == {"文件": "ok.md", "结果": "新增", "原因": ""}
+
+
+def test_a_file_of_one_huge_line_is_ingested_with_a_warning(tmp_path):
+    """Issue 30: a 3 MB one-line Markdown file was accepted as 3,077 chunks without a warning."""
+    from core.corpus import LONG_LINE_CHARS, load_sources
+
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "dump.md").write_text("# 导出\n\n" + "数据" * (LONG_LINE_CHARS // 2 + 10) + "\n", encoding="utf-8")
+    (root / "ok.md").write_text("# 正常\n\n" + "一句正常的话。\n" * 50, encoding="utf-8")
+    parsed, failures = load_sources([root])
+    assert failures == []
+    by_id = {p.document.source_id: p for p in parsed}
+    assert len(by_id["dump.md"].chunks) > 100
+    assert any("一行有" in w and "个片段" in w for w in by_id["dump.md"].warnings)
+    assert not any("一行有" in w for w in by_id["ok.md"].warnings)
