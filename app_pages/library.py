@@ -11,7 +11,7 @@ from components.kb_view import choose_managed_kb, show_kb_admin
 from components.library_view import (
     UPLOAD_CSS, UPLOAD_TYPES, hide_controls, overview, progress_callback, show_report, upload_hint,
 )
-from components.resources import embedding_worker, ensure_ready
+from components.resources import embedding_worker, ensure_ready, wait_until_ingested
 from core.library import ingest_folder, ingest_uploads
 
 UPLOADS_RESET_KEY = "library_uploads_reset"  # counts imports of uploads: the uploader's key changes after each
@@ -35,6 +35,7 @@ with page_guard("知识库操作"):
         st.caption(upload_hint())  # the drop zone's own strings are Streamlit's (English)
         report = None
         if st.button("导入上传的文件", disabled=not uploads):
+            wait_until_ingested()  # the first start's ingest first: one writer, and counts that agree
             bar, update = progress_callback("正在导入")
             report = ingest_uploads(
                 engine.index, [(f.name, f.getvalue()) for f in uploads], engine.settings.data_dir / "uploads",
@@ -44,6 +45,7 @@ with page_guard("知识库操作"):
             st.session_state[UPLOADS_RESET_KEY] = st.session_state.get(UPLOADS_RESET_KEY, 0) + 1  # not sent again
         folder = st.text_input("或者：服务器上的文件夹路径", placeholder="/path/to/docs")
         if st.button("导入文件夹", disabled=not folder):
+            wait_until_ingested()
             bar, update = progress_callback("正在导入")
             report = ingest_folder(
                 engine.index, Path(folder), base_url=engine.settings.base_url_for(Path(folder)), progress=update,
