@@ -14,6 +14,7 @@ pytest.importorskip("pypdfium2", reason="pypdfium2 (requirements.txt) is not ins
 
 from tests.test_browser import ARTIFACTS, CHROMIUM, FLAGS, click_in_card, open_card, run_app, send_question, wait_until_still  # noqa: E402,F401
 from tests.pdf_fixtures import policy_pdf  # noqa: E402
+from tests.test_browser_cards import chromium  # noqa: E402,F401 - the module-scoped browser fixture
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -33,16 +34,6 @@ def app_url(tmp_path_factory):
         yield url
 
 
-@pytest.fixture(scope="module")
-def chromium():
-    if not Path(CHROMIUM).exists():
-        pytest.skip("Debian chromium is not installed")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield b
-        b.close()
 
 
 def _inside(box, width: int, height: int) -> bool:  # noqa: ANN001
