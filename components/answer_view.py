@@ -49,6 +49,7 @@ from core.presentation import (
     FOUND_TITLE,
     INTERRUPTED_MESSAGE,
     KEYWORD_MODE_NOTE,
+    KEYWORD_UNCALIBRATED_NOTE,
     PATH_SEPARATOR,
     REPHRASE_HINT,
     UNSUPPORTED_LABEL,
@@ -317,8 +318,16 @@ def _sufficiency_notes(record: AnswerRecord) -> str:
     if suff.note and record.status != "no_evidence":
         out += f'<div class="yz-note yz-uncovered">{_e(suff.note)}</div>'
     if suff.mode == "keyword":
-        out += f'<div class="yz-note yz-keyword-mode">{_e(KEYWORD_MODE_NOTE)}</div>'
+        note = KEYWORD_UNCALIBRATED_NOTE if _vectors_complete(record) else KEYWORD_MODE_NOTE
+        out += f'<div class="yz-note yz-keyword-mode">{_e(note)}</div>'
     return out
+
+
+def _vectors_complete(record: AnswerRecord) -> bool:
+    """Whether the record's retrieval had every chunk's vector (``dense_coverage`` "n/n", n > 0):
+    then keyword mode means an uncalibrated embedder, not vectors still being built."""
+    done, _, total = str((record.retrieval or {}).get("dense_coverage", "")).partition("/")
+    return done.isdigit() and done == total and int(done) > 0
 
 
 def _notice(kind: str, message: str) -> str:

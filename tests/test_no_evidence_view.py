@@ -91,3 +91,20 @@ def test_an_answer_with_no_text_says_so_and_shows_what_was_found() -> None:
     assert_safe(html)
     answered = render_answer(record("原文。", [Support(start=0, end=3, chunk_ids=("c1",))], [chunk("c1")]))
     assert FOUND_TITLE not in answered and EMPTY_ANSWER_MESSAGE not in answered
+
+
+def test_keyword_mode_with_every_vector_says_the_embedder_is_uncalibrated_not_unbuilt() -> None:
+    """Fresh-clone pass: with the hash embedder every answer said 向量索引尚未建完 while the sidebar
+    said the index was ready (keyword mode there means no calibrated decision for that model)."""
+    from components.answer_view import KEYWORD_UNCALIBRATED_NOTE
+
+    text = "青鸟平台的值班轮换周期是七天。"
+
+    def html(coverage: str) -> str:
+        return render_answer(record(
+            text, [Support(start=0, end=len(text), chunk_ids=("c1",))], [chunk("c1", text)],
+            sufficiency=_info(decision="sufficient", score=0.9, mode="keyword"), retrieval={"dense_coverage": coverage},
+        ))
+
+    assert KEYWORD_UNCALIBRATED_NOTE in html("832/832") and "尚未建完" not in html("832/832")
+    assert KEYWORD_MODE_NOTE in html("12/832") and KEYWORD_MODE_NOTE in html("0/832")
