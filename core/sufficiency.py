@@ -212,10 +212,11 @@ def features_of(
     cross_script: bool = False,
     keys: Sequence[str] = (),
     hybrid2: bool = False,
-    g_absent: float = 0.0,
+    g_absent: float | None = None,
 ) -> dict[str, float]:
     """The ``FEATURES`` of one candidate (dense ones 0 unless ``hybrid``, the second embedder's
-    0 unless ``hybrid2``); the means are over the top-k;
+    0 unless ``hybrid2``, the ``GENERAL_FEATURES`` 0 unless ``g_absent`` is given: they cost a
+    dictionary lookup per new term and only a model that reads them needs them); the means are over the top-k;
     ``keys`` the question's rarest knowledge-base terms (``key_terms``) for the ``detail`` feature."""
     tokens = lexical.tokens(cand.chunk_id)
     terms = None if tokens is None else frozenset(tokens)
@@ -234,9 +235,9 @@ def features_of(
         "detail": float(detail_in(question, cand.text, keys)),
         "dense2": (cand.dense2 or 0.0) if hybrid2 else 0.0,
         "dense2_rr": _rr(cand.dense2_rank) if hybrid2 else 0.0,
-        "g_coverage": general_coverage(question, terms),
-        "g_salient": general_salient(question, terms),
-        "g_absent": g_absent,
+        "g_coverage": 0.0 if g_absent is None else general_coverage(question, terms),
+        "g_salient": 0.0 if g_absent is None else general_salient(question, terms),
+        "g_absent": g_absent or 0.0,
     }
 
 
@@ -276,7 +277,8 @@ def decide(
     mode = "hybrid2" if hybrid2 else "hybrid" if hybrid else "keyword"
     models = {"hybrid2": model.hybrid2, "hybrid": model.hybrid, "keyword": model.keyword}
     absent = absent_share(question, lexical, cross_script=cross_script)
-    g_absent = general_absent(question, lexical, cross_script=cross_script)
+    reads_general = any(f in GENERAL_FEATURES for mm in models.values() if mm is not None for f in mm.features)
+    g_absent = general_absent(question, lexical, cross_script=cross_script) if reads_general else None
     keys = key_terms(question, lexical)
     n = max(1, len(candidates))
     mean_cov = sum(c.coverage for c in candidates) / n

@@ -192,3 +192,20 @@ def test_a_question_without_a_word_to_look_for_is_refused(question):
                    model=suf.DEFAULT_MODEL)
     assert not d.sufficient and d.evidence_ids == ()
     assert "没有可以检索的词语" in d.message
+
+
+def test_the_general_features_are_computed_only_for_a_model_that_reads_them():
+    """The shipped model does not read them: a question should not pay their dictionary lookups."""
+    from dataclasses import replace
+
+    from core.lexical import LexicalIndex
+
+    text = "赤狐平台的值班轮换周期是十天，每次交接必须在周五上午十点完成。"
+    lex = LexicalIndex(["c1"], [text])
+    cand = suf.Candidate("c1", text, 1.0, 0.9, 1, 1, 1)
+    plain = suf.decide("赤狐平台的值班轮换周期是多久？", [cand], lex, kb_text=text.lower(), hybrid=True,
+                       model=suf.DEFAULT_MODEL)
+    assert plain.features["c1"]["g_coverage"] == 0.0
+    reader = replace(suf.DEFAULT_MODEL, hybrid=replace(suf.DEFAULT_MODEL.hybrid, features=("g_coverage",), coef=(1.0,)))
+    read = suf.decide("赤狐平台的值班轮换周期是多久？", [cand], lex, kb_text=text.lower(), hybrid=True, model=reader)
+    assert read.features["c1"]["g_coverage"] == 1.0
