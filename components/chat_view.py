@@ -142,8 +142,10 @@ def answer_request(engine, request: Request, records: list[AnswerRecord], *, con
 
 #: How the view stays on a new turn (``_scroll_to_turn``): it is scrolled to the top of the view, and put
 #: back there when something else scrolls the page (Streamlit scrolls a chat to its bottom as a run draws,
-#: which carried a regenerated version off-screen) until the run has been over for 1.5 s (at most 15 s),
-#: or at once when the person scrolls, taps, clicks or types.
+#: which carried a regenerated version off-screen) until the run has been over for 3 s (at most 20 s),
+#: or at once when the person scrolls, taps, clicks or types. While it holds, the page's root element
+#: carries ``data-yz-hold`` (the browser test scrolls the page only while it is there: on a loaded
+#: machine the hold could end before the test's scroll, CI stop 32).
 _HOLD_TURN_JS = """requestAnimationFrame(function () {
   const m = document.getElementById(MARK), own = OWN;
   const all = Array.from(document.querySelectorAll("[data-testid=stChatMessage]"));
@@ -155,13 +157,16 @@ _HOLD_TURN_JS = """requestAnimationFrame(function () {
   pin();
   const top = turn.getBoundingClientRect().top, start = performance.now(), events = ["wheel", "touchstart", "keydown", "mousedown"];
   let quit = false, idle = null;
+  const root = document.documentElement;
+  root.dataset.yzHold = MARK;
   const stop = function () { quit = true; };
   events.forEach(function (e) { window.addEventListener(e, stop, { capture: true, passive: true }); });
   (function hold() {
     const now = performance.now(), running = !!document.querySelector("[data-testid=stStatusWidget]");
     idle = running ? null : (idle === null ? now : idle);
-    if (quit || !turn.isConnected || now - start > 15000 || (idle !== null && now - idle > 1500)) {
+    if (quit || !turn.isConnected || now - start > 20000 || (idle !== null && now - idle > 3000)) {
       events.forEach(function (e) { window.removeEventListener(e, stop, { capture: true }); });
+      if (root.dataset.yzHold === MARK) delete root.dataset.yzHold;
       return;
     }
     if (Math.abs(turn.getBoundingClientRect().top - top) > 2) pin();
