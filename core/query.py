@@ -94,6 +94,32 @@ class ResolvedQuery:
         return self.text != self.question
 
 
+# Where a question with several parts divides: after a question mark or semicolon, or before
+# 另外/此外/还有/以及/同时 that follows a comma.
+_PART_END = re.compile(r"(?<=[？?；;])\s*|[，,]\s*(?=(?:另外|此外|还有|以及|同时|并且|and also\b|also\b))", re.IGNORECASE)
+_PART_LEAD = re.compile(r"^(?:另外|此外|还有|以及|同时|并且|and also\b|also\b|and\b)[，,]?\s*", re.IGNORECASE)
+#: A part shorter than this (characters, without its lead word) is not a part of its own.
+PART_MIN_CHARS = 4
+
+
+def question_parts(question: str) -> list[str]:
+    """The parts of a question that asks several things (``"…能不能一起用？另外，…会怎样？"`` → two
+    parts), each without its lead word (另外/此外…); ``[question]`` for a question with one part.
+    Each part is stripped of surrounding white space; one shorter than ``PART_MIN_CHARS`` (characters,
+    final punctuation aside) joins the one before."""
+    parts: list[str] = []
+    for raw in _PART_END.split(question):
+        raw = raw.strip()
+        piece = _PART_LEAD.sub("", raw)
+        if not piece:
+            continue
+        if parts and len(piece.rstrip("？?；;。.")) < PART_MIN_CHARS:
+            parts[-1] += (" " if raw[:1].isascii() and parts[-1][-1:].isascii() else "") + raw
+        else:
+            parts.append(piece)
+    return parts or [question]
+
+
 def cjk_share(text: str) -> float:
     """Share (0..1) of the letters of ``text`` that are CJK ideographs (0 for no letters)."""
     cjk = len(_CJK.findall(text))

@@ -6,7 +6,9 @@ share of the question's terms it contains (terms found only in the chunk's
 heading path count half; plus a small prior for the chunk's rank, and a bonus
 ``TYPE_BONUS`` when the sentence has what the question type asks for: a number or
 date for 多少/几/何时/哪一年/how many/when, a person name for 谁/who, a place name for
-哪里/where: ``core.generators.question_types``; for a question for drawbacks, its subject's words plus
+哪里/where: ``core.generators.question_types``, and ``FORM_BONUS`` per form of the question it answers in
+kind: a yes/no question and a sentence that says no or only, a question about a case and a sentence that
+states one; for a question for drawbacks, its subject's words plus
 ``DRAWBACK_BONUS`` for a sentence that states a drawback or sits in a limits section, ``core.aspects``).
 
 What is kept (``select``):
@@ -37,14 +39,17 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 from core.aspects import DRAWBACK_EVIDENCE, asks_drawback, is_limits_section, without_drawback_words
 from core.generators.base import Generator, OnText
 from core.generators.compare import Side, compared_sides, is_about, missing_note
-from core.generators.question_types import has_wanted, question_wants  # noqa: F401 (re-exported)
+from core.generators.question_types import (  # noqa: F401 (has_wanted, question_wants re-exported)
+    forms_answered, has_wanted, question_forms, question_wants,
+)
 from core.lexical import STOPWORDS, tokenize
 from core.models import Draft, DraftSupport, RetrievedChunk
+from core.query import question_parts
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
@@ -73,6 +78,15 @@ TYPE_BONUS = 0.15
 #: Added, for a question for drawbacks, to a sentence that states one or sits in a limits section
 #: (``core.aspects``); no dev question asks for drawbacks (set on the probe questions in the README).
 DRAWBACK_BONUS = 0.3
+#: Added for each form of the question a sentence answers in kind (``core.generators.question_types``):
+#: a yes/no question and a sentence that says no or only (不/无法/仅…), a question about a case
+#: (如果/要是…) and a sentence that states one. Measured on every dev set (README, issue 27).
+FORM_BONUS = 0.1
+#: A part of a several-part question counts as answered when a chosen sentence scores at least this
+#: share of the part's best sentence; the whole question's relevance joins a part's at this weight
+#: (``ExtractiveGenerator._cover_parts``; measured on every dev set, README, issue 27).
+PART_COVERED = 0.8
+PART_CONTEXT = 0.3
 
 
 @dataclass(frozen=True)
@@ -84,6 +98,16 @@ class _Candidate:
     heading_terms: frozenset[str] = frozenset()
     order: int = 0  # index among the chunk's sentences
     needs_previous: bool = False
+
+
+@dataclass(frozen=True)
+class _Scoring:
+    cands: list[_Candidate]
+    previous: dict[tuple[int, int], _Candidate]
+    relevance: Callable[[_Candidate], float]
+    parts: Callable[[_Candidate], dict[str, float]]
+    pool: list[_Candidate]
+    wants: frozenset[str]
 
 
 def split_sentences(text: str, lead_ins: bool = False) -> list[tuple[int, str]]:
@@ -178,12 +202,66 @@ class ExtractiveGenerator(Generator):
         return draft
 
     def _extract(self, question: str, chunks: Sequence[RetrievedChunk]) -> Draft:
+        scoring = self._scoring(question, chunks)
+        if scoring is None:
+            return Draft(parts=("",), supports=(), generator=self.info)
+        cands, previous, relevance = scoring.cands, scoring.previous, scoring.relevance
+        units = self._select(sorted(scoring.pool, key=lambda c: (-relevance(c), c.chunk_index, c.position)),
+                             previous, relevance)
+        if units and scoring.wants & {"reason", "effect"}:
+            _continue_lead(units, previous, scoring.wants)
+        if units:
+            self._cover_parts(question, chunks, units, scoring)
+        note = _cover_both_sides(question, units, cands, chunks, previous, relevance) if units else ""
+        return self._draft(units, chunks, relevance, note)
+
+    def _cover_parts(self, question: str, chunks: Sequence[RetrievedChunk], units: list[list[_Candidate]],
+                     scoring: "_Scoring") -> None:
+        """For a question with several parts (``question_parts``: "…能一起用吗？另外，…会怎样？"): a part
+        that no chosen sentence answers as well as ``PART_COVERED`` of its best sentence gets that best
+        sentence as a unit of its own. A part is scored as a question of its own (its words, type and
+        form) plus ``PART_CONTEXT`` of the whole question's relevance (its subject may be in another
+        part: "…打流感疫苗…那个时段能打吗？要不要花钱？"). Mutates ``units``."""
+        parts = question_parts(question)
+        if len(parts) < 2:
+            return
+        for part in parts:
+            own = self._scoring(part, chunks)
+            if own is None or not own.pool:
+                continue
+
+            def answers(c: _Candidate, own: _Scoring = own) -> float:
+                return own.relevance(c) + PART_CONTEXT * scoring.relevance(c)
+
+            pool = [c for c in scoring.cands if c in own.pool]
+            best = max(pool, key=answers, default=None)
+            if best is None or any(answers(c) >= PART_COVERED * answers(best) for u in units for c in u):
+                continue
+            unit = _unit(best, scoring.previous)
+            fresh = [c for c in unit or () if not any(c == o for u in units for o in u)]
+            if fresh:
+                units.append(fresh)
+
+    def features(self, question: str, chunks: Sequence[RetrievedChunk]) -> list[tuple[str, int, dict[str, float]]]:
+        """Each candidate sentence as ``(sentence, chunk index, parts)``: the parts of its relevance
+        (``cov`` IDF-weighted share of the question's terms in it, ``head`` the share only in its heading
+        path, ``rank`` 1/(1 + chunk rank), ``typ`` and ``form`` 1 when it has what the question's type
+        or form asks for) and ``score``, the relevance itself. For ``benchmarks/sentence_selection.py``;
+        empty when no chunk has a sentence."""
+        scoring = self._scoring(question, chunks)
+        if scoring is None:
+            return []
+        return [(c.text, c.chunk_index, {**scoring.parts(c), "score": scoring.relevance(c)}) for c in scoring.cands]
+
+    def _scoring(self, question: str, chunks: Sequence[RetrievedChunk]) -> "_Scoring | None":
+        """The candidates, their predecessors, the relevance function and the pool to select from;
+        None when no chunk has a sentence."""
         cands, previous = _candidates(chunks)
         if not cands:  # e.g. steps that each announce a command: the steps, without their colons
             cands, previous = _candidates(chunks, lead_ins=True)
         if not cands:
-            return Draft(parts=("",), supports=(), generator=self.info)
-        wants = question_wants(question)
+            return None
+        wants, forms = question_wants(question), question_forms(question)
         # a question for drawbacks is scored by its subject's words, plus DRAWBACK_BONUS for a sentence
         # that states a drawback or sits in a limits section (core.aspects); 限制 alone is not one
         drawback = asks_drawback(question)
@@ -198,15 +276,23 @@ class ExtractiveGenerator(Generator):
         weight = {t: math.log(1 + n / (1 + df.get(t, 0))) for t in q_terms}
         total = sum(weight.values()) or 1.0
 
+        def parts(c: _Candidate) -> dict[str, float]:
+            return {
+                "cov": sum(w for t, w in weight.items() if t in c.terms) / total,
+                "head": sum(w for t, w in weight.items() if t in c.heading_terms and t not in c.terms) / total,
+                "rank": 1.0 / (1 + c.chunk_index),
+                "typ": 1.0 if wants and has_wanted(c.text, wants) else 0.0,
+                "form": float(len(forms_answered(c.text, forms))) if forms else 0.0,
+            }
+
         def relevance(c: _Candidate) -> float:
             # question terms in the sentence, plus half weight for those only in its heading path
             # (measured: CMRC answers containing gold 78.8% → 82.7%, k8s-dev unchanged; README)
-            hit = sum(w for t, w in weight.items() if t in c.terms)
-            hit += 0.5 * sum(w for t, w in weight.items() if t in c.heading_terms and t not in c.terms)
-            bonus = TYPE_BONUS if wants and has_wanted(c.text, wants) else 0.0
+            p = parts(c)
+            score = p["cov"] + 0.5 * p["head"] + 0.15 * p["rank"] + TYPE_BONUS * p["typ"] + FORM_BONUS * p["form"]
             if drawback and (limits[c.chunk_index] or DRAWBACK_EVIDENCE.search(c.text)):
-                bonus += DRAWBACK_BONUS
-            return hit / total + 0.15 / (1 + c.chunk_index) + bonus
+                score += DRAWBACK_BONUS
+            return score
 
         pool = [c for c in cands if any(t in c.terms for t in weight)]
         if not pool:
@@ -216,11 +302,7 @@ class ExtractiveGenerator(Generator):
             first = min((c for c in cands if not c.needs_previous), key=lambda c: (c.chunk_index, c.position),
                         default=None)
             pool = [first] if first is not None else []
-        units = self._select(sorted(pool, key=lambda c: (-relevance(c), c.chunk_index, c.position)), previous, relevance)
-        if units and wants & {"reason", "effect"}:
-            _continue_lead(units, previous, wants)
-        note = _cover_both_sides(question, units, cands, chunks, previous, relevance) if units else ""
-        return self._draft(units, chunks, relevance, note)
+        return _Scoring(cands, previous, relevance, parts, pool, wants)
 
     def _select(self, scored, previous, relevance) -> list[list[_Candidate]]:  # noqa: ANN001
         """Units (a sentence, or a sentence with the predecessor it needs), best first."""

@@ -30,6 +30,42 @@ _HAS_EFFECT = re.compile(r"引起|导致|造成|使得|致使|以致|从而|结�
 _HAS_NUMBER = re.compile(r"\d|[二三四五六七八九十两百千万亿〇零][一二三四五六七八九十两百千万亿〇零]*\s*(?:个|次|秒|分钟|小时|天|周|年|月|日|岁|种|名|位|层|届|倍|米|公里|公斤|%)|[一]\s*(?:秒|分钟|小时|天|周|年|月|日|岁|倍|米|公里|公斤)")
 
 
+# The form of a question (``question_forms``), and a sentence that answers in that form.
+_YESNO_QUESTION = re.compile(
+    r"吗\s*[？?]|吗\s*$|能否|是否|可否|可不可以|能不能|会不会|是不是|有没有|要不要|需不需要"
+    r"|^\s*(?:can|could|does|do|did|is|are|was|were|will|would|should|must|may|has|have)\b",
+    re.IGNORECASE,
+)
+_CASE_QUESTION = re.compile(r"如果|要是|假如|假设|万一|倘若|一旦|的话|\bif\b|\bwhat happens\b", re.IGNORECASE)
+# A sentence that says no, not or only (the answer to most yes/no questions a document settles).
+_SAYS_NO_OR_ONLY = re.compile(r"不|没有|无法|未|仅|只|禁止|\bnot\b|\bonly\b|\bnever\b|\bcannot\b|n't\b", re.IGNORECASE)
+# A sentence that states a case and what follows in it.
+_STATES_CASE = re.compile(r"如果|若|假如|倘若|一旦|只要|只有|否则|除非|当.{0,40}?时|\bif\b|\bwhen\b|\bunless\b",
+                          re.IGNORECASE)
+
+
+def question_forms(question: str) -> frozenset[str]:
+    """The form of a question, apart from what it asks for: ``yesno`` (…吗？/能否/是否/能不能, can/does/is…)
+    and ``case`` (如果/要是/假如/万一…的话, if/what happens); empty for others."""
+    out = set()
+    if _YESNO_QUESTION.search(question):
+        out.add("yesno")
+    if _CASE_QUESTION.search(question):
+        out.add("case")
+    return frozenset(out)
+
+
+def forms_answered(sentence: str, forms: frozenset[str]) -> frozenset[str]:
+    """Which of ``forms`` (``question_forms``) ``sentence`` answers in kind: ``yesno`` when it says
+    no, not or only (不/没有/无法/仅/只, not/only), ``case`` when it states a case (如果/若/当…时/否则, if/when)."""
+    out = set()
+    if "yesno" in forms and _SAYS_NO_OR_ONLY.search(sentence):
+        out.add("yesno")
+    if "case" in forms and _STATES_CASE.search(sentence):
+        out.add("case")
+    return frozenset(out)
+
+
 def question_wants(question: str) -> frozenset[str]:
     """What the question type asks for: ``number`` (多少/几/何时/哪一年, how many, when),
     ``person`` (谁/哪位, who), ``place`` (哪里/在哪, where), ``reason`` (为什么/为何, why),
