@@ -1,5 +1,5 @@
 """Issue 27: the offline answer answers the question's form and every part of it. The dev cases
-(``golden/extractive_dev_answers.json``) are dev questions the answer failed before (the sentence
+(``data/extractive_dev_answers.json``) are dev questions the answer failed before (the sentence
 that answers was left out or came last), with the chunks their retrieval returned."""
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ def test_a_sentence_answers_a_form_in_kind():
     assert forms_answered("如果未指定则使用默认值。", frozenset()) == frozenset()
 
 
-GOLDEN = Path(__file__).parent / "golden" / "extractive_dev_answers.json"
+GOLDEN = Path(__file__).parent / "data" / "extractive_dev_answers.json"
 DEV_CASES = json.loads(GOLDEN.read_text(encoding="utf-8"))["cases"]
 
 
