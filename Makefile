@@ -1,12 +1,12 @@
 # Two commands: `make run` (install + start the app on embedded defaults, offline)
-# and `make test` (install test dependencies + run the whole suite). `make test-real-model`
+# and `make test` (install test dependencies, lint, run the whole suite); `make test-fast` for the edit loop. `make test-real-model`
 # runs a real model in llama.cpp's server (its own virtualenv, llama.cpp compiled once).
 PY ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8501
 
-.PHONY: run test install install-dev install-real-model test-real-model browser ingest bench clean
+.PHONY: run test test-fast lint install install-dev install-real-model test-real-model browser ingest bench clean
 
 $(BIN)/python:
 	@command -v $(PY) >/dev/null 2>&1 || { echo "Python 3.11 is required ($(PY) not found); set PY=/path/to/python3.11"; exit 1; }
@@ -55,8 +55,17 @@ browser:
 run: install
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/streamlit run app.py --server.port $(PORT)
 
-test: install-dev browser
+test: install-dev browser lint
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest
+
+# ruff's lint rules and formatter (pyproject.toml [tool.ruff]); `ruff format .` fixes the format
+lint: install-dev
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+# the edit loop: the suite without the browser and slow tests (no chromium needed)
+test-fast: install-dev
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -m "not browser and not slow and not real_model"
 
 ingest: install
 	$(BIN)/python -m core ingest

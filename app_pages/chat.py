@@ -44,8 +44,12 @@ with page_guard("显示问答页"):
 
     if request:
         answer_request(
-            engine, request, records, conversation_id=conversation_id,
-            generator=st.session_state.get("generator"), options=retrieval_options(engine),
+            engine,
+            request,
+            records,
+            conversation_id=conversation_id,
+            generator=st.session_state.get("generator"),
+            options=retrieval_options(engine),
             knowledge_bases=knowledge_bases,
             before_answer=wait_until_ingested,  # asked during the first start's ingest: shown, then answered
             where=regenerated,

@@ -24,16 +24,22 @@ with page_guard("核查"):
     engine = scoped(engine)
     st.title("核查 · 检查任意文本的出处")
     show_answer_assets()
-    st.caption("粘贴一段文字（如其他聊天机器人的回答、报告中的段落），逐句在知识库中检索并核对，"
-               "或者对照你粘贴的来源原文核对：有出处的句子带上标，与来源矛盾的句子标 ⚠ 与来源矛盾，"
-               "找不到出处的句子标 本段无出处。")
+    st.caption(
+        "粘贴一段文字（如其他聊天机器人的回答、报告中的段落），逐句在知识库中检索并核对，"
+        "或者对照你粘贴的来源原文核对：有出处的句子带上标，与来源矛盾的句子标 ⚠ 与来源矛盾，"
+        "找不到出处的句子标 本段无出处。"
+    )
 
     with st.form("check"):
         example = next((p.check_example for p in engine.profiles() if p.check_example), None)
-        text = st.text_area("要核查的文本", height=180,
-                            placeholder=f"例如：{example}" if example else "粘贴要核查的文字，每句都会单独核对。")
+        text = st.text_area(
+            "要核查的文本",
+            height=180,
+            placeholder=f"例如：{example}" if example else "粘贴要核查的文字，每句都会单独核对。",
+        )
         sources = st.text_area(
-            "来源原文（可选）", height=140,
+            "来源原文（可选）",
+            height=140,
             placeholder="留空：在知识库中检索。粘贴原文：只对照这些文字核对；多段用空行分隔，或写成 [1] … [2] …",
         )
         submitted = st.form_submit_button("核查", type="primary")

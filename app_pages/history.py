@@ -18,8 +18,15 @@ with page_guard("加载历史回答"):
     st.title("历史回答")
     col1, col2, col3 = st.columns([3, 1, 1])
     text = col1.text_input("按问题搜索", "")
-    STATUS_LABELS = {"全部": "全部", "answered": "已回答", "no_evidence": "无充分证据", "unverifiable": "无法核查",
-                     "blocked": "被拦截", "error": "出错", "interrupted": "被中断"}
+    STATUS_LABELS = {
+        "全部": "全部",
+        "answered": "已回答",
+        "no_evidence": "无充分证据",
+        "unverifiable": "无法核查",
+        "blocked": "被拦截",
+        "error": "出错",
+        "interrupted": "被中断",
+    }
     status = col2.selectbox("状态", list(STATUS_LABELS), format_func=STATUS_LABELS.get)
     since = col3.date_input("起始日期", value=None)
 
@@ -44,8 +51,11 @@ with page_guard("加载历史回答"):
             st.text("、".join(r.answer_id for r in records.skipped[:5]))  # stored ids: text, never Markdown
         if not records:
             st.info("还没有符合条件的回答。")
-        labels = {r.answer_id: f"{r.created_at:%Y-%m-%d %H:%M} · [{'核查 · ' if r.generator.name == 'check' else ''}"
-                               f"{STATUS_LABELS.get(r.status, r.status)}] {r.query[:60]}" for r in records}
+        labels = {
+            r.answer_id: f"{r.created_at:%Y-%m-%d %H:%M} · [{'核查 · ' if r.generator.name == 'check' else ''}"
+            f"{STATUS_LABELS.get(r.status, r.status)}] {r.query[:60]}"
+            for r in records
+        }
         chosen = st.selectbox("选择一个回答重放", list(labels), format_func=labels.get) if records else None
         if chosen:
             record = next(r for r in records if r.answer_id == chosen)

@@ -9,7 +9,13 @@ from components.auth import current_user, is_admin
 from components.errors import page_guard
 from components.kb_view import choose_managed_kb, show_kb_admin
 from components.library_view import (
-    UPLOAD_CSS, UPLOAD_TYPES, hide_controls, overview, progress_callback, show_report, upload_hint,
+    UPLOAD_CSS,
+    UPLOAD_TYPES,
+    hide_controls,
+    overview,
+    progress_callback,
+    show_report,
+    upload_hint,
 )
 from components.resources import embedding_worker, ensure_ready, wait_until_ingested
 from core.library import ingest_folder, ingest_uploads
@@ -38,8 +44,11 @@ with page_guard("知识库操作"):
             wait_until_ingested()  # the first start's ingest first: one writer, and counts that agree
             bar, update = progress_callback("正在导入")
             report = ingest_uploads(
-                engine.index, [(f.name, f.getvalue()) for f in uploads], engine.settings.data_dir / "uploads",
-                progress=update, knowledge_base=kb.name,
+                engine.index,
+                [(f.name, f.getvalue()) for f in uploads],
+                engine.settings.data_dir / "uploads",
+                progress=update,
+                knowledge_base=kb.name,
             )
             bar.empty()
             st.session_state[UPLOADS_RESET_KEY] = st.session_state.get(UPLOADS_RESET_KEY, 0) + 1  # not sent again
@@ -48,7 +57,10 @@ with page_guard("知识库操作"):
             wait_until_ingested()
             bar, update = progress_callback("正在导入")
             report = ingest_folder(
-                engine.index, Path(folder), base_url=engine.settings.base_url_for(Path(folder)), progress=update,
+                engine.index,
+                Path(folder),
+                base_url=engine.settings.base_url_for(Path(folder)),
+                progress=update,
                 knowledge_base=kb.name,
             )
             bar.empty()

@@ -17,5 +17,12 @@ with page_guard("显示来源快照"):
     record = engine.records.get(answer_id) if answer_id else None
     snap = record.chunk(chunk_id) if record else None
     current = readable.current_counterpart(engine, snap) if snap else None  # None: no access to its base now
-    show_snapshot(record, answer_id, chunk_id, readable.current_versions(engine), current, st.query_params.get("support"),
-                  current_readable=bool(snap) and readable.may_read_source(engine, snap))
+    show_snapshot(
+        record,
+        answer_id,
+        chunk_id,
+        readable.current_versions(engine),
+        current,
+        st.query_params.get("support"),
+        current_readable=bool(snap) and readable.may_read_source(engine, snap),
+    )

@@ -44,14 +44,17 @@ def main(argv: list[str] | None = None) -> int:
     with tarfile.open(archive) as tar:
         tar.extractall(work, filter="data")
     docs = next(work.glob("*/docs"))
-    os.environ.update(YINZHENG_DATA_DIR=str(work / "data"), YINZHENG_EMBEDDING=args.embedding,
-                      YINZHENG_BACKGROUND_EMBEDDING="0")
+    os.environ.update(
+        YINZHENG_DATA_DIR=str(work / "data"), YINZHENG_EMBEDDING=args.embedding, YINZHENG_BACKGROUND_EMBEDDING="0"
+    )
     from core.ingest import ingest  # noqa: PLC0415
     from core.pipeline import Engine  # noqa: PLC0415
 
     engine = Engine.open()
-    print(f"archive {archive.name}: {sum(1 for _ in docs.rglob('*.md'))} Markdown files; embedding {args.embedding} "
-          f"(stage 1 only: vectors follow in the background)  ({load()})")
+    print(
+        f"archive {archive.name}: {sum(1 for _ in docs.rglob('*.md'))} Markdown files; embedding {args.embedding} "
+        f"(stage 1 only: vectors follow in the background)  ({load()})"
+    )
     t0 = time.perf_counter()
     first = ingest(engine.index, [docs], embed=False)
     t1 = time.perf_counter()
@@ -60,13 +63,19 @@ def main(argv: list[str] | None = None) -> int:
     again = ingest(engine.index, [docs], embed=False)
     t3 = time.perf_counter()
     counts = again.counts()
-    print(f"first ingest (stage 1)            {t1 - t0:7.2f} s   {first.counts()['added']} files, {first.chunks} chunks")
-    print(f"first question answered after     {t2 - t0:7.2f} s   {verdict(t2 - t0, GOAL_FIRST_QUESTION_S)} "
-          f"(status {record.status})  ({load()})")
+    print(
+        f"first ingest (stage 1)            {t1 - t0:7.2f} s   {first.counts()['added']} files, {first.chunks} chunks"
+    )
+    print(
+        f"first question answered after     {t2 - t0:7.2f} s   {verdict(t2 - t0, GOAL_FIRST_QUESTION_S)} "
+        f"(status {record.status})  ({load()})"
+    )
     share = (t3 - t2) / (t1 - t0)
-    print(f"re-ingest, unchanged              {t3 - t2:7.2f} s = {share:.1%} of the first   "
-          f"{verdict(share, GOAL_REINGEST_SHARE)} ({counts['unchanged']} unchanged, "
-          f"{counts['added'] + counts['updated']} parsed)  ({load()})")
+    print(
+        f"re-ingest, unchanged              {t3 - t2:7.2f} s = {share:.1%} of the first   "
+        f"{verdict(share, GOAL_REINGEST_SHARE)} ({counts['unchanged']} unchanged, "
+        f"{counts['added'] + counts['updated']} parsed)  ({load()})"
+    )
     return 0
 
 

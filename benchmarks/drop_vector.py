@@ -9,7 +9,8 @@ the state of a chunk whose vector was never written, or of an upload still being
 questions file passed to eval). The vectors are deleted from the store after ``core.ingest.ingest``
 (so the eval's own ``embed_pending`` does not fill them in) and stay missing for every question;
 stderr names them and the coverage. ``--second-too``: their second model's vectors are deleted
-from the catalog's cache as well, after the eval's own pass over that model. ``--upload FILE`` ingests FILE into the same knowledge base without embedding it first (``--count 0``:
+from the catalog's cache as well, after the eval's own pass over that model. ``--upload FILE``
+ingests FILE into the same knowledge base without embedding it first (``--count 0``:
 nothing else is dropped). Use a copy of the data folder: the next run of ``eval`` on it
 embeds them again. Compare the table with a run of ``python -m core eval`` on the same folder.
 """
@@ -40,11 +41,16 @@ def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(prog="benchmarks/drop_vector.py")
     ap.add_argument("--drop", default="random", help="random, or a question id whose gold chunks lose their vector")
     ap.add_argument("--count", type=int, default=1, help="chunks for --drop random")
-    ap.add_argument("--second-too", action="store_true",
-                    help="their second model's vectors too (as for a chunk nobody embedded)")
-    ap.add_argument("--upload", type=Path, default=None,
-                    help="also ingest this file into the same knowledge base without embedding it (issue 30: "
-                         "an upload whose chunks are being embedded)")
+    ap.add_argument(
+        "--second-too", action="store_true", help="their second model's vectors too (as for a chunk nobody embedded)"
+    )
+    ap.add_argument(
+        "--upload",
+        type=Path,
+        default=None,
+        help="also ingest this file into the same knowledge base without embedding it (issue 30: "
+        "an upload whose chunks are being embedded)",
+    )
     ap.add_argument("eval_args", nargs=argparse.REMAINDER)
     args = ap.parse_args(argv)
     rest = [a for a in args.eval_args if a != "--"]
@@ -84,8 +90,9 @@ def main(argv: list[str]) -> int:
             chunks = catalog.active_chunks({})
             keys = [sha256_hex(embedding_text(chunks[cid])) for cid in dropped]
             with catalog.database.write() as db:
-                db.execute(sa.delete(EMBEDDINGS).where(EMBEDDINGS.c.model == embedder.name,
-                                                       EMBEDDINGS.c.text_sha256.in_(keys)))
+                db.execute(
+                    sa.delete(EMBEDDINGS).where(EMBEDDINGS.c.model == embedder.name, EMBEDDINGS.c.text_sha256.in_(keys))
+                )
             print(f"dropped their {embedder.name} vectors too", file=sys.stderr)
             return n
 

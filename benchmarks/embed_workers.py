@@ -57,8 +57,16 @@ def _run_workers(n: int, env: dict[str, str], batch: int) -> tuple[float, float,
     worker's model being ready to the last one done, vectors they report, and their summed
     seconds in the database and in the model)."""
     start = time.perf_counter()
-    procs = [subprocess.Popen([sys.executable, "-m", "core", "embed-worker", "--batch", str(batch)], cwd=ROOT,
-                              env=env, stdout=subprocess.PIPE, text=True) for _ in range(n)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "core", "embed-worker", "--batch", str(batch)],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(n)
+    ]
     outs = [p.communicate()[0] for p in procs]
     seconds = time.perf_counter() - start
     if any(p.returncode for p in procs):
@@ -67,8 +75,13 @@ def _run_workers(n: int, env: dict[str, str], batch: int) -> tuple[float, float,
     if not all(lines):
         raise SystemExit(f"unexpected worker output: {outs}")
     phase = max(float(m.group(3)) for m in lines) - min(float(m.group(2)) for m in lines)
-    return (seconds, phase, sum(int(m.group(1)) for m in lines), sum(float(m.group(4)) for m in lines),
-            sum(float(m.group(5)) for m in lines))
+    return (
+        seconds,
+        phase,
+        sum(int(m.group(1)) for m in lines),
+        sum(float(m.group(4)) for m in lines),
+        sum(float(m.group(5)) for m in lines),
+    )
 
 
 def measure(embedding: str, files: int, url: str | None, threads: int = 1, batch: int = 16) -> dict:
@@ -91,9 +104,16 @@ def measure(embedding: str, files: int, url: str | None, threads: int = 1, batch
         index = KnowledgeIndex(settings, make_embedder("hash"))  # the ingest needs no model
         ingest(index, [docs], embed=False)
         catalog: Catalog = index.catalog
-        env = {**os.environ, "YINZHENG_DATA_DIR": str(work / "worker-data"), "YINZHENG_DATABASE_URL": url,
-               "YINZHENG_EMBEDDING": embedding, "OMP_NUM_THREADS": str(threads),
-               "MKL_NUM_THREADS": str(threads), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+        env = {
+            **os.environ,
+            "YINZHENG_DATA_DIR": str(work / "worker-data"),
+            "YINZHENG_DATABASE_URL": url,
+            "YINZHENG_EMBEDDING": embedding,
+            "OMP_NUM_THREADS": str(threads),
+            "MKL_NUM_THREADS": str(threads),
+            "HF_HUB_OFFLINE": "1",
+            "TRANSFORMERS_OFFLINE": "1",
+        }
         env.pop("CHROMA_HOST", None)  # the cache only: no copy into a Chroma server in this measurement
         results = {}
         for n in (1, 2):
@@ -102,18 +122,30 @@ def measure(embedding: str, files: int, url: str | None, threads: int = 1, batch
                 db.execute(sa.delete(CLAIMS).where(CLAIMS.c.model == model))
             seconds, phase, stored, db_s, embed_s = _run_workers(n, env, batch)
             texts = catalog.vector_count(model)
-            results[n] = {"workers": n, "texts": texts, "stored": stored, "seconds": round(seconds, 2),
-                          "texts_per_s": round(texts / seconds, 2), "embed_seconds": round(phase, 2),
-                          "embed_texts_per_s": round(texts / phase, 2), "db_s": round(db_s, 2),
-                          "model_s": round(embed_s, 2)}
+            results[n] = {
+                "workers": n,
+                "texts": texts,
+                "stored": stored,
+                "seconds": round(seconds, 2),
+                "texts_per_s": round(texts / seconds, 2),
+                "embed_seconds": round(phase, 2),
+                "embed_texts_per_s": round(texts / phase, 2),
+                "db_s": round(db_s, 2),
+                "model_s": round(embed_s, 2),
+            }
             if stored != texts:
                 raise SystemExit(f"{n} workers stored {stored} vectors for {texts} texts")
         index.catalog.close()
-        return {"embedding": model, "threads_per_worker": threads, "batch": batch,
-                "backend": sa.make_url(url).get_backend_name(), "runs": list(results.values()),
-                "ratio_2_over_1": round(results[2]["embed_texts_per_s"] / results[1]["embed_texts_per_s"], 2),
-                "ratio_with_model_loads": round(results[2]["texts_per_s"] / results[1]["texts_per_s"], 2),
-                "load_avg_1min": round(os.getloadavg()[0], 2)}
+        return {
+            "embedding": model,
+            "threads_per_worker": threads,
+            "batch": batch,
+            "backend": sa.make_url(url).get_backend_name(),
+            "runs": list(results.values()),
+            "ratio_2_over_1": round(results[2]["embed_texts_per_s"] / results[1]["embed_texts_per_s"], 2),
+            "ratio_with_model_loads": round(results[2]["texts_per_s"] / results[1]["texts_per_s"], 2),
+            "load_avg_1min": round(os.getloadavg()[0], 2),
+        }
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -127,14 +159,18 @@ def _model_name(embedding: str) -> str:
 
 def print_report(report: dict) -> None:
     for r in report["runs"]:
-        print(f"{r['workers']} worker(s): {r['texts']} texts; embedding {r['embed_seconds']} s = "
-              f"{r['embed_texts_per_s']} texts/s; with process start and model load {r['seconds']} s = "
-              f"{r['texts_per_s']} texts/s; summed over workers: {r['model_s']} s in the model, {r['db_s']} s in "
-              "the database")
-    print(f"ratio 2/1 (embedding): {report['ratio_2_over_1']}  goal >= 1.8   "
-          f"(with model loads: {report['ratio_with_model_loads']}; {report['embedding']}, "
-          f"{report['threads_per_worker']} thread(s) per worker, batch {report['batch']}, {report['backend']}, "
-          f"load average {report['load_avg_1min']:.1f})")
+        print(
+            f"{r['workers']} worker(s): {r['texts']} texts; embedding {r['embed_seconds']} s = "
+            f"{r['embed_texts_per_s']} texts/s; with process start and model load {r['seconds']} s = "
+            f"{r['texts_per_s']} texts/s; summed over workers: {r['model_s']} s in the model, {r['db_s']} s in "
+            "the database"
+        )
+    print(
+        f"ratio 2/1 (embedding): {report['ratio_2_over_1']}  goal >= 1.8   "
+        f"(with model loads: {report['ratio_with_model_loads']}; {report['embedding']}, "
+        f"{report['threads_per_worker']} thread(s) per worker, batch {report['batch']}, {report['backend']}, "
+        f"load average {report['load_avg_1min']:.1f})"
+    )
 
 
 @contextlib.contextmanager

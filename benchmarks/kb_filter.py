@@ -23,8 +23,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 QUESTIONS = [
-    "Deployment 和 StatefulSet 有什么区别？", "CronJob 的时区默认是什么？", "Pod 的重启策略有哪些？",
-    "如何给容器设置资源限制？", "Service 的类型有哪些？", "什么是 Init 容器？", "ConfigMap 怎么挂载？",
+    "Deployment 和 StatefulSet 有什么区别？",
+    "CronJob 的时区默认是什么？",
+    "Pod 的重启策略有哪些？",
+    "如何给容器设置资源限制？",
+    "Service 的类型有哪些？",
+    "什么是 Init 容器？",
+    "ConfigMap 怎么挂载？",
 ]
 
 

@@ -53,9 +53,14 @@ class ReplicaClient:
     """A ``benchmarks/replica.py`` process; ``ask(question)`` may be called from many threads."""
 
     def __init__(self, env: dict[str, str], threads: int) -> None:
-        self.proc = subprocess.Popen([sys.executable, str(ROOT / "benchmarks" / "replica.py"), "--threads",
-                                      str(threads)], cwd=ROOT, env=env, stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, str(ROOT / "benchmarks" / "replica.py"), "--threads", str(threads)],
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         ready = json.loads(self.proc.stdout.readline() or "{}")
         if not ready.get("ready"):
             raise SystemExit(f"a replica did not start (exit {self.proc.poll()})")
@@ -102,8 +107,9 @@ def _ingest(work: Path, url: str, host: str, port: int, embedding: str, files: i
         target = docs / path.relative_to(SAMPLE)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(path.read_bytes())
-    settings = Settings(data_dir=work / "ingest", embedding=embedding, database_url=url, chroma_host=host,
-                        chroma_port=port)
+    settings = Settings(
+        data_dir=work / "ingest", embedding=embedding, database_url=url, chroma_host=host, chroma_port=port
+    )
     index = KnowledgeIndex(settings, make_embedder(embedding))
     try:
         ingest(index, [docs], embed=True)
@@ -118,8 +124,15 @@ def run_load(url: str, host: str, port: int, *, clients: int, seconds: float, fi
     work = Path(tempfile.mkdtemp(prefix="yz-load-"))
     with fresh_schema(url) as schema_url:
         chunks = _ingest(work, schema_url, host, port, embedding, files)
-        env = {**os.environ, "YINZHENG_DATABASE_URL": schema_url, "CHROMA_HOST": host, "CHROMA_PORT": str(port),
-               "YINZHENG_EMBEDDING": embedding, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+        env = {
+            **os.environ,
+            "YINZHENG_DATABASE_URL": schema_url,
+            "CHROMA_HOST": host,
+            "CHROMA_PORT": str(port),
+            "YINZHENG_EMBEDDING": embedding,
+            "HF_HUB_OFFLINE": "1",
+            "TRANSFORMERS_OFFLINE": "1",
+        }
         replicas = [ReplicaClient({**env, "YINZHENG_DATA_DIR": str(work / f"replica{n}")}, clients) for n in (1, 2)]
         latencies: list[float] = []
         errors: list[str] = []
@@ -155,12 +168,22 @@ def run_load(url: str, host: str, port: int, *, clients: int, seconds: float, fi
             stored = conn.execute(sa.select(sa.func.count()).select_from(ANSWERS)).scalar_one()
         engine.dispose()
     lat = np.asarray(latencies or [0.0])
-    return {"replicas": 2, "clients": clients, "seconds": round(elapsed, 1), "chunks": chunks, "embedding": embedding,
-            "asked": sum(asked), "answered": len(latencies) - len(errors), "errors": len(errors),
-            "error_examples": errors[:3], "records_stored": stored,
-            "answers_per_s": round((len(latencies) - len(errors)) / elapsed, 2),
-            "p50_s": round(float(np.percentile(lat, 50)), 3), "p95_s": round(float(np.percentile(lat, 95)), 3),
-            "load_avg_1min": round(os.getloadavg()[0], 2)}
+    return {
+        "replicas": 2,
+        "clients": clients,
+        "seconds": round(elapsed, 1),
+        "chunks": chunks,
+        "embedding": embedding,
+        "asked": sum(asked),
+        "answered": len(latencies) - len(errors),
+        "errors": len(errors),
+        "error_examples": errors[:3],
+        "records_stored": stored,
+        "answers_per_s": round((len(latencies) - len(errors)) / elapsed, 2),
+        "p50_s": round(float(np.percentile(lat, 50)), 3),
+        "p95_s": round(float(np.percentile(lat, 95)), 3),
+        "load_avg_1min": round(os.getloadavg()[0], 2),
+    }
 
 
 def main() -> int:
@@ -177,15 +200,24 @@ def main() -> int:
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    load = run_load(args.database_url, args.chroma_host, args.chroma_port, clients=args.clients,
-                    seconds=args.seconds, files=args.files, embedding=args.embedding)
+    load = run_load(
+        args.database_url,
+        args.chroma_host,
+        args.chroma_port,
+        clients=args.clients,
+        seconds=args.seconds,
+        files=args.files,
+        embedding=args.embedding,
+    )
     with fresh_schema(args.database_url) as url:
         embed = measure(args.embed_embedding, args.embed_files, url, threads=1, batch=args.batch)
     if args.json:
         print(json.dumps({"load": load, "embedding": embed}, ensure_ascii=False))
         return 0
-    print(f"2 replicas, {load['clients']} clients, {load['seconds']} s, {load['chunks']} chunks ({load['embedding']}), "
-          f"load average {load['load_avg_1min']:.1f}")
+    print(
+        f"2 replicas, {load['clients']} clients, {load['seconds']} s, {load['chunks']} chunks ({load['embedding']}), "
+        f"load average {load['load_avg_1min']:.1f}"
+    )
     print(f"questions asked {load['asked']}, answered {load['answered']} ({load['answers_per_s']}/s)")
     print(f"errors {load['errors']}  goal 0  {load['error_examples'] or ''}")
     print(f"records stored {load['records_stored']}  goal = questions asked ({load['asked']})")

@@ -19,10 +19,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from components import pdf_view  # noqa: E402
+from core.config import Settings  # noqa: E402
 from core.embeddings import HashingEmbedder  # noqa: E402
 from core.index import KnowledgeIndex  # noqa: E402
 from core.ingest import ingest  # noqa: E402
-from core.config import Settings  # noqa: E402
 from core.models import ChunkSnapshot, RetrievedChunk  # noqa: E402
 from tests.pdf_fixtures import PLAIN_SENTENCE, plain_pdf  # noqa: E402
 
@@ -56,10 +56,14 @@ def main() -> None:
             t = time.perf_counter()
             out = pdf_view.page_html(snap, span)
             warm.append((time.perf_counter() - t) * 1000)
-        print(f"pdf page open, 1 page: cold {cold:.0f} ms (render + PNG), warm {statistics.median(warm):.1f} ms "
-              f"(page cache), {len(out) // 1024} KiB HTML")
-        print(f"pdf ingest: {1 + args.pages} pages in {ingest_s:.2f} s ({ingest_s / (1 + args.pages) * 1000:.0f} ms/page, "
-              "text + character boxes + chunking)")
+        print(
+            f"pdf page open, 1 page: cold {cold:.0f} ms (render + PNG), warm {statistics.median(warm):.1f} ms "
+            f"(page cache), {len(out) // 1024} KiB HTML"
+        )
+        print(
+            f"pdf ingest: {1 + args.pages} pages in {ingest_s:.2f} s ({ingest_s / (1 + args.pages) * 1000:.0f} ms/page, "
+            "text + character boxes + chunking)"
+        )
 
 
 if __name__ == "__main__":

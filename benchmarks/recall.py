@@ -78,7 +78,9 @@ def load(shared: Path) -> list[Question]:
         if not o["gold"]:
             continue
         golds = tuple(g["answer_text"] for g in o["gold"])
-        out.append(Question(o["id"], o["kind"], o["question"], golds, o["kind"] == "multi", tuple(o.get("history") or ())))
+        out.append(
+            Question(o["id"], o["kind"], o["question"], golds, o["kind"] == "multi", tuple(o.get("history") or ()))
+        )
     for line in (ROOT / "data/eval/k8s-dev/questions.jsonl").read_text(encoding="utf-8").splitlines():
         if not line.strip():
             continue
@@ -109,14 +111,20 @@ def run(data_dir: Path, *, dense: bool, shared: Path, show_rows: bool) -> dict[s
     from core.retrieval import HybridRetriever
 
     base = load_settings(env={})
-    settings = Settings(data_dir=data_dir, embedding=os.environ.get("YINZHENG_EMBEDDING", base.embedding),
-                        second_embedding=os.environ.get("YINZHENG_SECOND_EMBEDDING", base.second_embedding))
+    settings = Settings(
+        data_dir=data_dir,
+        embedding=os.environ.get("YINZHENG_EMBEDDING", base.embedding),
+        second_embedding=os.environ.get("YINZHENG_SECOND_EMBEDDING", base.second_embedding),
+    )
     embedder = make_embedder(settings.embedding)
-    index = KnowledgeIndex(settings, embedder, second_embedder=make_second_embedder(settings.second_embedding,
-                                                                                    settings.embedding))
+    index = KnowledgeIndex(
+        settings, embedder, second_embedder=make_second_embedder(settings.second_embedding, settings.embedding)
+    )
     embedded, total = index.dense_coverage()
-    print(f"# {data_dir}: {total} chunks, {embedded} with vectors ({embedder.name}); dense {'on' if dense else 'off'}; "
-          f"second {index.second_coverage()} (its ranking joins when complete; YINZHENG_SECOND_EMBEDDING=none: off)")
+    print(
+        f"# {data_dir}: {total} chunks, {embedded} with vectors ({embedder.name}); dense {'on' if dense else 'off'}; "
+        f"second {index.second_coverage()} (its ranking joins when complete; YINZHENG_SECOND_EMBEDDING=none: off)"
+    )
     retriever = HybridRetriever(index, top_k=settings.top_k, depth=DEPTH, use_dense=dense)
     questions = load(shared)
     retriever.retrieve("预热：Pod 是什么？")

@@ -64,7 +64,9 @@ def main() -> int:
     ap.add_argument("--data-dir", type=Path, required=True)
     ap.add_argument("--shared", default=None)
     ap.add_argument("--use", action="store_true", help="also try USE multilingual as a second dense model")
-    ap.add_argument("--only", default="", help="run only the variants whose name contains one of these (comma-separated)")
+    ap.add_argument(
+        "--only", default="", help="run only the variants whose name contains one of these (comma-separated)"
+    )
     args = ap.parse_args()
     from core.config import Settings
     from core.embeddings import make_embedder
@@ -105,7 +107,9 @@ def main() -> int:
 
     def current(text: str) -> list[str]:
         plan = plan_query(text, lexical, glossary)
-        return rrf([(bm25(plan.lexical_text), plan.lexical_weight), (dense_rank(qvec(plan.dense_text)), plan.dense_weight)])
+        return rrf(
+            [(bm25(plan.lexical_text), plan.lexical_weight), (dense_rank(qvec(plan.dense_text)), plan.dense_weight)]
+        )
 
     def clauses(text: str) -> list[str]:
         parts = [p.strip() for p in _CLAUSE.split(text) if len(p.strip()) >= 4]
@@ -130,7 +134,9 @@ def main() -> int:
         "dense weight 2 for every query": lambda t: rrf([(bm25(t), 1.0), (dense_rank(qvec(t)), 2.0)]),
         "dense weight 3 for every query": lambda t: rrf([(bm25(t), 1.0), (dense_rank(qvec(t)), 3.0)]),
         "clause vectors (RRF over clauses) + BM25": lambda t: rrf(
-            [(bm25(t), 1.0)] + [(dense_rank(qvec(c)), 1.0 / len(clauses(t))) for c in clauses(t)] + [(dense_rank(qvec(t)), 1.0)]
+            [(bm25(t), 1.0)]
+            + [(dense_rank(qvec(c)), 1.0 / len(clauses(t))) for c in clauses(t)]
+            + [(dense_rank(qvec(t)), 1.0)]
         ),
         "BM25 over salient terms + dense": lambda t: rrf([(salient_bm25(t), 1.0), (dense_rank(qvec(t)), 1.0)]),
         "Rocchio PRF on the query vector (top 3, 0.6)": rocchio,
@@ -146,7 +152,13 @@ def main() -> int:
 
         def with_use(t: str, w: float) -> list[str]:
             plan = plan_query(t, lexical, glossary)
-            return rrf([(bm25(plan.lexical_text), plan.lexical_weight), (dense_rank(qvec(plan.dense_text)), plan.dense_weight), (use_rank(t), w)])
+            return rrf(
+                [
+                    (bm25(plan.lexical_text), plan.lexical_weight),
+                    (dense_rank(qvec(plan.dense_text)), plan.dense_weight),
+                    (use_rank(t), w),
+                ]
+            )
 
         variants["USE multilingual only"] = use_rank
         variants["current + USE multilingual ranking (weight 1)"] = lambda t: with_use(t, 1.0)

@@ -31,8 +31,9 @@ sys.path.insert(0, str(ROOT))
 
 
 def _chunks(record) -> list[dict]:  # noqa: ANN001 - AnswerRecord
-    return [{"chunk_id": c.chunk_id, "source_id": c.source_id, "version": c.version, "text": c.text}
-            for c in record.chunks]
+    return [
+        {"chunk_id": c.chunk_id, "source_id": c.source_id, "version": c.version, "text": c.text} for c in record.chunks
+    ]
 
 
 def handle(engine, request: dict) -> dict:  # noqa: ANN001 - Engine
@@ -45,8 +46,13 @@ def handle(engine, request: dict) -> dict:  # noqa: ANN001 - Engine
         start = time.perf_counter()
         record = engine.ask(request["question"], conversation_id=request.get("conversation_id"))
         html = answer_html(record, engine.index.current_versions())
-        return {"answer_id": record.answer_id, "status": record.status, "chunks": _chunks(record), "html": html,
-                "seconds": time.perf_counter() - start}
+        return {
+            "answer_id": record.answer_id,
+            "status": record.status,
+            "chunks": _chunks(record),
+            "html": html,
+            "seconds": time.perf_counter() - start,
+        }
     if op == "render":
         record = engine.records.get(request["answer_id"])
         return {"html": None if record is None else answer_html(record, engine.index.current_versions())}

@@ -86,21 +86,30 @@ def collect(data_root: Path) -> list[dict]:
         settings = Settings(data_dir=data_root / folder)
         second = make_second_embedder(settings.second_embedding, settings.embedding)
         index = KnowledgeIndex(settings, make_embedder(settings.embedding), second_embedder=second)
-        retriever = HybridRetriever(index, top_k=settings.top_k, evidence_threshold=settings.evidence_threshold,
-                                    knowledge_bases=("default",))
+        retriever = HybridRetriever(
+            index, top_k=settings.top_k, evidence_threshold=settings.evidence_threshold, knowledge_bases=("default",)
+        )
         gen = _Capture()
         for q in load_questions(questions):
             if not q.answerable:
                 continue
             gen.calls.clear()
-            record = ask(q.question, retriever=retriever, generator=gen, records=None, settings=settings,
-                         history=q.history)
+            record = ask(
+                q.question, retriever=retriever, generator=gen, records=None, settings=settings, history=q.history
+            )
             if record.status != "answered" or not gen.calls:
                 continue
             asked, rows = gen.calls[-1]
             _cosines(asked, rows, (("cos", second), ("e5", e5)))
-            out.append({"set": name, "corpus": CORPUS.get(name, name), "id": q.id, "kind": q.kind,
-                        "rows": [(text, ci, values, int(states_gold(text, list(q.answers)))) for text, ci, values in rows]})
+            out.append(
+                {
+                    "set": name,
+                    "corpus": CORPUS.get(name, name),
+                    "id": q.id,
+                    "kind": q.kind,
+                    "rows": [(text, ci, values, int(states_gold(text, list(q.answers)))) for text, ci, values in rows],
+                }
+            )
         print(f"{name}: {sum(1 for o in out if o['set'] == name)} answered questions", file=sys.stderr)
     return out
 
@@ -125,7 +134,12 @@ def figures(items: list[dict], scores: list[np.ndarray]) -> dict:
         top1 += labels[0]
         top3 += int(any(labels[:3]))
     n = len(with_gold)
-    return {"n": n, "of": len(items), "top1": round(top1 / n, 3) if n else None, "top3": round(top3 / n, 3) if n else None}
+    return {
+        "n": n,
+        "of": len(items),
+        "top1": round(top1 / n, 3) if n else None,
+        "top3": round(top3 / n, 3) if n else None,
+    }
 
 
 def _rows(it: dict, features: tuple[str, ...]) -> np.ndarray:
@@ -159,9 +173,13 @@ def pairwise_loco(items: list[dict], features: tuple[str, ...]) -> dict[str, dic
 
 def scored(items: list[dict], key) -> dict[str, dict]:  # noqa: ANN001
     """Figures per corpus of the score ``key(values)``."""
-    return {c: figures([it for it in items if it["corpus"] == c],
-                       [np.array([key(v) for _, _, v, _ in it["rows"]]) for it in items if it["corpus"] == c])
-            for c in sorted({it["corpus"] for it in items})}
+    return {
+        c: figures(
+            [it for it in items if it["corpus"] == c],
+            [np.array([key(v) for _, _, v, _ in it["rows"]]) for it in items if it["corpus"] == c],
+        )
+        for c in sorted({it["corpus"] for it in items})
+    }
 
 
 PARTS = ("cov", "head", "rank", "typ", "form")
@@ -188,7 +206,10 @@ def main() -> None:
     corpora = sorted({it["corpus"] for it in items})
     print(f"{'scorer':30} " + " ".join(f"{c + ' top1/top3 (n)':>26}" for c in corpora))
     for name, per in report.items():
-        print(f"{name:30} " + " ".join(f"{per[c]['top1']!s:>9} / {per[c]['top3']!s:>5} ({per[c]['n']:>2})      " for c in corpora))
+        print(
+            f"{name:30} "
+            + " ".join(f"{per[c]['top1']!s:>9} / {per[c]['top3']!s:>5} ({per[c]['n']:>2})      " for c in corpora)
+        )
     print(json.dumps({"date": date.today().isoformat(), "report": report}, ensure_ascii=False))
 
 

@@ -112,19 +112,29 @@ def store_bytes(chroma_dir: Path) -> int:
 
 # ------------------------------------------------------------- subprocesses
 def cli_env(data_dir: Path, embedding: str) -> dict[str, str]:
-    return dict(os.environ, YINZHENG_DATA_DIR=str(data_dir), YINZHENG_EMBEDDING=embedding,
-                HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    return dict(
+        os.environ,
+        YINZHENG_DATA_DIR=str(data_dir),
+        YINZHENG_EMBEDDING=embedding,
+        HF_HUB_OFFLINE="1",
+        TRANSFORMERS_OFFLINE="1",
+    )
 
 
-def cli(args: list[str], data_dir: Path, embedding: str, stdin: bool = False, log: Path | None = None) -> subprocess.Popen:
+def cli(
+    args: list[str], data_dir: Path, embedding: str, stdin: bool = False, log: Path | None = None
+) -> subprocess.Popen:
     """``python -m core ARGS`` on ``data_dir``: text pipes for stdout and stderr, or, with
     ``log``, stdout to ``<log>.out`` and stderr to ``log`` (for a process nobody reads while it
     runs: a full pipe would block it); stdin when asked."""
     return subprocess.Popen(
-        [sys.executable, "-m", "core", *args], cwd=ROOT, env=cli_env(data_dir, embedding),
+        [sys.executable, "-m", "core", *args],
+        cwd=ROOT,
+        env=cli_env(data_dir, embedding),
         stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
         stdout=log.with_suffix(".out").open("w", encoding="utf-8") if log else subprocess.PIPE,
-        stderr=log.open("w", encoding="utf-8") if log else subprocess.PIPE, text=True,
+        stderr=log.open("w", encoding="utf-8") if log else subprocess.PIPE,
+        text=True,
     )
 
 
@@ -148,8 +158,12 @@ def ask_round(data_dir: Path, embedding: str, questions: list[str], processes: i
                 errors.append(rec.get("error") or "")
         if p.returncode != 0 or "Traceback" in stderr or len(statuses) != len(questions):
             errors.append(f"exit {p.returncode}: {stderr[-500:]}")
-        return {"statuses": statuses, "seconds": time.monotonic() - started, "errors": errors,
-                "non_owner": "持有" in stderr}
+        return {
+            "statuses": statuses,
+            "seconds": time.monotonic() - started,
+            "errors": errors,
+            "non_owner": "持有" in stderr,
+        }
 
     with ThreadPoolExecutor(len(procs)) as pool:  # read every pipe at once: a full pipe blocks its process
         return list(pool.map(finish, procs))
@@ -166,8 +180,12 @@ def run_cli_scenario(args: argparse.Namespace, work: Path) -> dict:
     if build.returncode != 0:
         raise SystemExit(f"initial ingest failed: {build_err[-2000:]}")
     built = json.loads(build_out)
-    result: dict = {"scenario": "cli", "files": built["counts"]["added"], "chunks": built["chunks"],
-                    "build_seconds": round(time.monotonic() - t0, 1)}
+    result: dict = {
+        "scenario": "cli",
+        "files": built["counts"]["added"],
+        "chunks": built["chunks"],
+        "build_seconds": round(time.monotonic() - t0, 1),
+    }
     chroma = Settings(data_dir=data).chroma_dir
     result["store_bytes_before"] = store_bytes(chroma)
     rounds: list[dict] = []  # one per ask process
@@ -190,20 +208,33 @@ def run_cli_scenario(args: argparse.Namespace, work: Path) -> dict:
                 break
         ingest_proc.wait(timeout=3600)
         out, err = log.with_suffix(".out").read_text(encoding="utf-8"), log.read_text(encoding="utf-8")
-        ingests.append({"seconds": round(time.monotonic() - t0, 1), "exit": ingest_proc.returncode,
-                        "counts": json.loads(out)["counts"] if ingest_proc.returncode == 0 else err[-2000:],
-                        "store_bytes": store_bytes(chroma)})
+        ingests.append(
+            {
+                "seconds": round(time.monotonic() - t0, 1),
+                "exit": ingest_proc.returncode,
+                "counts": json.loads(out)["counts"] if ingest_proc.returncode == 0 else err[-2000:],
+                "store_bytes": store_bytes(chroma),
+            }
+        )
     fresh = ask_round(data, args.embedding, questions[:1], 1)[0]
     statuses = Counter(s for r in rounds + [fresh] for s in r["statuses"])
     errors = [e for r in rounds + [fresh] for e in r["errors"]] + [str(i["counts"]) for i in ingests if i["exit"]]
     result.update(
-        ingests=ingests, ingest_exit=max(i["exit"] for i in ingests), ingest_counts=ingests[0]["counts"],
-        store_bytes_after=store_bytes(chroma), store_bytes_peak=max(i["store_bytes"] for i in ingests),
-        ask_processes=len(rounds), ask_rounds_during_ingest=during,
-        non_owner_asks=sum(r["non_owner"] for r in rounds), questions=sum(statuses.values()),
+        ingests=ingests,
+        ingest_exit=max(i["exit"] for i in ingests),
+        ingest_counts=ingests[0]["counts"],
+        store_bytes_after=store_bytes(chroma),
+        store_bytes_peak=max(i["store_bytes"] for i in ingests),
+        ask_processes=len(rounds),
+        ask_rounds_during_ingest=during,
+        non_owner_asks=sum(r["non_owner"] for r in rounds),
+        questions=sum(statuses.values()),
         records=len(RecordStore(Settings(data_dir=data).records_path).list(limit=10**9)),
-        statuses=dict(statuses), errors=len(errors), error_samples=errors[:5],
-        ask_process_seconds_max=round(max(r["seconds"] for r in rounds), 1), fresh_status=fresh["statuses"][:1],
+        statuses=dict(statuses),
+        errors=len(errors),
+        error_samples=errors[:5],
+        ask_process_seconds_max=round(max(r["seconds"] for r in rounds), 1),
+        fresh_status=fresh["statuses"][:1],
         # the largest command-line process (Linux counts a child's memory before exec too;
         # this process stays small in this scenario, so the figure is the child's)
         peak_rss_children_mb=round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1),
@@ -222,9 +253,14 @@ def run_app_scenario(args: argparse.Namespace, work: Path) -> dict:
     engine = Engine.open(settings)
     t0 = time.monotonic()
     built = ingest(engine.index, [base], embed=True)
-    result: dict = {"scenario": "app", "clients": args.clients, "files": len(built.results), "chunks": built.chunks,
-                    "build_seconds": round(time.monotonic() - t0, 1),
-                    "store_bytes_before": store_bytes(settings.chroma_dir)}
+    result: dict = {
+        "scenario": "app",
+        "clients": args.clients,
+        "files": len(built.results),
+        "chunks": built.chunks,
+        "build_seconds": round(time.monotonic() - t0, 1),
+        "store_bytes_before": store_bytes(settings.chroma_dir),
+    }
     worker = EmbeddingWorker(engine.index, poll_seconds=1.0).start()
     live = work / "live"  # documents the mutator changes, hides and re-adds
     live.mkdir()
@@ -306,13 +342,19 @@ def run_app_scenario(args: argparse.Namespace, work: Path) -> dict:
     asked = sum(v for k, v in counts.items() if ":" not in k)
     lat = np.array(latencies or [0.0]) * 1000
     result.update(
-        questions=asked, errors=len(errors), error_samples=errors[:5], records=records,
+        questions=asked,
+        errors=len(errors),
+        error_samples=errors[:5],
+        records=records,
         statuses={k: v for k, v in counts.items() if ":" not in k},
         actions={k: v for k, v in counts.items() if ":" in k},
-        p50_ms=round(float(np.percentile(lat, 50)), 1), p95_ms=round(float(np.percentile(lat, 95)), 1),
+        p50_ms=round(float(np.percentile(lat, 50)), 1),
+        p95_ms=round(float(np.percentile(lat, 95)), 1),
         peak_rss_mb=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-        store_bytes_after=store_bytes(settings.chroma_dir), vectors="{}/{}".format(*engine.index.dense_coverage()),
-        worker_error=worker.error, fresh_status=[fresh.status],
+        store_bytes_after=store_bytes(settings.chroma_dir),
+        vectors="{}/{}".format(*engine.index.dense_coverage()),
+        worker_error=worker.error,
+        fresh_status=[fresh.status],
     )
     return result
 

@@ -111,8 +111,11 @@ def main() -> None:
             data_dir = dense_dirs[set_name] if dense and dense_dirs[set_name] else None
             with ctx(), tempfile.TemporaryDirectory() as tmp:
                 report = run_eval(
-                    questions, docs, data_dir=Path(data_dir) if data_dir else Path(tmp),
-                    use_dense=bool(data_dir), progress=False,
+                    questions,
+                    docs,
+                    data_dir=Path(data_dir) if data_dir else Path(tmp),
+                    use_dense=bool(data_dir),
+                    progress=False,
                 )
             label = name + ("" if data_dir else " [BM25 only]" if dense else "")
             print(row(label, set_name, report), flush=True)

@@ -70,9 +70,13 @@ def main(argv: list[str]) -> int:
     print(f"load average {os.getloadavg()[0]:.1f}; embedder {index.embedder.name}")
     print(f"uploaded {len(pages)} files, {report.chunks} chunks")
     print(f"searchable by keywords after {searchable:.1f} s")
-    print(f"full retrieval (every uploaded chunk has its vector) after {embedded:.1f} s; coverage {after[0]}/{after[1]}")
-    print(f"meanwhile a question over {', '.join(others)}: mode {during.decision.mode}, "
-          f"dense coverage {during.config.get('dense_covered', during.config.get('dense_coverage'))}")
+    print(
+        f"full retrieval (every uploaded chunk has its vector) after {embedded:.1f} s; coverage {after[0]}/{after[1]}"
+    )
+    print(
+        f"meanwhile a question over {', '.join(others)}: mode {during.decision.mode}, "
+        f"dense coverage {during.config.get('dense_covered', during.config.get('dense_coverage'))}"
+    )
     return 0
 
 

@@ -51,8 +51,10 @@ def main() -> int:
         outs.append(verify_passages(s, ps))
         times.append((time.perf_counter() - t0) * 1000)
     times.sort()
-    print(f"verify: {len(times)} sentences, quote {QUOTE_CHARS} chars: median {statistics.median(times):.2f} ms, "
-          f"p90 {times[int(len(times) * 0.9)]:.2f} ms, max {times[-1]:.2f} ms (goal: median ≤ 20 ms)")
+    print(
+        f"verify: {len(times)} sentences, quote {QUOTE_CHARS} chars: median {statistics.median(times):.2f} ms, "
+        f"p90 {times[int(len(times) * 0.9)]:.2f} ms, max {times[-1]:.2f} ms (goal: median ≤ 20 ms)"
+    )
     if args.use:
         from core.embeddings import make_embedder
 

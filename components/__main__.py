@@ -31,9 +31,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Render an answer record (JSON) to the HTML the chat page shows.",
     )
     parser.add_argument("record", help="path to the answer record JSON file, or - for stdin")
-    parser.add_argument(
-        "--snapshot-base", default="./sources", help="relative path of the snapshot page"
-    )
+    parser.add_argument("--snapshot-base", default="./sources", help="relative path of the snapshot page")
     parser.add_argument("--no-css", action="store_true", help="omit the <style> block")
     try:
         args = parser.parse_args(argv)
@@ -51,9 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         data = json.loads(raw)
     except json.JSONDecodeError as exc:
-        return _fail(
-            f"{args.record} is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
-        )
+        return _fail(f"{args.record} is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})")
     try:
         record = AnswerRecord.model_validate(data)
     except ValidationError as exc:

@@ -140,11 +140,15 @@ def copy_buttons_html(record: AnswerRecord) -> str:
         ("复制", "复制回答正文", answer_markdown(record, footnotes=False)),
         ("复制（含脚注）", "复制回答和脚注形式的出处", answer_markdown(record, footnotes=True)),
     ]
-    return '<div class="yz-copy-row">' + "".join(
-        f'<button type="button" class="yz-copy" title="{escape(title)}" data-label="{escape(label)}" '
-        f'data-copy="{escape(text)}">{escape(label)}</button>'
-        for label, title, text in buttons
-    ) + "</div>"
+    return (
+        '<div class="yz-copy-row">'
+        + "".join(
+            f'<button type="button" class="yz-copy" title="{escape(title)}" data-label="{escape(label)}" '
+            f'data-copy="{escape(text)}">{escape(label)}</button>'
+            for label, title, text in buttons
+        )
+        + "</div>"
+    )
 
 
 #: Session key of the toast a feedback callback leaves for its row (``(text, icon)``), shown by the
@@ -158,7 +162,9 @@ def _notify(answer_id: str, text: str, icon: str) -> None:
     st.session_state[NOTICE_KEY.format(answer_id)] = (text, icon)
 
 
-def _save_feedback(store: RecordStore, answer_id: str, feedback: Feedback | None, *, keep_comment: bool = False) -> bool:
+def _save_feedback(
+    store: RecordStore, answer_id: str, feedback: Feedback | None, *, keep_comment: bool = False
+) -> bool:
     """Store ``feedback`` (``keep_comment``: with the comment already stored); a store failure
     becomes a toast (:data:`NOTICE_KEY`; callbacks run outside ``page_guard``)."""
     try:
@@ -175,7 +181,9 @@ def _save_feedback(store: RecordStore, answer_id: str, feedback: Feedback | None
 
 def _store_rating(store: RecordStore, record: AnswerRecord) -> None:
     index = st.session_state.get(f"fb-{record.answer_id}")
-    _save_feedback(store, record.answer_id, None if index is None else Feedback(rating=RATINGS[index]), keep_comment=True)
+    _save_feedback(
+        store, record.answer_id, None if index is None else Feedback(rating=RATINGS[index]), keep_comment=True
+    )
 
 
 def _store_comment(store: RecordStore, record: AnswerRecord) -> None:
@@ -202,8 +210,15 @@ def show_answer_actions(store: RecordStore, record: AnswerRecord, *, compact: bo
     with st.container(key=f"actions-{aid}"):
         if compact and not st.session_state.get(MORE_KEY.format(aid)):
             # the label names the button for screen readers (the icon is aria-hidden); ROW_ASSETS hides it from view
-            st.button("更多操作", icon=":material/more_horiz:", key=f"more-open-{aid}", type="tertiary",
-                      help="复制、重新生成、编辑问题、反馈", on_click=_open_row, args=(aid,))
+            st.button(
+                "更多操作",
+                icon=":material/more_horiz:",
+                key=f"more-open-{aid}",
+                type="tertiary",
+                help="复制、重新生成、编辑问题、反馈",
+                on_click=_open_row,
+                args=(aid,),
+            )
         else:
             _actions(store, record)
 
@@ -216,8 +231,14 @@ def _actions(store: RecordStore, record: AnswerRecord) -> None:
     with st.container(horizontal=True, vertical_alignment="center", gap="small"):
         # our own markup; the texts are escaped attribute values (copy_buttons_html), the handler is COPY_ASSETS
         st.html(copy_buttons_html(record), width="content")
-        regenerate = st.button("重新生成", icon=":material/refresh:", key=f"regen-{aid}",
-                               on_click=_request, args=(Request(record.query, aid), aid), help="再回答一次；原回答保留。")
+        regenerate = st.button(
+            "重新生成",
+            icon=":material/refresh:",
+            key=f"regen-{aid}",
+            on_click=_request,
+            args=(Request(record.query, aid), aid),
+            help="再回答一次；原回答保留。",
+        )
         with st.popover("编辑问题", icon=":material/edit:"):
             # no max_chars: Streamlit would cut a longer question; the pipeline says when it is too long
             st.text_area("修改问题后重新发送", value=record.query, key=f"edit-{aid}")
@@ -226,8 +247,12 @@ def _actions(store: RecordStore, record: AnswerRecord) -> None:
         rating = st.feedback("thumbs", key=f"fb-{aid}", default=default, on_change=_store_rating, args=(store, record))
         if rating is not None:
             with st.popover("补充说明", icon=":material/comment:"):
-                st.text_area("哪里好，哪里不好？（可选）", value=(record.feedback.comment if record.feedback else "") or "",
-                             key=f"fbc-{aid}", max_chars=2000)
+                st.text_area(
+                    "哪里好，哪里不好？（可选）",
+                    value=(record.feedback.comment if record.feedback else "") or "",
+                    key=f"fbc-{aid}",
+                    max_chars=2000,
+                )
                 st.button("保存说明", key=f"fbc-save-{aid}", on_click=_store_comment, args=(store, record))
     if (regenerate or resend) and st.session_state.get(PENDING_KEY) is not None:
         st.rerun()  # the request is the page's to answer: a full run, not this fragment's

@@ -28,11 +28,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from components.cards import build_cards, cite_html, e as _e, evidence_html, snapshot_url, snippet_html
+from components.cards import build_cards, cite_html, evidence_html, snapshot_url, snippet_html
+from components.cards import e as _e
 from components.pdf_view import PDF_CSS
-from components.snapshot_html import panels_html
 from components.sanitize import _CLASSES, _TAGS  # noqa: F401 - the allowlist, re-exported for tests
 from components.sanitize import sanitize as _sanitize
+from components.snapshot_html import panels_html
 from components.static import style
 from components.verdict_view import VERDICT_CSS, slot_marks_html
 from core.grounding import answer_status
@@ -249,10 +250,7 @@ def _audit_html(entries: Sequence[AuditEntry]) -> str:
     for entry in entries:
         who = "" if entry.support_index is None else f"出处 #{entry.support_index}："
         stage = "（显示时发现）" if entry.detail.get("stage") == "render" else ""
-        items.append(
-            f"<li>{_e(_ACTIONS.get(entry.action, entry.action))} · {_e(who)}"
-            f"{_e(entry.reason)}{stage}</li>"
-        )
+        items.append(f"<li>{_e(_ACTIONS.get(entry.action, entry.action))} · {_e(who)}{_e(entry.reason)}{stage}</li>")
     return (
         f'<details class="yz-audit"><summary>核查记录（{len(entries)}）</summary>'
         f'<ul class="yz-audit-list">{"".join(items)}</ul></details>'
@@ -260,7 +258,11 @@ def _audit_html(entries: Sequence[AuditEntry]) -> str:
 
 
 #: 检索详情's name of each sufficiency mode (``core.sufficiency``: which rankings were fused).
-MODE_LABELS = {"hybrid2": "混合检索（关键词 + 两个向量模型）", "hybrid": "混合检索（关键词 + 向量）", "keyword": "关键词检索"}
+MODE_LABELS = {
+    "hybrid2": "混合检索（关键词 + 两个向量模型）",
+    "hybrid": "混合检索（关键词 + 向量）",
+    "keyword": "关键词检索",
+}
 
 
 def _retrieval_html(record: AnswerRecord) -> str:
@@ -276,11 +278,12 @@ def _retrieval_html(record: AnswerRecord) -> str:
     return f'<details class="yz-retrieval"><summary>检索详情</summary>{query}{state}</details>'
 
 
-
 def _candidates_html(record: AnswerRecord) -> str:
     """The retrieved candidates of a no_evidence record, collapsed, marked as not evidence."""
-    items = [(cand.chunk, f"相关度 {cand.chunk.relevance:.2f} · 充分性 {cand.score:.2f}（低于阈值，未引用）")
-             for cand in record.candidates]
+    items = [
+        (cand.chunk, f"相关度 {cand.chunk.relevance:.2f} · 充分性 {cand.score:.2f}（低于阈值，未引用）")
+        for cand in record.candidates
+    ]
     return _chunk_list_html(CANDIDATES_TITLE, items)
 
 

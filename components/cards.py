@@ -190,7 +190,10 @@ def _open_button(card: SourceCard, answer_id: str, label: str, cls: str, support
 
 
 def cite_html(
-    card: SourceCard, verdict: MarkerVerdict | None = None, chunk_text: str = "", answer_id: str = "",
+    card: SourceCard,
+    verdict: MarkerVerdict | None = None,
+    chunk_text: str = "",
+    answer_id: str = "",
     chunk_span: tuple[int, int] | None = None,
 ) -> str:
     """One marker: ``<sup>`` with the ``[n]`` button and its hover/focus card (escaped, unsanitized).
@@ -225,7 +228,7 @@ def cite_html(
         parts.append(f"<span>{badge}</span>")
     parts.append(
         f'<span class="yz-card-actions">'
-        f'{_open_button(card, answer_id, "查看来源快照", "yz-card-open", marker_support(verdict, chunk_span))}'
+        f"{_open_button(card, answer_id, '查看来源快照', 'yz-card-open', marker_support(verdict, chunk_span))}"
         f'<a class="yz-card-link" href="{e(href)}" target="_blank">新标签页</a></span>'
     )
     parts.append("</span></sup>")
@@ -242,8 +245,10 @@ def evidence_html(record: AnswerRecord, cards: Sequence[SourceCard]) -> str:
     items = []
     for group in document_groups(record, [c.chunk_id for c in cards]):
         first = by_id[group[0]]
-        head = [f'<li class="yz-evidence-item"><span class="yz-evidence-head">'
-                f'<span class="yz-evidence-title">{e(first.title)}</span>']
+        head = [
+            f'<li class="yz-evidence-item"><span class="yz-evidence-head">'
+            f'<span class="yz-evidence-title">{e(first.title)}</span>'
+        ]
         dom = link_domain(first.uri)
         if first.uri and dom:
             head.append(f' · <a class="yz-origin" href="{e(first.uri)}">{e(dom)}</a>')

@@ -22,7 +22,6 @@ from core.models import AnswerRecord
 from core.records import conversation_history, conversation_turns, version_label
 from core.retrieval import RetrievalOptions
 
-
 #: What every answer on a page shares, drawn once per page by :func:`show_answer_assets`: the
 #: answer stylesheet, the copy buttons' style and handler, the action row's phone fit, the snapshot
 #: panel's scroll script.
@@ -50,8 +49,7 @@ def show_record(record: AnswerRecord, current_versions: dict[str, str | None] | 
 SHOWN_TURNS = 10
 
 
-def show_conversation(engine, records: list[AnswerRecord], *, asking: bool = False,
-                      regenerating: str | None = None):  # noqa: ANN001, ANN201 - Engine; a container or None
+def show_conversation(engine, records: list[AnswerRecord], *, asking: bool = False, regenerating: str | None = None):  # noqa: ANN001, ANN201 - Engine; a container or None
     """A conversation (records oldest first), turn by turn: the question once, then each
     version of its answer (a regenerated one after the one it regenerated, both kept).
     The latest turn's answers draw their full action row, earlier ones a ⋯ button that
@@ -93,16 +91,29 @@ def earlier_turns_hidden(turns: list[list[AnswerRecord]], conversation_id: str, 
     hidden = max(0, len(turns) - shown)
     if not hidden or st.session_state.get(key):
         return 0
-    st.button(f"显示更早的 {hidden} 轮对话", key=f"earlier-{conversation_id}", type="tertiary",
-              icon=":material/expand_less:", on_click=st.session_state.__setitem__, args=(key, True))
+    st.button(
+        f"显示更早的 {hidden} 轮对话",
+        key=f"earlier-{conversation_id}",
+        type="tertiary",
+        icon=":material/expand_less:",
+        on_click=st.session_state.__setitem__,
+        args=(key, True),
+    )
     return hidden
 
 
-def answer_request(engine, request: Request, records: list[AnswerRecord], *, conversation_id: str,
-                   generator: str | None, options: RetrievalOptions,
-                   knowledge_bases: list[str] | None = None,
-                   before_answer: Callable[[], None] | None = None,
-                   where=None) -> AnswerRecord:  # noqa: ANN001 - Engine; a container
+def answer_request(
+    engine,
+    request: Request,
+    records: list[AnswerRecord],
+    *,
+    conversation_id: str,
+    generator: str | None,
+    options: RetrievalOptions,
+    knowledge_bases: list[str] | None = None,
+    before_answer: Callable[[], None] | None = None,
+    where=None,
+) -> AnswerRecord:  # noqa: ANN001 - Engine; a container
     """Answer a typed, edited or regenerate ``request`` in the conversation ``records`` over
     ``knowledge_bases`` (None or empty: ``default``) and show it with its action row: a new
     question (its bubble, then the answer) below the conversation; a regenerated answer in
@@ -116,7 +127,9 @@ def answer_request(engine, request: Request, records: list[AnswerRecord], *, con
     earlier, turn = records, None
     if request.regenerated_from is not None:
         turns = conversation_turns(records)
-        at = next((i for i, t in enumerate(turns) if any(r.answer_id == request.regenerated_from for r in t)), len(turns))
+        at = next(
+            (i for i, t in enumerate(turns) if any(r.answer_id == request.regenerated_from for r in t)), len(turns)
+        )
         earlier = [r for t in turns[:at] for r in t]
         turn = turns[at] if at < len(turns) else None
     in_place = where is not None and turn is not None
@@ -130,8 +143,13 @@ def answer_request(engine, request: Request, records: list[AnswerRecord], *, con
             if before_answer is not None:
                 before_answer()
             record = ask_and_show(
-                engine, request.question, generator=generator, conversation_id=conversation_id,
-                history=conversation_history(earlier), options=options, regenerated_from=request.regenerated_from,
+                engine,
+                request.question,
+                generator=generator,
+                conversation_id=conversation_id,
+                history=conversation_history(earlier),
+                options=options,
+                regenerated_from=request.regenerated_from,
                 knowledge_bases=knowledge_bases,
             )
             show_answer_actions(engine.records, record)
@@ -186,10 +204,17 @@ def _scroll_to_turn(*, this_answer: bool) -> None:
     st.html(f'<span id="{mark}"></span><script>{script}</script>', unsafe_allow_javascript=True)
 
 
-def ask_and_show(engine, question: str, *, generator: str | None, conversation_id: str,
-                 history: list[tuple[str, str]], options: RetrievalOptions | None = None,
-                 regenerated_from: str | None = None,
-                 knowledge_bases: list[str] | None = None) -> AnswerRecord:  # noqa: ANN001 - Engine
+def ask_and_show(
+    engine,
+    question: str,
+    *,
+    generator: str | None,
+    conversation_id: str,
+    history: list[tuple[str, str]],
+    options: RetrievalOptions | None = None,
+    regenerated_from: str | None = None,
+    knowledge_bases: list[str] | None = None,
+) -> AnswerRecord:  # noqa: ANN001 - Engine
     """Ask, stream the answer text while it is generated, then re-render it with
     its markers and cards from the stored record (the same view as a replay).
     ``knowledge_bases``: the ones searched (None or empty: ``default``).
@@ -206,8 +231,14 @@ def ask_and_show(engine, question: str, *, generator: str | None, conversation_i
     try:
         with st.spinner("正在检索与作答…"):
             record = engine.ask(
-                question, generator=generator, conversation_id=conversation_id, history=history, on_text=on_text,
-                options=options, regenerated_from=regenerated_from, knowledge_bases=knowledge_bases,
+                question,
+                generator=generator,
+                conversation_id=conversation_id,
+                history=history,
+                on_text=on_text,
+                options=options,
+                regenerated_from=regenerated_from,
+                knowledge_bases=knowledge_bases,
             )
     except UnsavedRecordError as exc:  # the answer exists but is not stored: show both
         live.empty()

@@ -85,10 +85,18 @@ def show_conversation_list(store: RecordStore, current: str) -> None:
     so the page need not run again to show it."""
     from core.records import Conversation  # noqa: PLC0415 - see the module doc
 
-    st.button("新对话", icon=":material/add_comment:", type="primary", width="stretch",
-              on_click=_open, args=(new_conversation_id(),), key="new-conversation")
-    text = st.text_input("搜索对话", key="conversation-search", placeholder="按标题或问题搜索",
-                         label_visibility="collapsed")
+    st.button(
+        "新对话",
+        icon=":material/add_comment:",
+        type="primary",
+        width="stretch",
+        on_click=_open,
+        args=(new_conversation_id(),),
+        key="new-conversation",
+    )
+    text = st.text_input(
+        "搜索对话", key="conversation-search", placeholder="按标题或问题搜索", label_visibility="collapsed"
+    )
     conversations = store.conversations(text=text.strip() or None, limit=30)
     summary = store.conversation(current)
     question = asking()
@@ -103,11 +111,14 @@ def show_conversation_list(store: RecordStore, current: str) -> None:
     with st.container(key="conversation-list", height=320 if len(conversations) > 8 else "content"):
         for c in conversations:
             st.button(
-                plain(_label(c)), key=f"conv-{c.conversation_id}", width="stretch",
+                plain(_label(c)),
+                key=f"conv-{c.conversation_id}",
+                width="stretch",
                 type="secondary" if c.conversation_id == current else "tertiary",
                 icon=":material/chat:" if c.conversation_id == current else None,
                 help=f"{c.turns} 轮 · 更新于 {c.updated_at[:16].replace('T', ' ')} UTC",
-                on_click=_open, args=(c.conversation_id,),
+                on_click=_open,
+                args=(c.conversation_id,),
             )
     if summary is not None:
         show_manage_conversation(store, summary)
@@ -133,7 +144,9 @@ def show_conversation_groups(store: RecordStore, conversations: list[Conversatio
     for c in conversations:
         with st.container(border=True, key=f"history-{c.conversation_id}"):
             st.text(c.title)
-            st.caption(f"{c.turns} 轮 · 更新于 {c.updated_at[:16].replace('T', ' ')} UTC" + (" · 已隐藏" if c.hidden else ""))
+            st.caption(
+                f"{c.turns} 轮 · 更新于 {c.updated_at[:16].replace('T', ' ')} UTC" + (" · 已隐藏" if c.hidden else "")
+            )
             st.text(c.preview)
             with st.container(horizontal=True):
                 if st.button("在问答中打开", key=f"open-{c.conversation_id}", icon=":material/forum:"):
@@ -141,4 +154,3 @@ def show_conversation_groups(store: RecordStore, conversations: list[Conversatio
                 if c.hidden and st.button("恢复显示", key=f"unhide-{c.conversation_id}"):
                     store.hide_conversation(c.conversation_id, hidden=False)
                     st.rerun()
-

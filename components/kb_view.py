@@ -86,8 +86,10 @@ def show_kb_admin(store: KnowledgeBaseStore, kb: KnowledgeBase) -> None:
     with st.expander("新建、重命名或隐藏知识库"):
         with st.form("kb_create", clear_on_submit=True):
             st.markdown("**新建知识库**")
-            name = st.text_input("名称（小写英文字母、数字、- 和 _；写入每个片段的 ID，之后不能修改；留空则由英文标题生成）",
-                                 key="kb_new_name")
+            name = st.text_input(
+                "名称（小写英文字母、数字、- 和 _；写入每个片段的 ID，之后不能修改；留空则由英文标题生成）",
+                key="kb_new_name",
+            )
             title = st.text_input("标题（显示用，可用中文；留空则与名称相同）", key="kb_new_title")
             if st.form_submit_button("新建"):
                 try:
@@ -109,8 +111,10 @@ def show_kb_admin(store: KnowledgeBaseStore, kb: KnowledgeBase) -> None:
             if st.button("重新显示"):
                 store.set_hidden(kb.name, False)
                 _done(f"知识库 `{kb.name}` 已重新显示，可在问答页选择。")
-        elif st.button("隐藏此知识库", disabled=kb.name == DEFAULT_KB,
-                       help="默认知识库不能隐藏" if kb.name == DEFAULT_KB else "问答页不再提供它；文档与旧回答保留"):
+        elif st.button(
+            "隐藏此知识库",
+            disabled=kb.name == DEFAULT_KB,
+            help="默认知识库不能隐藏" if kb.name == DEFAULT_KB else "问答页不再提供它；文档与旧回答保留",
+        ):
             store.set_hidden(kb.name, True)
             _done(f"知识库 `{kb.name}` 已隐藏。")
-

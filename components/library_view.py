@@ -18,8 +18,8 @@ from components.answer_view import MODE_LABELS
 from components.errors import page_guard
 from components.plain import plain
 from core.catalog import DocumentRow
-from core.models import DEFAULT_KB
 from core.ingest import IngestReport
+from core.models import DEFAULT_KB
 
 RESULT_LABELS = {"added": "新增", "updated": "已更新", "unchanged": "未变化", "removed": "已移除", "failed": "失败"}
 
@@ -31,8 +31,9 @@ UPLOAD_TYPES = ("md", "markdown", "txt", "html", "htm", "pdf")
 #: Streamlit's drop zone writes its size limit and types in English ("50MB per file • MD, …", no
 #: option of st.file_uploader changes that in 1.67); hidden in the page's uploader (key
 #: ``library_uploads_N``) because :func:`upload_hint` says the same in Chinese. Its "Upload" button stays.
-UPLOAD_CSS = ('<style>[class*="st-key-library_uploads_"] [data-testid="stFileUploaderDropzoneInstructions"]'
-              "{display:none}</style>")
+UPLOAD_CSS = (
+    '<style>[class*="st-key-library_uploads_"] [data-testid="stFileUploaderDropzoneInstructions"]{display:none}</style>'
+)
 
 
 def upload_hint() -> str:
@@ -47,7 +48,10 @@ _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
 #: English reasons ``core`` can give (regex on the reason, without its ``source_id:`` prefix) -> Chinese.
 _REASONS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"not valid UTF-8.*?byte (0x[0-9a-f]{2}) at offset (\d+)", re.I), r"不是有效的 UTF-8 文本（偏移 \2 处的字节 \1），未导入"),
+    (
+        re.compile(r"not valid UTF-8.*?byte (0x[0-9a-f]{2}) at offset (\d+)", re.I),
+        r"不是有效的 UTF-8 文本（偏移 \2 处的字节 \1），未导入",
+    ),
     (re.compile(r"unpaired surrogate at code point (\d+)", re.I), r"文本在第 \1 个字符处含无法编码的代理字符，未导入"),
     (re.compile(r"Markdown nested too deeply", re.I), "Markdown 嵌套过深，无法解析，未导入"),
     (re.compile(r"could not parse Markdown", re.I), "无法解析 Markdown，未导入"),
@@ -77,7 +81,9 @@ def reason_zh(reason: str) -> str:
 def report_rows(report: IngestReport) -> list[dict[str, str]]:
     """One row per file: 文件, 结果 (with "（有警告）" when stored with a warning), 原因
     (the failure reason in Chinese, :func:`reason_zh`, or the warnings joined with "；"). Failures first."""
-    rows = [{"文件": f.source_id, "结果": RESULT_LABELS["failed"], "原因": reason_zh(f.reason)} for f in report.failures]
+    rows = [
+        {"文件": f.source_id, "结果": RESULT_LABELS["failed"], "原因": reason_zh(f.reason)} for f in report.failures
+    ]
     for sid, r in sorted(report.results.items()):
         warnings = report.warnings.get(sid) or []
         label = RESULT_LABELS.get(r, r) + ("（有警告）" if warnings else "")
@@ -151,8 +157,11 @@ def document_table(rows: list[DocumentRow]) -> None:
                 "标题": r.document.title,
                 "来源": r.document.source_id,
                 "片段数": r.chunk_count,
-                "更新时间": (r.document.updated_at.isoformat(timespec="minutes")[:16].replace("T", " ")
-                             if r.document.updated_at else r.ingested_at[:16].replace("T", " ")),
+                "更新时间": (
+                    r.document.updated_at.isoformat(timespec="minutes")[:16].replace("T", " ")
+                    if r.document.updated_at
+                    else r.ingested_at[:16].replace("T", " ")
+                ),
                 "可见性": "公开" if r.document.visibility == "public" else r.document.visibility,
                 "当前版本": r.document.version[:12],
             }
@@ -179,12 +188,15 @@ def pending_vectors_text(embedded: int, total: int, counts: bool = True) -> str 
     if not total or embedded >= total:
         return None
     if not counts:
-        return (f"部分片段的向量待补齐（已有 {embedded * 100 // total}%）："
-                + ("补齐前使用关键词检索" if embedded == 0 else "这些片段暂只按关键词检索，其余片段照常使用向量检索"))
+        return f"部分片段的向量待补齐（已有 {embedded * 100 // total}%）：" + (
+            "补齐前使用关键词检索" if embedded == 0 else "这些片段暂只按关键词检索，其余片段照常使用向量检索"
+        )
     if embedded == 0:
         return f"全部知识库：{total} 个片段的向量待补齐（0/{total}）：补齐前使用关键词检索"
-    return (f"全部知识库：{total - embedded} 个片段的向量待补齐（已有 {embedded}/{total}）："
-            "这些片段暂只按关键词检索，其余片段照常使用向量检索")
+    return (
+        f"全部知识库：{total - embedded} 个片段的向量待补齐（已有 {embedded}/{total}）："
+        "这些片段暂只按关键词检索，其余片段照常使用向量检索"
+    )
 
 
 def vector_status(engine, counts: bool = True) -> None:  # noqa: ANN001 - Engine
@@ -204,7 +216,9 @@ def vector_status(engine, counts: bool = True) -> None:  # noqa: ANN001 - Engine
         return
     second = engine.index.second
     if second is not None and second.complete(engine.index.active_chunks()):
-        st.caption(f"全部知识库的向量索引已就绪（{plain(engine.embedder.name)} + {plain(second.name)}）：{MODE_LABELS['hybrid2']}")
+        st.caption(
+            f"全部知识库的向量索引已就绪（{plain(engine.embedder.name)} + {plain(second.name)}）：{MODE_LABELS['hybrid2']}"
+        )
         return
     st.caption(f"全部知识库的向量索引已就绪（{plain(engine.embedder.name)}）")
     if second is not None:
@@ -245,8 +259,14 @@ def hide_controls(engine, worker, rows: list[DocumentRow], knowledge_base: str =
     with st.expander("隐藏文档", expanded=bool(state.get("library_confirm"))):
         st.caption("隐藏后不再被检索；引用过它的旧回答仍可完整重放；可以在下方恢复。")
         by_id = {r.document.source_id: r for r in rows}
-        target = st.selectbox("选择文档（按标题）", list(by_id), index=None, placeholder="输入标题搜索",
-                              format_func=lambda sid: document_label(by_id[sid]), key="library_hide_target")
+        target = st.selectbox(
+            "选择文档（按标题）",
+            list(by_id),
+            index=None,
+            placeholder="输入标题搜索",
+            format_func=lambda sid: document_label(by_id[sid]),
+            key="library_hide_target",
+        )
         if st.button("隐藏此文档…", disabled=target is None):
             state["library_confirm"] = target
         pending = state.get("library_confirm")
@@ -256,7 +276,10 @@ def hide_controls(engine, worker, rows: list[DocumentRow], knowledge_base: str =
             c1, c2 = st.columns(2)
             if c1.button("确认隐藏", type="primary"):
                 engine.index.hide(pending, knowledge_base)
-                state["library_message"] = ("已隐藏这篇文档；可在“已隐藏的文档”中恢复：", document_label(by_id[pending]))
+                state["library_message"] = (
+                    "已隐藏这篇文档；可在“已隐藏的文档”中恢复：",
+                    document_label(by_id[pending]),
+                )
                 state.pop("library_confirm", None)
                 st.rerun()
             if c2.button("取消"):

@@ -72,8 +72,10 @@ def page_html(chunk: ChunkSnapshot, span: tuple[int, int] | None, *, mark_id: st
                 continue
             ident = f' id="{html.escape(mark_id, quote=True)}"' if first and mark_id else ""
             first = False
-            style = (f"left:{_pct(x0 - 1, width)};top:{_pct(top - 1, height)};"
-                     f"width:{_pct(x1 - x0 + 2, width)};height:{_pct(bottom - top + 2, height)}")
+            style = (
+                f"left:{_pct(x0 - 1, width)};top:{_pct(top - 1, height)};"
+                f"width:{_pct(x1 - x0 + 2, width)};height:{_pct(bottom - top + 2, height)}"
+            )
             marks.append(f'<mark class="yz-quote yz-pdf-box"{ident} style="{style}"></mark>')
         out.append(
             f'<div class="yz-pdf-page"><div class="yz-pdf-label">{html.escape(page_label(page, None))}</div>'

@@ -46,8 +46,11 @@ def first_ingest() -> BackgroundJob | None:
         return None
     return BackgroundJob(
         lambda progress: ingest(
-            engine.index, [engine.settings.corpus_dir], base_url=engine.settings.corpus_base_url,
-            progress=progress, embed=False,
+            engine.index,
+            [engine.settings.corpus_dir],
+            base_url=engine.settings.corpus_base_url,
+            progress=progress,
+            embed=False,
         ),
         name="first-ingest",
     ).start()
@@ -103,7 +106,11 @@ def _ingest_status(job: BackgroundJob) -> None:
     stored but not shown); the next run of the page shows the new state."""
     if job.finished:
         return
-    text = f"首次启动：正在导入示例知识库 {job.done}/{job.total} {job.name}" if job.total else "首次启动：正在导入示例知识库…"
+    text = (
+        f"首次启动：正在导入示例知识库 {job.done}/{job.total} {job.name}"
+        if job.total
+        else "首次启动：正在导入示例知识库…"
+    )
     st.progress(job.fraction(), text=text + "（可以先输入问题，导入完成后回答）")
 
 

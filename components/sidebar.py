@@ -70,13 +70,18 @@ def show_generator_choice(engine) -> None:  # noqa: ANN001 - Engine (scoped)
         st.session_state.pop("generator", None)  # chosen before it was withheld: back to the default
     default = options.index(settings.generator) if settings.generator in options else 0
     chosen = st.selectbox(
-        "生成方式", options, index=default, key="generator",
+        "生成方式",
+        options,
+        index=default,
+        key="generator",
         format_func=lambda name: generator_registry.label(name, settings),
     )
     withheld = [n for n in generator_registry.offered(settings) if n not in options]
     for name in withheld:
-        st.caption(f"{plain(generator_registry.label(name, settings))} 不可用：它在自己的存储中查找全部知识库的文档，"
-                   "无法限定到你可以检索的知识库。")
+        st.caption(
+            f"{plain(generator_registry.label(name, settings))} 不可用：它在自己的存储中查找全部知识库的文档，"
+            "无法限定到你可以检索的知识库。"
+        )
     if generator_registry.entry(chosen).reads_knowledge_bases:
         st.caption("它只在“检索的知识库”选中全部知识库时回答；只选部分时不会调用它。")
     for hint in generator_registry.hints(settings):
@@ -107,18 +112,26 @@ def show_retrieval_settings(engine) -> None:  # noqa: ANN001 - Engine
     model = sufficiency.load_model()
     docs = offered_documents(engine)
     with st.expander("检索设置", icon=":material/tune:"):
-        st.slider("检索片段数（top-k）", 1, 20, engine.settings.top_k, key=TOP_K_KEY,
-                  help="参与排序和充分性判断的片段数。")
-        st.toggle("自定义证据阈值", key=OWN_THRESHOLD_KEY,
-                  help=f"默认用校准值：关键词模式 {model.keyword.threshold:.2f}，混合模式 {model.hybrid.threshold:.2f}"
-                  + (f"，双向量混合模式 {model.hybrid2.threshold:.2f}。" if model.hybrid2 is not None else "。"))
+        st.slider(
+            "检索片段数（top-k）", 1, 20, engine.settings.top_k, key=TOP_K_KEY, help="参与排序和充分性判断的片段数。"
+        )
+        st.toggle(
+            "自定义证据阈值",
+            key=OWN_THRESHOLD_KEY,
+            help=f"默认用校准值：关键词模式 {model.keyword.threshold:.2f}，混合模式 {model.hybrid.threshold:.2f}"
+            + (f"，双向量混合模式 {model.hybrid2.threshold:.2f}。" if model.hybrid2 is not None else "。"),
+        )
         if st.session_state.get(OWN_THRESHOLD_KEY):
             mode = current_mode(engine.index, model)  # the mode questions use now
             calibrated = getattr(model, mode).threshold
-            st.slider("证据阈值（片段作为证据所需的充分性概率）", 0.0, 1.0, round(calibrated, 2), 0.01,
-                      key=THRESHOLD_KEY)
+            st.slider(
+                "证据阈值（片段作为证据所需的充分性概率）", 0.0, 1.0, round(calibrated, 2), 0.01, key=THRESHOLD_KEY
+            )
         st.multiselect(
-            "只检索这些文档", list(docs), key=DOCUMENTS_KEY, placeholder="全部文档",
+            "只检索这些文档",
+            list(docs),
+            key=DOCUMENTS_KEY,
+            placeholder="全部文档",
             format_func=lambda sid: f"{docs.get(sid) or sid} · {sid}",
         )
 
@@ -132,6 +145,8 @@ def retrieval_options(engine) -> RetrievalOptions:  # noqa: ANN001 - Engine (sco
     documents = tuple(d for d in state.get(DOCUMENTS_KEY) or () if isinstance(d, str) and d in offered) or None
     threshold = state.get(THRESHOLD_KEY) if state.get(OWN_THRESHOLD_KEY) else None
     return RetrievalOptions(top_k=state.get(TOP_K_KEY), evidence_threshold=threshold, documents=documents)
+
+
 def kb_selector(engine) -> list[str]:  # noqa: ANN001 - Engine (scoped)
     """The chat sidebar's 检索的知识库 multiselect over the knowledge bases that are not
     hidden and that ``engine``'s user may ask now (``core.readable.askable_bases``); returns
@@ -140,7 +155,10 @@ def kb_selector(engine) -> list[str]:  # noqa: ANN001 - Engine (scoped)
     kept = st.session_state.get(SELECTED_KEY, st.session_state.get(_KEPT_KEY, [DEFAULT_KB]))
     st.session_state[SELECTED_KEY] = [n for n in kept if isinstance(n, str) and n in kbs]  # forged, hidden, revoked
     picked = st.multiselect(
-        "检索的知识库", list(kbs), key=SELECTED_KEY, format_func=lambda n: kb_label(kbs[n]),
+        "检索的知识库",
+        list(kbs),
+        key=SELECTED_KEY,
+        format_func=lambda n: kb_label(kbs[n]),
         placeholder="默认知识库",
     )
     st.session_state[_KEPT_KEY] = list(picked)

@@ -18,12 +18,11 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Mapping, Sequence
 
 from components.pdf_view import is_pdf_chunk, snapshot_body_html
 from components.verdict_view import highlight_html
 from core.markdown import insert_at, markdown_parser, placeholder_codes
-from collections.abc import Mapping, Sequence
-
 from core.models import AnswerRecord, ChunkSnapshot, SourceCard
 from core.presentation import cited_span, shown_path
 from core.verdicts import MarkerVerdict
@@ -94,7 +93,10 @@ def popover_id(answer_id: str, number: int, support: int | None = None) -> str:
 
 
 def snapshot_panel_html(
-    record: AnswerRecord, card: SourceCard, chunk: ChunkSnapshot, span: tuple[int, int] | None,
+    record: AnswerRecord,
+    card: SourceCard,
+    chunk: ChunkSnapshot,
+    span: tuple[int, int] | None,
     support: int | None = None,
 ) -> str:
     """The in-place snapshot of ``card``'s chunk: ``<div popover id=popover_id(...)>`` with the
@@ -115,8 +117,12 @@ def snapshot_panel_html(
         f'<div class="yz-snap-head"><span class="yz-snap-title">{_e(card.title)}</span>'
         + (f'<span class="yz-snap-path">{_e(path)}</span>' if path else "")
         + f'</div><div class="yz-snap-caption">{_e(caption)}</div>'
-        + snapshot_body_html(chunk, span, section_html(chunk, span, mark_id="" if is_pdf_chunk(chunk) else f"{pid}-q"),
-                             mark_id=f"{pid}-q")
+        + snapshot_body_html(
+            chunk,
+            span,
+            section_html(chunk, span, mark_id="" if is_pdf_chunk(chunk) else f"{pid}-q"),
+            mark_id=f"{pid}-q",
+        )
         + f'<div class="yz-snap-meta">{meta} · '
         f'<a class="yz-snap-page" href="{_e(page_url)}" target="_blank">在新标签页打开快照页</a></div>'
         "</div>"

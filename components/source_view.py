@@ -23,9 +23,9 @@ from urllib.parse import quote
 
 import streamlit as st
 
+from components.pdf_view import PDF_CSS, is_pdf_chunk, snapshot_body_html
 from components.plain import plain
 from components.sanitize import sanitize
-from components.pdf_view import PDF_CSS, is_pdf_chunk, snapshot_body_html
 from components.snapshot_html import section_html
 from components.static import style
 from components.verdict_view import VERDICT_CSS
@@ -90,8 +90,9 @@ def _chunk_text(container, snap: ChunkSnapshot, record: AnswerRecord, support: o
     there is one; the stored text verbatim under 原始文本."""
     span = cited_span(record, snap.chunk_id, support)
     pdf = is_pdf_chunk(snap)
-    body = PDF_CSS + sanitize(snapshot_body_html(snap, span, section_html(snap, span, mark_id="" if pdf else "yz-quote"),
-                                                 mark_id="yz-quote"))
+    body = PDF_CSS + sanitize(
+        snapshot_body_html(snap, span, section_html(snap, span, mark_id="" if pdf else "yz-quote"), mark_id="yz-quote")
+    )
     if span is None:
         container.html(TEXT_CSS + body)
     else:
@@ -107,8 +108,12 @@ def back_link(record: AnswerRecord) -> None:
     """返回回答: the answer's conversation on the chat page (same browser session), else 历史."""
     try:
         if record.conversation_id:
-            st.page_link("app_pages/chat.py", label="返回回答", icon=":material/arrow_back:",
-                         query_params={"c": record.conversation_id})
+            st.page_link(
+                "app_pages/chat.py",
+                label="返回回答",
+                icon=":material/arrow_back:",
+                query_params={"c": record.conversation_id},
+            )
         else:
             st.page_link("app_pages/history.py", label="返回历史回答", icon=":material/arrow_back:")
     except st.errors.StreamlitAPIException:  # the page runs without app.py's navigation: a plain link
@@ -162,7 +167,10 @@ def show_snapshot(
         st.warning("来源已删除：以下为作答时保存的快照。")
         _chunk_text(st, snap, record, support)
     elif state == "updated":
-        st.warning(f"来源已更新（当前版本 {plain(current_versions[snap.source_key])}）：左侧为作答时保存的快照（版本 {plain(snap.version)}），右侧为当前内容。")
+        st.warning(
+            f"来源已更新（当前版本 {plain(current_versions[snap.source_key])}）："
+            f"左侧为作答时保存的快照（版本 {plain(snap.version)}），右侧为当前内容。"
+        )
         left, right = st.columns(2)
         left.markdown("**作答时（快照）**")
         _chunk_text(left, snap, record, support)

@@ -10,12 +10,10 @@ Offsets are code points into the chunk text.
 from __future__ import annotations
 
 import html
-import re
 
 from components.static import style
 from core.verdicts import (
     CONTRADICTED_LABEL,
-    QUOTE_LABEL,
     REVIEW_LABEL,
     SUPPORTED_LABEL,
     MarkerVerdict,
@@ -23,6 +21,7 @@ from core.verdicts import (
 
 #: The verdict styles (``components/static/verdict.css``) as a ``<style>`` element; read once at import.
 VERDICT_CSS = style("verdict.css")
+
 
 def _e(text: object) -> str:
     return html.escape(str(text), quote=True)
@@ -72,8 +71,7 @@ def card_verdict_html(verdict: MarkerVerdict | None) -> str:
         return f'<span class="yz-card-verdict yz-card-verdict-supported">{SUPPORTED_LABEL}{score}</span>'
     label = CONTRADICTED_LABEL if verdict.kind == "contradicted" else REVIEW_LABEL
     return (
-        f'<span class="yz-card-verdict yz-card-verdict-{verdict.kind}">'
-        f"{_e(label)}：{_e(verdict.reason or '')}</span>"
+        f'<span class="yz-card-verdict yz-card-verdict-{verdict.kind}">{_e(label)}：{_e(verdict.reason or "")}</span>'
     )
 
 

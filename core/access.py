@@ -1,4 +1,4 @@
-"""Who may do what: signed-in users, administrators, per-knowledge-base access and redaction.
+r"""Who may do what: signed-in users, administrators, per-knowledge-base access and redaction.
 
 Everything here reads plain mappings, so the source can change without touching callers:
 today ``components.auth`` passes the ``[yinzheng]`` section of ``.streamlit/secrets.toml``
@@ -35,6 +35,7 @@ from typing import Any, Mapping, Sequence
 
 from core.errors import ConfigError
 from core.redaction import BUILTIN_RULES, Redactor, Rule, extra_rules
+
 
 def opaque_user_id(issuer: str, subject: str, key: str) -> str:
     """A 32-hex-character id for the OIDC account (``iss``, ``sub``): HMAC-SHA256 under

@@ -62,22 +62,40 @@ _IN_BATCH = 500
 
 _metadata = sa.MetaData()
 #: The tables as the statements see them; their layout is made by ``core/migrations/catalog``.
-EMBEDDINGS = sa.Table("embeddings", _metadata, sa.Column("model", sa.Text), sa.Column("text_sha256", sa.Text),
-                      sa.Column("vector", sa.LargeBinary))
-LEXICAL_TERMS = sa.Table("lexical_terms", _metadata, sa.Column("tokenizer", sa.Text),
-                         sa.Column("text_sha256", sa.Text), sa.Column("terms", sa.Text))
+EMBEDDINGS = sa.Table(
+    "embeddings",
+    _metadata,
+    sa.Column("model", sa.Text),
+    sa.Column("text_sha256", sa.Text),
+    sa.Column("vector", sa.LargeBinary),
+)
+LEXICAL_TERMS = sa.Table(
+    "lexical_terms",
+    _metadata,
+    sa.Column("tokenizer", sa.Text),
+    sa.Column("text_sha256", sa.Text),
+    sa.Column("terms", sa.Text),
+)
 META = sa.Table("meta", _metadata, sa.Column("key", sa.Text), sa.Column("value", sa.Text))
 DOCUMENTS = sa.Table(
-    "documents", _metadata,
+    "documents",
+    _metadata,
     *(sa.Column(n, sa.Text) for n in ("kb", "source_id", "version", "document_json")),
-    sa.Column("active", sa.Integer), sa.Column("chunk_count", sa.Integer), sa.Column("ingested_at", sa.Text),
+    sa.Column("active", sa.Integer),
+    sa.Column("chunk_count", sa.Integer),
+    sa.Column("ingested_at", sa.Text),
 )
 CHUNKS = sa.Table(
-    "chunks", _metadata, *(sa.Column(n, sa.Text) for n in ("chunk_id", "kb", "source_id", "version")),
-    sa.Column("ordinal", sa.Integer), sa.Column("chunk_json", sa.Text),
+    "chunks",
+    _metadata,
+    *(sa.Column(n, sa.Text) for n in ("chunk_id", "kb", "source_id", "version")),
+    sa.Column("ordinal", sa.Integer),
+    sa.Column("chunk_json", sa.Text),
 )
 SOURCE_FILES = sa.Table(
-    "source_files", _metadata, *(sa.Column(n, sa.Text) for n in ("kb", "source_id", "parse_key", "version", "warnings")),
+    "source_files",
+    _metadata,
+    *(sa.Column(n, sa.Text) for n in ("kb", "source_id", "parse_key", "version", "warnings")),
 )
 _BUMP_GENERATION = sa.text(
     "INSERT INTO meta (key, value) VALUES ('generation', '1') "
@@ -130,8 +148,9 @@ class Catalog:
     transaction."""
 
     def __init__(self, location: Path | str) -> None:
-        self._db = SqlDatabase(location, error=IndexError_, label="the catalog", migrations="catalog",
-                               synchronous="NORMAL")
+        self._db = SqlDatabase(
+            location, error=IndexError_, label="the catalog", migrations="catalog", synchronous="NORMAL"
+        )
         with self._db.write() as db:
             upsert(db, META, {"key": "index_id", "value": uuid.uuid4().hex[:16]}, ["key"])
             self.index_id: str = db.execute(sa.select(META.c.value).where(META.c.key == "index_id")).scalar_one()
@@ -172,7 +191,8 @@ class Catalog:
         stmt = (
             sa.select(c.c.chunk_id, c.c.chunk_json)
             .join(d, sa.and_(c.c.kb == d.c.kb, c.c.source_id == d.c.source_id, c.c.version == d.c.version))
-            .where(d.c.active == 1).order_by(c.c.kb, c.c.source_id, c.c.ordinal)
+            .where(d.c.active == 1)
+            .order_by(c.c.kb, c.c.source_id, c.c.ordinal)
         )
         with self._db.read() as db:
             rows = db.execute(stmt).all()
@@ -291,20 +311,50 @@ class Catalog:
                 results[doc.source_id] = "updated" if old else "added"
                 if old:
                     retired.append((doc.source_id, old))
-                upsert(db, d, {"kb": kb, "source_id": doc.source_id, "version": doc.version,
-                               "document_json": doc.model_dump_json(), "active": 0, "chunk_count": len(chunks),
-                               "ingested_at": now}, ["kb", "source_id", "version"])
+                upsert(
+                    db,
+                    d,
+                    {
+                        "kb": kb,
+                        "source_id": doc.source_id,
+                        "version": doc.version,
+                        "document_json": doc.model_dump_json(),
+                        "active": 0,
+                        "chunk_count": len(chunks),
+                        "ingested_at": now,
+                    },
+                    ["kb", "source_id", "version"],
+                )
                 if chunks:
-                    upsert(db, CHUNKS, [{"chunk_id": c.chunk_id, "kb": kb, "source_id": c.source_id, "version": c.version,
-                                         "ordinal": c.ordinal, "chunk_json": c.model_dump_json()} for c in chunks],
-                           ["chunk_id"])
+                    upsert(
+                        db,
+                        CHUNKS,
+                        [
+                            {
+                                "chunk_id": c.chunk_id,
+                                "kb": kb,
+                                "source_id": c.source_id,
+                                "version": c.version,
+                                "ordinal": c.ordinal,
+                                "chunk_json": c.model_dump_json(),
+                            }
+                            for c in chunks
+                        ],
+                        ["chunk_id"],
+                    )
                 same_source = sa.and_(d.c.kb == kb, d.c.source_id == doc.source_id)
                 db.execute(sa.update(d).where(same_source).values(active=0))
                 db.execute(sa.update(d).where(same_source, d.c.version == doc.version).values(active=1))
             files = [
-                {"kb": kb, "source_id": doc.source_id, "parse_key": parse_keys[doc.source_id][0], "version": doc.version,
-                 "warnings": json.dumps(list(parse_keys[doc.source_id][1]), ensure_ascii=False)}
-                for doc, _ in parsed if parse_keys and doc.source_id in parse_keys
+                {
+                    "kb": kb,
+                    "source_id": doc.source_id,
+                    "parse_key": parse_keys[doc.source_id][0],
+                    "version": doc.version,
+                    "warnings": json.dumps(list(parse_keys[doc.source_id][1]), ensure_ascii=False),
+                }
+                for doc, _ in parsed
+                if parse_keys and doc.source_id in parse_keys
             ]
             if files:
                 upsert(db, SOURCE_FILES, files, ["kb", "source_id"], ["parse_key", "version", "warnings"])
@@ -349,8 +399,10 @@ class Catalog:
             if db.execute(sa.select(1).where(source, d.c.active == 1)).first():
                 return False
             version = db.execute(
-                sa.select(d.c.version).where(source)
-                .order_by(d.c.ingested_at.desc(), *(o.desc() for o in self._insertion_order(d))).limit(1)
+                sa.select(d.c.version)
+                .where(source)
+                .order_by(d.c.ingested_at.desc(), *(o.desc() for o in self._insertion_order(d)))
+                .limit(1)
             ).scalar()
             if version is None:
                 return False
@@ -362,14 +414,17 @@ class Catalog:
     def _chunk_ids_of(db: Connection, kb: str, versions: Sequence[tuple[str, str]]) -> list[str]:
         c, out = CHUNKS, []
         for sid, version in versions:
-            out.extend(db.execute(
-                sa.select(c.c.chunk_id).where(c.c.kb == kb, c.c.source_id == sid, c.c.version == version)
-            ).scalars())
+            out.extend(
+                db.execute(
+                    sa.select(c.c.chunk_id).where(c.c.kb == kb, c.c.source_id == sid, c.c.version == version)
+                ).scalars()
+            )
         return out
 
     # ------------------------------------------------------------- caches
-    def _select_in(self, table: sa.Table, first: sa.ColumnElement[bool], key: sa.Column, value: sa.Column,
-                   keys: Sequence[str]) -> Iterable[tuple]:
+    def _select_in(
+        self, table: sa.Table, first: sa.ColumnElement[bool], key: sa.Column, value: sa.Column, keys: Sequence[str]
+    ) -> Iterable[tuple]:
         """``(key, value)`` rows of ``table`` matching ``first`` whose ``key`` is in ``keys``, in batches."""
         with self._db.read() as db:
             for i in range(0, len(keys), _IN_BATCH):
@@ -384,8 +439,9 @@ class Catalog:
         t = LEXICAL_TERMS
         cached = {
             key: json.loads(terms)
-            for key, terms in self._select_in(t, t.c.tokenizer == tokenizer, t.c.text_sha256, t.c.terms,
-                                              sorted(set(keys.values())))
+            for key, terms in self._select_in(
+                t, t.c.tokenizer == tokenizer, t.c.text_sha256, t.c.terms, sorted(set(keys.values()))
+            )
         }
         new: dict[str, list[str]] = {}
         out: dict[str, list[str]] = {}
@@ -401,8 +457,10 @@ class Catalog:
         (``chunk_terms``), for ``tokenizer`` (default: ``core.lexical.TOKENIZER_ID`` now)."""
         if terms:
             tok = tokenizer or lexical.TOKENIZER_ID
-            rows = [{"tokenizer": tok, "text_sha256": key, "terms": json.dumps(t, ensure_ascii=False)}
-                    for key, t in terms.items()]
+            rows = [
+                {"tokenizer": tok, "text_sha256": key, "terms": json.dumps(t, ensure_ascii=False)}
+                for key, t in terms.items()
+            ]
             with self._db.write() as db:
                 upsert(db, LEXICAL_TERMS, rows, ["tokenizer", "text_sha256"], ["terms"])
 
@@ -422,8 +480,9 @@ class Catalog:
     def store_vectors(self, model: str, vectors: Mapping[str, np.ndarray]) -> None:
         """Add vectors of ``model`` to the cache, keyed by text SHA-256 (stored as float32 bytes)."""
         if vectors:
-            rows = [{"model": model, "text_sha256": k, "vector": np.asarray(v, dtype=np.float32).tobytes()}
-                    for k, v in vectors.items()]
+            rows = [
+                {"model": model, "text_sha256": k, "vector": np.asarray(v, dtype=np.float32).tobytes()}
+                for k, v in vectors.items()
+            ]
             with self._db.write() as db:
                 upsert(db, EMBEDDINGS, rows, ["model", "text_sha256"], ["vector"])
-

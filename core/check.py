@@ -33,8 +33,8 @@ from datetime import datetime, timezone
 from typing import Any, Sequence
 
 from core import grounding
-from core.layout import sentence_spans
 from core.errors import AppError
+from core.layout import sentence_spans
 from core.models import AnswerRecord, ChunkSnapshot, GeneratorInfo, Support, sha256_hex
 from core.redaction import redaction_audit
 from core.retrieval import HybridRetriever
@@ -67,7 +67,7 @@ def check_text(
     ``engine``: a ``core.pipeline.Engine`` (its index and record store are used).
     ``dense``: also rank by the embedder (one query embedding per sentence);
     off by default — BM25 candidates suit the lexical verifier as well and
-    cost no model call (see README, 核查 figures).
+    cost no model call (see docs/measurements.md, 核查 figures).
     ``knowledge_bases``: the ones searched (None or empty: ``default``; the record names
     them); ``KnowledgeBaseError`` for an unknown or hidden one.
 
@@ -89,9 +89,7 @@ def check_text(
     if len(text) > MAX_CHECK_CHARS:
         error = f"文字太长（{len(text)} 个字符）：请分段核查，每段不超过 {MAX_CHECK_CHARS} 个字符。"
         return _finish(engine, save, AnswerRecord(status="error", error=error, **base))
-    retriever = HybridRetriever(
-        engine.index, top_k=engine.settings.top_k, use_dense=dense, knowledge_bases=kbs
-    )
+    retriever = HybridRetriever(engine.index, top_k=engine.settings.top_k, use_dense=dense, knowledge_bases=kbs)
     supports: list[Support] = []
     cited: dict[str, ChunkSnapshot] = {}
     config: dict[str, Any] = {}
@@ -120,8 +118,14 @@ def check_text(
 
 
 def _add_support(
-    supports: list[Support], cited: dict[str, ChunkSnapshot], a: int, b: int, sentence: str,
-    snapshots: Sequence[ChunkSnapshot], *, joint: bool,
+    supports: list[Support],
+    cited: dict[str, ChunkSnapshot],
+    a: int,
+    b: int,
+    sentence: str,
+    snapshots: Sequence[ChunkSnapshot],
+    *,
+    joint: bool,
 ) -> None:
     """Verify ``sentence`` (``text[a:b]``) against ``snapshots``; a supported or contradicted one
     appends its support to ``supports`` and its chunk to ``cited``. ``joint``: see
@@ -166,9 +170,18 @@ def pasted_snapshots(passages: Sequence[str]) -> list[ChunkSnapshot]:
     now = datetime.now(timezone.utc)
     return [
         ChunkSnapshot(
-            chunk_id=f"pasted-{i}", document_id=f"pasted-{i}", source_id=f"pasted-{i}", version="1",
-            title=f"粘贴的来源 {i}", heading_path=(f"粘贴的来源 {i}",), text=p, content_sha256=sha256_hex(p),
-            knowledge_base=PASTED_KB, rank=i, relevance=1.0, retrieved_at=now,
+            chunk_id=f"pasted-{i}",
+            document_id=f"pasted-{i}",
+            source_id=f"pasted-{i}",
+            version="1",
+            title=f"粘贴的来源 {i}",
+            heading_path=(f"粘贴的来源 {i}",),
+            text=p,
+            content_sha256=sha256_hex(p),
+            knowledge_base=PASTED_KB,
+            rank=i,
+            relevance=1.0,
+            retrieved_at=now,
         )
         for i, p in enumerate(passages, start=1)
     ]
@@ -183,8 +196,11 @@ def check_against(engine: Any, text: str, sources: str | Sequence[str], *, save:
     ``MAX_SOURCES`` gives a record with status ``error`` and a Chinese message (nothing raised).
     """
     text, bad = scrub(text)
-    sources, bad_sources = (scrub(sources) if isinstance(sources, str)
-                            else (tuple(scrub(s)[0] for s in sources), sum(scrub(s)[1] for s in sources)))
+    sources, bad_sources = (
+        scrub(sources)
+        if isinstance(sources, str)
+        else (tuple(scrub(s)[0] for s in sources), sum(scrub(s)[1] for s in sources))
+    )
     repaired = tuple(repair_audit(f, n) for f, n in (("answer_text", bad), ("sources", bad_sources)) if n)
     base: dict[str, Any] = dict(query=text, answer_text=text, generator=GENERATOR, audit=repaired)
     passages = split_sources(sources)
@@ -218,7 +234,6 @@ def _finish(engine: Any, save: bool, record: AnswerRecord) -> AnswerRecord:
     if save:
         engine.records.save(record)
     return record
-
 
 
 def format_text(record: AnswerRecord) -> str:

@@ -19,6 +19,7 @@ from typing import Any, Sequence
 
 from core.verification import split_marked
 
+
 def default_set() -> Path:
     """``../shared/eval-dev/citecheck/dev.jsonl`` beside the repository root."""
     return Path(__file__).resolve().parent.parent.parent / "shared" / "eval-dev" / "citecheck" / "dev.jsonl"

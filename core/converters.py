@@ -32,7 +32,11 @@ def html_to_markdown(html: str) -> tuple[str, str | None]:
     from markdownify import markdownify
 
     soup = BeautifulSoup(html, "html.parser")
-    for tag in soup(["script", "style", "noscript", "template", "head"] if soup.body else ["script", "style", "noscript", "template"]):
+    for tag in soup(
+        ["script", "style", "noscript", "template", "head"]
+        if soup.body
+        else ["script", "style", "noscript", "template"]
+    ):
         if tag.name == "head":
             continue
         tag.decompose()

@@ -53,10 +53,10 @@ from urllib.parse import quote
 from core.chunking import parse_front_matter, parse_markdown
 from core.converters import ReadError as _ReadError
 from core.converters import html_to_markdown, pdf_to_markdown
-from core.pdf_positions import pdf_chunks
 from core.errors import IngestError
-from core.parse_jobs import glossary_digest, parse_key, parser_pool
 from core.models import Chunk, SourceDocument
+from core.parse_jobs import glossary_digest, parse_key, parser_pool
+from core.pdf_positions import pdf_chunks
 from core.sourcetext import UnreadableText, check_text, escape_surrogates
 
 __all__ = [
@@ -77,7 +77,6 @@ __all__ = [
 SOURCE_SUFFIXES = (".md", ".markdown", ".txt", ".html", ".htm", ".pdf")
 
 _INDEX_STEMS = ("_index", "index")
-
 
 
 @dataclass(frozen=True)
@@ -213,7 +212,7 @@ def _os_reason(exc: OSError) -> str:
 def _escaped_name(path: Path, source_id: str) -> bool:
     """Whether ``source_id`` escapes undecodable bytes of ``path``'s own name parts."""
     parts = PurePosixPath(source_id).parts
-    tail = Path(*path.parts[-len(parts):]) if parts and len(path.parts) >= len(parts) else path
+    tail = Path(*path.parts[-len(parts) :]) if parts and len(path.parts) >= len(parts) else path
     return escape_surrogates(str(tail)) != str(tail)
 
 
@@ -232,8 +231,11 @@ def _list_sources(paths: Sequence[Path]) -> tuple[list[tuple[Path, str]], list[I
             where = Path(exc.filename) if exc.filename else root
             rel = where.relative_to(root).as_posix() if where.is_relative_to(root) else str(where)
             sid = escape_surrogates(rel)
-            problems.append(IngestFailure(sid, escape_surrogates(str(where)),
-                                          f"{sid}：无法读取文件夹（{_os_reason(exc)}），其中的文件未导入"))
+            problems.append(
+                IngestFailure(
+                    sid, escape_surrogates(str(where)), f"{sid}：无法读取文件夹（{_os_reason(exc)}），其中的文件未导入"
+                )
+            )
 
         for dirpath, dirnames, filenames in os.walk(root, onerror=unlisted, followlinks=True):
             try:
@@ -256,8 +258,6 @@ def _list_sources(paths: Sequence[Path]) -> tuple[list[tuple[Path, str]], list[I
                     found.append((full, escape_surrogates(rel.as_posix())))
         out.extend(sorted(found, key=lambda t: t[1]))
     return out, problems
-
-
 
 
 def _read_bytes(path: Path) -> bytes:
@@ -321,8 +321,10 @@ def _parse_by_suffix(
     doc, chunks = parse_markdown(text, source_id, glossary=glossary, uri=uri)
     longest = max(map(len, text.splitlines()), default=0)
     if longest >= LONG_LINE_CHARS:  # e.g. a minified page or a data dump: thousands of chunks from one line
-        warnings.append(f"其中一行有 {longest} 个字符，全文切成了 {len(chunks)} 个片段：它可能是压缩成一行的网页或数据，"
-                        "请确认这是要检索的文档（向量会在后台补齐，其余文档照常检索）")
+        warnings.append(
+            f"其中一行有 {longest} 个字符，全文切成了 {len(chunks)} 个片段：它可能是压缩成一行的网页或数据，"
+            "请确认这是要检索的文档（向量会在后台补齐，其余文档照常检索）"
+        )
     return doc, chunks, warnings
 
 

@@ -43,8 +43,13 @@ HELD_POLL_SECONDS = 0.25
 PAUSE_POLL_SECONDS = 0.05
 
 CLAIMS = sa.Table(
-    "embedding_claims", sa.MetaData(), sa.Column("model", sa.Text), sa.Column("text_sha256", sa.Text),
-    sa.Column("text", sa.Text), sa.Column("worker", sa.Text), sa.Column("lease_until", sa.Float),
+    "embedding_claims",
+    sa.MetaData(),
+    sa.Column("model", sa.Text),
+    sa.Column("text_sha256", sa.Text),
+    sa.Column("text", sa.Text),
+    sa.Column("worker", sa.Text),
+    sa.Column("lease_until", sa.Float),
 )
 
 
@@ -65,8 +70,16 @@ def enqueue(catalog: Catalog, model: str) -> int:
         return db.execute(sa.select(sa.func.count()).where(CLAIMS.c.model == model)).scalar_one() - before
 
 
-def claim(catalog: Catalog, model: str, worker: str, n: int = CLAIM_BATCH, *, lease: float = LEASE_SECONDS,
-          now: float | None = None, split: bool = False) -> dict[str, str]:
+def claim(
+    catalog: Catalog,
+    model: str,
+    worker: str,
+    n: int = CLAIM_BATCH,
+    *,
+    lease: float = LEASE_SECONDS,
+    now: float | None = None,
+    split: bool = False,
+) -> dict[str, str]:
     """Up to ``n`` queued texts of ``model`` (SHA-256 → text) now held by ``worker`` until
     ``now + lease``: those nobody holds, or whose lease ended before ``now``. Queue rows of
     texts the cache holds already are dropped first (each statement of a write transaction
@@ -86,12 +99,16 @@ def claim(catalog: Catalog, model: str, worker: str, n: int = CLAIM_BATCH, *, le
         rows = db.execute(
             # ``~cached`` again: a text another worker's enqueue put back after the delete above
             # (it read the cache before a third worker completed the text) is not claimed twice.
-            sa.select(CLAIMS.c.text_sha256, CLAIMS.c.text).where(free, ~cached).order_by(CLAIMS.c.text_sha256).limit(n)
+            sa.select(CLAIMS.c.text_sha256, CLAIMS.c.text)
+            .where(free, ~cached)
+            .order_by(CLAIMS.c.text_sha256)
+            .limit(n)
             .with_for_update(skip_locked=True)
         ).all()
         if rows:
             db.execute(
-                sa.update(CLAIMS).where(CLAIMS.c.model == model, CLAIMS.c.text_sha256.in_([k for k, _ in rows]))
+                sa.update(CLAIMS)
+                .where(CLAIMS.c.model == model, CLAIMS.c.text_sha256.in_([k for k, _ in rows]))
                 .values(worker=worker, lease_until=now + lease)
             )
     return dict(rows)
@@ -101,8 +118,9 @@ def _fair_share(db: sa.Connection, model: str, worker: str, n: int, now: float, 
     """``min(n, ceil(free texts / (other workers holding a lease + 1)))``, at least 1."""
     free_count = db.execute(sa.select(sa.func.count()).where(free)).scalar_one()
     holders = db.execute(
-        sa.select(sa.func.count(sa.distinct(CLAIMS.c.worker)))
-        .where(CLAIMS.c.model == model, CLAIMS.c.worker != worker, CLAIMS.c.lease_until >= now)
+        sa.select(sa.func.count(sa.distinct(CLAIMS.c.worker))).where(
+            CLAIMS.c.model == model, CLAIMS.c.worker != worker, CLAIMS.c.lease_until >= now
+        )
     ).scalar_one()
     return max(1, min(n, -(-free_count // (holders + 1))))
 
@@ -112,8 +130,10 @@ def complete(catalog: Catalog, model: str, vectors: Mapping[str, np.ndarray]) ->
     their texts off the queue, in one transaction."""
     if not vectors:
         return
-    rows = [{"model": model, "text_sha256": k, "vector": np.asarray(v, dtype=np.float32).tobytes()}
-            for k, v in vectors.items()]
+    rows = [
+        {"model": model, "text_sha256": k, "vector": np.asarray(v, dtype=np.float32).tobytes()}
+        for k, v in vectors.items()
+    ]
     with catalog.database.write() as db:
         upsert(db, EMBEDDINGS, rows, ["model", "text_sha256"], ["vector"])
         db.execute(sa.delete(CLAIMS).where(CLAIMS.c.model == model, CLAIMS.c.text_sha256.in_(list(vectors))))
@@ -122,8 +142,11 @@ def complete(catalog: Catalog, model: str, vectors: Mapping[str, np.ndarray]) ->
 def release(catalog: Catalog, model: str, worker: str) -> None:
     """Give back what ``worker`` holds (a clean stop), so others need not wait for the lease."""
     with catalog.database.write() as db:
-        db.execute(sa.update(CLAIMS).where(CLAIMS.c.model == model, CLAIMS.c.worker == worker)
-                   .values(worker=None, lease_until=None))
+        db.execute(
+            sa.update(CLAIMS)
+            .where(CLAIMS.c.model == model, CLAIMS.c.worker == worker)
+            .values(worker=None, lease_until=None)
+        )
 
 
 def queued(catalog: Catalog, model: str) -> int:
@@ -140,10 +163,18 @@ def wait_while(paused: Callable[[], bool], should_stop: Callable[[], bool]) -> N
 
 
 def run_worker(
-    catalog: Catalog, embedder: Embedder, worker: str, *, batch: int = CLAIM_BATCH, lease: float = LEASE_SECONDS,
-    follow: bool = False, should_stop: Callable[[], bool] = lambda: False,
-    paused: Callable[[], bool] = lambda: False, poll_seconds: float = FOLLOW_POLL_SECONDS,
-    after_batch: Callable[[bool], None] | None = None, stats: dict[str, float] | None = None,
+    catalog: Catalog,
+    embedder: Embedder,
+    worker: str,
+    *,
+    batch: int = CLAIM_BATCH,
+    lease: float = LEASE_SECONDS,
+    follow: bool = False,
+    should_stop: Callable[[], bool] = lambda: False,
+    paused: Callable[[], bool] = lambda: False,
+    poll_seconds: float = FOLLOW_POLL_SECONDS,
+    after_batch: Callable[[bool], None] | None = None,
+    stats: dict[str, float] | None = None,
 ) -> int:
     """Queue what is missing, then claim, embed and complete batches until the queue is
     empty: while other workers hold the rest, it looks again every :data:`HELD_POLL_SECONDS`

@@ -51,8 +51,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from core.catalog import Catalog, embedding_text
-from core.embedding_claims import run_worker, wait_while
 from core.config import Settings
+from core.embedding_claims import run_worker, wait_while
 from core.embeddings import Embedder
 from core.errors import AppError
 from core.index import KnowledgeIndex
@@ -81,9 +81,11 @@ class EmbeddingWorker:
         self.index = index
         #: the model's process (``process=True``), started by the first pass that owns the store
         self.process = (
-            EmbeddingProcess(index.settings, index.embedder.name,
-                             None if index.second is None else index.second.embedder.name)
-            if process else None
+            EmbeddingProcess(
+                index.settings, index.embedder.name, None if index.second is None else index.second.embedder.name
+            )
+            if process
+            else None
         )
         self.poll_seconds = poll_seconds
         self.error: str | None = None
@@ -180,7 +182,9 @@ class EmbeddingWorker:
             self.index.embed_pending(should_stop=self._stop.is_set)
             if self.index.second is not None and not self._stop.is_set():
                 fill_cache(
-                    self.index.catalog, self.index.second.embedder, should_stop=self._stop.is_set,
+                    self.index.catalog,
+                    self.index.second.embedder,
+                    should_stop=self._stop.is_set,
                     paused=lambda: background_waits(self.index.settings.data_dir),
                 )
             self._embedded_for = generation
@@ -258,15 +262,28 @@ class EmbeddingProcess:
                 return f"向量进程已退出（退出码 {code}），稍后重启；详情见 {self.log_path}"
         env = background_env()
         env.update(
-            YINZHENG_DATA_DIR=str(self.settings.data_dir), YINZHENG_EMBEDDING=self.settings.embedding,
+            YINZHENG_DATA_DIR=str(self.settings.data_dir),
+            YINZHENG_EMBEDDING=self.settings.embedding,
             YINZHENG_SECOND_EMBEDDING=self.settings.second_embedding if self.second_model else "none",
         )
         self.settings.data_dir.mkdir(parents=True, exist_ok=True)
         with open(self.log_path, "ab") as log_file:
             self.popen = subprocess.Popen(
-                [sys.executable, "-m", "core.embedding_worker", "--parent", str(os.getpid()),
-                 "--model", self.model_name, *(["--second-model", self.second_model] if self.second_model else [])],
-                cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log_file,
+                [
+                    sys.executable,
+                    "-m",
+                    "core.embedding_worker",
+                    "--parent",
+                    str(os.getpid()),
+                    "--model",
+                    self.model_name,
+                    *(["--second-model", self.second_model] if self.second_model else []),
+                ],
+                cwd=ROOT,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=log_file,
             )
         self._started_at = time.monotonic()
         return None
@@ -331,7 +348,9 @@ def run_process(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m core.embedding_worker")
     ap.add_argument("--parent", type=int, required=True, help="exit when this process is gone")
     ap.add_argument("--model", required=True, help="the embedder name the parent uses")
-    ap.add_argument("--second-model", default=None, help="the second embedder name the parent uses (none: no second set)")
+    ap.add_argument(
+        "--second-model", default=None, help="the second embedder name the parent uses (none: no second set)"
+    )
     ap.add_argument("--poll", type=float, default=POLL_SECONDS)
     args = ap.parse_args(argv)
     lower_priority()
@@ -342,7 +361,9 @@ def run_process(argv: list[str] | None = None) -> int:
         return 2
     second = make_second_embedder(settings.second_embedding, settings.embedding) if args.second_model else None
     if args.second_model and (second is None or second.name != args.second_model):
-        print(f"second embedding model {second and second.name} is not the parent's {args.second_model}", file=sys.stderr)
+        print(
+            f"second embedding model {second and second.name} is not the parent's {args.second_model}", file=sys.stderr
+        )
         return 2
     catalog = Catalog(settings.catalog_location)
 

@@ -74,7 +74,7 @@ def _record_lines(record: AnswerRecord, label_prefix: str, *, origin_note: bool)
     out = ["## 回答\n", *_answer_lines(record, label_prefix)]
     if origin_note and record.regenerated_from:
         out.append(f"（重新生成的回答，原回答 {escape_text(record.regenerated_from)} 仍保留）\n")
-    links = [(escape_text(l.label), safe_url(l.url)) for l in record.recommended_links]
+    links = [(escape_text(link.label), safe_url(link.url)) for link in record.recommended_links]
     if any(url for _, url in links):
         out.append("\n## 推荐链接\n")
         out += [f"- [{label}]({url})" for label, url in links if url]
@@ -141,8 +141,7 @@ def _answer_lines(record: AnswerRecord, label_prefix: str) -> list[str]:
                 where = f" — {url}" if url else ""
                 path = PATH_SEPARATOR.join(escape_text(h) for h in snap.heading_path)
                 out.append(
-                    f"[^{label_prefix}{n}]: {path}{where}"
-                    f"（片段 {escape_text(cid)}，版本 {escape_text(snap.version)}）"
+                    f"[^{label_prefix}{n}]: {path}{where}（片段 {escape_text(cid)}，版本 {escape_text(snap.version)}）"
                 )
     return out
 

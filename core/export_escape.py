@@ -63,9 +63,7 @@ class _Converter(MarkdownConverter):
 
 
 _ESCAPER = _Converter(escape_misc=True, escape_asterisks=True, escape_underscores=True)
-_TO_MD = _Converter(
-    heading_style="ATX", bullets="-", escape_misc=True, escape_asterisks=True, escape_underscores=True
-)
+_TO_MD = _Converter(heading_style="ATX", bullets="-", escape_misc=True, escape_asterisks=True, escape_underscores=True)
 
 
 def escape_text(text: str) -> str:
@@ -157,8 +155,11 @@ def _answer_body(text: str, marks: tuple[tuple[int, str, bool], ...]) -> str:
             md = re.sub(re.escape(code) + r"(?=([(\[:]?))", lambda m, mark=mark: mark + "\\" * bool(m.group(1)), md)
         return md
 
-    for candidate in (lambda: coded, lambda: _TO_MD.convert(parse_render(coded)[1]).strip("\n") + "\n",
-                      lambda: _escape_lines(coded)):
+    for candidate in (
+        lambda: coded,
+        lambda: _TO_MD.convert(parse_render(coded)[1]).strip("\n") + "\n",
+        lambda: _escape_lines(coded),
+    ):
         out = fill(candidate())
         if inert(out):
             return out

@@ -134,8 +134,7 @@ def ground(draft: Draft, sent_chunk_ids: Sequence[str]) -> Grounded:
             audit.append(
                 _drop(
                     i,
-                    f"part_index {ds.part_index} is out of range (the draft has "
-                    f"{len(draft.parts)} parts)",
+                    f"part_index {ds.part_index} is out of range (the draft has {len(draft.parts)} parts)",
                     problem="part_out_of_range",
                     **base,
                 )
@@ -184,9 +183,7 @@ def ground(draft: Draft, sent_chunk_ids: Sequence[str]) -> Grounded:
         kept, id_audit, needs_review = _normalize_ids(i, ds.chunk_ids, allowed)
         audit.extend(id_audit)
         if not kept:
-            audit.append(
-                _drop(i, "no valid chunk id remains", problem="no_valid_chunk_id", **base)
-            )
+            audit.append(_drop(i, "no valid chunk id remains", problem="no_valid_chunk_id", **base))
             continue
         out.append(
             (
@@ -242,9 +239,7 @@ def validate_supports(
             audit.append(_drop(i, problem[1], problem=problem[0], **base))
             continue
         ids, id_audit, needs_review = _normalize_ids(i, sp.chunk_ids, allowed)
-        audit.extend(
-            e.model_copy(update={"detail": {**e.detail, "stage": "render"}}) for e in id_audit
-        )
+        audit.extend(e.model_copy(update={"detail": {**e.detail, "stage": "render"}}) for e in id_audit)
         if not ids:
             audit.append(_drop(i, "no valid chunk id remains", problem="no_valid_chunk_id", **base))
             continue

@@ -53,13 +53,23 @@ from core.lexical import LexicalIndex
 from core.models import DEFAULT_KB, Chunk, SourceDocument, place_in_knowledge_base, sha256_hex
 from core.second_vectors import SecondVectors
 from core.vector_store import (
-    CHROMA_BATCH, COLLECTION, VectorStore, collection_name_for, delete_server_collection, mismatch_error,
+    CHROMA_BATCH,
+    COLLECTION,
+    VectorStore,
+    collection_name_for,
+    delete_server_collection,
+    mismatch_error,
 )
 
 #: Names callers import from here (the catalog and the Chroma adapter are used through this facade).
 __all__ = [
-    "KnowledgeIndex", "DocumentRow", "reset_index", "lexical_text", "embedding_text",
-    "collection_name_for", "COLLECTION",
+    "KnowledgeIndex",
+    "DocumentRow",
+    "reset_index",
+    "lexical_text",
+    "embedding_text",
+    "collection_name_for",
+    "COLLECTION",
 ]
 
 log = logging.getLogger(__name__)
@@ -83,7 +93,12 @@ class KnowledgeIndex:
     """
 
     def __init__(
-        self, settings: Settings, embedder: Embedder, *, chroma_client: Any = None, collection_name: str | None = None,
+        self,
+        settings: Settings,
+        embedder: Embedder,
+        *,
+        chroma_client: Any = None,
+        collection_name: str | None = None,
         second_embedder: Embedder | None = None,
     ) -> None:
         self.settings = settings
@@ -323,7 +338,11 @@ class KnowledgeIndex:
         and every ``COUNT_TTL`` seconds while some active chunk has none yet."""
         active = self._active
         m = self._cached
-        if m is not None and m.source is active and (len(m) == len(active) or time.monotonic() - m.built_at < COUNT_TTL):
+        if (
+            m is not None
+            and m.source is active
+            and (len(m) == len(active) or time.monotonic() - m.built_at < COUNT_TTL)
+        ):
             return m
         keys = {cid: sha256_hex(embedding_text(c)) for cid, c in active.items()}
         vectors = self.catalog.cached_vectors(self.embedder.name, sorted(set(keys.values())))
@@ -410,7 +429,8 @@ class KnowledgeIndex:
         any chunk without a vector is found, whoever stored it: a chunk another process
         ingested while this one owned the store is picked up too, by the next pass, or by
         this one: when the catalog moved to a new generation while this pass embedded,
-        it reloads and embeds what the new generation lacks before it returns. Vectors come from the catalog's cache when the same text was embedded
+        it reloads and embeds what the new generation lacks before it returns. Vectors come from
+        the catalog's cache when the same text was embedded
         before; new ones are cached and written every ``CHROMA_BATCH`` vectors or
         ``FLUSH_SECONDS``. With ``embed_missing=False`` only cached vectors are
         added (another process computes the rest: ``core.embedding_worker``). Calls ``progress(done, total)`` after each batch. Returns
@@ -431,8 +451,11 @@ class KnowledgeIndex:
                 return done
 
     def _embed_once(
-        self, progress: Callable[[int, int], None] | None, should_stop: Callable[[], bool] | None,
-        batch_size: int, embed_missing: bool,
+        self,
+        progress: Callable[[int, int], None] | None,
+        should_stop: Callable[[], bool] | None,
+        batch_size: int,
+        embed_missing: bool,
     ) -> int:
         """One pass of ``embed_pending`` over the active set as it is now; returns the chunks added."""
         have = self._vector_ids()

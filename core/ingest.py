@@ -22,11 +22,11 @@ from typing import Callable, Sequence
 from core.catalog import chunk_terms
 from core.corpus import IngestFailure, ParsedSource, load_changed_sources
 from core.corpus_profile import NEUTRAL, CorpusProfile, find_profile, profile_of
-from core.pdf_pages import store_file
-from core.sourcetext import escape_surrogates
 from core.index import KnowledgeIndex
 from core.knowledge_bases import DEFAULT_TITLE
 from core.models import DEFAULT_KB
+from core.pdf_pages import store_file
+from core.sourcetext import escape_surrogates
 
 Progress = Callable[[int, int, str], None]
 
@@ -126,7 +126,9 @@ def ingest(
     profile = adopt_profile(index, kb, paths)
     known = index.parse_keys(kb)
     parsed, failures, unchanged = load_changed_sources(
-        list(paths), known={sid: key for sid, (key, _) in known.items()}, progress=progress,
+        list(paths),
+        known={sid: key for sid, (key, _) in known.items()},
+        progress=progress,
         base_url=base_url if base_url is not None else profile.base_url,
         prepare=chunk_terms,  # BM25 terms computed where each file is parsed (a worker process for large corpora)
         glossary_dir=profile.glossary,

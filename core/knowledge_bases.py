@@ -31,8 +31,13 @@ from core.sql import SqlDatabase, upsert
 
 #: The table as the statements see it; its layout is made by ``core/migrations/catalog``.
 KNOWLEDGE_BASES = sa.Table(
-    "knowledge_bases", sa.MetaData(), sa.Column("name", sa.Text), sa.Column("title", sa.Text),
-    sa.Column("hidden", sa.Integer), sa.Column("settings_json", sa.Text), sa.Column("created_at", sa.Text),
+    "knowledge_bases",
+    sa.MetaData(),
+    sa.Column("name", sa.Text),
+    sa.Column("title", sa.Text),
+    sa.Column("hidden", sa.Integer),
+    sa.Column("settings_json", sa.Text),
+    sa.Column("created_at", sa.Text),
 )
 _KB = KNOWLEDGE_BASES
 
@@ -47,8 +52,11 @@ class KnowledgeBaseError(AppError, ValueError):
 
 def _row(row) -> KnowledgeBase:  # noqa: ANN001 - a RowMapping of KNOWLEDGE_BASES
     return KnowledgeBase(
-        name=row["name"], title=row["title"], hidden=bool(row["hidden"]),
-        settings=json.loads(row["settings_json"]), created_at=row["created_at"],
+        name=row["name"],
+        title=row["title"],
+        hidden=bool(row["hidden"]),
+        settings=json.loads(row["settings_json"]),
+        created_at=row["created_at"],
     )
 
 
@@ -58,15 +66,27 @@ class KnowledgeBaseStore:
     def __init__(self, db: SqlDatabase) -> None:
         self._db = db
         with db.write() as conn:
-            upsert(conn, _KB, {"name": DEFAULT_KB, "title": DEFAULT_TITLE, "hidden": 0, "settings_json": "{}",
-                               "created_at": utc_now().isoformat()}, ["name"])
+            upsert(
+                conn,
+                _KB,
+                {
+                    "name": DEFAULT_KB,
+                    "title": DEFAULT_TITLE,
+                    "hidden": 0,
+                    "settings_json": "{}",
+                    "created_at": utc_now().isoformat(),
+                },
+                ["name"],
+            )
 
     def list(self, *, include_hidden: bool = True) -> list[KnowledgeBase]:
         """Every knowledge base, :data:`DEFAULT_KB` first, then by name."""
         with self._db.read() as conn:
-            rows = conn.execute(
-                sa.select(_KB).order_by(sa.case((_KB.c.name == DEFAULT_KB, 0), else_=1), _KB.c.name)
-            ).mappings().all()
+            rows = (
+                conn.execute(sa.select(_KB).order_by(sa.case((_KB.c.name == DEFAULT_KB, 0), else_=1), _KB.c.name))
+                .mappings()
+                .all()
+            )
         return [kb for kb in map(_row, rows) if include_hidden or not kb.hidden]
 
     def get(self, name: str) -> KnowledgeBase | None:
@@ -83,21 +103,32 @@ class KnowledgeBaseStore:
             raise KnowledgeBaseError(f"没有名为 {name!r} 的知识库（现有：{known}）")
         return kb
 
-    def create(self, name: str, title: str | None = None, settings: Mapping[str, object] | None = None) -> KnowledgeBase:
+    def create(
+        self, name: str, title: str | None = None, settings: Mapping[str, object] | None = None
+    ) -> KnowledgeBase:
         """Add a knowledge base (title defaults to the name). ``KnowledgeBaseError`` for a
         bad name, an empty title, or a name that exists (also a hidden one)."""
         try:
-            kb = KnowledgeBase(name=name, title=(title if title is not None else name).strip(),
-                               settings=dict(settings or {}), created_at=utc_now())
+            kb = KnowledgeBase(
+                name=name,
+                title=(title if title is not None else name).strip(),
+                settings=dict(settings or {}),
+                created_at=utc_now(),
+            )
         except ValueError as exc:
             raise KnowledgeBaseError(_first_message(exc)) from exc
         with self._db.write() as conn:
             if conn.execute(sa.select(1).where(_KB.c.name == name)).first():
                 raise KnowledgeBaseError(f"知识库 {name!r} 已存在")
-            conn.execute(sa.insert(_KB).values(
-                name=kb.name, title=kb.title, hidden=0, settings_json=json.dumps(kb.settings, ensure_ascii=False),
-                created_at=kb.created_at.isoformat(),
-            ))
+            conn.execute(
+                sa.insert(_KB).values(
+                    name=kb.name,
+                    title=kb.title,
+                    hidden=0,
+                    settings_json=json.dumps(kb.settings, ensure_ascii=False),
+                    created_at=kb.created_at.isoformat(),
+                )
+            )
         return kb
 
     def rename(self, name: str, title: str) -> KnowledgeBase:

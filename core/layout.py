@@ -160,9 +160,7 @@ def layout(answer_text: str, supports: Sequence[Support]) -> Layout:
                 return True
         return False
 
-    unsupported_units = [
-        (a, b) for a, b in units if has_visible_text(answer_text[a:b]) and not covered(a, b)
-    ]
+    unsupported_units = [(a, b) for a, b in units if has_visible_text(answer_text[a:b]) and not covered(a, b)]
     unsup_reqs = [candidates(doc, a, b) for a, b in unsupported_units]
 
     # phase 2: every placeholder together
@@ -197,7 +195,7 @@ def layout(answer_text: str, supports: Sequence[Support]) -> Layout:
         del slot_ids[pos]
 
     unsup_pos: set[int] = set()
-    for (a, _), loc in zip(unsupported_units, u_locs):
+    for _unit, loc in zip(unsupported_units, u_locs):
         if loc is None or loc.pos in slot_ids:
             continue
         note(loc)

@@ -36,6 +36,7 @@ STOPWORDS = frozenset(
     a an the is are was were be to of in on for and or what how why which does do can with""".split()
 )
 
+
 def _is_term(tok: str) -> bool:
     tok = tok.strip()
     if not tok:

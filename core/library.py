@@ -95,5 +95,7 @@ def ingest_folder(
     """
     if not folder.is_dir():
         shown = escape_surrogates(str(folder))
-        return IngestReport(failures=[IngestFailure(shown, shown, f"{shown}：不是文件夹，或无法访问（不存在、没有权限或符号链接循环）")])
+        return IngestReport(
+            failures=[IngestFailure(shown, shown, f"{shown}：不是文件夹，或无法访问（不存在、没有权限或符号链接循环）")]
+        )
     return ingest(index, [folder], base_url=base_url, progress=progress, embed=False, knowledge_base=knowledge_base)

@@ -104,11 +104,7 @@ def parse_render(text: str) -> tuple[list[Token], str]:
 
 # Placeholder characters: Unicode category So (markdown-it treats them as
 # punctuation for emphasis flanking, so `**A。**` + placeholder still closes).
-_POOL: tuple[str, ...] = tuple(
-    ch
-    for ch in map(chr, range(0x1F000, 0x1F100))
-    if unicodedata.category(ch) == "So"
-)
+_POOL: tuple[str, ...] = tuple(ch for ch in map(chr, range(0x1F000, 0x1F100)) if unicodedata.category(ch) == "So")
 
 
 def placeholder_codes(text: str, count: int) -> list[str]:

@@ -10,7 +10,7 @@ Provider units (UTF-8 bytes, UTF-16 code units) are converted at the adapter by
 The JSON form of ``AnswerRecord`` is the exchange format of the command line,
 exports and checks; its field names are stable (``schema_version`` guards them).
 
-Why over 400 lines: this is the one data model (DESIGN's ground floor). Every
+Why over 400 lines: this is the one data model (docs/design.md's ground floor). Every
 value an arrow of the pipeline carries is declared here with its units, next to
 the others it composes (chunk → retrieved chunk → snapshot → record), plus the
 record's read-side schema migration; splitting it would scatter one schema.
@@ -19,9 +19,9 @@ record's read-side schema migration; splitting it would scatter one schema.
 from __future__ import annotations
 
 import hashlib
+import re
 import uuid
 from datetime import datetime, timezone
-import re
 from typing import Literal, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
@@ -244,9 +244,7 @@ class Chunk(ChunkMetadata, ChunkContent):
     @model_validator(mode="after")
     def _check(self) -> "Chunk":
         if self.char_start < 0 or self.char_end < self.char_start:
-            raise ValueError(
-                f"chunk {self.chunk_id!r}: bad char span {self.char_start}..{self.char_end}"
-            )
+            raise ValueError(f"chunk {self.chunk_id!r}: bad char span {self.char_start}..{self.char_end}")
         if self.content_sha256 and self.content_sha256 != sha256_hex(self.text):
             raise ValueError(f"chunk {self.chunk_id!r}: content_sha256 does not match text")
         return self
@@ -262,11 +260,13 @@ def place_in_knowledge_base(
     check_kb_name(knowledge_base)
     doc = document.model_copy(update={"knowledge_base": knowledge_base})
     placed = [
-        c.model_copy(update={
-            "knowledge_base": knowledge_base,
-            "document_id": doc.document_id,
-            "chunk_id": make_chunk_id(doc.document_id, c.ordinal),
-        })
+        c.model_copy(
+            update={
+                "knowledge_base": knowledge_base,
+                "document_id": doc.document_id,
+                "chunk_id": make_chunk_id(doc.document_id, c.ordinal),
+            }
+        )
         for c in chunks
     ]
     return doc, placed
@@ -451,8 +451,6 @@ class SufficiencyInfo(Frozen):
     note: str | None = None
 
 
-
-
 def _v1_to_v2(data: dict) -> dict:
     # Version 2 only adds optional verification fields to Support: None = "not verified".
     return {**data, "schema_version": 2}
@@ -480,9 +478,7 @@ def migrate_record_data(data: dict) -> dict:
     if isinstance(version, bool) or not isinstance(version, int) or version < 1:
         raise ValueError(f"schema_version must be a positive integer, got {version!r}")
     if version > SCHEMA_VERSION:
-        raise ValueError(
-            f"record schema_version {version} is newer than this program reads ({SCHEMA_VERSION})"
-        )
+        raise ValueError(f"record schema_version {version} is newer than this program reads ({SCHEMA_VERSION})")
     while version < SCHEMA_VERSION:
         data = _MIGRATIONS[version](data)
         version = data["schema_version"]
@@ -520,7 +516,7 @@ class AnswerRecord(Frozen):
     chunks of a ``no_evidence`` record, below the threshold and not cited.
     ``feedback`` is the person's 👍/👎 (set after the answer, ``RecordStore.set_feedback``);
     ``regenerated_from`` the ``answer_id`` of the answer this one regenerated (the old
-    record is kept). 
+    record is kept).
     ``knowledge_bases`` are the names of the knowledge bases the question searched
     (empty on records stored before knowledge bases: they searched the one that is
     now :data:`DEFAULT_KB`). Older JSON forms are upgraded on read (:func:`migrate_record_data`).

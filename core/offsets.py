@@ -60,9 +60,7 @@ class OffsetBoundsError(OffsetError):
 def _prefix(text: str, unit: str) -> tuple[int, ...]:
     """``table[i]`` = length in ``unit`` of ``text[:i]`` (i in code points)."""
     if unit == "utf8":
-        widths: Iterable[int] = (
-            1 if o < 0x80 else 2 if o < 0x800 else 3 if o < 0x10000 else 4 for o in map(ord, text)
-        )
+        widths: Iterable[int] = (1 if o < 0x80 else 2 if o < 0x800 else 3 if o < 0x10000 else 4 for o in map(ord, text))
     else:
         widths = (2 if o > 0xFFFF else 1 for o in map(ord, text))
     return (0, *accumulate(widths))
@@ -107,9 +105,7 @@ def to_codepoint(text: str, offset: int, unit: Unit) -> int:
     """
     _check_unit(unit, offset)
     if offset < 0:
-        raise OffsetBoundsError(
-            f"{unit} offset {offset} is negative", offset=offset, unit=unit, reason="negative"
-        )
+        raise OffsetBoundsError(f"{unit} offset {offset} is negative", offset=offset, unit=unit, reason="negative")
     if unit == "codepoint":
         if offset > len(text):
             raise OffsetBoundsError(
@@ -179,8 +175,7 @@ def rebase(parts: Sequence[str], part_index: int, cp_offset: int) -> int:
         raise OffsetError(f"part_index {part_index!r} is out of range ({len(parts)} parts)")
     if not 0 <= cp_offset <= len(parts[part_index]):
         raise OffsetError(
-            f"codepoint offset {cp_offset} is outside part {part_index} "
-            f"({len(parts[part_index])} code points)"
+            f"codepoint offset {cp_offset} is outside part {part_index} ({len(parts[part_index])} code points)"
         )
     return sum(len(p) for p in parts[:part_index]) + cp_offset
 

@@ -6,7 +6,7 @@
 * :func:`quote_boxes` gives the page boxes of ``chunk.text[start:end]`` (a support's aligned
   quote): one box per line it touches, on every page it crosses.
 
-Offsets are code points into the chunk text (DESIGN: the chunk's code-point offsets are law);
+Offsets are code points into the chunk text (docs/design.md: the chunk's code-point offsets are law);
 boxes are PDF points from the page's top-left corner.
 """
 
@@ -85,8 +85,16 @@ def chunk_runs(
             for k in range(1, len(xs)):
                 xs[k] = max(xs[k], xs[k - 1])
             top, bottom = lines[(page, line)]
-            runs.append(TextRun(page=page, start=cur[0][0], end=cur[-1][0] + 1, top=top, bottom=bottom,
-                                xs=tuple(round(x, 1) for x in xs)))
+            runs.append(
+                TextRun(
+                    page=page,
+                    start=cur[0][0],
+                    end=cur[-1][0] + 1,
+                    top=top,
+                    bottom=bottom,
+                    xs=tuple(round(x, 1) for x in xs),
+                )
+            )
         cur.clear()
 
     for i, k in enumerate(matched):

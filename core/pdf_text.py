@@ -78,7 +78,16 @@ def compat_char(ch: str) -> str:
 
 
 _FILE_NAME = re.compile(r"^[^\s/\\]{1,80}\.(?:html?|pdf|docx?|xlsx?|pptx?|txt|md|aspx?|php|jsp|rtf|odt)$", re.I)
-_PLACEHOLDERS = {"about:blank", "untitled", "untitled document", "无标题", "无标题文档", "document", "blank", "new document"}
+_PLACEHOLDERS = {
+    "about:blank",
+    "untitled",
+    "untitled document",
+    "无标题",
+    "无标题文档",
+    "document",
+    "blank",
+    "new document",
+}
 
 
 def is_placeholder_title(title: str | None) -> bool:
@@ -88,7 +97,11 @@ def is_placeholder_title(title: str | None) -> bool:
     if not t:
         return True
     low = t.lower()
-    return low in _PLACEHOLDERS or low.startswith(("microsoft word -", "microsoft powerpoint -")) or bool(_FILE_NAME.match(t))
+    return (
+        low in _PLACEHOLDERS
+        or low.startswith(("microsoft word -", "microsoft powerpoint -"))
+        or bool(_FILE_NAME.match(t))
+    )
 
 
 @dataclass
@@ -202,8 +215,10 @@ def read_pdf(path: Path) -> PdfMarkdown:
         doc.close()
     note = ""
     if garbled:
-        note = (f"第 {_pages([n for n, _ in garbled])} 页提取出的文字大多无法识别（最多约 {max(s for _, s in garbled):.0%} "
-                "是控制字符或替换字符，常见原因是字体缺少 ToUnicode 映射），不作为可检索文本保存")
+        note = (
+            f"第 {_pages([n for n, _ in garbled])} 页提取出的文字大多无法识别（最多约 {max(s for _, s in garbled):.0%} "
+            "是控制字符或替换字符，常见原因是字体缺少 ToUnicode 映射），不作为可检索文本保存"
+        )
     if not lines:
         if note:
             raise PdfError(note + "；未导入。请换用可复制文字的 PDF，或先转成文本")
@@ -214,8 +229,13 @@ def read_pdf(path: Path) -> PdfMarkdown:
         meta_title = ""
     meta_title = remove_controls(meta_title)[0].strip()
     title = meta_title if not is_placeholder_title(meta_title) else first_heading or Path(path).stem or Path(path).name
-    return PdfMarkdown(*md, title=title, page_count=count, warnings=[note] if note else [],
-                       file_sha256=hashlib.sha256(data).hexdigest())
+    return PdfMarkdown(
+        *md,
+        title=title,
+        page_count=count,
+        warnings=[note] if note else [],
+        file_sha256=hashlib.sha256(data).hexdigest(),
+    )
 
 
 def _classify(lines: list[_Line]) -> list[tuple[_Line, int]]:
@@ -227,8 +247,12 @@ def _classify(lines: list[_Line]) -> list[tuple[_Line, int]]:
 
     def heading(ln: _Line) -> bool:
         text = ln.text.strip()
-        return (body > 0 and ln.size >= body * HEADING_RATIO and 0 < len(text) <= HEADING_MAX_CHARS
-                and not text.endswith(_SENTENCE_END))
+        return (
+            body > 0
+            and ln.size >= body * HEADING_RATIO
+            and 0 < len(text) <= HEADING_MAX_CHARS
+            and not text.endswith(_SENTENCE_END)
+        )
 
     levels = sorted({round(ln.size * 2) / 2 for ln in lines if heading(ln)}, reverse=True)
     return [(ln, min(4, 2 + levels.index(round(ln.size * 2) / 2)) if heading(ln) else 0) for ln in lines]

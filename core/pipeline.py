@@ -23,20 +23,27 @@ from typing import Callable, Iterable, Sequence
 from core import grounding, textsafe
 from core.access import AccessConfig, User
 from core.config import Settings, load_settings, secrets_section
+from core.corpus_profile import CorpusProfile, profiles_of
 from core.embeddings import Embedder, make_embedder, make_second_embedder
 from core.errors import AppError, GenerationError, RecordError, UnsavedRecordError
 from core.generators import registry
 from core.generators.base import Generator
 from core.generators.extractive import ExtractiveGenerator
 from core.index import KnowledgeIndex
-from core.corpus_profile import CorpusProfile, profiles_of
 from core.links import links_for_record
-from core.priority import question_in_flight
 from core.models import (  # MAX_QUESTION_CHARS: here, so the chat shows its input before this module loads
     MAX_QUESTION_CHARS,
-    AnswerRecord, AuditEntry, Candidate, ChunkSnapshot, Draft, GeneratorInfo, RetrievedChunk, SufficiencyInfo,
+    AnswerRecord,
+    AuditEntry,
+    Candidate,
+    ChunkSnapshot,
+    Draft,
+    GeneratorInfo,
+    RetrievedChunk,
+    SufficiencyInfo,
     Support,
 )
+from core.priority import question_in_flight
 from core.query import ResolvedQuery
 from core.records import RecordStore
 from core.redaction import Redactor, redaction_audit
@@ -75,7 +82,10 @@ class Engine:
         return cls(settings, embedder, index, records, {"extractive": ExtractiveGenerator()}, access=access)
 
     def retriever(
-        self, top_k: int | None = None, evidence_threshold: float | None = None, options: RetrievalOptions | None = None,
+        self,
+        top_k: int | None = None,
+        evidence_threshold: float | None = None,
+        options: RetrievalOptions | None = None,
         knowledge_bases: Sequence[str] | None = None,
     ) -> HybridRetriever:
         """A retriever with the settings, overridden by a person's ``options`` (``RetrievalOptions``),
@@ -184,7 +194,10 @@ class Engine:
 
 
 def _apply_display_threshold(
-    supports: Sequence[Support], snapshots: Sequence[ChunkSnapshot], threshold: float, accepted: frozenset[str] = frozenset()
+    supports: Sequence[Support],
+    snapshots: Sequence[ChunkSnapshot],
+    threshold: float,
+    accepted: frozenset[str] = frozenset(),
 ) -> tuple[tuple[Support, ...], tuple[AuditEntry, ...]]:
     """Drop citations of chunks whose relevance is below ``threshold``, except the chunks in
     ``accepted`` (those the sufficiency decision admitted as evidence: the calibrated decision,
@@ -328,7 +341,10 @@ class _Turn:
     whether the record was stored (so an interruption stores it exactly once)."""
 
     def __init__(
-        self, records: RecordStore | None, settings: Settings, conversation_id: str | None,
+        self,
+        records: RecordStore | None,
+        settings: Settings,
+        conversation_id: str | None,
         redactor: Redactor | None = None,
     ) -> None:
         self.records = records
@@ -367,8 +383,12 @@ class _Turn:
         # a PDF page image would show what redaction hides: a redacted snapshot keeps no page place
         meta = {k: v for k, v in rc.chunk.metadata.items() if k != "file_sha256"}
         chunk = rc.chunk.model_copy(
-            update={"text": self.hide(rc.chunk.text), "heading_path": tuple(self.hide(h) for h in rc.chunk.heading_path),
-                    "positions": None, "metadata": meta}
+            update={
+                "text": self.hide(rc.chunk.text),
+                "heading_path": tuple(self.hide(h) for h in rc.chunk.heading_path),
+                "positions": None,
+                "metadata": meta,
+            }
         )
         return rc.model_copy(update={"chunk": chunk})
 
@@ -406,8 +426,11 @@ class _Turn:
                 return
             self.finish(
                 AnswerRecord(
-                    status="interrupted", answer_text="".join(self.streamed), chunks=self.snapshots,
-                    audit=(entry,), **self.base,
+                    status="interrupted",
+                    answer_text="".join(self.streamed),
+                    chunks=self.snapshots,
+                    audit=(entry,),
+                    **self.base,
                 )
             )
         except Exception:  # noqa: BLE001 - the interruption itself must propagate, so log, not raise
@@ -459,7 +482,8 @@ class _Turn:
                 gen_question = self.hide(resolved.text)
             if self.redactor is not None:
                 retrieval = dataclasses.replace(
-                    retrieval, chunks=tuple(map(self.hide_chunk, retrieval.chunks)),
+                    retrieval,
+                    chunks=tuple(map(self.hide_chunk, retrieval.chunks)),
                     evidence=tuple(map(self.hide_chunk, retrieval.evidence)),
                 )
             evidence = retrieval.evidence
@@ -473,6 +497,7 @@ class _Turn:
         if not isinstance(generator, Generator):
             return self.finish(AnswerRecord(status="error", error=str(generator), chunks=snapshots, **base))
         try:
+
             def shown(piece: str) -> None:  # kept in self.streamed: an interrupted turn stores it
                 piece = textsafe.scrub(piece)[0]
                 self.streamed.append(piece)
@@ -549,5 +574,3 @@ def _candidates(retrieval: RetrievalResult) -> tuple[Candidate, ...]:
     return tuple(
         Candidate(chunk=ChunkSnapshot.from_retrieved(rc), score=scores.get(rc.chunk_id, 0.0)) for rc in retrieval.chunks
     )
-
-

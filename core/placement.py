@@ -254,5 +254,4 @@ def resolve(doc: AnswerDoc, requests: Sequence[list[Loc]]) -> list[Loc | None]:
     return out
 
 
-
 __all__ = ["Loc", "candidates", "grapheme_boundary", "resolve"]

@@ -39,13 +39,13 @@ INTERRUPTED_MESSAGE = "回答被中断：以下是中断前已生成的部分，
 CANDIDATES_TITLE = "最接近的片段（不作为证据）"
 EMPTY_ANSWER_MESSAGE = "没能从检索到的片段中取出回答这个问题的句子，因此没有回答。"
 FOUND_TITLE = "检索到的片段（未引用）"
-REPHRASE_HINT = (
-    "可以换个说法再问：用文档里的术语，写出具体的对象、名称、字段或版本，或把问题拆成更小的问题。"
-)
+REPHRASE_HINT = "可以换个说法再问：用文档里的术语，写出具体的对象、名称、字段或版本，或把问题拆成更小的问题。"
 KEYWORD_MODE_NOTE = "关键词检索：向量索引尚未建完，本次只按关键词判断证据。"
 #: Keyword mode with every vector in place: the embedder has no calibrated decision (``hash``, a
 #: ``sentence-transformers:`` model; ``core/sufficiency.json`` names the one it was fit with).
-KEYWORD_UNCALIBRATED_NOTE = "关键词判断：当前向量模型没有校准过的证据判断，本次只按关键词判断证据（向量排序照常参与检索）。"
+KEYWORD_UNCALIBRATED_NOTE = (
+    "关键词判断：当前向量模型没有校准过的证据判断，本次只按关键词判断证据（向量排序照常参与检索）。"
+)
 PATH_SEPARATOR = " › "
 
 _PLAIN_MD = markdown_parser()

@@ -4,7 +4,8 @@ A question in flight is a flag file ``<data_dir>/busy/<pid>-<random>`` that
 ``question_in_flight`` creates for the duration of one ``core.pipeline.ask``
 (in any process on the data folder: the app, ``python -m core ask``). Background
 embedding (``core.embedding_worker``) waits while ``questions_in_flight`` sees
-one, and for ``GRACE_SECONDS`` after the last one ended (``<data_dir>/busy/ended``). A flag left by a process that died (its pid no longer exists) or older than
+one, and for ``GRACE_SECONDS`` after the last one ended (``<data_dir>/busy/ended``). A flag left
+by a process that died (its pid no longer exists) or older than
 ``STALE_SECONDS`` is ignored, so a crash never stops the embedding for good.
 
 ``lower_priority`` is what the embedding process calls first: the highest
@@ -25,8 +26,15 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 __all__ = [
-    "BACKGROUND_NICENESS", "GRACE_SECONDS", "STALE_SECONDS", "THREAD_VARIABLES",
-    "background_env", "background_waits", "lower_priority", "question_in_flight", "questions_in_flight",
+    "BACKGROUND_NICENESS",
+    "GRACE_SECONDS",
+    "STALE_SECONDS",
+    "THREAD_VARIABLES",
+    "background_env",
+    "background_waits",
+    "lower_priority",
+    "question_in_flight",
+    "questions_in_flight",
 ]
 
 #: Niceness of the background embedding process (0 = normal, 19 = lowest).

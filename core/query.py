@@ -9,7 +9,7 @@ and the plan of how each ranking reads it.
   term is a term of the knowledge base (``LexicalIndex`` document frequency > 0)
   that is rare there (at most ``SALIENT_DF`` of the chunks) or an ASCII name
   (``CronJob``, ``.spec.startingDeadlineSeconds``). Measured on the dev set: see
-  README "Retrieval: what users type".
+  docs/measurements.md "Retrieval: what users type".
 * ``plan_query(text, lexical, glossary)`` says how the two rankings read the query:
   an English question over a Chinese knowledge base (``cross_script``) gets the
   dense ranking weighted ``CROSS_SCRIPT_DENSE_WEIGHT`` in the fusion (the
@@ -46,7 +46,7 @@ MAX_CARRIED = 6
 TOPIC_TERMS = 3
 TOPIC_DF = 0.15
 #: RRF weight of the dense ranking for a cross-script query (BM25 keeps weight 1). Measured on the
-#: 13 English questions of the dev sets, MRR@10 with weight 1 / 2 / 3 / 5: 0.631 / 0.667 / 0.718 / 0.769 (README).
+#: 13 English questions of the dev sets, MRR@10 with weight 1 / 2 / 3 / 5: 0.631 / 0.667 / 0.718 / 0.769 (docs/measurements.md).
 CROSS_SCRIPT_DENSE_WEIGHT = 5.0
 #: A query is cross-script when at most this share of its letters are CJK while at least
 #: ``CJK_CORPUS`` of the knowledge base's terms are (``LexicalIndex.cjk_share``), or the reverse:
@@ -96,7 +96,9 @@ class ResolvedQuery:
 
 # Where a question with several parts divides: after a question mark or semicolon, or before
 # 另外/此外/还有/以及/同时 that follows a comma.
-_PART_END = re.compile(r"(?<=[？?；;])\s*|[，,]\s*(?=(?:另外|此外|还有|以及|同时|并且|and also\b|also\b))", re.IGNORECASE)
+_PART_END = re.compile(
+    r"(?<=[？?；;])\s*|[，,]\s*(?=(?:另外|此外|还有|以及|同时|并且|and also\b|also\b))", re.IGNORECASE
+)
 _PART_LEAD = re.compile(r"^(?:另外|此外|还有|以及|同时|并且|and also\b|also\b|and\b)[，,]?\s*", re.IGNORECASE)
 #: A part shorter than this (characters, without its lead word) is not a part of its own.
 PART_MIN_CHARS = 4

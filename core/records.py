@@ -82,14 +82,22 @@ def conversation_history(records: Sequence[AnswerRecord], limit: int = HISTORY_T
 _metadata = sa.MetaData()
 #: The tables as the statements see them; their layout is made by ``core/migrations/records``.
 ANSWERS = sa.Table(
-    "answers", _metadata,
-    *(sa.Column(name, sa.Text) for name in ("answer_id", "created_at", "status", "conversation_id", "query",
-                                             "record_json", "user_id")),
+    "answers",
+    _metadata,
+    *(
+        sa.Column(name, sa.Text)
+        for name in ("answer_id", "created_at", "status", "conversation_id", "query", "record_json", "user_id")
+    ),
 )
 CONVERSATIONS = sa.Table(
-    "conversations", _metadata,
-    sa.Column("owner", sa.Text), sa.Column("conversation_id", sa.Text), sa.Column("title", sa.Text), sa.Column("hidden", sa.Integer),
-    sa.Column("created_at", sa.Text), sa.Column("updated_at", sa.Text),
+    "conversations",
+    _metadata,
+    sa.Column("owner", sa.Text),
+    sa.Column("conversation_id", sa.Text),
+    sa.Column("title", sa.Text),
+    sa.Column("hidden", sa.Integer),
+    sa.Column("created_at", sa.Text),
+    sa.Column("updated_at", sa.Text),
 )
 
 #: Longest conversation title kept, in code points.
@@ -186,9 +194,13 @@ class RecordStore:
     def save(self, record: AnswerRecord) -> None:
         """Store ``record`` (replacing a stored one with its ``answer_id``)."""
         row = {
-            "answer_id": record.answer_id, "created_at": record.created_at.isoformat(), "status": record.status,
-            "conversation_id": record.conversation_id, "query": record.query,
-            "record_json": record.model_dump_json(), "user_id": self.user_id,
+            "answer_id": record.answer_id,
+            "created_at": record.created_at.isoformat(),
+            "status": record.status,
+            "conversation_id": record.conversation_id,
+            "query": record.query,
+            "record_json": record.model_dump_json(),
+            "user_id": self.user_id,
         }
         with self._database.write() as db:
             upsert(db, ANSWERS, row, ["answer_id"], [c for c in row if c != "answer_id"])
@@ -199,7 +211,8 @@ class RecordStore:
         there is no such record (or it is another user's)."""
         with self._database.write() as db:
             js = db.execute(
-                sa.select(ANSWERS.c.record_json).where(ANSWERS.c.answer_id == answer_id, *self._mine(ANSWERS))
+                sa.select(ANSWERS.c.record_json)
+                .where(ANSWERS.c.answer_id == answer_id, *self._mine(ANSWERS))
                 .with_for_update()
             ).scalar()
             if js is None:
@@ -213,9 +226,13 @@ class RecordStore:
     def _set_conversation(self, conversation_id: str, column: str, value: object) -> None:
         now = utc_now().isoformat()
         with self._database.write() as db:
-            if self.user_id is not None and db.execute(
-                sa.select(1).where(ANSWERS.c.conversation_id == conversation_id, *self._mine(ANSWERS)).limit(1)
-            ).first() is None:
+            if (
+                self.user_id is not None
+                and db.execute(
+                    sa.select(1).where(ANSWERS.c.conversation_id == conversation_id, *self._mine(ANSWERS)).limit(1)
+                ).first()
+                is None
+            ):
                 raise RecordError(f"no conversation {conversation_id!r}")  # another user's, or none
             key = {"owner": self._owner, "conversation_id": conversation_id}
             upsert(db, CONVERSATIONS, {**key, "created_at": now, "updated_at": now}, list(key))
@@ -247,13 +264,18 @@ class RecordStore:
         without a conversation id are not listed."""
         a, c, f, last = ANSWERS.alias("a"), CONVERSATIONS.alias("c"), ANSWERS.alias("f"), ANSWERS.alias("l")
         first_query = (
-            sa.select(f.c.query).where(f.c.conversation_id == a.c.conversation_id, *self._mine(f))
-            .order_by(f.c.created_at).limit(1).scalar_subquery()
+            sa.select(f.c.query)
+            .where(f.c.conversation_id == a.c.conversation_id, *self._mine(f))
+            .order_by(f.c.created_at)
+            .limit(1)
+            .scalar_subquery()
         )
         last_text = (
             sa.select(sa.func.coalesce(sa.func.nullif(json_text(last.c.record_json, "answer_text"), ""), last.c.query))
             .where(last.c.conversation_id == a.c.conversation_id, *self._mine(last))
-            .order_by(last.c.created_at.desc()).limit(1).scalar_subquery()
+            .order_by(last.c.created_at.desc())
+            .limit(1)
+            .scalar_subquery()
         )
         hidden = sa.func.coalesce(c.c.hidden, 0)
         where = [a.c.conversation_id.is_not(None), *self._mine(a)]
@@ -265,22 +287,41 @@ class RecordStore:
         # turns = questions asked: a regenerated answer is another version of its turn (conversation_turns)
         asked = sa.func.sum(sa.case((json_text(a.c.record_json, "regenerated_from").is_(None), 1), else_=0))
         stmt = (
-            sa.select(a.c.conversation_id, sa.func.min(a.c.created_at), newest, asked,
-                      sa.func.max(c.c.title), sa.func.max(hidden), first_query, last_text)
+            sa.select(
+                a.c.conversation_id,
+                sa.func.min(a.c.created_at),
+                newest,
+                asked,
+                sa.func.max(c.c.title),
+                sa.func.max(hidden),
+                first_query,
+                last_text,
+            )
             .select_from(a.outerjoin(c, sa.and_(c.c.conversation_id == a.c.conversation_id, c.c.owner == self._owner)))
-            .where(*where).group_by(a.c.conversation_id).order_by(newest.desc()).limit(limit)
+            .where(*where)
+            .group_by(a.c.conversation_id)
+            .order_by(newest.desc())
+            .limit(limit)
         )
         if text:
+
             def matches(column: ColumnElement) -> ColumnElement:
                 return sa.case((column.icontains(text, autoescape=True), 1), else_=0)
+
             stmt = stmt.having(sa.or_(sa.func.max(matches(c.c.title)) == 1, sa.func.sum(matches(a.c.query)) > 0))
         with self._database.read() as db:
             rows = db.execute(stmt).all()
         return [
             Conversation(
-                conversation_id=cid, title=title or _one_line(first or "", TITLE_MAX), first_question=first or "",
-                turns=turns, created_at=created, updated_at=updated, preview=snippet(last or "", PREVIEW_CHARS),
-                renamed=title is not None, hidden=bool(hidden),
+                conversation_id=cid,
+                title=title or _one_line(first or "", TITLE_MAX),
+                first_question=first or "",
+                turns=turns,
+                created_at=created,
+                updated_at=updated,
+                preview=snippet(last or "", PREVIEW_CHARS),
+                renamed=title is not None,
+                hidden=bool(hidden),
             )
             for cid, created, updated, turns, title, hidden, first, last in rows
         ]

@@ -77,7 +77,12 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     Rule("身份证号", re.compile(_BEFORE + r"\d{17}[\dXx]" + _AFTER), _is_ric),
     Rule("银行卡号", re.compile(_BEFORE + r"(?:\d{4}(?:[ -]?\d{4}){3}(?:[ -]?\d{1,3})?|\d{16,19})" + _AFTER), _is_card),
     Rule("手机号", re.compile(_BEFORE + r"(?:(?:\+|00)86[ -]?)?1[3-9]\d(?:\d{8}|[ -]\d{4}[ -]\d{4})" + _AFTER)),
-    Rule("邮箱", re.compile(r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}(?![A-Za-z0-9-]|:)")),
+    Rule(
+        "邮箱",
+        re.compile(
+            r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}(?![A-Za-z0-9-]|:)"
+        ),
+    ),
 )
 BUILTIN_NAMES = tuple(r.name for r in BUILTIN_RULES)
 
@@ -166,7 +171,8 @@ def redaction_audit(redactor: Redactor, applied: Iterable[str]) -> AuditEntry:
     ``detail.rules`` the active rule names and ``detail.applied`` those that fired
     (comma-separated; never a raw value)."""
     return AuditEntry(
-        action="flagged", reason=REDACTION_REASON,
+        action="flagged",
+        reason=REDACTION_REASON,
         detail={"kind": "redaction", "rules": ",".join(redactor.names), "applied": ",".join(dict.fromkeys(applied))},
     )
 

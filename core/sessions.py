@@ -81,7 +81,8 @@ class SessionLedger:
         with self._database.write() as db:
             upsert(db, SESSION_ENDS, {"user_id": user_id, "ended_at": at}, ["user_id"])  # a first sign-out
             db.execute(
-                sa.update(SESSION_ENDS).where(SESSION_ENDS.c.user_id == user_id, SESSION_ENDS.c.ended_at < at)
+                sa.update(SESSION_ENDS)
+                .where(SESSION_ENDS.c.user_id == user_id, SESSION_ENDS.c.ended_at < at)
                 .values(ended_at=at)
             )
 

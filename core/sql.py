@@ -68,8 +68,13 @@ DEFAULT_DRIVERS = {"postgresql": "psycopg"}
 #: (the "DBAPI" line of each dialect page in the SQLAlchemy docs; psycopg2's own docs name
 #: psycopg2-binary as the package that installs without a compiler).
 DRIVER_PACKAGES = {
-    "psycopg": "psycopg[binary]", "psycopg2": "psycopg2-binary", "pg8000": "pg8000",
-    "psycopg2cffi": "psycopg2cffi", "asyncpg": "asyncpg", "aiosqlite": "aiosqlite", "sqlcipher3": "sqlcipher3",
+    "psycopg": "psycopg[binary]",
+    "psycopg2": "psycopg2-binary",
+    "pg8000": "pg8000",
+    "psycopg2cffi": "psycopg2cffi",
+    "asyncpg": "asyncpg",
+    "aiosqlite": "aiosqlite",
+    "sqlcipher3": "sqlcipher3",
 }
 
 
@@ -128,7 +133,9 @@ def _check_driver(url: URL, backend: str) -> None:
         how = f"pip install {package}" if package else f"install the package that provides the Python module {module}"
         default = DEFAULT_DRIVERS.get(backend)
         instead = f" (or write {plain}, which uses {default})" if default and url.get_driver_name() != default else ""
-        raise DatabaseUrlError(f"{url.drivername}:// needs the driver module {module}, which is not installed: {how}{instead}") from exc
+        raise DatabaseUrlError(
+            f"{url.drivername}:// needs the driver module {module}, which is not installed: {how}{instead}"
+        ) from exc
 
 
 class SqlDatabase:
@@ -144,7 +151,12 @@ class SqlDatabase:
     """
 
     def __init__(
-        self, location: Path | str | URL, *, error: type[AppError], label: str, migrations: str,
+        self,
+        location: Path | str | URL,
+        *,
+        error: type[AppError],
+        label: str,
+        migrations: str,
         synchronous: str = "FULL",
     ) -> None:
         self.error = error
@@ -256,8 +268,13 @@ def _sqlite_transactions(engine: sa.Engine, synchronous: str) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get("sqlite_immediate") else "BEGIN")
 
 
-def upsert(conn: Connection, table: sa.Table, rows: Sequence[Mapping[str, object]] | Mapping[str, object],
-           keys: Sequence[str], update: Sequence[str] = ()) -> None:
+def upsert(
+    conn: Connection,
+    table: sa.Table,
+    rows: Sequence[Mapping[str, object]] | Mapping[str, object],
+    keys: Sequence[str],
+    update: Sequence[str] = (),
+) -> None:
     """Insert ``rows``; a row whose ``keys`` exist already updates the columns ``update``
     (none: it is left as it is). ``INSERT … ON CONFLICT`` on both dialects."""
     dialect = postgresql if conn.dialect.name == "postgresql" else sqlite

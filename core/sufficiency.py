@@ -90,11 +90,11 @@ from core.sufficiency_model import (  # noqa: F401  (re-exported: the model is p
     load_model,
 )
 from core.sufficiency_terms import (  # noqa: F401  (re-exported: the decision's public names)
-    _coordinated,
     _contains,
+    _content_terms,
+    _coordinated,
     _in_kb,
     absent_share,
-    _content_terms,
     default_value_missing,
     detail_in,
     general_absent,
@@ -107,22 +107,26 @@ from core.sufficiency_terms import (  # noqa: F401  (re-exported: the decision's
 )
 
 #: Once the best chunk reaches the threshold, chunks at or above this share of it are evidence too.
-#: Measured on the k8s dev sets (decision evidence, top-k 5; README "Closing the gaps"): k8s gold in
+#: Measured on the k8s dev sets (decision evidence, top-k 5; docs/measurements.md "Closing the gaps"): k8s gold in
 #: evidence 21 → 23 of 45 (English 7 → 8), no_evidence decisions unchanged; 0.9: 22; 0.8–0.4: 23.
 EVIDENCE_SHARE = 0.8
 
+# fmt: off
 HYBRID_FEATURES = (
     "coverage", "salient", "absent", "dense", "bm25_rr", "dense_rr", "fused_rr", "type_match", "coverage_gap",
     "dense_gap", "cross_script", "detail",
 )
+# fmt: on
 HYBRID2_FEATURES = HYBRID_FEATURES + ("dense2", "dense2_rr")
 #: Size-invariant features (issue 26): term weights from general language, not the knowledge base.
 GENERAL_FEATURES = ("g_coverage", "g_salient", "g_absent")
 #: Every feature ``features_of`` computes (a mode's model reads its own subset by name).
 FEATURES = HYBRID2_FEATURES + GENERAL_FEATURES
+# fmt: off
 KEYWORD_FEATURES = (
     "coverage", "salient", "absent", "bm25_rr", "fused_rr", "type_match", "coverage_gap", "cross_script", "detail",
 )
+# fmt: on
 
 # ------------------------------------------------------------ candidates and decision
 
@@ -246,7 +250,7 @@ def decide(
     candidates: Sequence[Candidate],
     lexical: LexicalIndex,
     *,
-    kb_text: str,
+    kb_text: str,  # noqa: F811 - the argument shadows the helper this module re-exports for retrieval
     hybrid: bool,
     model: SufficiencyModel | None = None,
     cross_script: bool = False,
@@ -289,8 +293,17 @@ def decide(
     for c in candidates:
         m = modes[c.chunk_id]
         f = features_of(
-            question, c, lexical, absent, hybrid=m != "keyword", mean_coverage=mean_cov, mean_dense=mean_dense,
-            cross_script=cross_script, keys=keys, hybrid2=m == "hybrid2", g_absent=g_absent,
+            question,
+            c,
+            lexical,
+            absent,
+            hybrid=m != "keyword",
+            mean_coverage=mean_cov,
+            mean_dense=mean_dense,
+            cross_script=cross_script,
+            keys=keys,
+            hybrid2=m == "hybrid2",
+            g_absent=g_absent,
         )
         if m == "keyword" and mode != "keyword":  # the keyword model was fit where fused rank = BM25 rank
             f["fused_rr"] = f["bm25_rr"]
@@ -302,15 +315,20 @@ def decide(
     cut = cuts[top] if top is not None else models[mode].threshold if threshold is None else threshold  # type: ignore[union-attr]
     # the checks below read the chunks that reach their threshold; the evidence adds those near it
     deciding = tuple(c.chunk_id for c in candidates if scores[c.chunk_id] >= cuts[c.chunk_id])
-    evidence = tuple(
-        c.chunk_id for c in candidates if scores[c.chunk_id] >= EVIDENCE_SHARE * cuts[c.chunk_id]
-    ) if deciding else ()
-    reasons = [f"{mode} model: best chunk {best:.2f} vs threshold {cut:.2f}" + ("" if threshold is None else " (overridden)")]
+    evidence = (
+        tuple(c.chunk_id for c in candidates if scores[c.chunk_id] >= EVIDENCE_SHARE * cuts[c.chunk_id])
+        if deciding
+        else ()
+    )
+    reasons = [
+        f"{mode} model: best chunk {best:.2f} vs threshold {cut:.2f}" + ("" if threshold is None else " (overridden)")
+    ]
     lower = [cid for cid, m in modes.items() if m != mode]
     if lower:
         reasons.append(
             f"{len(lower)} of {len(candidates)} chunks lack a vector: scored by the "
-            + ", ".join(sorted({modes[cid] for cid in lower})) + " model"
+            + ", ".join(sorted({modes[cid] for cid in lower}))
+            + " model"
             + (" (the best one among them)" if top in lower else "")
         )
     if cross_script:
@@ -336,8 +354,15 @@ def decide(
         else:
             message = f"知识库中没有关于{quoted}的内容。"
             evidence = ()
-    if evidence and message is None and default_value_missing(
-        question, [c.text for c in candidates if c.chunk_id in deciding], keys, _question_kb_terms(question, lexical)
+    if (
+        evidence
+        and message is None
+        and default_value_missing(
+            question,
+            [c.text for c in candidates if c.chunk_id in deciding],
+            keys,
+            _question_kb_terms(question, lexical),
+        )
     ):
         reasons.append("asks for a default/threshold value that no evidence sentence gives")
         message = "知识库的相关内容没有给出这个问题所问的具体数值（默认值、阈值或范围）。"

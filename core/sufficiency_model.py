@@ -58,12 +58,19 @@ class SufficiencyModel:
     def from_dict(cls, data: Mapping[str, Any]) -> "SufficiencyModel":
         def mode(d: Mapping[str, Any]) -> ModeModel:
             return ModeModel(
-                tuple(d["features"]), tuple(float(c) for c in d["coef"]), float(d["intercept"]),
-                float(d["threshold"]), tuple(d.get("mean") or ()), tuple(d.get("scale") or ()),
+                tuple(d["features"]),
+                tuple(float(c) for c in d["coef"]),
+                float(d["intercept"]),
+                float(d["threshold"]),
+                tuple(d.get("mean") or ()),
+                tuple(d.get("scale") or ()),
             )
 
         return cls(
-            mode(data["hybrid"]), mode(data["keyword"]), str(data["embedding_model"]), dict(data.get("fit") or {}),
+            mode(data["hybrid"]),
+            mode(data["keyword"]),
+            str(data["embedding_model"]),
+            dict(data.get("fit") or {}),
             mode(data["hybrid2"]) if data.get("hybrid2") else None,
             str(data["second_embedding_model"]) if data.get("second_embedding_model") else None,
         )

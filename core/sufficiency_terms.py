@@ -28,7 +28,10 @@ from core.segmentation import tagged
 
 # ------------------------------------------------------------ question type
 
-_ASKS_NUMBER = re.compile(r"多少|多久|多长|多大|多高|几[个次天秒分小种条台倍]|几|上限|下限|默认值|how (many|much|long|often)|what (port|value|range)", re.I)
+_ASKS_NUMBER = re.compile(
+    r"多少|多久|多长|多大|多高|几[个次天秒分小种条台倍]|几|上限|下限|默认值|how (many|much|long|often)|what (port|value|range)",
+    re.I,
+)
 _ASKS_STEPS = re.compile(r"怎么|怎样|如何|步骤|方法|how (do|can|to|should)", re.I)
 _HAS_NUMBER = re.compile(r"\d|[一二三四五六七八九十两百千万]+\s*[个次天秒分钟小时倍条台%]")
 # Steps: a numbered or bulleted line, a code block, a shell prompt, or a command in inline code
@@ -57,8 +60,10 @@ _PRODUCT_SUFFIX = ("平台", "系统", "产品", "公司", "项目", "团队", "
 _PROPER_FLAGS = frozenset({"nz", "nt"})
 _COORD = re.compile(r"\s*(和|与|跟|及|以及|还是|或|、|对比|vs\.?|versus|and|or)\s*", re.I)
 # ASCII words that are ordinary English in a Chinese question, not names.
-_PLAIN = frozenset("""a an the is are to of in on for and or vs what how why which does do can with not
-    yes no ok id url api""".split())
+_PLAIN = frozenset(
+    """a an the is are to of in on for and or vs what how why which does do can with not
+    yes no ok id url api""".split()
+)
 
 
 def _identifier_like(word: str) -> bool:
@@ -157,8 +162,10 @@ def kb_text(lexical: LexicalIndex, chunks: Mapping[str, Any]) -> str:
 
 
 # Interrogative words: asking "how long" is not a topic the knowledge base lacks.
-_QUESTION_WORDS = frozenset("""多久 多长 多大 多高 多远 多少 哪 哪里 哪儿 哪种 哪几种 几种 怎么办 怎么样 能否 能不能 是不是
-    有没有 何时 什么 什么样 时候 why when where who whom whose""".split())
+_QUESTION_WORDS = frozenset(
+    """多久 多长 多大 多高 多远 多少 哪 哪里 哪儿 哪种 哪几种 几种 怎么办 怎么样 能否 能不能 是不是
+    有没有 何时 什么 什么样 时候 why when where who whom whose""".split()
+)
 
 
 def absent_share(question: str, lexical: LexicalIndex, *, cross_script: bool = False) -> float:
@@ -243,8 +250,6 @@ def salient_share(question: str, lexical: LexicalIndex, chunk_terms: frozenset[s
     return sum(1 for t in terms if t in chunk_terms) / len(terms)
 
 
-
-
 # ------------------------------------------------------------ specific details
 
 # A question asks for one specific detail: a default, limit, threshold, range, port, version, count.
@@ -264,7 +269,8 @@ _ASKS_DEFAULT_VALUE = re.compile(
 )
 _RANGE = re.compile(r"\d[\d,.]*\s*(?:-|–|~|～|到|至)\s*\d")
 _DETAIL_VALUE = re.compile(
-    r"\d|[一二三四五六七八九十两百千万]+\s*(?:个|次|天|秒|分钟|小时|倍|条|台|周|年|月|%)|无限|不限|没有限制|unlimited", re.I
+    r"\d|[一二三四五六七八九十两百千万]+\s*(?:个|次|天|秒|分钟|小时|倍|条|台|周|年|月|%)|无限|不限|没有限制|unlimited",
+    re.I,
 )
 
 
@@ -324,7 +330,9 @@ def default_value_missing(
 # A default stated with its value: "默认为 30 秒", "默认值是 10", "defaults to 5".
 _DEFAULT_IS = re.compile(r"(默认|缺省|defaults? (?:to|is))[^。；;\n]{0,8}?\d", re.I)
 # ... and the unit after that value: a duration or not.
-_DEFAULT_VALUE = re.compile(r"(?:默认|缺省|defaults? (?:to|is))[^。；;\n\d]{0,8}?\d+(?:\.\d+)?\s*([^\s\d，。；,;]{0,3})", re.I)
+_DEFAULT_VALUE = re.compile(
+    r"(?:默认|缺省|defaults? (?:to|is))[^。；;\n\d]{0,8}?\d+(?:\.\d+)?\s*([^\s\d，。；,;]{0,3})", re.I
+)
 _DURATION_UNIT = re.compile(r"^(?:秒|分钟|分|小时|天|周|毫秒|ms|s|m|h|d)(?![a-z])", re.I)
 _ASKS_DURATION = re.compile(r"多长时间|多久|多少秒|多少分钟|多少小时|多少天|how long", re.I)
 _ASKS_COUNT = re.compile(r"多少个|几个|多少条|多少次|how many", re.I)

@@ -35,8 +35,18 @@ from core.segmentation import general_frequencies
 from core.verification_cues import identifiers, jieba_words, numbers, plain
 
 MODEL_FILE = Path(__file__).with_name("support_model.json")
-FEATURES = ("bigram", "trigram", "align", "terms", "missing_weight", "missing_rarest", "missing_number",
-            "missing_name", "conflict", "length")
+FEATURES = (
+    "bigram",
+    "trigram",
+    "align",
+    "terms",
+    "missing_weight",
+    "missing_rarest",
+    "missing_number",
+    "missing_name",
+    "conflict",
+    "length",
+)
 #: Words counted in jieba's dict.txt (about 60 million), for the rarity of a word.
 _CORPUS_WORDS = 6.0e7
 

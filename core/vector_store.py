@@ -154,7 +154,13 @@ class VectorStore:
     """
 
     def __init__(
-        self, settings: Settings, embedder: Embedder, name: str, *, client: Any = None, lazy: bool = False,
+        self,
+        settings: Settings,
+        embedder: Embedder,
+        name: str,
+        *,
+        client: Any = None,
+        lazy: bool = False,
         on_open: Callable[[], None] | None = None,
     ) -> None:
         self.settings = settings
@@ -191,7 +197,9 @@ class VectorStore:
     def _unopened_and_absent(self) -> bool:
         """Not opened yet, and the embedded folder does not exist: nothing is stored (no need to open)."""
         return (
-            self._collection is None and self._client is None and not self.settings.chroma_host
+            self._collection is None
+            and self._client is None
+            and not self.settings.chroma_host
             and not self.settings.chroma_dir.exists()
         )
 
@@ -263,9 +271,7 @@ class VectorStore:
             return []
         where = None if knowledge_bases is None else {"knowledge_base": {"$in": list(knowledge_bases)}}
         with chroma_errors("vector query failed"):
-            res = self.collection.query(
-                query_embeddings=[qv.tolist()], n_results=n, include=["distances"], where=where
-            )
+            res = self.collection.query(query_embeddings=[qv.tolist()], n_results=n, include=["distances"], where=where)
         return [(cid, 1.0 - float(d)) for cid, d in zip(res["ids"][0], res["distances"][0])]
 
     def vectors(self, ids: Sequence[str]) -> tuple[list[str], np.ndarray]:
@@ -288,8 +294,11 @@ class VectorStore:
                     ids=[c.chunk_id for c, _ in part],
                     embeddings=np.stack([v for _, v in part]).astype(np.float32),
                     metadatas=[
-                        {"knowledge_base": c.knowledge_base or DEFAULT_KB, "source_id": c.source_id,
-                         "document_id": c.document_id}
+                        {
+                            "knowledge_base": c.knowledge_base or DEFAULT_KB,
+                            "source_id": c.source_id,
+                            "document_id": c.document_id,
+                        }
                         for c, _ in part
                     ],
                 )

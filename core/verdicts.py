@@ -147,8 +147,10 @@ def marker_verdicts(
                 quote=quote_span(sp, cid, text) if text is not None else None,
             )
             old = best.get((pos, cid))
-            if old is None or _RANK[mv.kind] > _RANK[old.kind] or (
-                _RANK[mv.kind] == _RANK[old.kind] and old.quote is None and mv.quote is not None
+            if (
+                old is None
+                or _RANK[mv.kind] > _RANK[old.kind]
+                or (_RANK[mv.kind] == _RANK[old.kind] and old.quote is None and mv.quote is not None)
             ):
                 best[(pos, cid)] = mv
     return best

@@ -15,7 +15,7 @@ lexical features, fit offline on the CiteCheck dev split) and decides a verdict:
 * ``supported`` — otherwise.
 
 ``score`` is the model's probability that the chunks support the sentence
-(reliability table in the README); a contradicted sentence, or one naming what
+(reliability table in docs/measurements.md); a contradicted sentence, or one naming what
 the chunks lack, shows at most ``CONTRADICTED_CAP``.
 
 Alignment (finds the quote): passages are runs of 1–3 sentence units of a chunk
@@ -379,11 +379,20 @@ def uncited_contradictions(record: AnswerRecord) -> list[Support]:
         if v.verdict != "contradicted" or v.aligned_quote is None or v.chunk_id is None:
             continue
         chunk = next(c for c in chunks if c.chunk_id == v.chunk_id)
-        out.append(Support(
-            start=a, end=b, chunk_ids=(v.chunk_id,), quote=chunk.text[v.aligned_quote.start : v.aligned_quote.end],
-            score=v.score, status="needs_review", verdict="contradicted", verification_score=v.score,
-            aligned_quote=v.aligned_quote, verdict_reason=v.reason,
-        ))
+        out.append(
+            Support(
+                start=a,
+                end=b,
+                chunk_ids=(v.chunk_id,),
+                quote=chunk.text[v.aligned_quote.start : v.aligned_quote.end],
+                score=v.score,
+                status="needs_review",
+                verdict="contradicted",
+                verification_score=v.score,
+                aligned_quote=v.aligned_quote,
+                verdict_reason=v.reason,
+            )
+        )
     return out
 
 
@@ -398,4 +407,15 @@ def verify_record(record: AnswerRecord) -> AnswerRecord:
     return record.model_copy(update={"supports": supports + extra})
 
 
-__all__ = ["Assessment", "Verification", "assess", "passages", "split_marked", "uncited_contradictions", "verify", "verify_passages", "verify_record", "verify_support"]
+__all__ = [
+    "Assessment",
+    "Verification",
+    "assess",
+    "passages",
+    "split_marked",
+    "uncited_contradictions",
+    "verify",
+    "verify_passages",
+    "verify_record",
+    "verify_support",
+]

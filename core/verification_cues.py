@@ -42,9 +42,7 @@ class Conflict:
 
 _SHORTCODE = re.compile(r"\{\{[<%].*?[%>]\}\}", re.S)
 # An underscore between two ASCII letters or digits is part of a name (``CRON_TZ``), not emphasis.
-_MARKUP = re.compile(
-    r"\*\*|~~|\*(?=\S)|(?<=\S)\*|(?<![A-Za-z0-9])__?(?=\S)|(?<=\S)__?(?![A-Za-z0-9])"
-)
+_MARKUP = re.compile(r"\*\*|~~|\*(?=\S)|(?<=\S)\*|(?<![A-Za-z0-9])__?(?=\S)|(?<=\S)__?(?![A-Za-z0-9])")
 
 
 def plain(text: str) -> str:
@@ -111,9 +109,7 @@ _UNITS = (
     "毫秒|秒钟|秒|分钟|小时|天|周|个月|月|年|次|个|倍|字节|字符|%|ms|s|m|h|d|"
     "kib|mib|gib|tib|kb|mb|gb|tb|ki|mi|gi|ti|k|g"
 )
-_NUMBER = re.compile(
-    r"(?<![A-Za-z0-9_.\-/])(v?\d+(?:\.\d+)*)\s*(" + _UNITS + r")?(?![A-Za-z0-9_])", re.I
-)
+_NUMBER = re.compile(r"(?<![A-Za-z0-9_.\-/])(v?\d+(?:\.\d+)*)\s*(" + _UNITS + r")?(?![A-Za-z0-9_])", re.I)
 _UNIT_NORM = {"秒钟": "秒", "s": "秒", "ms": "毫秒", "m": "分钟", "h": "小时", "d": "天"}
 
 
@@ -157,12 +153,16 @@ def number_conflict(sentence: str, passage: str, known: frozenset[str] = frozens
 
 # ---------------------------------------------------------------- negation
 
+# fmt: off
 _NEGATORS = ("不能", "不可以", "不可", "不会", "不要", "不再", "不必", "不需要", "不允许", "不保证",
              "无法", "不得", "禁止", "没有", "没", "未", "无", "非", "不", "勿", "别")
+# fmt: on
 _NEG_RE = re.compile("|".join(sorted(_NEGATORS, key=len, reverse=True)) + r"|\bnot\b|\bnever\b|\bcannot\b|n't\b", re.I)
 # Words that start with (or end in) a negator character but are not negations.
+# fmt: off
 _NOT_NEG = ("不同", "不断", "非常", "无论", "未来", "没错", "不仅", "无需", "不过", "并非", "非空", "不久", "无限",
             "别的", "别名", "区别", "未知")
+# fmt: on
 _MODALS = ("可以", "需要", "应该", "会", "能", "可", "被", "要", "得", "再", "必", "应", "用", "在", "是")
 _CONDITIONAL = ("否则", "除非", "要不然", "unless", "otherwise")
 _CLAUSE = re.compile(r"[，,；;。！？!?\n：:（）()]")
@@ -212,12 +212,14 @@ def negation_conflict(sentence: str, passage: str) -> Conflict | None:
 
 
 # Opposites that documentation states without a negator.
+# fmt: off
 ANTONYMS = (
     ("内部", "外部"), ("启用", "禁用"), ("允许", "禁止"), ("必须", "可选"), ("同步", "异步"),
     ("开启", "关闭"), ("增加", "减少"), ("之前", "之后"), ("最大", "最小"), ("成功", "失败"),
     ("显式", "隐式"), ("同时", "互斥"), ("可变", "不可变"), ("公开", "私有"), ("上游", "下游"),
     ("升级", "降级"), ("一样", "不同"), ("扩容", "缩容"), ("静态", "动态"), ("只读", "可写"),
 )
+# fmt: on
 
 
 def antonym_conflict(sentence: str, passage: str) -> Conflict | None:
@@ -232,6 +234,7 @@ def antonym_conflict(sentence: str, passage: str) -> Conflict | None:
 
 # ---------------------------------------------------------------- quantifiers
 
+# fmt: off
 _QUANT = {
     "universal": ("所有", "全部", "每个", "每一个", "总是", "始终", "一律", "always", "every", "all "),
     "any": ("任何", "任意", "any "),
@@ -242,6 +245,7 @@ _QUANT = {
 # Pairs of classes that cannot both describe the same statement.
 _CLASH = {("universal", "restrictive"), ("universal", "partial"), ("partial", "universal"),
           ("universal", "default"), ("restrictive", "any"), ("any", "restrictive")}
+# fmt: on
 
 
 def _quant_classes(text: str) -> set[str]:
@@ -307,7 +311,13 @@ def _word_before(text: str, end: int) -> str:
 
 
 def _glued(text: str, at: int) -> bool:
-    return 0 < at < len(text) and text[at - 1].isascii() and text[at - 1].isalnum() and text[at].isascii() and text[at].isalnum()
+    return (
+        0 < at < len(text)
+        and text[at - 1].isascii()
+        and text[at - 1].isalnum()
+        and text[at].isascii()
+        and text[at].isalnum()
+    )
 
 
 def _content(word: str) -> bool:
@@ -337,11 +347,17 @@ def modifier_conflict(sentence: str, passage: str) -> Conflict | None:
             while j > 0 and mine:
                 theirs = _word_before(p, j)
                 hard = any(w.isascii() and any(c.isalpha() for c in w) for w in (mine, theirs)) or all(
-                    any(c in _NUMERAL and c != "一" for c in w) for w in (mine, theirs))
+                    any(c in _NUMERAL and c != "一" for c in w) for w in (mine, theirs)
+                )
                 if _glued(s, i) or _glued(p, j):
                     hard = False  # the shared phrase starts inside an ASCII word (LOLEsports / 联盟Esports)
-                if (hard and _content(mine) and _content(theirs) and mine.lower() not in low_p
-                        and theirs.lower() not in low_s):
+                if (
+                    hard
+                    and _content(mine)
+                    and _content(theirs)
+                    and mine.lower() not in low_p
+                    and theirs.lower() not in low_s
+                ):
                     lead = len(theirs) + (len(_word_before(p, j - len(theirs))) if len(theirs) < 2 else 0)
                     shown = p[max(0, j - lead) : j + n]
                     return Conflict("entity", f"来源写的是“{shown}”，句子写的是“{mine}{s[i : i + n]}”")

@@ -12,7 +12,6 @@ Offsets: code points (answer text for supports, chunk text for aligned quotes).
 from __future__ import annotations
 
 import re
-
 from collections.abc import Mapping
 
 from core.models import AlignedQuote, AnswerRecord, Chunk, ChunkSnapshot, GeneratorInfo, RetrievedChunk, Support
@@ -52,13 +51,34 @@ def checked_record(
     p3 = p2 + len(s2)
     p4 = p3 + len(UNSUPPORTED)
     supports = (
-        Support(start=p1, end=p2, chunk_ids=(a.chunk_id,), score=0.9, verdict="supported",
-                verification_score=0.97, aligned_quote=AlignedQuote(chunk_id=a.chunk_id, start=sa, end=ea)),
-        Support(start=p2, end=p3, chunk_ids=(b.chunk_id,), score=0.8, verdict="contradicted",
-                verification_score=0.12, aligned_quote=AlignedQuote(chunk_id=b.chunk_id, start=sb, end=eb),
-                verdict_reason=f"来源写的是 {m.group()}，句子写的是 {changed_number}"),
-        Support(start=p3, end=p4, chunk_ids=(c.chunk_id,), score=0.5, verdict="unsupported",
-                verification_score=0.2, verdict_reason="来源没有提到默认启用"),
+        Support(
+            start=p1,
+            end=p2,
+            chunk_ids=(a.chunk_id,),
+            score=0.9,
+            verdict="supported",
+            verification_score=0.97,
+            aligned_quote=AlignedQuote(chunk_id=a.chunk_id, start=sa, end=ea),
+        ),
+        Support(
+            start=p2,
+            end=p3,
+            chunk_ids=(b.chunk_id,),
+            score=0.8,
+            verdict="contradicted",
+            verification_score=0.12,
+            aligned_quote=AlignedQuote(chunk_id=b.chunk_id, start=sb, end=eb),
+            verdict_reason=f"来源写的是 {m.group()}，句子写的是 {changed_number}",
+        ),
+        Support(
+            start=p3,
+            end=p4,
+            chunk_ids=(c.chunk_id,),
+            score=0.5,
+            verdict="unsupported",
+            verification_score=0.2,
+            verdict_reason="来源没有提到默认启用",
+        ),
     )
     fields: dict = dict(
         answer_id=answer_id,
@@ -76,13 +96,22 @@ def checked_record(
 CRON = "concepts/workloads/controllers/cron-jobs.md"
 
 
-def sample_checked_record(chunks: Mapping[str, Chunk], *, answer_id: str = "checked-sample", **extra: object) -> AnswerRecord:
+def sample_checked_record(
+    chunks: Mapping[str, Chunk], *, answer_id: str = "checked-sample", **extra: object
+) -> AnswerRecord:
     """:func:`checked_record` over three CronJob chunks of the bundled sample (``index.active_chunks()``)."""
 
     def snap(holding: str, rank: int) -> ChunkSnapshot:
         # by what the chunk says, not its ordinal: a change in chunking moves ordinals
-        ch = next(c for c in sorted(chunks.values(), key=lambda c: c.ordinal) if c.source_id == CRON and holding in c.text)
+        ch = next(
+            c for c in sorted(chunks.values(), key=lambda c: c.ordinal) if c.source_id == CRON and holding in c.text
+        )
         return ChunkSnapshot.from_retrieved(RetrievedChunk(chunk=ch, rank=rank, relevance=0.8 - rank / 10))
 
-    return checked_record(snap("CronJob 创建基于时隔重复调度的 Job。", 1), snap("默认设置分别为 3 和 1。", 2),
-                          snap("以这种方式指定时区是未正式支持的", 3), answer_id=answer_id, **extra)
+    return checked_record(
+        snap("CronJob 创建基于时隔重复调度的 Job。", 1),
+        snap("默认设置分别为 3 和 1。", 2),
+        snap("以这种方式指定时区是未正式支持的", 3),
+        answer_id=answer_id,
+        **extra,
+    )

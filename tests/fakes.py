@@ -1,5 +1,5 @@
 """Test doubles shared by the tests: real classes passed where the product takes
-an interface (DESIGN.md, "Habits worth copying"), so a pipeline test needs no
+an interface (docs/design.md, "Habits worth copying"), so a pipeline test needs no
 embedding model and no index unless it tests them.
 
 * ``retrieved(...)`` — one ``RetrievedChunk`` from a few fields.
@@ -24,9 +24,9 @@ from core.generators.base import Generator
 from core.generators.extractive import ExtractiveGenerator
 from core.index import KnowledgeIndex
 from core.ingest import ingest
-from core.query import ResolvedQuery
 from core.models import Chunk, Draft, DraftSupport, RetrievedChunk, sha256_hex
 from core.pipeline import Engine
+from core.query import ResolvedQuery
 from core.records import RecordStore
 from core.retrieval import RetrievalResult
 

@@ -107,10 +107,7 @@ class StubGemini:
                         pass
                     return
                 if reply.sse is not None:
-                    payload = b"".join(
-                        b"data: " + _wire(ev) + b"\n\n"
-                        for ev in reply.sse
-                    )
+                    payload = b"".join(b"data: " + _wire(ev) + b"\n\n" for ev in reply.sse)
                     ctype = "text/event-stream"
                 else:
                     payload = _wire(reply.json if reply.json is not None else {})

@@ -83,8 +83,9 @@ class LlamaServer:
     first). Leaving the block stops it (SIGTERM, then SIGKILL after 10 s). ``kill()`` ends it
     at once (SIGKILL), e.g. in the middle of a streamed answer."""
 
-    def __init__(self, python: Path, model: Path, *, n_ctx: int = N_CTX, threads: int = 1,
-                 ready_s: float = 120.0) -> None:
+    def __init__(
+        self, python: Path, model: Path, *, n_ctx: int = N_CTX, threads: int = 1, ready_s: float = 120.0
+    ) -> None:
         self.python, self.model, self.n_ctx, self.threads, self.ready_s = python, model, n_ctx, threads, ready_s
         self.port = 0
         self.proc: subprocess.Popen | None = None
@@ -102,14 +103,42 @@ class LlamaServer:
 
     def __enter__(self) -> "LlamaServer":
         self.port = free_port()
-        self.chat_path.write_text(json.dumps({
-            "chat_template": GEMMA_TEMPLATE, "bos_token": "<bos>", "eos_token": "<end_of_turn>",
-        }), encoding="utf-8")
+        self.chat_path.write_text(
+            json.dumps(
+                {
+                    "chat_template": GEMMA_TEMPLATE,
+                    "bos_token": "<bos>",
+                    "eos_token": "<end_of_turn>",
+                }
+            ),
+            encoding="utf-8",
+        )
         cmd = [
-            str(self.python), "-m", "llama_cpp.server", "--model", str(self.model), "--model_alias", ALIAS,
-            "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(self.n_ctx),
-            "--n_threads", str(self.threads), "--n_threads_batch", str(self.threads), "--seed", "1", "--logits_all", "False",
-            "--chat_format", "hf-tokenizer-config", "--hf_tokenizer_config_path", str(self.chat_path),
+            str(self.python),
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(self.model),
+            "--model_alias",
+            ALIAS,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--n_ctx",
+            str(self.n_ctx),
+            "--n_threads",
+            str(self.threads),
+            "--n_threads_batch",
+            str(self.threads),
+            "--seed",
+            "1",
+            "--logits_all",
+            "False",
+            "--chat_format",
+            "hf-tokenizer-config",
+            "--hf_tokenizer_config_path",
+            str(self.chat_path),
         ]
         with self.log_path.open("wb") as log:
             self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
@@ -153,8 +182,10 @@ def main() -> int:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # `kill PID` stops the server too
     python = real_model_python()
     with LlamaServer(python, model_path(python), ready_s=300) as server:
-        print(f"OPENAI_BASE_URL={server.base_url} YINZHENG_LLM_MODEL={ALIAS} (log: {server.log_path}); Ctrl-C stops",
-              flush=True)
+        print(
+            f"OPENAI_BASE_URL={server.base_url} YINZHENG_LLM_MODEL={ALIAS} (log: {server.log_path}); Ctrl-C stops",
+            flush=True,
+        )
         try:
             server.proc.wait()
         except KeyboardInterrupt:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+
 from tests.gemini_server import Reply, Seen
 
 MODEL = "qwen2.5:7b"
@@ -14,7 +15,10 @@ MODEL = "qwen2.5:7b"
 def completion(content: str, finish: str = "stop") -> dict:
     """A chat.completion body with ``content`` as the assistant message."""
     return {
-        "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": MODEL,
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 0,
+        "model": MODEL,
         "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish}],
     }
 
@@ -23,12 +27,24 @@ def chunks_sse(content: str, pieces: int = 5, finish: str = "stop") -> list:
     """``content`` cut into about ``pieces`` chat.completion.chunk events, then one with ``finish``."""
     step = max(1, len(content) // pieces)
     events = [
-        {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": MODEL,
-         "choices": [{"index": 0, "delta": {"content": content[i : i + step]}, "finish_reason": None}]}
+        {
+            "id": "c",
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": MODEL,
+            "choices": [{"index": 0, "delta": {"content": content[i : i + step]}, "finish_reason": None}],
+        }
         for i in range(0, len(content), step)
     ]
-    events.append({"id": "c", "object": "chat.completion.chunk", "created": 0, "model": MODEL,
-                   "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
+    events.append(
+        {
+            "id": "c",
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": MODEL,
+            "choices": [{"index": 0, "delta": {}, "finish_reason": finish}],
+        }
+    )
     return events
 
 
@@ -47,11 +63,13 @@ def citing_answer(seen: Seen) -> dict:
     """An answer citing the first sent block with its own first sentence, a sentence
     without a source, and one citing an invented id."""
     cid, sentence = first_block(seen)
-    return {"answer": [
-        {"text": sentence, "chunk_ids": [cid]},
-        {"text": "资料中没有提到这个问题的其余部分。", "chunk_ids": []},
-        {"text": "这一句引用了一个不存在的片段。", "chunk_ids": ["invented#1"]},
-    ]}
+    return {
+        "answer": [
+            {"text": sentence, "chunk_ids": [cid]},
+            {"text": "资料中没有提到这个问题的其余部分。", "chunk_ids": []},
+            {"text": "这一句引用了一个不存在的片段。", "chunk_ids": ["invented#1"]},
+        ]
+    }
 
 
 def citing_responder(seen: Seen, pace: float = 0.0) -> Reply:

@@ -18,9 +18,11 @@ import pytest
 KANGXI_SENTENCE = "测试\u2f3f机每次最多借\u2f64七天。"
 PLAIN_SENTENCE = "测试手机每次最多借用七天。"
 #: The sentence written at the bottom of page 1 so that it runs onto page 2.
-CROSSING = ("借用人应在归还前删除个人数据并恢复出厂设置，设备管理员会在收到设备后的两个工作日内完成检查，"
-            "检查无误后才会在系统中登记为已归还，未删除数据的设备会退回借用人重新处理，"
-            "逾期未还会暂停借用资格一个月。")
+CROSSING = (
+    "借用人应在归还前删除个人数据并恢复出厂设置，设备管理员会在收到设备后的两个工作日内完成检查，"
+    "检查无误后才会在系统中登记为已归还，未删除数据的设备会退回借用人重新处理，"
+    "逾期未还会暂停借用资格一个月。"
+)
 ENGLISH = "Test phones can be borrowed for at most seven days."
 TABLE = [("型号", "借用天数"), ("iPhone 15", "7"), ("Pixel 8", "5")]
 

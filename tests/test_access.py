@@ -8,11 +8,10 @@ import sqlite3
 
 import pytest
 
-from core.access import AccessConfig, KbPolicy, User, opaque_user_id
+from core.access import AccessConfig, User, opaque_user_id
 from core.errors import ConfigError
 from core.models import AnswerRecord, GeneratorInfo
 from core.records import RecordStore
-from tests.fakes import build_engine
 
 SECTION = {
     "admins": ["Admin@Example.com"],
@@ -100,8 +99,9 @@ def test_a_user_without_access_gets_no_evidence(sample_engine):
 
 
 def _record(conversation="c1"):
-    return AnswerRecord(query="q", status="no_evidence", generator=GeneratorInfo(name="extractive"),
-                        conversation_id=conversation)
+    return AnswerRecord(
+        query="q", status="no_evidence", generator=GeneratorInfo(name="extractive"), conversation_id=conversation
+    )
 
 
 def test_each_user_sees_only_their_own_records(tmp_path):
@@ -123,8 +123,17 @@ def test_a_store_made_before_the_user_column_is_migrated_on_open(tmp_path):
     with sqlite3.connect(path) as db:  # the schema of the version before issue 16
         db.executescript("""CREATE TABLE answers (answer_id TEXT PRIMARY KEY, created_at TEXT NOT NULL,
             status TEXT NOT NULL, conversation_id TEXT, query TEXT NOT NULL, record_json TEXT NOT NULL);""")
-        db.execute("INSERT INTO answers VALUES (?, ?, ?, ?, ?, ?)", (old.answer_id, old.created_at.isoformat(),
-                   old.status, old.conversation_id, old.query, old.model_dump_json()))
+        db.execute(
+            "INSERT INTO answers VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                old.answer_id,
+                old.created_at.isoformat(),
+                old.status,
+                old.conversation_id,
+                old.query,
+                old.model_dump_json(),
+            ),
+        )
     store = RecordStore(path)
     assert store.get(old.answer_id) == old  # local mode still sees it
     assert store.for_user("a" * 32).get(old.answer_id) is None  # a signed-in user does not

@@ -10,18 +10,20 @@ import dataclasses
 import pytest
 
 from components.plain import plain
-
 from core.access import AccessConfig, User
+from core.config import Settings
 from core.generators.gemini import default_retry_options, make_gemini_generator
 from core.ingest import ingest
-from core.config import Settings
 from tests.fakes import build_engine
 from tests.gemini_server import Reply, StubGemini
 
 QUESTION = "CronJob 的时区 timeZone 字段是什么？"
 SECTION = {"knowledge_bases": {"secret": {"access": ["boss@example.com"]}}}
-ANSWER = {"candidates": [{"content": {"role": "model", "parts": [{"text": "时区由 timeZone 字段决定。"}]},
-                          "finishReason": "STOP"}]}
+ANSWER = {
+    "candidates": [
+        {"content": {"role": "model", "parts": [{"text": "时区由 timeZone 字段决定。"}]}, "finishReason": "STOP"}
+    ]
+}
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +45,11 @@ def engine(tmp_path_factory):
 
 
 def _as(engine, email: str | None):
-    user = None if email is None else User.from_claims({"iss": "i", "sub": email, "email": email, "email_verified": True}, "k")
+    user = (
+        None
+        if email is None
+        else User.from_claims({"iss": "i", "sub": email, "email": email, "email_verified": True}, "k")
+    )
     return dataclasses.replace(engine, user=user, access=AccessConfig.from_mapping(SECTION))
 
 
@@ -66,8 +72,14 @@ def test_a_restricted_person_gets_a_full_top_k_from_the_allowed_base(engine):
 
 def _gemini(name: str, stub: StubGemini):
     store = {"file_search_store": "fileSearchStores/kb-all"} if name == "gemini-file-search" else {}
-    return make_gemini_generator(name, Settings(gemini_api_key="test-key"), base_url=stub.base_url, timeout_s=5,
-                                 retry_options=default_retry_options(attempts=1), **store)
+    return make_gemini_generator(
+        name,
+        Settings(gemini_api_key="test-key"),
+        base_url=stub.base_url,
+        timeout_s=5,
+        retry_options=default_retry_options(attempts=1),
+        **store,
+    )
 
 
 @pytest.mark.parametrize(
@@ -82,8 +94,9 @@ def _gemini(name: str, stub: StubGemini):
 )
 def test_file_search_answers_only_when_every_knowledge_base_is_searched(engine, email, selection, called):
     with StubGemini([Reply(json=ANSWER)]) as stub:
-        record = _as(engine, email).ask(QUESTION, generator=_gemini("gemini-file-search", stub),
-                                        knowledge_bases=selection, save=False)
+        record = _as(engine, email).ask(
+            QUESTION, generator=_gemini("gemini-file-search", stub), knowledge_bases=selection, save=False
+        )
     assert bool(stub.requests) is called
     assert record.generator.name == "gemini-file-search"
     if called:
@@ -129,8 +142,12 @@ def _generator_choice(engine) -> tuple[list[str], list[str]]:  # noqa: ANN001
 def test_file_search_is_offered_only_to_who_may_search_every_knowledge_base(engine, email, offered):
     """New-user pass: the choice offered Gemini + File Search to a person the engine refuses it to.
     What the sidebar offers is what the engine answers with, over every base the person may select."""
-    settings = Settings(data_dir=engine.settings.data_dir, embedding=engine.settings.embedding,
-                        gemini_api_key="test-key", gemini_file_search_store="fileSearchStores/kb-all")
+    settings = Settings(
+        data_dir=engine.settings.data_dir,
+        embedding=engine.settings.embedding,
+        gemini_api_key="test-key",
+        gemini_file_search_store="fileSearchStores/kb-all",
+    )
     person = dataclasses.replace(_as(engine, email), settings=settings)
     options, captions = _generator_choice(person)
     label = f"Gemini + File Search（{settings.gemini_model}）"  # options are shown by their labels
@@ -138,7 +155,9 @@ def test_file_search_is_offered_only_to_who_may_search_every_knowledge_base(engi
     assert any(c.startswith(f"{plain(label)} 不可用") for c in captions) is not offered  # plain text (issue 24)
     visible = [kb.name for kb in engine.index.knowledge_bases.list()]
     with StubGemini([Reply(json=ANSWER)]) as stub:
-        record = person.ask(QUESTION, generator=_gemini("gemini-file-search", stub), knowledge_bases=visible, save=False)
+        record = person.ask(
+            QUESTION, generator=_gemini("gemini-file-search", stub), knowledge_bases=visible, save=False
+        )
     assert (record.status != "error") is offered
 
 
@@ -146,8 +165,12 @@ def test_a_hidden_knowledge_base_withholds_file_search_from_everyone(tmp_path):
     hidden = build_engine(tmp_path)
     hidden.index.knowledge_bases.create("archive")
     hidden.index.knowledge_bases.set_hidden("archive", True)
-    settings = Settings(data_dir=hidden.settings.data_dir, embedding=hidden.settings.embedding,
-                        gemini_api_key="test-key", gemini_file_search_store="fileSearchStores/kb-all")
+    settings = Settings(
+        data_dir=hidden.settings.data_dir,
+        embedding=hidden.settings.embedding,
+        gemini_api_key="test-key",
+        gemini_file_search_store="fileSearchStores/kb-all",
+    )
     options, _ = _generator_choice(dataclasses.replace(hidden, settings=settings))
     assert not [o for o in options if "File Search" in o] and f"Gemini 基于知识库（{settings.gemini_model}）" in options
 
@@ -157,7 +180,10 @@ def test_the_registry_flag_is_the_generator_classes_flag():
     from core.generators.base import Generator
     from core.generators.gemini import GeminiFileSearchGenerator, GeminiGenerator, GeminiSearchGenerator
 
-    classes = {"gemini": GeminiGenerator, "gemini-search": GeminiSearchGenerator,
-               "gemini-file-search": GeminiFileSearchGenerator}
+    classes = {
+        "gemini": GeminiGenerator,
+        "gemini-search": GeminiSearchGenerator,
+        "gemini-file-search": GeminiFileSearchGenerator,
+    }
     for e in registry.REGISTRY:
         assert e.reads_knowledge_bases is classes.get(e.name, Generator).reads_knowledge_bases, e.name

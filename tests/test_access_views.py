@@ -7,10 +7,9 @@ between two runs of one session is a revocation taking effect at the next rerun.
 
 from __future__ import annotations
 
-import time
-
 import dataclasses
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -26,13 +25,22 @@ QUESTION = "青龙项目的预算是多少？"
 OLD = "# 青龙项目预算\n\n青龙项目的预算为五百万元，由财务部在三月审批。预算包括设备采购与人员费用。\n"
 NEW = "# 青龙项目预算\n\n青龙项目的预算已调整为六百万元，由财务部在三月审批。预算包括设备采购与人员费用。\n"
 AUTH = {
-    "redirect_uri": "http://127.0.0.1:8501/oauth2callback", "cookie_secret": "test-cookie",
-    "client_id": "c", "client_secret": "s",
+    "redirect_uri": "http://127.0.0.1:8501/oauth2callback",
+    "cookie_secret": "test-cookie",
+    "client_id": "c",
+    "client_secret": "s",
     "server_metadata_url": "http://127.0.0.1:9/.well-known/openid-configuration",
 }
-BOB = {"is_logged_in": True, "iss": "https://idp", "sub": "bob", "email": "bob@example.com",
-       "email_verified": True, "name": "Bob",
-       "iat": int(time.time()) - 60, "exp": int(time.time()) + 3600}  # an ID token valid for the test (issue 25)
+BOB = {
+    "is_logged_in": True,
+    "iss": "https://idp",
+    "sub": "bob",
+    "email": "bob@example.com",
+    "email_verified": True,
+    "name": "Bob",
+    "iat": int(time.time()) - 60,
+    "exp": int(time.time()) + 3600,
+}  # an ID token valid for the test (issue 25)
 
 
 def _section(*secret_access: str) -> dict:
@@ -82,8 +90,12 @@ def test_a_revoked_user_sees_their_snapshot_but_not_the_current_version(secret_k
     his snapshot link showed the new text (已调整为六百万元) in its 当前 column."""
     env, engine = secret_kb
     bob = User.from_claims(BOB, AUTH["cookie_secret"])
-    as_bob = dataclasses.replace(engine, records=engine.records.for_user(bob.user_id), user=bob,
-                                 access=AccessConfig.from_mapping(_section("bob@example.com")))
+    as_bob = dataclasses.replace(
+        engine,
+        records=engine.records.for_user(bob.user_id),
+        user=bob,
+        access=AccessConfig.from_mapping(_section("bob@example.com")),
+    )
     record = as_bob.ask(QUESTION, knowledge_bases=["secret"])
     snap = next(c for c in record.chunks if c.source_id == "qinglong.md")
     (env / "secret" / "qinglong.md").write_text(NEW, encoding="utf-8")
@@ -146,15 +158,20 @@ def _options_page(engine, state: dict) -> None:  # noqa: ANN001 - AppTest.from_f
     st.text(repr(retrieval_options(engine).documents))
 
 
-@pytest.mark.parametrize("state, documents", [
-    ({"knowledge_bases": ["secret"], "documents": ["qinglong.md"]}, None),  # dropped: every document
-    ({"knowledge_bases": ["secret"], "documents": ["qinglong.md", "start.md"]}, ("start.md",)),
-    ({"documents": ["start.md"]}, ("start.md",)),
-])
+@pytest.mark.parametrize(
+    "state, documents",
+    [
+        ({"knowledge_bases": ["secret"], "documents": ["qinglong.md"]}, None),  # dropped: every document
+        ({"knowledge_bases": ["secret"], "documents": ["qinglong.md", "start.md"]}, ("start.md",)),
+        ({"documents": ["start.md"]}, ("start.md",)),
+    ],
+)
 def test_a_forged_document_filter_is_not_used(secret_kb, state, documents):
     """Attack 4, the question's side: a chosen document the panel does not offer the user is
     dropped by ``retrieval_options`` itself, whatever the session state holds."""
     worker = User.from_claims({"iss": "i", "sub": "w", "email": "worker@example.com"}, "k")
-    engine = dataclasses.replace(secret_kb[1], user=worker, access=AccessConfig.from_mapping(_section("alice@example.com")))
+    engine = dataclasses.replace(
+        secret_kb[1], user=worker, access=AccessConfig.from_mapping(_section("alice@example.com"))
+    )
     at = _run(AppTest.from_function(_options_page, args=(engine, state), default_timeout=30))
     assert at.text[0].value == repr(documents)

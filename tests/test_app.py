@@ -71,7 +71,9 @@ def test_conversation_reopens_in_a_fresh_session(app_env):
     assert not fresh.exception
     again = page_html(fresh)
     # the same answer, rendered from the stored record: identical markers and cards
-    assert re.findall(r"<sup class=\"yz-cite\">.*?</sup>", again) == re.findall(r"<sup class=\"yz-cite\">.*?</sup>", first)
+    assert re.findall(r"<sup class=\"yz-cite\">.*?</sup>", again) == re.findall(
+        r"<sup class=\"yz-cite\">.*?</sup>", first
+    )
     assert any(m.value == "CronJob 的时间表语法是什么？" for m in fresh.text)
 
 
@@ -194,7 +196,9 @@ def test_interrupted_answer_is_shown_in_the_conversation_after_the_next_question
     html = page_html(at)
     assert "回答被中断" in html and "CronJob 的调度" in html
     assert [m.value for m in at.text if m.value.endswith("？")][:2] == [
-        "CronJob 的时间表语法是什么？", "Deployment 和 StatefulSet 有什么区别？"]
+        "CronJob 的时间表语法是什么？",
+        "Deployment 和 StatefulSet 有什么区别？",
+    ]
 
 
 def test_snapshot_page_shows_titles_and_paths_as_text_not_markdown(app_env):
@@ -202,10 +206,12 @@ def test_snapshot_page_shows_titles_and_paths_as_text_not_markdown(app_env):
 
     record = app_env.ask("Pod 的重启策略有哪些？")
     snap = record.chunks[0]
-    hostile = snap.model_copy(update={"title": ":ok: ~删除~ **粗** [l](javascript:alert(1))",
-                                      "heading_path": (":ok: ~删除~", "<b>节</b>")})
-    forged = record.model_copy(update={"answer_id": "hostile-titles", "chunks": (hostile,), "supports": (),
-                                       "query": ":ok: ~问~"})
+    hostile = snap.model_copy(
+        update={"title": ":ok: ~删除~ **粗** [l](javascript:alert(1))", "heading_path": (":ok: ~删除~", "<b>节</b>")}
+    )
+    forged = record.model_copy(
+        update={"answer_id": "hostile-titles", "chunks": (hostile,), "supports": (), "query": ":ok: ~问~"}
+    )
     app_env.records.save(AnswerRecord.model_validate(forged.model_dump()))
     at = AppTest.from_file(str(ROOT / "app_pages" / "sources.py"), default_timeout=60)
     at.query_params["answer_id"] = "hostile-titles"

@@ -1,4 +1,4 @@
-"""Layering rules from DESIGN.md and the public names `core` exports."""
+"""Layering rules from docs/design.md and the public names `core` exports."""
 
 import ast
 import re
@@ -60,7 +60,11 @@ def _environment_reads(path: Path) -> list[int]:
     """Lines of ``os.environ[...]``, ``os.environ.get(...)`` and ``os.getenv(...)`` reads."""
     lines = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Subscript) and ast.unparse(node.value) == "os.environ" and isinstance(node.ctx, ast.Load):
+        if (
+            isinstance(node, ast.Subscript)
+            and ast.unparse(node.value) == "os.environ"
+            and isinstance(node.ctx, ast.Load)
+        ):
             lines.append(node.lineno)
         elif isinstance(node, ast.Call) and ast.unparse(node.func) in ("os.environ.get", "os.getenv"):
             lines.append(node.lineno)
@@ -69,8 +73,11 @@ def _environment_reads(path: Path) -> list[int]:
 
 def test_environment_reader_finds_reads(tmp_path):
     src = tmp_path / "m.py"
-    src.write_text("import os\na = os.environ['A']\nb = os.environ.get('B')\nc = os.getenv('C')\n"
-                   "os.environ.setdefault('D', '1')\nos.environ['E'] = '1'\n", encoding="utf-8")
+    src.write_text(
+        "import os\na = os.environ['A']\nb = os.environ.get('B')\nc = os.getenv('C')\n"
+        "os.environ.setdefault('D', '1')\nos.environ['E'] = '1'\n",
+        encoding="utf-8",
+    )
     assert _environment_reads(src) == [2, 3, 4]
 
 
@@ -85,7 +92,9 @@ def test_only_config_reads_the_environment():
 
 
 def test_only_vector_store_module_imports_chromadb():
-    offenders = [str(p) for p in (ROOT / "core").rglob("*.py") if "chromadb" in _imports(p) and p.name != "vector_store.py"]
+    offenders = [
+        str(p) for p in (ROOT / "core").rglob("*.py") if "chromadb" in _imports(p) and p.name != "vector_store.py"
+    ]
     assert offenders == []
     assert "chromadb" in _imports(ROOT / "core" / "vector_store.py")  # the adapter is where the rule says
 
@@ -104,7 +113,13 @@ def test_no_legacy_pages_folder_beside_the_entry_point():
     st.navigation docs): right after start, a deep link would run a page without
     ``app.py``. Page scripts live in ``app_pages/``."""
     assert not (ROOT / "pages").exists()
-    assert sorted(p.name for p in (ROOT / "app_pages").glob("*.py")) == ["chat.py", "check.py", "history.py", "library.py", "sources.py"]
+    assert sorted(p.name for p in (ROOT / "app_pages").glob("*.py")) == [
+        "chat.py",
+        "check.py",
+        "history.py",
+        "library.py",
+        "sources.py",
+    ]
 
 
 def test_public_names_pinned():
@@ -136,6 +151,7 @@ def test_public_names_pinned():
 # ------------------------------------------------------------------ import graph
 
 LAYERS = ("core", "components", "app_pages")
+
 
 def _module_files(root: Path) -> dict[str, Path]:
     """Dotted module name -> file, for core/, components/, pages/ and app.py under ``root``."""
@@ -236,17 +252,31 @@ def test_the_command_line_is_a_package_of_subcommand_modules():
 
     entry = (ROOT / "core" / "__main__.py").read_text(encoding="utf-8").strip().splitlines()
     assert entry[0].startswith("from core.cli import main")
-    assert [line.strip() for line in entry[1:]] == ['if __name__ == "__main__":', "raise SystemExit(main())"]
+    assert [line.strip() for line in entry[1:] if line.strip()] == ['if __name__ == "__main__":', "raise SystemExit(main())"]
     modules = {p.stem for p in (ROOT / "core" / "cli").glob("*.py")} - {"__init__", "_shared"}
     assert {m.__name__.rpartition(".")[2] for m in cli.COMMANDS} == modules
     commands = set(cli.build_parser()._subparsers._group_actions[0].choices)  # noqa: SLF001
-    assert commands == {"ingest", "ask", "export", "eval", "eval-claims", "eval-citecheck", "check", "verify", "kb", "store",
-                        "embed-worker"}
+    assert commands == {
+        "ingest",
+        "ask",
+        "export",
+        "eval",
+        "eval-claims",
+        "eval-citecheck",
+        "check",
+        "verify",
+        "kb",
+        "store",
+        "embed-worker",
+    }
     with_main = sorted(
         p.relative_to(ROOT).as_posix()
         for p in (ROOT / "core").rglob("*.py")
-        if p.parent.name != "cli" and p.name != "__main__.py"
-        and any(isinstance(n, ast.FunctionDef) and n.name == "main" for n in ast.parse(p.read_text(encoding="utf-8")).body)
+        if p.parent.name != "cli"
+        and p.name != "__main__.py"
+        and any(
+            isinstance(n, ast.FunctionDef) and n.name == "main" for n in ast.parse(p.read_text(encoding="utf-8")).body
+        )
     )
     assert with_main == []
 
@@ -286,7 +316,9 @@ def test_string_import_finder_on_hand_made_code(tmp_path, monkeypatch):
     )
     monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
     assert _string_imports(src) == {
-        ("core/x.py", "f"), ("core/x.py", "g"), ("core/x.py", "components.answer_view:render_answer"),
+        ("core/x.py", "f"),
+        ("core/x.py", "g"),
+        ("core/x.py", "components.answer_view:render_answer"),
         ("core/x.py", "pages.chat"),
     }
 
@@ -299,10 +331,16 @@ def test_core_does_not_import_upper_layers_by_name():
 def test_only_the_sql_adapter_opens_databases_and_runs_migrations():
     """SQLAlchemy engines, Alembic and the PostgreSQL driver are reached through ``core/sql.py``
     (Alembic's own scripts live in ``core/migrations``); stores only build Core statements."""
-    alembic_users = {f for f in _importers_of(lambda n: n == "alembic" or n.startswith("alembic."))
-                     if not f.startswith("core/migrations/")}
+    alembic_users = {
+        f
+        for f in _importers_of(lambda n: n == "alembic" or n.startswith("alembic."))
+        if not f.startswith("core/migrations/")
+    }
     assert alembic_users == {"core/sql.py"}
     assert _importers_of(lambda n: n == "psycopg" or n.startswith("psycopg.")) == set()
-    engines = {p.relative_to(ROOT).as_posix() for p in _python_files("core", "components", "app_pages")
-               if "create_engine(" in p.read_text(encoding="utf-8")}
+    engines = {
+        p.relative_to(ROOT).as_posix()
+        for p in _python_files("core", "components", "app_pages")
+        if "create_engine(" in p.read_text(encoding="utf-8")
+    }
     assert engines == {"core/sql.py"}

@@ -26,9 +26,19 @@ from tests.test_sufficiency_terms import LENIENT
 
 @pytest.mark.parametrize(
     "question",
-    ["CronJob 有什么缺点？", "那它的缺点是什么？", "Deployment 和 StatefulSet 的优缺点", "这种做法有哪些不足？",
-     "StatefulSet 的局限性有哪些？", "CronJob 的利弊？", "StatefulSet 存在哪些不足？", "CronJob 有啥缺点",
-     "What are the drawbacks of CronJob?", "Any downsides to hostPath volumes?", "Topology aware routing limitations"],
+    [
+        "CronJob 有什么缺点？",
+        "那它的缺点是什么？",
+        "Deployment 和 StatefulSet 的优缺点",
+        "这种做法有哪些不足？",
+        "StatefulSet 的局限性有哪些？",
+        "CronJob 的利弊？",
+        "StatefulSet 存在哪些不足？",
+        "CronJob 有啥缺点",
+        "What are the drawbacks of CronJob?",
+        "Any downsides to hostPath volumes?",
+        "Topology aware routing limitations",
+    ],
 )
 def test_questions_for_drawbacks(question):
     assert asks_drawback(question)
@@ -36,9 +46,16 @@ def test_questions_for_drawbacks(question):
 
 @pytest.mark.parametrize(
     "question",
-    ["节点资源不足时 Pod 会怎样？", "网络策略的作用范围是否局限于一个名字空间？", "CronJob 有什么限制？",
-     "集群管理员为修复内核缺陷重启节点时，PodDisruptionBudget 起什么作用？", "Deployment 和 StatefulSet 有什么区别？",
-     "Deployment 的优点是什么？", "How do I set resource limits?", "What are the pros of consensus?"],
+    [
+        "节点资源不足时 Pod 会怎样？",
+        "网络策略的作用范围是否局限于一个名字空间？",
+        "CronJob 有什么限制？",
+        "集群管理员为修复内核缺陷重启节点时，PodDisruptionBudget 起什么作用？",
+        "Deployment 和 StatefulSet 有什么区别？",
+        "Deployment 的优点是什么？",
+        "How do I set resource limits?",
+        "What are the pros of consensus?",
+    ],
 )
 def test_other_questions(question):
     assert not asks_drawback(question)
@@ -69,15 +86,22 @@ def test_what_states_a_drawback():
     assert DRAWBACK_EVIDENCE.search("删除或者扩缩 StatefulSet 并不会删除它关联的存储卷，这是已知的局限。")
     assert DRAWBACK_EVIDENCE.search("Init 容器不支持 lifecycle、livenessProbe、readinessProbe 和 startupProbe。")
     assert DRAWBACK_EVIDENCE.search("并非所有的自愿干扰都会受到 Pod 干扰预算的限制。")
-    for not_one in ("CronJob 创建基于时隔重复调度的 Job。", "容器的 CPU 限制值", "PDB 将限制在同一时间因自愿干扰导致的多副本应用中发生宕机的 Pod 数量。",
-                    "Init 容器支持应用容器的全部字段和特性，包括资源限制、数据卷和安全设置。"):
+    for not_one in (
+        "CronJob 创建基于时隔重复调度的 Job。",
+        "容器的 CPU 限制值",
+        "PDB 将限制在同一时间因自愿干扰导致的多副本应用中发生宕机的 Pod 数量。",
+        "Init 容器支持应用容器的全部字段和特性，包括资源限制、数据卷和安全设置。",
+    ):
         assert not DRAWBACK_EVIDENCE.search(not_one), not_one
     assert without_drawback_words("Init 容器有什么缺点？") == "Init 容器有什么？"
     assert all(is_drawback_word(w) for w in ("缺点", "局限性", "不足之处", "利弊", "drawbacks"))
     assert not any(is_drawback_word(w) for w in ("限制", "不足", "拓扑", "limits"))
 
 
-WHEN = "如果应用程序不需要任何稳定的标识符或有序的部署，则应该使用 Deployment 或者 ReplicaSet，对于需要本地状态的工作负载，请考虑使用 StatefulSet。"
+WHEN = (
+    "如果应用程序不需要任何稳定的标识符或有序的部署，则应该使用 Deployment 或者 ReplicaSet，"
+    "对于需要本地状态的工作负载，请考虑使用 StatefulSet。"
+)
 LIMITS = "StatefulSet 的存储必须由 PersistentVolume 驱动。删除或者扩缩 StatefulSet 不能删除它关联的存储卷。"
 
 
@@ -90,7 +114,9 @@ def test_the_decision_refuses_drawbacks_no_evidence_speaks_of():
     assert not dec.sufficient and dec.evidence_ids == ()
     assert dec.message == "知识库的相关内容没有谈到这个问题所问的缺点或限制。"
     assert any("drawback" in r for r in dec.reasons)
-    plain = suf.decide("Deployment 和 StatefulSet 有什么区别？", [cand], kb, kb_text=WHEN.lower(), hybrid=True, model=LENIENT)
+    plain = suf.decide(
+        "Deployment 和 StatefulSet 有什么区别？", [cand], kb, kb_text=WHEN.lower(), hybrid=True, model=LENIENT
+    )
     assert plain.sufficient  # the rule reads only questions for drawbacks
 
 
@@ -118,12 +144,17 @@ def test_the_limits_of_the_same_document_answer_a_drawback_question():
 
 
 def test_a_drawback_question_is_judged_in_its_limits_wording():
-    """"StatefulSet 有什么缺点？" is decided exactly as "StatefulSet 有什么限制？" (缺点 is absent from the knowledge base)."""
+    """ "StatefulSet 有什么缺点？" is decided exactly as "StatefulSet 有什么限制？" (缺点 is absent from the knowledge base)."""
     kb = LexicalIndex(["limits", "intro"], ["StatefulSet 限制\n" + LIMITS, WHEN])
-    cands = [suf.Candidate("limits", "StatefulSet 限制\n" + LIMITS, 0.8, 0.9, 1, 1, 1, document="s", heading=("限制",)),
-             suf.Candidate("intro", WHEN, 0.3, 0.5, 2, 2, 2, document="s")]
+    cands = [
+        suf.Candidate("limits", "StatefulSet 限制\n" + LIMITS, 0.8, 0.9, 1, 1, 1, document="s", heading=("限制",)),
+        suf.Candidate("intro", WHEN, 0.3, 0.5, 2, 2, 2, document="s"),
+    ]
     kw = dict(kb_text=(LIMITS + WHEN).lower(), hybrid=True)
-    asked, worded = suf.decide("StatefulSet 有什么缺点？", cands, kb, **kw), suf.decide("StatefulSet 有什么限制？", cands, kb, **kw)
+    asked, worded = (
+        suf.decide("StatefulSet 有什么缺点？", cands, kb, **kw),
+        suf.decide("StatefulSet 有什么限制？", cands, kb, **kw),
+    )
     assert asked.scores == worded.scores and asked.sufficient == worded.sufficient
 
 
@@ -135,12 +166,14 @@ def test_the_extractive_answer_to_a_drawback_question_leads_with_a_limit(sample_
     draft = ExtractiveGenerator().generate("CronJob 有什么缺点？", chunks)
     lead = draft.supports[0]
     lead_chunk = next(rc.chunk for rc in chunks if rc.chunk_id in lead.chunk_ids)
-    assert "CronJob 的限制" in lead_chunk.heading_path or DRAWBACK_EVIDENCE.search(draft.text[lead.start:lead.end]), draft.text
+    assert "CronJob 的限制" in lead_chunk.heading_path or DRAWBACK_EVIDENCE.search(draft.text[lead.start : lead.end]), (
+        draft.text
+    )
     assert "创建基于时隔重复调度" not in draft.text.split("\n")[0]
 
 
 def test_a_sentence_that_needs_two_before_it_comes_with_both(sample_engine):
-    """"同时 Init 容器不支持 lifecycle…" follows "然而，…稍有不同。", which follows the sentence it qualifies."""
+    """ "同时 Init 容器不支持 lifecycle…" follows "然而，…稍有不同。", which follows the sentence it qualifies."""
     chunks = sample_engine.retriever(top_k=5).retrieve("Init 容器有什么缺点？").chunks
     text = ExtractiveGenerator().generate("Init 容器有什么缺点？", chunks).text
     assert "同时 Init 容器不支持" in text, text
@@ -159,7 +192,7 @@ def test_a_follow_up_for_drawbacks_is_not_answered_with_a_sentence_on_something_
 
 
 def test_an_english_plural_is_in_the_knowledge_base_when_its_singular_is():
-    """"What are CronJobs used for?" was refused with 知识库中没有关于「CronJobs」的内容。"""
+    """ "What are CronJobs used for?" was refused with 知识库中没有关于「CronJobs」的内容。"""
     from core.sufficiency_terms import _in_kb
 
     kb = "cronjob 创建基于时隔重复调度的 job。ingress 公开从集群外部到集群内服务的 http 路由。"
@@ -179,7 +212,9 @@ def test_names_are_read_in_the_persons_own_words():
     resolved = "感知 拓扑 路由 What are its limitations?"
     before = suf.decide(resolved, [cand], kb, kb_text=kb_text, hybrid=True, model=LENIENT)
     assert "limitations" in before.missing_terms  # read in the resolved text
-    own = suf.decide(resolved, [cand], kb, kb_text=kb_text, hybrid=True, model=LENIENT, names_text="What are its limitations?")
+    own = suf.decide(
+        resolved, [cand], kb, kb_text=kb_text, hybrid=True, model=LENIENT, names_text="What are its limitations?"
+    )
     assert own.missing_terms == () and own.sufficient
 
 
@@ -189,7 +224,9 @@ def test_a_limits_section_of_the_same_document_is_the_evidence():
     update = "StatefulSet 的 .spec.updateStrategy 字段让你可以配置和禁用掉自动滚动更新 Pod 的容器、标签、资源请求或限制、以及注解。"
     assert not DRAWBACK_EVIDENCE.search(update) and not DRAWBACK_EVIDENCE.search("任务历史限制：保留 3 个成功的 Job。")
     assert is_limits_section(("限制",)) and is_limits_section(("CronJob 的限制", "Job 创建"))
-    assert is_limits_section(("Known limitations",)) and not is_limits_section(("编写 CronJob 声明信息", "任务历史限制"))
+    assert is_limits_section(("Known limitations",)) and not is_limits_section(
+        ("编写 CronJob 声明信息", "任务历史限制")
+    )
     q = "StatefulSet 有什么缺点？"
     kb = LexicalIndex(["u", "l", "o"], [update, LIMITS, "Deployment 的限制：不支持有序部署。"])
     cands = [
@@ -199,20 +236,34 @@ def test_a_limits_section_of_the_same_document_is_the_evidence():
     ]
     dec = suf.decide(q, cands, kb, kb_text=(update + LIMITS).lower(), hybrid=True, model=STEEP)
     assert dec.evidence_ids == ("l",) and any("limits sections" in r for r in dec.reasons)
-    plain = suf.decide("StatefulSet 的更新策略是什么？", cands, kb, kb_text=(update + LIMITS).lower(), hybrid=True, model=STEEP)
+    plain = suf.decide(
+        "StatefulSet 的更新策略是什么？", cands, kb, kb_text=(update + LIMITS).lower(), hybrid=True, model=STEEP
+    )
     assert plain.evidence_ids == ("u",)  # only questions for drawbacks are steered
 
 
 def test_the_limits_must_be_about_the_subject():
-    """"什么是 Service？" then "它有什么不足？" was answered from the 拓扑感知路由 page's 限制 (a Service appears
+    """ "什么是 Service？" then "它有什么不足？" was answered from the 拓扑感知路由 page's 限制 (a Service appears
     there): a limits section counts only when its heading path names the question's subject. An English
     question is not matched against Chinese headings (the decision passes no subject across scripts)."""
     from core.aspects import NO_DRAWBACK_MESSAGE, drawback_evidence
 
-    topo = suf.Candidate("t", "拓扑感知路由 限制\n当 Service 的 internalTrafficPolicy 为 Local 时不使用提示。", 0.8, 0.9, 1, 1, 1,
-                         document="topology.md", heading=("限制",))
+    topo = suf.Candidate(
+        "t",
+        "拓扑感知路由 限制\n当 Service 的 internalTrafficPolicy 为 Local 时不使用提示。",
+        0.8,
+        0.9,
+        1,
+        1,
+        1,
+        document="topology.md",
+        heading=("限制",),
+    )
     q = "Service 它有什么不足？"
     assert drawback_evidence(q, [topo], ("t",), ("t",), subject=("service",)) == (
-        (), "asks for drawbacks; no evidence states a drawback or limit", NO_DRAWBACK_MESSAGE)
+        (),
+        "asks for drawbacks; no evidence states a drawback or limit",
+        NO_DRAWBACK_MESSAGE,
+    )
     assert drawback_evidence(q, [topo], ("t",), ("t",), subject=("拓扑",))[0] == ("t",)
     assert drawback_evidence("What are the downsides of topology aware routing?", [topo], ("t",), ("t",))[0] == ("t",)

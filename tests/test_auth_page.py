@@ -7,7 +7,6 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -21,8 +20,10 @@ def test_without_auth_the_app_is_in_local_single_user_mode(app_env):
 def test_with_auth_a_visitor_sees_only_the_sign_in_screen(app_env):
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.secrets["auth"] = {
-        "redirect_uri": "http://127.0.0.1:8501/oauth2callback", "cookie_secret": "x",
-        "client_id": "c", "client_secret": "s",
+        "redirect_uri": "http://127.0.0.1:8501/oauth2callback",
+        "cookie_secret": "x",
+        "client_id": "c",
+        "client_secret": "s",
         "server_metadata_url": "http://127.0.0.1:9/.well-known/openid-configuration",
     }
     at.run()

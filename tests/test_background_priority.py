@@ -22,7 +22,9 @@ from tests.fakes import FakeRetriever, ScriptedGenerator, build_engine, retrieve
 def _docs(folder: Path, n: int = 3) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     for i in range(n):
-        (folder / f"d{i}.md").write_text(f"## 第{i}节\n\nPod {i} 是最小的部署单元，Service {i} 暴露它。\n", encoding="utf-8")
+        (folder / f"d{i}.md").write_text(
+            f"## 第{i}节\n\nPod {i} 是最小的部署单元，Service {i} 暴露它。\n", encoding="utf-8"
+        )
     return folder
 
 
@@ -84,8 +86,12 @@ def test_ask_marks_the_question_in_flight_while_it_runs(tmp_path):
 
     timings: dict[str, float] = {}
     rec = ask(
-        "Pod 是什么？", retriever=FakeRetriever([retrieved("a.md@v1#0", "Pod 是最小单元。")]),
-        generator=ScriptedGenerator(draft), records=None, settings=Settings(data_dir=tmp_path), timings=timings,
+        "Pod 是什么？",
+        retriever=FakeRetriever([retrieved("a.md@v1#0", "Pod 是最小单元。")]),
+        generator=ScriptedGenerator(draft),
+        records=None,
+        settings=Settings(data_dir=tmp_path),
+        timings=timings,
     )
     assert rec.status == "answered"
     assert seen == [True]

@@ -15,7 +15,6 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,7 +25,9 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium is not installed (apt-get install chromium)"),
+    pytest.mark.skipif(
+        not Path(CHROMIUM).exists(), reason="Debian chromium is not installed (apt-get install chromium)"
+    ),
 ]
 
 FLAGS = [
@@ -60,9 +61,27 @@ def run_app(data_dir: Path, *, port: int | None = None, extra_args: tuple[str, .
         **env_extra,
     )
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false", *extra_args],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+            "--server.headless",
+            "true",
+            "--browser.gatherUsageStats",
+            "false",
+            *extra_args,
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     try:
         deadline = time.monotonic() + 90

@@ -28,7 +28,9 @@ from tests.test_browser import CHROMIUM, _free_port, browser, run_app  # noqa: F
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.slow,
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium is not installed (apt-get install chromium)"),
+    pytest.mark.skipif(
+        not Path(CHROMIUM).exists(), reason="Debian chromium is not installed (apt-get install chromium)"
+    ),
 ]
 
 QUESTION = "Deployment 和 StatefulSet 有什么区别？"
@@ -96,8 +98,9 @@ def auth_app(provider, tmp_path_factory):
         secrets.write_text(secrets_text(port, provider, secret_access), encoding="utf-8")
 
     write_secrets(SECRET_ACCESS)
-    with run_app(folder / "data", port=port, extra_args=("--secrets.files", str(secrets)),
-                 YINZHENG_EMBEDDING="hash") as url:
+    with run_app(
+        folder / "data", port=port, extra_args=("--secrets.files", str(secrets)), YINZHENG_EMBEDDING="hash"
+    ) as url:
         yield AuthApp(url, folder / "data", write_secrets)
 
 
@@ -271,7 +274,9 @@ def test_another_users_conversation_link_reads_and_changes_nothing_of_hers(signe
     alice.locator("sup.yz-cite button.yz-cite-link").first.wait_for(timeout=120_000)
     conversation = parse_qs(urlparse(alice.url).query)["c"][0]
     rename_open_conversation(alice, "Alice 的私人标题")
-    alice.locator(".st-key-conversation-list").get_by_role("button", name="Alice 的私人标题").first.wait_for(timeout=60_000)
+    alice.locator(".st-key-conversation-list").get_by_role("button", name="Alice 的私人标题").first.wait_for(
+        timeout=60_000
+    )
 
     bob = sign_in(browser, app, "bob")
     bob.goto(f"{app}/?c={conversation}", wait_until="domcontentloaded")
@@ -296,7 +301,9 @@ def test_another_users_conversation_link_reads_and_changes_nothing_of_hers(signe
 
     hits.clear()
     alice.goto(f"{app}/?c={conversation}", wait_until="domcontentloaded")  # her list: her title, not hidden
-    alice.locator(".st-key-conversation-list").get_by_role("button", name="Alice 的私人标题").first.wait_for(timeout=60_000)
+    alice.locator(".st-key-conversation-list").get_by_role("button", name="Alice 的私人标题").first.wait_for(
+        timeout=60_000
+    )
     alice.wait_for_timeout(1500)
     assert alice.get_by_text(probe_url).count() == 0 and hits == []
 

@@ -7,7 +7,16 @@ from __future__ import annotations
 
 import pytest
 
-from tests.test_browser import ARTIFACTS, CHROMIUM, FLAGS, click_in_card, open_card, run_app, send_question, wait_until_still  # noqa: F401 - CHROMIUM: skip marker
+from tests.test_browser import (
+    ARTIFACTS,
+    CHROMIUM,
+    FLAGS,
+    click_in_card,
+    open_card,
+    run_app,
+    send_question,
+    wait_until_still,
+)  # noqa: F401 - CHROMIUM: skip marker
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -41,7 +50,13 @@ def ask_question(page, url: str, question: str = QUESTION) -> None:  # noqa: ANN
 
 
 def _inside(box, width: int, height: int) -> bool:  # noqa: ANN001
-    return bool(box) and box["x"] >= 0 and box["y"] >= 0 and box["x"] + box["width"] <= width and box["y"] + box["height"] <= height
+    return (
+        bool(box)
+        and box["x"] >= 0
+        and box["y"] >= 0
+        and box["x"] + box["width"] <= width
+        and box["y"] + box["height"] <= height
+    )
 
 
 def test_desktop_grouped_evidence_and_snapshot_in_place(app_url, chromium):  # noqa: ANN001

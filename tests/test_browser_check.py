@@ -20,7 +20,9 @@ from tests.test_browser import ARTIFACTS, CHROMIUM, browser, click_in_card, open
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium is not installed (apt-get install chromium)"),
+    pytest.mark.skipif(
+        not Path(CHROMIUM).exists(), reason="Debian chromium is not installed (apt-get install chromium)"
+    ),
 ]
 
 SIZES = {"desktop": (1400, 900), "mobile": (390, 844)}
@@ -31,7 +33,12 @@ def _long_record(sample):  # noqa: ANN001
     a, b, c = sample.chunks
     text = "与问题无关的说明文字，用来把引文推到页面下方\n" * 120 + b.text
     long_b = b.model_copy(
-        update={"text": text, "content_sha256": sha256_hex(text), "chunk_id": b.chunk_id + "-long", "source_id": "gone/long.md"}
+        update={
+            "text": text,
+            "content_sha256": sha256_hex(text),
+            "chunk_id": b.chunk_id + "-long",
+            "source_id": "gone/long.md",
+        }
     )
     return checked_record(a, long_b, c, answer_id="checked-long")
 
@@ -70,7 +77,11 @@ def test_checked_text_shows_three_marks_and_the_quote(check_server, browser, siz
     page.locator("sup.yz-cite").first.wait_for(timeout=120_000)
     assert page.locator("sup.yz-cite").count() == 3
     assert page.locator("sup.yz-cite-contradicted").count() == 1 and page.locator("sup.yz-cite-review").count() == 1
-    for mark, words in ((".yz-contradicted", "⚠ 与来源矛盾"), (".yz-review", "待复核"), (".yz-unsupported", "本段无出处")):
+    for mark, words in (
+        (".yz-contradicted", "⚠ 与来源矛盾"),
+        (".yz-review", "待复核"),
+        (".yz-unsupported", "本段无出处"),
+    ):
         assert page.locator(mark).first.is_visible() and page.locator(mark).first.inner_text() == words
     sup = page.locator("sup.yz-cite-contradicted")
     card = open_card(sup)
@@ -130,7 +141,9 @@ def test_checking_against_pasted_sources(check_server, browser):  # noqa: F811
     boxes = page.locator("textarea")
     boxes.first.wait_for(timeout=120_000)
     boxes.nth(0).fill("星河团队每周五下午交接班。交接记录写在共享值班表里。团队每季度组织一次团建。")
-    boxes.nth(1).fill("[1] 值班安排：星河团队每周四下午交接班。\n[2] 交接记录写在共享值班表里，夜班由两名工程师轮流负责。")
+    boxes.nth(1).fill(
+        "[1] 值班安排：星河团队每周四下午交接班。\n[2] 交接记录写在共享值班表里，夜班由两名工程师轮流负责。"
+    )
     page.get_by_role("button", name="核查").click()
     page.locator(".yz-unsupported").first.wait_for(timeout=120_000)
     assert page.locator("sup.yz-cite").count() == 2

@@ -40,8 +40,12 @@ def test_conversation_list_and_action_row(server, browser, width, height):
     row.wait_for(timeout=60_000)
     row.get_by_role("button", name="重新生成").wait_for(timeout=30_000)
     # every control of the row is inside the viewport horizontally
-    for control in (row.get_by_role("button", name="复制（含脚注）"), row.get_by_role("button", name="重新生成"),
-                    row.get_by_role("button", name="编辑问题"), row.get_by_test_id("stFeedback").first):
+    for control in (
+        row.get_by_role("button", name="复制（含脚注）"),
+        row.get_by_role("button", name="重新生成"),
+        row.get_by_role("button", name="编辑问题"),
+        row.get_by_test_id("stFeedback").first,
+    ):
         control.scroll_into_view_if_needed()
         b = control.bounding_box()
         assert b and b["x"] >= 0 and b["x"] + b["width"] <= width, b
@@ -148,9 +152,12 @@ def test_editing_an_earlier_question_fits_the_screen_closes_and_shows_the_new_tu
     # viewport (so the popover does not flip above its button by itself)
     chat_input = page.get_by_test_id("stChatInput")
     top = chat_input.bounding_box()["y"]
-    edit.evaluate("(b, y) => { const r = b.getBoundingClientRect(); let s = b.parentElement;"
-                  " while (s && !(s.scrollHeight > s.clientHeight && /auto|scroll/.test(getComputedStyle(s).overflowY)))"
-                  " s = s.parentElement; if (s) s.scrollTop += r.bottom - y; }", top + 40 - tall)
+    edit.evaluate(
+        "(b, y) => { const r = b.getBoundingClientRect(); let s = b.parentElement;"
+        " while (s && !(s.scrollHeight > s.clientHeight && /auto|scroll/.test(getComputedStyle(s).overflowY)))"
+        " s = s.parentElement; if (s) s.scrollTop += r.bottom - y; }",
+        top + 40 - tall,
+    )
     page.wait_for_timeout(300)
     edit.click()
     popover.get_by_label("修改问题后重新发送").wait_for(timeout=10_000)

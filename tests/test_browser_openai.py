@@ -14,10 +14,17 @@ from tests.test_browser import ARTIFACTS, ask, browser, pytestmark, run_app  # n
 
 
 def test_openai_turn_streams_then_shows_markers_and_the_audit(tmp_path, browser):  # noqa: F811
-    with StubGemini([], responder=functools.partial(citing_responder, pace=0.6)) as stub, run_app(
-        tmp_path / "data", YINZHENG_GENERATOR="openai", YINZHENG_EMBEDDING="hash",
-        OPENAI_BASE_URL=f"{stub.base_url}/v1", OPENAI_API_KEY="", YINZHENG_LLM_MODEL="qwen2.5:7b",
-    ) as server:
+    with (
+        StubGemini([], responder=functools.partial(citing_responder, pace=0.6)) as stub,
+        run_app(
+            tmp_path / "data",
+            YINZHENG_GENERATOR="openai",
+            YINZHENG_EMBEDDING="hash",
+            OPENAI_BASE_URL=f"{stub.base_url}/v1",
+            OPENAI_API_KEY="",
+            YINZHENG_LLM_MODEL="qwen2.5:7b",
+        ) as server,
+    ):
         page = ask(browser, server, "CronJob 的时间表语法是什么？")
         page.get_by_text("资料中没有提到", exact=False).first.wait_for(timeout=120_000)
         streaming = page.locator("sup.yz-cite").count()

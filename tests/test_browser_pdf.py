@@ -6,14 +6,20 @@ Screenshots go to artifacts/ (look at them)."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("pypdfium2", reason="pypdfium2 (requirements.txt) is not installed")
 
-from tests.test_browser import ARTIFACTS, CHROMIUM, FLAGS, click_in_card, open_card, run_app, send_question, wait_until_still  # noqa: E402,F401
 from tests.pdf_fixtures import policy_pdf  # noqa: E402
+from tests.test_browser import (
+    ARTIFACTS,
+    click_in_card,
+    open_card,
+    run_app,
+    send_question,
+    wait_until_still,
+)  # noqa: E402,F401
 from tests.test_browser_cards import chromium  # noqa: E402,F401 - the module-scoped browser fixture
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -34,10 +40,14 @@ def app_url(tmp_path_factory):
         yield url
 
 
-
-
 def _inside(box, width: int, height: int) -> bool:  # noqa: ANN001
-    return bool(box) and box["x"] >= -1 and box["y"] >= -1 and box["x"] + box["width"] <= width + 1 and box["y"] + box["height"] <= height + 1
+    return (
+        bool(box)
+        and box["x"] >= -1
+        and box["y"] >= -1
+        and box["x"] + box["width"] <= width + 1
+        and box["y"] + box["height"] <= height + 1
+    )
 
 
 def _check_boxes(scope) -> None:  # noqa: ANN001

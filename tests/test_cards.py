@@ -44,8 +44,11 @@ def test_evidence_is_grouped_by_document_with_one_number_per_chunk() -> None:
     a1 = chunk("a#1", "甲文一。", source_id="a.md", title="文档甲", heading_path=("文档甲", "一"))
     b1 = chunk("b#1", "乙文一。", source_id="b.md", title="文档乙", heading_path=("文档乙", "一"))
     a2 = chunk("a#2", "甲文二。", source_id="a.md", title="文档甲", heading_path=("文档甲", "二"))
-    sups = [Support(start=0, end=3, chunk_ids=("a#1",)), Support(start=3, end=6, chunk_ids=("b#1",)),
-            Support(start=6, end=9, chunk_ids=("a#2",))]
+    sups = [
+        Support(start=0, end=3, chunk_ids=("a#1",)),
+        Support(start=3, end=6, chunk_ids=("b#1",)),
+        Support(start=6, end=9, chunk_ids=("a#2",)),
+    ]
     rec = record("一句。二句。三句。", sups, [a1, b1, a2])
     assert document_groups(rec, ["a#1", "b#1", "a#2"]) == [["a#1", "a#2"], ["b#1"]]
     html = render_answer(rec)
@@ -78,7 +81,9 @@ def test_cited_span_prefers_the_aligned_quote_then_the_cited_sentence() -> None:
     c = chunk("c1", "前文。副本数默认是一。后文还有很多内容。")
     sp = Support(start=0, end=8, chunk_ids=("c1",))
     assert cited_span(record("副本数默认是一。", [sp], [c]), "c1") == (3, 11)
-    aligned = sp.model_copy(update={"aligned_quote": AlignedQuote(chunk_id="c1", start=11, end=20), "verdict": "supported"})
+    aligned = sp.model_copy(
+        update={"aligned_quote": AlignedQuote(chunk_id="c1", start=11, end=20), "verdict": "supported"}
+    )
     assert cited_span(record("副本数默认是一。", [aligned], [c]), "c1") == (11, 20)
     assert cited_span(record("别的话。", [Support(start=0, end=4, chunk_ids=("c1",))], [c]), "c1") is None
 
@@ -97,7 +102,8 @@ def test_panel_of_every_card_is_in_the_page_and_safe() -> None:
 # A chunk whose inline code a quote or a context window can cut into (the new-user pass saw "` fields").
 CODE_TEXT = (
     "每个对象都有 `metadata` 和 `spec` fields，控制器读取 `spec` 来决定期望状态。"
-    + "前文很长。" * 120 + "之后用 ``a`b`` 引用，`status` 由系统填写。\n\n```yaml\nkind: Pod\nspec: {}\n```\n末句。"
+    + "前文很长。" * 120
+    + "之后用 ``a`b`` 引用，`status` 由系统填写。\n\n```yaml\nkind: Pod\nspec: {}\n```\n末句。"
 )
 
 
@@ -152,11 +158,16 @@ def test_a_card_quote_keeps_the_spaces_of_its_text_and_adds_none() -> None:
 
     def card(text: str, quote: str) -> str:
         at = text.index(quote)
-        html = quote_card_html(text, MarkerVerdict(position=0, chunk_id="c", kind="supported", quote=(at, at + len(quote))))
+        html = quote_card_html(
+            text, MarkerVerdict(position=0, chunk_id="c", kind="supported", quote=(at, at + len(quote)))
+        )
         assert html is not None
         return _visible(html)
 
-    assert card("创建一个服务对象来暴露 Deployment，然后检查服务。", "来暴露 Deployment") == "创建一个服务对象来暴露 Deployment，然后检查服务。"
+    assert (
+        card("创建一个服务对象来暴露 Deployment，然后检查服务。", "来暴露 Deployment")
+        == "创建一个服务对象来暴露 Deployment，然后检查服务。"
+    )
     assert card("Create a Service to expose the Deployment, then check it.", "expose the") == (
         "Create a Service to expose the Deployment, then check it."
     )
@@ -180,10 +191,22 @@ def test_each_marker_opens_the_snapshot_of_its_own_aligned_quote() -> None:
     answer = "测试手机最多借七天。逾期会暂停借用一个月。"
     cut = answer.index("。") + 1
     sups = [
-        Support(start=0, end=cut, chunk_ids=("c1",), verdict="supported", verification_score=0.9,
-                aligned_quote=AlignedQuote(chunk_id="c1", start=q1[0], end=q1[1])),
-        Support(start=cut, end=len(answer), chunk_ids=("c1",), verdict="supported", verification_score=0.9,
-                aligned_quote=AlignedQuote(chunk_id="c1", start=q2[0], end=q2[1])),
+        Support(
+            start=0,
+            end=cut,
+            chunk_ids=("c1",),
+            verdict="supported",
+            verification_score=0.9,
+            aligned_quote=AlignedQuote(chunk_id="c1", start=q1[0], end=q1[1]),
+        ),
+        Support(
+            start=cut,
+            end=len(answer),
+            chunk_ids=("c1",),
+            verdict="supported",
+            verification_score=0.9,
+            aligned_quote=AlignedQuote(chunk_id="c1", start=q2[0], end=q2[1]),
+        ),
     ]
     html = render_answer(record(answer, sups, [c]))
     assert_safe(html)
@@ -191,8 +214,8 @@ def test_each_marker_opens_the_snapshot_of_its_own_aligned_quote() -> None:
     sups_html = re.findall(r'<sup class="[^"]*">(.*?)</sup>', html, re.S)
     assert len(sups_html) == 2
     opened = [re.search(r'class="yz-card-open" popovertarget="([^"]+)"', s).group(1) for s in sups_html]
-    assert "".join(panels[opened[0]]) == text[q1[0]:q1[1]]
-    assert "".join(panels[opened[1]]) == text[q2[0]:q2[1]]
+    assert "".join(panels[opened[0]]) == text[q1[0] : q1[1]]
+    assert "".join(panels[opened[1]]) == text[q2[0] : q2[1]]
     # every button targets a panel that exists; the evidence list's [1] opens one of them
     targets = set(re.findall(r'popovertarget="([^"]+)"', html))
     assert targets <= set(panels)
@@ -207,17 +230,27 @@ def test_markdown_and_html_sources_open_as_the_rendered_section(tmp_path) -> Non
     (tmp_path / "page.html").write_text(
         "<html><head><title>服务说明</title></head><body><h2>价格</h2><p>基础版免费。</p><ul><li>专业版每月 99 元。</li>"
         "<li>企业版面议。</li></ul><table><tr><th>版本</th><th>价格</th></tr><tr><td>基础</td><td>0</td></tr></table>"
-        "<pre><code>pip install x</code></pre></body></html>", encoding="utf-8")
-    (tmp_path / "notes.md").write_text("# 笔记\n\n## 安装\n\n1. 下载\n2. 运行 `setup`\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n"
-                                       "```bash\nmake\n```\n", encoding="utf-8")
+        "<pre><code>pip install x</code></pre></body></html>",
+        encoding="utf-8",
+    )
+    (tmp_path / "notes.md").write_text(
+        "# 笔记\n\n## 安装\n\n1. 下载\n2. 运行 `setup`\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```bash\nmake\n```\n",
+        encoding="utf-8",
+    )
     parsed, failures = load_sources([tmp_path], base_url=None)
     assert not failures
     for p, quote, heading in ((parsed[1], "专业版每月 99 元。", "价格"), (parsed[0], "运行 `setup`", "安装")):
         c = p.chunks[0]
         snap = ChunkSnapshot.from_retrieved(RetrievedChunk(chunk=c, rank=1))
         start = c.text.index(quote)
-        sup = Support(start=0, end=4, chunk_ids=(c.chunk_id,), verdict="supported", verification_score=0.9,
-                      aligned_quote=AlignedQuote(chunk_id=c.chunk_id, start=start, end=start + len(quote)))
+        sup = Support(
+            start=0,
+            end=4,
+            chunk_ids=(c.chunk_id,),
+            verdict="supported",
+            verification_score=0.9,
+            aligned_quote=AlignedQuote(chunk_id=c.chunk_id, start=start, end=start + len(quote)),
+        )
         html = render_answer(record("一句话。", [sup], [snap]))
         panel = html.split('class="yz-snap-pop"')[1]
         assert f'<h3 class="yz-snap-heading">{heading}</h3>' in panel

@@ -42,7 +42,9 @@ def test_two_catalogs_on_one_database_share_versions_generation_and_caches(datab
         assert one.index_id == two.index_id and len(one.index_id) == 16
         assert one.generation() == "0"
         assert one.apply([(d1, c1)], remove_missing=False, parse_keys={d1.source_id: ("k1", ["警告"])}) == (
-            {d1.source_id: "added"}, [])
+            {d1.source_id: "added"},
+            [],
+        )
         assert two.generation() == "1" and list(two.active_chunks({})) == [c.chunk_id for c in c1]
         assert two.parse_keys() == {d1.source_id: ("k1", ["警告"])}
         results, stale = two.apply([(d2, c2)], remove_missing=False)
@@ -122,10 +124,14 @@ def test_a_catalog_file_made_before_alembic_is_adopted_with_its_rows(tmp_path) -
         db.executescript(PRE_ALEMBIC)
         db.execute("INSERT INTO meta VALUES ('index_id', 'abcdef0123456789'), ('generation', '7')")
         db.execute("INSERT INTO knowledge_bases VALUES ('default', '示例', 0, '{}', '2026-01-01T00:00:00+00:00')")
-        db.execute("INSERT INTO documents VALUES (?, ?, ?, ?, 1, ?, '2026-01-01T00:00:00+00:00')",
-                   (DEFAULT_KB, d1.source_id, d1.version, d1.model_dump_json(), len(c1)))
-        db.executemany("INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?)", [
-            (c.chunk_id, DEFAULT_KB, c.source_id, c.version, c.ordinal, c.model_dump_json()) for c in c1])
+        db.execute(
+            "INSERT INTO documents VALUES (?, ?, ?, ?, 1, ?, '2026-01-01T00:00:00+00:00')",
+            (DEFAULT_KB, d1.source_id, d1.version, d1.model_dump_json(), len(c1)),
+        )
+        db.executemany(
+            "INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?)",
+            [(c.chunk_id, DEFAULT_KB, c.source_id, c.version, c.ordinal, c.model_dump_json()) for c in c1],
+        )
     db.close()
     catalog = Catalog(path)
     try:

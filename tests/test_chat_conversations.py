@@ -159,8 +159,13 @@ def test_a_regenerated_version_is_drawn_in_its_turn_on_the_run_that_makes_it(app
     _run(at)
     at.button(key=f"regen-{first.answer_id}").click()
     _run(at)
-    expected = [("user", "Pod 是什么？"), ("assistant", "第 1/2 版"), ("assistant", "第 2/2 版（重新生成）"),
-                ("user", "Service 有哪些类型？"), ("assistant", "")]
+    expected = [
+        ("user", "Pod 是什么？"),
+        ("assistant", "第 1/2 版"),
+        ("assistant", "第 2/2 版（重新生成）"),
+        ("user", "Service 有哪些类型？"),
+        ("assistant", ""),
+    ]
     assert _messages(at) == expected
     assert len(app_env.records.list(conversation_id=at.query_params["c"])) == 3
     assert _messages(_run(at)) == expected  # the next run draws the same page: nothing moves

@@ -10,11 +10,10 @@ import uuid
 from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
-from streamlit.testing.v1 import local_script_runner
+from streamlit.testing.v1 import AppTest, local_script_runner
 
-from components.answer_view import ANSWER_CSS
 from components import render_cache
+from components.answer_view import ANSWER_CSS
 from components.render_cache import answer_html
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -138,7 +137,9 @@ def test_a_full_action_row_is_a_fragment_and_the_rest_of_the_page_is_not(convers
             fragments.setdefault(f"{found.group(1)}-{found.group(2)}", set()).add(m.delta.fragment_id)
         if kind in ("heading", "chat_input") or (kind == "html" and 'class="yz-copy"' not in proto.body):
             assert not m.delta.fragment_id, f"{kind} drawn inside a fragment"
-    rows = {aid: fragments[f"regen-{aid}"] | fragments[f"fb-{aid}"] | fragments[f"resend-{aid}"] for aid in (first, latest)}
+    rows = {
+        aid: fragments[f"regen-{aid}"] | fragments[f"fb-{aid}"] | fragments[f"resend-{aid}"] for aid in (first, latest)
+    }
     assert all(len(ids) == 1 and "" not in ids for ids in rows.values())  # each open row: one fragment
     assert rows[first] != rows[latest]  # of its own
     assert fragments[f"more-open-{records[1].answer_id}"] == {""}  # ⋯ is a plain button

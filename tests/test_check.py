@@ -15,9 +15,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 DOCS = {
     "backup.md": "# 备份\n\n## 计划\n\n备份任务每天凌晨两点运行，结果保存在对象存储中，保留 30 天。"
-                 "失败时任务会在一小时后重试一次。\n",
+    "失败时任务会在一小时后重试一次。\n",
     "upload.md": "# 上传\n\n## 限制\n\n上传的单个文件不能超过 1 MiB，超出时服务器返回 413。"
-                 "管理员可以在配置文件里调整这个上限。\n",
+    "管理员可以在配置文件里调整这个上限。\n",
 }
 SUPPORTED = "备份结果会存到对象存储里，保留 30 天。"
 CONTRADICTED = "上传的单个文件最大可以有 2 MiB 😀。"
@@ -91,10 +91,23 @@ def test_check_text_with_nothing_verifiable_is_unverifiable(engine):
 
 
 def run(args, data_dir, corpus, stdin=None):
-    env = dict(os.environ, YINZHENG_DATA_DIR=str(data_dir), YINZHENG_CORPUS=str(corpus),
-               YINZHENG_EMBEDDING="hash", YINZHENG_CORPUS_BASE_URL="none", HF_HUB_OFFLINE="1")
-    return subprocess.run([sys.executable, "-m", "core", *args], cwd=ROOT, env=env, input=stdin,
-                          capture_output=True, text=True, timeout=300)
+    env = dict(
+        os.environ,
+        YINZHENG_DATA_DIR=str(data_dir),
+        YINZHENG_CORPUS=str(corpus),
+        YINZHENG_EMBEDDING="hash",
+        YINZHENG_CORPUS_BASE_URL="none",
+        HF_HUB_OFFLINE="1",
+    )
+    return subprocess.run(
+        [sys.executable, "-m", "core", *args],
+        cwd=ROOT,
+        env=env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 @pytest.mark.slow
@@ -110,8 +123,17 @@ def test_cli_check_file_and_json_lines_on_stdin(tmp_path, corpus):
     for s in record["supports"]:
         assert {"verdict", "verification_score", "chunk_ids", "aligned_quote"} <= set(s)
 
-    lines = "\n".join([json.dumps({"text": SUPPORTED}, ensure_ascii=False), "not json",
-                       json.dumps({"text": CONTRADICTED}, ensure_ascii=False), json.dumps({"txt": 1})]) + "\n"
+    lines = (
+        "\n".join(
+            [
+                json.dumps({"text": SUPPORTED}, ensure_ascii=False),
+                "not json",
+                json.dumps({"text": CONTRADICTED}, ensure_ascii=False),
+                json.dumps({"txt": 1}),
+            ]
+        )
+        + "\n"
+    )
     p = run(["check", "--json", "-"], data, corpus, stdin=lines)
     assert p.returncode == 0, p.stderr
     out = [json.loads(line) for line in p.stdout.splitlines()]
@@ -136,16 +158,23 @@ def test_quote_matching_ignores_markup_whitespace_and_shortcodes():
     assert quote_in('{{< glossary_tooltip text="ServiceAccount" term_id="service-account" >}}、', chunk)
     assert quote_in("**不能引用**其他的", chunk)
     assert not quote_in("静态 Pod 的 `spec` 可以引用", chunk)
-    assert not quote_in('{{< note >}}', chunk)  # nothing left to match
+    assert not quote_in("{{< note >}}", chunk)  # nothing left to match
 
 
 def test_scores_per_label_flags_kinds_and_latency():
     from core.claims_eval import predicted, score_rows
     from core.models import AnswerRecord, GeneratorInfo, Support
 
-    record = AnswerRecord(query="q", answer_text="甲。乙。丙。", status="answered", generator=GeneratorInfo(name="check"),
-                          supports=(Support(start=0, end=2, chunk_ids=("a#0",), verdict="supported"),
-                                    Support(start=2, end=4, chunk_ids=("b#0",), verdict="contradicted")))
+    record = AnswerRecord(
+        query="q",
+        answer_text="甲。乙。丙。",
+        status="answered",
+        generator=GeneratorInfo(name="check"),
+        supports=(
+            Support(start=0, end=2, chunk_ids=("a#0",), verdict="supported"),
+            Support(start=2, end=4, chunk_ids=("b#0",), verdict="contradicted"),
+        ),
+    )
     assert predicted(record, 0, 2) == ("supported", ("a#0",))
     assert predicted(record, 0, 4) == ("contradicted", ("a#0", "b#0"))
     assert predicted(record, 4, 6) == ("unsupported", ())
@@ -188,8 +217,10 @@ def test_a_lone_surrogate_in_checked_text_is_repaired_not_an_error(tmp_path):
     docs.mkdir()
     (docs / "a.md").write_text("# 备份\n\n备份结果保留 30 天。\n", encoding="utf-8")
     engine = build_engine(tmp_path / "data", [docs])
-    for record in (check_text(engine, "备份结果保留 30 天。\ud800"),
-                   check_against(engine, "备份结果保留 30 天。\ud800", "备份结果保留 30 天。\ud800")):
+    for record in (
+        check_text(engine, "备份结果保留 30 天。\ud800"),
+        check_against(engine, "备份结果保留 30 天。\ud800", "备份结果保留 30 天。\ud800"),
+    ):
         assert record.status != "error", record.error
         assert "\ud800" not in record.answer_text and record.answer_text.endswith("\ufffd")
         assert any(a.action == "repaired" for a in record.audit)

@@ -48,7 +48,11 @@ def test_check_page_shows_all_verdicts_stores_and_exports(app_env, fake_check):
     _check(at, text)
     assert fake_check == [text]
     html = page_html(at)
-    assert re.findall(r'<sup class="([^"]+)"', html) == ["yz-cite", "yz-cite yz-cite-contradicted", "yz-cite yz-cite-review"]
+    assert re.findall(r'<sup class="([^"]+)"', html) == [
+        "yz-cite",
+        "yz-cite yz-cite-contradicted",
+        "yz-cite yz-cite-review",
+    ]
     assert "⚠ 与来源矛盾" in html and "待复核" in html and "本段无出处" in html and INVENTED in html
     assert "<mark>默认设置分别为 3 和 1。</mark>" in html
     assert "核查结果" in html
@@ -109,7 +113,7 @@ def test_snapshot_page_highlights_and_scrolls_to_the_quote(app_env):
     bodies = [el.proto.body for el in at.get("html")]
     text = rec.chunk(cid).text  # type: ignore[union-attr]
     q = rec.supports[1].aligned_quote
-    quote = text[q.start:q.end]  # type: ignore[union-attr]
+    quote = text[q.start : q.end]  # type: ignore[union-attr]
     assert any(re.search(r'<mark class="yz-quote" id="yz-quote">' + re.escape(quote) + "</mark>", b) for b in bodies)
     assert any("scrollIntoView" in b for b in bodies)
     assert any('<div class="yz-quote-caption">' in b and "与来源矛盾：来源写的是 3" in b for b in bodies)
@@ -121,7 +125,9 @@ def test_snapshot_page_with_a_bad_quote_shows_plain_text(app_env):
     from core.models import AlignedQuote
 
     rec = sample_checked_record(app_env.index.active_chunks(), answer_id="snap-bad")
-    bad = rec.supports[1].model_copy(update={"aligned_quote": AlignedQuote(chunk_id=rec.supports[1].chunk_ids[0], start=5, end=10_000)})
+    bad = rec.supports[1].model_copy(
+        update={"aligned_quote": AlignedQuote(chunk_id=rec.supports[1].chunk_ids[0], start=5, end=10_000)}
+    )
     rec = rec.model_copy(update={"supports": (rec.supports[0], bad, rec.supports[2])})
     cid = bad.chunk_ids[0]
     at = _snapshot(app_env, rec, cid, "1")
@@ -156,7 +162,9 @@ def test_check_page_with_pasted_sources_checks_against_them_only(app_env):
     at = AppTest.from_file(str(ROOT / "app_pages" / "check.py"), default_timeout=180)
     at.run()
     at.text_area[0].set_value("星河团队每周五下午交接班。交接记录写在共享值班表里。团队每季度组织一次团建。")
-    at.text_area[1].set_value("[1] 值班安排：星河团队每周四下午交接班。\n[2] 交接记录写在共享值班表里，夜班由两名工程师轮流负责。")
+    at.text_area[1].set_value(
+        "[1] 值班安排：星河团队每周四下午交接班。\n[2] 交接记录写在共享值班表里，夜班由两名工程师轮流负责。"
+    )
     at.button[0].click().run(timeout=180)
     assert not at.exception, at.exception
     html = page_html(at)
@@ -166,4 +174,4 @@ def test_check_page_with_pasted_sources_checks_against_them_only(app_env):
     assert rec is not None and rec.retrieval["retrieval"] == "pasted sources"
     assert [c.chunk_id for c in rec.chunks] == ["pasted-1", "pasted-2"]
     q = rec.supports[0].aligned_quote
-    assert rec.chunks[0].text[q.start:q.end] == "值班安排：星河团队每周四下午交接班。"
+    assert rec.chunks[0].text[q.start : q.end] == "值班安排：星河团队每周四下午交接班。"

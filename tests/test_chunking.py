@@ -142,8 +142,7 @@ def test_english_headings_in_comments_never_become_headings(corpus):
     heads = {h for c in cm for h in c.heading_path}
     assert "Motivation" not in heads and "ConfigMap object" not in heads
     assert {"动机", "ConfigMap 对象"} <= heads
-    dns = {h for c in chunks_of(corpus, "concepts/services-networking/dns-pod-service.md")
-           for h in c.heading_path}
+    dns = {h for c in chunks_of(corpus, "concepts/services-networking/dns-pod-service.md") for h in c.heading_path}
     assert not dns & {"Services", "Pods-->", "Pods", "A/AAAA records", "SRV records"}
     for p in corpus.values():
         assert all("reviewers:" not in c.text for c in p.chunks)
@@ -154,9 +153,7 @@ def test_title_and_heading_paths(corpus):
     assert cm[0].heading_path == ("ConfigMap",)
     motivation = [c for c in cm if c.heading_path == ("ConfigMap", "动机")]
     assert motivation and all(c.source_anchor == "motivation" for c in motivation)
-    assert motivation[0].uri == (
-        "https://kubernetes.io/zh-cn/docs/concepts/configuration/configmap/#motivation"
-    )
+    assert motivation[0].uri == ("https://kubernetes.io/zh-cn/docs/concepts/configuration/configmap/#motivation")
     paths = {c.heading_path for c in cm}
     assert ("ConfigMap", "使用 ConfigMap", "在 Pod 中将 ConfigMap 当做文件使用") in paths
 
@@ -208,7 +205,7 @@ def test_code_fence_verbatim_and_hash_lines_are_not_headings(corpus):
     assert hits[0].heading_path == ("CronJob", "编写 CronJob 声明信息", "Cron 时间表语法")
     assert all(not h.startswith("┌") and "分钟" not in h for c in chunks for h in c.heading_path)
     cm = all_text(corpus, "concepts/configuration/configmap.md")
-    assert "  # 类属性键；每一个键都映射到一个简单的值\n  player_initial_lives: \"3\"\n" in cm
+    assert '  # 类属性键；每一个键都映射到一个简单的值\n  player_initial_lives: "3"\n' in cm
 
 
 def test_indented_fence_in_list_item_kept():
@@ -238,7 +235,7 @@ def test_multiline_glossary_tooltip():
     md = (
         "## 甲\n\n集群组件（如 {{< glossary_tooltip\n"
         'term_id="kube-proxy" text="kube-proxy" >}}）可以使用这些提示，\n'
-        "并且 {{<glossary_tooltip text=\"垃圾收集器\"\nterm_id=\"garbage-collection\">}} 会删除它们。\n"
+        '并且 {{<glossary_tooltip text="垃圾收集器"\nterm_id="garbage-collection">}} 会删除它们。\n'
     )
     _, chunks = parse_markdown(md, "x.md")
     assert chunks[0].text == "集群组件（如 kube-proxy）可以使用这些提示，并且垃圾收集器会删除它们。"
@@ -254,10 +251,7 @@ def test_admonitions_keep_inner_text(corpus):
     cm = all_text(corpus, "concepts/configuration/configmap.md")
     assert "说明：静态 Pod 中的 `spec` 字段不能引用 ConfigMap 或任何其他 API 对象。" in cm
     assert "注意：ConfigMap 并不提供保密或者加密功能。" in cm
-    md = (
-        "## 甲\n\n{{< warning >}}\n小心。\n{{< /warning >}}\n\n"
-        "{{< note >}}\n- 项一\n- 项二\n{{< /note >}}\n"
-    )
+    md = "## 甲\n\n{{< warning >}}\n小心。\n{{< /warning >}}\n\n{{< note >}}\n- 项一\n- 项二\n{{< /note >}}\n"
     _, chunks = parse_markdown(md, "x.md")
     assert chunks[0].text == "警告：小心。\n\n说明：\n- 项一\n- 项二"
 
@@ -280,16 +274,16 @@ def test_inline_html_and_entities(corpus):
 def test_shortcode_zoo_synthetic():
     md = (
         "---\ntitle: 杂项\n---\n"
-        "## {{% heading \"prerequisites\" %}}\n\n{{< include \"task-tutorial-prereqs.md\" >}} "
+        '## {{% heading "prerequisites" %}}\n\n{{< include "task-tutorial-prereqs.md" >}} '
         "{{< version-check >}}\n\n"
-        "## 版本\n\n当前版本为 {{< param \"version\" >}}，见 "
+        '## 版本\n\n当前版本为 {{< param "version" >}}，见 '
         "[API](/docs/reference/generated/kubernetes-api/"
-        "{{< param \"version\" >}}/#pod-v1-core)。\n\n"
+        '{{< param "version" >}}/#pod-v1-core)。\n\n'
         "{{< comment >}}\n隐藏的内容。\n\n## 隐藏标题\n{{< /comment >}}\n\n"
         "{{<mermaid>}}\ngraph TB\n    p3(Pod) --> n3(Node3)\n{{< /mermaid >}}\n\n"
-        "{{< figure src=\"/a.svg\" alt=\"图 1\" caption=\"流程\" >}}\n\n"
-        "{{< tabs name=\"t\" >}}\n{{% tab name=\"集群作用域\" %}}\n内容甲。\n{{% /tab %}}\n{{< /tabs >}}\n\n"
-        "<a href=\"{{< ref \"../x#Y\" >}}\">ObjectMeta</a> 字段。\n\n"
+        '{{< figure src="/a.svg" alt="图 1" caption="流程" >}}\n\n'
+        '{{< tabs name="t" >}}\n{{% tab name="集群作用域" %}}\n内容甲。\n{{% /tab %}}\n{{< /tabs >}}\n\n'
+        '<a href="{{< ref "../x#Y" >}}">ObjectMeta</a> 字段。\n\n'
         "```\n{{</* note */>}}\n```\n"
     )
     doc, chunks = parse_markdown(md, "x.md")
@@ -417,8 +411,7 @@ def test_ids_stable_and_change_with_content(tmp_path):
     def ids():
         parsed, failures = load_sources([tmp_path])
         assert failures == []
-        return {p.document.source_id: (p.document.version, [c.chunk_id for c in p.chunks])
-                for p in parsed}
+        return {p.document.source_id: (p.document.version, [c.chunk_id for c in p.chunks]) for p in parsed}
 
     first, second = ids(), ids()
     assert first == second
@@ -548,7 +541,7 @@ def test_structure_within_the_nesting_limit_is_unchanged():
 
 def test_front_matter_lists_kept_as_json_text_and_nulls_dropped():
     md = (
-        "---\ntitle: 手册\npages: [3, 4]\ntags: [网络, \"服务\"]\nsection: null\nempty:\n"
+        '---\ntitle: 手册\npages: [3, 4]\ntags: [网络, "服务"]\nsection: null\nempty:\n'
         "sitemap:\n  priority: 0.5\nreviewed: [2024-01-02]\nweight: 3\nlog:\n  2024-01-02: 发布\n"
         "---\n\n## 一节\n\n正文。\n"
     )
@@ -569,16 +562,58 @@ def test_front_matter_lists_kept_as_json_text_and_nulls_dropped():
 # Property test
 # --------------------------------------------------------------------------- #
 
-_FRAGMENTS = st.sampled_from([
-    "# ", "## ", "### 标题 {#anc}", "#### ", "\n", "\n\n", "\n\n", "```", "```yaml\n", "~~~",
-    "    ", "{{<", ">}}", "{{%", "%}}", "{{< note >}}", "{{< /note >}}", "{{< comment >}}",
-    "{{< /comment >}}", "{{<mermaid>}}", "{{< /mermaid >}}", "{{</* x */>}}",
-    '{{< glossary_tooltip text="服务" term_id="service" >}}',
-    "{{< glossary_tooltip\nterm_id=\"pod\" >}}",
-    "<!--", "-->", "<!-- c -->", "- ", "1. ", "> ", "| a | b |\n|---|---|\n| 1 | 2 |", "---",
-    "`", "<br>", "&lt;", "😀", "👨‍👩‍👧", "é", "中文句子。", "很长的中文内容没有标点" * 30, "Latin words ",
-    "[链接](http://x/{{< param \"v\" >}})", "\ufeff", "\ue000", "\r\n", "\t", "*", "_",
-])
+_FRAGMENTS = st.sampled_from(
+    [
+        "# ",
+        "## ",
+        "### 标题 {#anc}",
+        "#### ",
+        "\n",
+        "\n\n",
+        "\n\n",
+        "```",
+        "```yaml\n",
+        "~~~",
+        "    ",
+        "{{<",
+        ">}}",
+        "{{%",
+        "%}}",
+        "{{< note >}}",
+        "{{< /note >}}",
+        "{{< comment >}}",
+        "{{< /comment >}}",
+        "{{<mermaid>}}",
+        "{{< /mermaid >}}",
+        "{{</* x */>}}",
+        '{{< glossary_tooltip text="服务" term_id="service" >}}',
+        '{{< glossary_tooltip\nterm_id="pod" >}}',
+        "<!--",
+        "-->",
+        "<!-- c -->",
+        "- ",
+        "1. ",
+        "> ",
+        "| a | b |\n|---|---|\n| 1 | 2 |",
+        "---",
+        "`",
+        "<br>",
+        "&lt;",
+        "😀",
+        "👨‍👩‍👧",
+        "é",
+        "中文句子。",
+        "很长的中文内容没有标点" * 30,
+        "Latin words ",
+        '[链接](http://x/{{< param "v" >}})',
+        "\ufeff",
+        "\ue000",
+        "\r\n",
+        "\t",
+        "*",
+        "_",
+    ]
+)
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])

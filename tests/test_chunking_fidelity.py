@@ -54,8 +54,10 @@ def test_numeric_reference_after_a_dollar_amount():
 
 
 def test_reference_link_forms_keep_their_target():
-    md = "见[文档][d]、[文档2][]、[手册]和[内联](https://example.com/i)。\n\n" \
-         "[d]: https://example.com/d\n[文档2]: https://example.com/2\n[手册]: https://example.com/m\n"
+    md = (
+        "见[文档][d]、[文档2][]、[手册]和[内联](https://example.com/i)。\n\n"
+        "[d]: https://example.com/d\n[文档2]: https://example.com/2\n[手册]: https://example.com/m\n"
+    )
     assert _texts(md) == [
         "见[文档](https://example.com/d)、[文档2](https://example.com/2)、"
         "[手册](https://example.com/m)和[内联](https://example.com/i)。"
@@ -138,10 +140,14 @@ def test_front_matter_metadata_reaches_the_snapshot_and_the_card(tmp_path):
 @pytest.mark.parametrize(
     "md, expected",
     [
-        ("正文。\n\n    这是一段缩进的中文说明文字，不是代码。它有两句话。\n",
-         ["正文。\n\n这是一段缩进的中文说明文字，不是代码。它有两句话。"]),
-        ("1. 第一步。\n\n        这一步之后，控制器会重新调度 3 个 Pod。\n",
-         ["1. 第一步。\n\n   这一步之后，控制器会重新调度 3 个 Pod。"]),
+        (
+            "正文。\n\n    这是一段缩进的中文说明文字，不是代码。它有两句话。\n",
+            ["正文。\n\n这是一段缩进的中文说明文字，不是代码。它有两句话。"],
+        ),
+        (
+            "1. 第一步。\n\n        这一步之后，控制器会重新调度 3 个 Pod。\n",
+            ["1. 第一步。\n\n   这一步之后，控制器会重新调度 3 个 Pod。"],
+        ),
         ("正文。\n\n    第一行说明，\n    第二行接着说完。\n", ["正文。\n\n第一行说明，第二行接着说完。"]),
     ],
 )
@@ -155,7 +161,7 @@ def test_indented_prose_is_prose(md, expected):
         "    kubectl get pods -n 默认空间\n",
         "    # 创建命名空间\n    kubectl create namespace demo\n",
         "    错误：找不到资源\n",  # output, no sentence end
-        "    {\"名称\": \"值\"}。\n",
+        '    {"名称": "值"}。\n',
         "    This is an English note.\n",  # English: left as written (code)
     ],
 )
@@ -173,8 +179,15 @@ def test_card_meta_line_shows_the_front_matter_facts_escaped():
     from components.cards import _meta_line
     from core.models import SourceCard
 
-    card = SourceCard(number=1, chunk_id="c", title="t", heading_path=("t",), snippet="s",
-                      snapshot_url="./sources", facts=("概念", "标签：<b>网络</b>、服务"))
+    card = SourceCard(
+        number=1,
+        chunk_id="c",
+        title="t",
+        heading_path=("t",),
+        snippet="s",
+        snapshot_url="./sources",
+        facts=("概念", "标签：<b>网络</b>、服务"),
+    )
     assert _meta_line(card) == "概念 · 标签：&lt;b&gt;网络&lt;/b&gt;、服务"
 
 
@@ -186,12 +199,15 @@ def test_a_pages_list_is_shown_when_there_is_no_single_page(tmp_path):
 
 
 def test_html_links_and_bold_through_ingest(tmp_path):
-    html = ('<html><body><p>当前稳定版本是 2.3<a href="https://example.com/rel">1</a>，价格 $10<sup>'
-            '<a href="#fn2">2</a></sup>。</p><p>这是<strong>“重要”</strong>内容。详见<b>《用户手册》</b>第3页。</p>'
-            "</body></html>")
+    html = (
+        '<html><body><p>当前稳定版本是 2.3<a href="https://example.com/rel">1</a>，价格 $10<sup>'
+        '<a href="#fn2">2</a></sup>。</p><p>这是<strong>“重要”</strong>内容。详见<b>《用户手册》</b>第3页。</p>'
+        "</body></html>"
+    )
     (chunk,) = _ingested(tmp_path, "a.html", html)
-    assert chunk.text == ("当前稳定版本是 2.3[[1]](https://example.com/rel)，价格 $10[2]。\n\n"
-                          "这是“重要”内容。详见《用户手册》第3页。")
+    assert chunk.text == (
+        "当前稳定版本是 2.3[[1]](https://example.com/rel)，价格 $10[2]。\n\n这是“重要”内容。详见《用户手册》第3页。"
+    )
 
 
 def test_link_targets_are_kept_for_the_reader_but_not_searched_or_embedded():

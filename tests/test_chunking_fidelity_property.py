@@ -72,8 +72,11 @@ def squash(s: str) -> str:
 
 def _is_number_link(tokens, i: int) -> bool:  # noqa: ANN001
     return (
-        i + 2 < len(tokens) and tokens[i].type == "link_open" and tokens[i + 1].type == "text"
-        and tokens[i + 1].content.isdigit() and tokens[i + 2].type == "link_close"
+        i + 2 < len(tokens)
+        and tokens[i].type == "link_open"
+        and tokens[i + 1].type == "text"
+        and tokens[i + 1].content.isdigit()
+        and tokens[i + 2].type == "link_close"
     )
 
 
@@ -86,7 +89,8 @@ def reference_md() -> MarkdownIt:
 
     def link_close(self, tokens, idx, options, env):  # noqa: ANN001
         return ("]" if idx >= 2 and _is_number_link(tokens, idx - 2) else "") + self.renderToken(
-            tokens, idx, options, env)
+            tokens, idx, options, env
+        )
 
     def caption(self, tokens, idx, options, env):  # noqa: ANN001
         return f"[{tokens[idx].meta['id'] + 1}]"
@@ -145,8 +149,12 @@ FORMS = {
 def numbered(draw, defs: dict[str, str]):  # noqa: ANN001
     """A number followed by one link or footnote form; definitions collected in ``defs``."""
     k = len(defs) + 1
-    values = {"k": k, "url": f"https://example.com/{k}", "word": draw(WORDS),
-              "text": draw(st.sampled_from(["文档", "手册", "说明", "发行版"])) + str(k)}
+    values = {
+        "k": k,
+        "url": f"https://example.com/{k}",
+        "word": draw(WORDS),
+        "text": draw(st.sampled_from(["文档", "手册", "说明", "发行版"])) + str(k),
+    }
     use, label, target = FORMS[draw(st.sampled_from(sorted(FORMS)))]
     if label is not None and target is not None:
         defs[label.format(**values)] = target.format(**values)
@@ -190,8 +198,10 @@ def document(draw):  # noqa: ANN001
 
 
 def test_reference_renders_the_issue_examples_as_a_reader_sees_them():
-    assert rendered_text("当前稳定版本是 2.3[1]，发布于 2024 年。\n\n[1]: https://example.com/rel\n") == \
-        "当前稳定版本是2.3[1]，发布于2024年。"
+    assert (
+        rendered_text("当前稳定版本是 2.3[1]，发布于 2024 年。\n\n[1]: https://example.com/rel\n")
+        == "当前稳定版本是2.3[1]，发布于2024年。"
+    )
     assert rendered_text("版本 1.8[^1] 与 1.8[^1]。\n\n[^1]: 见说明。\n") == "版本1.8[1]与1.8[1]。[1]见说明。"
     assert squash("2.3 1") != squash("2.31")
 

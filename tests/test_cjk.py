@@ -21,8 +21,10 @@ def test_not_cjk(ch):
     assert not is_cjk(ch)
 
 
-@pytest.mark.parametrize(("ch", "punct"), [("，", True), ("。", True), ("「", True), ("（", True),
-                                           ("中", False), ("Ａ", False), ("１", False), (",", False)])
+@pytest.mark.parametrize(
+    ("ch", "punct"),
+    [("，", True), ("。", True), ("「", True), ("（", True), ("中", False), ("Ａ", False), ("１", False), (",", False)],
+)
 def test_cjk_punctuation(ch, punct):
     assert is_cjk_punct(ch) is punct
 

@@ -45,7 +45,11 @@ def test_ask_json_gives_answered_record(data_dir):
 
 
 def test_ask_stdin_json_lines(data_dir):
-    p = run(["core", "ask", "--json", "-"], data_dir, stdin="CronJob 的时间表语法是什么？\n\n消息队列的消费者重平衡是怎么工作的？\n")
+    p = run(
+        ["core", "ask", "--json", "-"],
+        data_dir,
+        stdin="CronJob 的时间表语法是什么？\n\n消息队列的消费者重平衡是怎么工作的？\n",
+    )
     assert p.returncode == 0, p.stderr
     lines = [json.loads(line) for line in p.stdout.splitlines()]
     assert [r["status"] for r in lines] == ["answered", "no_evidence"]
@@ -88,7 +92,9 @@ def test_bad_setting_is_a_clear_error(tmp_path):
 
 def _run_bytes(args, data_dir, stdin: bytes = b""):
     env = dict(os.environ, YINZHENG_DATA_DIR=str(data_dir), HF_HUB_OFFLINE="1")
-    return subprocess.run([sys.executable, "-m", *args], cwd=ROOT, env=env, input=stdin, capture_output=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", *args], cwd=ROOT, env=env, input=stdin, capture_output=True, timeout=300
+    )
 
 
 def test_undecodable_byte_in_argv_question_is_answered_and_audited(data_dir):
@@ -100,11 +106,16 @@ def test_undecodable_byte_in_argv_question_is_answered_and_audited(data_dir):
     assert r["query"] == "CronJob \ufffd 的时间表语法是什么？"
     assert r["status"] == "answered"
     assert [(a["action"], a["detail"]["field"]) for a in r["audit"] if a["detail"].get("kind") == "lone_surrogate"] == [
-        ("repaired", "query")]
+        ("repaired", "query")
+    ]
 
 
 def test_stdin_batch_goes_on_after_a_bad_line(data_dir):
-    stdin = "CronJob 的时间表语法是什么？\n".encode() + b"Pod \xff \xed\xa0\xbd?\n" + "消息队列的消费者重平衡是怎么工作的？\n".encode()
+    stdin = (
+        "CronJob 的时间表语法是什么？\n".encode()
+        + b"Pod \xff \xed\xa0\xbd?\n"
+        + "消息队列的消费者重平衡是怎么工作的？\n".encode()
+    )
     p = _run_bytes(["core", "ask", "--json", "-"], data_dir, stdin)
     assert p.returncode == 0, p.stderr.decode()
     lines = [json.loads(line) for line in p.stdout.decode("utf-8").splitlines()]
@@ -115,8 +126,17 @@ def test_stdin_batch_goes_on_after_a_bad_line(data_dir):
 
 
 def test_ask_in_a_conversation_resolves_a_follow_up_from_stored_records(data_dir):
-    first = run(["core", "ask", "CronJob 的 .spec.startingDeadlineSeconds 字段是干什么用的？", "--json",
-                 "--conversation", "c-cli-1"], data_dir)
+    first = run(
+        [
+            "core",
+            "ask",
+            "CronJob 的 .spec.startingDeadlineSeconds 字段是干什么用的？",
+            "--json",
+            "--conversation",
+            "c-cli-1",
+        ],
+        data_dir,
+    )
     assert first.returncode == 0, first.stderr
     assert json.loads(first.stdout)["conversation_id"] == "c-cli-1"
     p = run(["core", "ask", "那如果我压根不设置它呢？", "--json", "--conversation", "c-cli-1"], data_dir)
@@ -128,7 +148,9 @@ def test_ask_in_a_conversation_resolves_a_follow_up_from_stored_records(data_dir
     retrieved = r["chunks"] + [c["chunk"] for c in r["candidates"]]
     assert any("startingDeadlineSeconds" in c["text"] for c in retrieved)
     # another conversation (or none) does not see that history
-    other = json.loads(run(["core", "ask", "那如果我压根不设置它呢？", "--json", "--conversation", "c-cli-2"], data_dir).stdout)
+    other = json.loads(
+        run(["core", "ask", "那如果我压根不设置它呢？", "--json", "--conversation", "c-cli-2"], data_dir).stdout
+    )
     assert other["retrieval_query"] is None
 
 

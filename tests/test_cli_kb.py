@@ -88,14 +88,25 @@ def test_eval_indexes_into_and_searches_the_named_kb(cli, capsys, tmp_path):
     run, _ = cli
     questions = tmp_path / "q.jsonl"
     questions.write_text(
-        json.dumps({"id": "1", "question": QUESTION, "answers": ["kube-controller-manager"]}, ensure_ascii=False) + "\n",
+        json.dumps({"id": "1", "question": QUESTION, "answers": ["kube-controller-manager"]}, ensure_ascii=False)
+        + "\n",
         encoding="utf-8",
     )
     data = tmp_path / "eval-data"
     report_path = tmp_path / "report.json"
     code, out, err = run(
-        "eval", str(questions), str(DOCS), "--kb", "team-x", "--data-dir", str(data), "--no-dense", "--quiet",
-        "--report", str(report_path), capsys=capsys,
+        "eval",
+        str(questions),
+        str(DOCS),
+        "--kb",
+        "team-x",
+        "--data-dir",
+        str(data),
+        "--no-dense",
+        "--quiet",
+        "--report",
+        str(report_path),
+        capsys=capsys,
     )
     assert code == 0, err
     report = json.loads(report_path.read_text(encoding="utf-8"))

@@ -25,32 +25,58 @@ from core.ingest import ingest
 from .conftest import ROOT, SAMPLE, make_settings
 
 # Small docs keep the hash embedding of each test to a second or two.
-BASE_FILES = [SAMPLE / p for p in (
-    "reference/glossary/pod.md", "reference/glossary/deployment.md", "reference/glossary/configmap.md",
-    "reference/glossary/service.md", "concepts/services-networking/service-traffic-policy.md",
-    "concepts/workloads/pods/ephemeral-containers.md",
-)]
-MORE_FILES = [SAMPLE / p for p in (
-    "tasks/run-application/run-stateless-application-deployment.md", "concepts/services-networking/_index.md",
-    "tasks/inject-data-application/define-environment-variable-container.md",
-    "concepts/workloads/controllers/ttlafterfinished.md",
-)]
+BASE_FILES = [
+    SAMPLE / p
+    for p in (
+        "reference/glossary/pod.md",
+        "reference/glossary/deployment.md",
+        "reference/glossary/configmap.md",
+        "reference/glossary/service.md",
+        "concepts/services-networking/service-traffic-policy.md",
+        "concepts/workloads/pods/ephemeral-containers.md",
+    )
+]
+MORE_FILES = [
+    SAMPLE / p
+    for p in (
+        "tasks/run-application/run-stateless-application-deployment.md",
+        "concepts/services-networking/_index.md",
+        "tasks/inject-data-application/define-environment-variable-container.md",
+        "concepts/workloads/controllers/ttlafterfinished.md",
+    )
+]
 QUESTIONS = ["Pod 是什么？", "ConfigMap 用来做什么？", "Service 的流量策略是什么？", "什么是临时容器？"]
 
 
 def cli_env(data_dir: Path, **extra: str) -> dict[str, str]:
-    return dict(os.environ, YINZHENG_DATA_DIR=str(data_dir), YINZHENG_EMBEDDING="hash", HF_HUB_OFFLINE="1",
-                TRANSFORMERS_OFFLINE="1", **extra)
+    return dict(
+        os.environ,
+        YINZHENG_DATA_DIR=str(data_dir),
+        YINZHENG_EMBEDDING="hash",
+        HF_HUB_OFFLINE="1",
+        TRANSFORMERS_OFFLINE="1",
+        **extra,
+    )
 
 
-def run_cli(args: list[str], data_dir: Path, stdin: str | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "core", *args], cwd=ROOT, env=cli_env(data_dir), input=stdin,
-                          capture_output=True, text=True, timeout=timeout)
+def run_cli(
+    args: list[str], data_dir: Path, stdin: str | None = None, timeout: float = 300
+) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "core", *args],
+        cwd=ROOT,
+        env=cli_env(data_dir),
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def run_py(code: str, data_dir: Path, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=cli_env(data_dir), capture_output=True,
-                          text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=cli_env(data_dir), capture_output=True, text=True, timeout=timeout
+    )
 
 
 def copy_docs(files, dst: Path) -> Path:
@@ -108,10 +134,15 @@ def test_second_process_cannot_take_the_lock_and_names_the_owner(tmp_path):
 def test_lock_is_released_when_the_owner_exits_even_by_sigkill(tmp_path):
     chroma = tmp_path / "chroma"
     child = subprocess.Popen(
-        [sys.executable, "-c",
-         "import sys, time; from pathlib import Path; from core import store_lock\n"
-         f"print(store_lock.acquire(Path({str(chroma)!r})), flush=True); time.sleep(60)"],
-        cwd=ROOT, stdout=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from pathlib import Path; from core import store_lock\n"
+            f"print(store_lock.acquire(Path({str(chroma)!r})), flush=True); time.sleep(60)",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert child.stdout.readline().strip() == "True"
@@ -129,8 +160,10 @@ def test_lock_is_released_when_the_owner_exits_even_by_sigkill(tmp_path):
 
 def test_lock_is_released_on_normal_exit(tmp_path):
     chroma = tmp_path / "chroma"
-    p = run_py(f"from pathlib import Path; from core import store_lock; print(store_lock.acquire(Path({str(chroma)!r})))",
-               tmp_path)
+    p = run_py(
+        f"from pathlib import Path; from core import store_lock; print(store_lock.acquire(Path({str(chroma)!r})))",
+        tmp_path,
+    )
     assert p.stdout.strip() == "True"
     try:
         assert store_lock.acquire(chroma) is True
@@ -147,8 +180,7 @@ def test_cli_ask_while_another_process_owns_the_store_never_opens_it(tmp_path):
     index = owned_index(tmp_path)
     before = sorted((p.name, p.stat().st_mtime_ns) for p in index.settings.chroma_dir.rglob("*"))
     p = run_py(
-        NO_CHROMA + "from core.cli import main\n"
-        "sys.exit(main(['ask', 'Pod 是什么？', '--json']))",
+        NO_CHROMA + "from core.cli import main\nsys.exit(main(['ask', 'Pod 是什么？', '--json']))",
         index.settings.data_dir,
     )
     assert p.returncode == 0, p.stderr
@@ -168,9 +200,16 @@ def test_cli_ingest_while_the_app_owns_the_store_leaves_vectors_to_its_worker(tm
         assert embedded_before == total_before
         more = copy_docs(MORE_FILES, tmp_path / "more")
         p = subprocess.run(
-            [sys.executable, "-c", NO_CHROMA + "from core.cli import main\n"
-             f"sys.exit(main(['ingest', {str(more)!r}, '--json']))"],
-            cwd=ROOT, env=cli_env(index.settings.data_dir), capture_output=True, text=True, timeout=120,
+            [
+                sys.executable,
+                "-c",
+                NO_CHROMA + f"from core.cli import main\nsys.exit(main(['ingest', {str(more)!r}, '--json']))",
+            ],
+            cwd=ROOT,
+            env=cli_env(index.settings.data_dir),
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
         assert p.returncode == 0, p.stderr
         report = json.loads(p.stdout)
@@ -239,12 +278,19 @@ def test_non_owner_takes_over_when_the_owner_is_gone(tmp_path):
     data = tmp_path / "data"
     docs = copy_docs(BASE_FILES[:3], tmp_path / "docs")
     child = subprocess.Popen(
-        [sys.executable, "-c",
-         "import sys, time; from core.config import load_settings; from core.embeddings import HashingEmbedder\n"
-         "from core.index import KnowledgeIndex; from core.ingest import ingest; from pathlib import Path\n"
-         f"ix = KnowledgeIndex(load_settings(), HashingEmbedder()); ingest(ix, [Path({str(docs)!r})], embed=False)\n"
-         "print(ix.owns_vectors(), flush=True); sys.stdin.read()"],
-        cwd=ROOT, env=cli_env(data), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from core.config import load_settings; from core.embeddings import HashingEmbedder\n"
+            "from core.index import KnowledgeIndex; from core.ingest import ingest; from pathlib import Path\n"
+            f"ix = KnowledgeIndex(load_settings(), HashingEmbedder()); ingest(ix, [Path({str(docs)!r})], embed=False)\n"
+            "print(ix.owns_vectors(), flush=True); sys.stdin.read()",
+        ],
+        cwd=ROOT,
+        env=cli_env(data),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert child.stdout.readline().strip() == "True"
@@ -326,8 +372,13 @@ def test_the_app_answers_while_a_cli_ingest_changes_the_catalog(tmp_path):
     from core.records import RecordStore
 
     index = owned_index(tmp_path)
-    engine = Engine(index.settings, index.embedder, index, RecordStore(index.settings.records_path),
-                    {"extractive": ExtractiveGenerator()})
+    engine = Engine(
+        index.settings,
+        index.embedder,
+        index,
+        RecordStore(index.settings.records_path),
+        {"extractive": ExtractiveGenerator()},
+    )
     worker = EmbeddingWorker(index, poll_seconds=0.2).start()
     more = copy_docs(MORE_FILES, tmp_path / "more")
     before = len(index.active_chunks())

@@ -1,5 +1,3 @@
-from pathlib import Path
-
 import pytest
 
 from core.config import load_settings
@@ -22,7 +20,12 @@ def test_data_dir_from_environment(tmp_path):
 
 @pytest.mark.parametrize(
     "var,value",
-    [("YINZHENG_TOP_K", "0"), ("YINZHENG_EVIDENCE_THRESHOLD", "1.5"), ("YINZHENG_EMBEDDING", "minilm"), ("YINZHENG_TOP_K", "many")],
+    [
+        ("YINZHENG_TOP_K", "0"),
+        ("YINZHENG_EVIDENCE_THRESHOLD", "1.5"),
+        ("YINZHENG_EMBEDDING", "minilm"),
+        ("YINZHENG_TOP_K", "many"),
+    ],
 )
 def test_invalid_values_name_the_variable(tmp_path, var, value):
     with pytest.raises(ConfigError) as err:
@@ -63,7 +66,10 @@ def test_invalid_gemini_values_name_the_variable(tmp_path, var, value):
 
 def test_gemini_values_are_read_and_trimmed(tmp_path):
     s = load_settings(
-        {"YINZHENG_GEMINI_FILE_SEARCH_STORE": " fileSearchStores/kb-abc123 ", "YINZHENG_GEMINI_MODEL": "gemini-2.5-pro "},
+        {
+            "YINZHENG_GEMINI_FILE_SEARCH_STORE": " fileSearchStores/kb-abc123 ",
+            "YINZHENG_GEMINI_MODEL": "gemini-2.5-pro ",
+        },
         secrets_path=tmp_path / "none.toml",
     )
     assert (s.gemini_file_search_store, s.gemini_model) == ("fileSearchStores/kb-abc123", "gemini-2.5-pro")
@@ -80,8 +86,13 @@ def test_env_var_names_the_variable_of_a_field():
 
 @pytest.mark.parametrize(
     "var, value",
-    [("OPENAI_BASE_URL", "localhost:11434/v1"), ("OPENAI_BASE_URL", "javascript:alert(1)"),
-     ("YINZHENG_LLM_MODEL", "qwen 2.5"), ("YINZHENG_LLM_QUERY_HELP", "maybe"), ("YINZHENG_GENERATOR", "ollama")],
+    [
+        ("OPENAI_BASE_URL", "localhost:11434/v1"),
+        ("OPENAI_BASE_URL", "javascript:alert(1)"),
+        ("YINZHENG_LLM_MODEL", "qwen 2.5"),
+        ("YINZHENG_LLM_QUERY_HELP", "maybe"),
+        ("YINZHENG_GENERATOR", "ollama"),
+    ],
 )
 def test_invalid_openai_values_name_the_variable(tmp_path, var, value):
     with pytest.raises(ConfigError, match=var):
@@ -90,10 +101,16 @@ def test_invalid_openai_values_name_the_variable(tmp_path, var, value):
 
 def test_openai_settings_from_environment_and_secrets(tmp_path):
     secrets = tmp_path / "secrets.toml"
-    secrets.write_text('OPENAI_API_KEY = "sk-secret"\nOPENAI_BASE_URL = "https://api.deepseek.com/v1"\n', encoding="utf-8")
+    secrets.write_text(
+        'OPENAI_API_KEY = "sk-secret"\nOPENAI_BASE_URL = "https://api.deepseek.com/v1"\n', encoding="utf-8"
+    )
     s = load_settings({"YINZHENG_LLM_MODEL": " deepseek-chat ", "YINZHENG_GENERATOR": "openai"}, secrets_path=secrets)
     assert (s.openai_api_key, s.openai_base_url, s.llm_model, s.generator) == (
-        "sk-secret", "https://api.deepseek.com/v1", "deepseek-chat", "openai")
+        "sk-secret",
+        "https://api.deepseek.com/v1",
+        "deepseek-chat",
+        "openai",
+    )
     assert s.llm_query_help is False
     env = load_settings({"OPENAI_BASE_URL": "http://localhost:11434/v1"}, secrets_path=secrets)
     assert env.openai_base_url == "http://localhost:11434/v1"  # the environment wins over the file

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from core.corpus_profile import NEUTRAL, PROFILE_FILE, CorpusProfile, find_profile, profile_of
+from core.corpus_profile import NEUTRAL, PROFILE_FILE, find_profile, profile_of
 from core.errors import ConfigError
 from core.knowledge_bases import DEFAULT_TITLE
 from tests.fakes import build_engine as hash_engine
@@ -32,13 +32,16 @@ def test_a_folder_without_a_profile_gets_the_neutral_one(tmp_path):
     assert profile_of({}) == NEUTRAL and profile_of({"profile": "junk"}) == NEUTRAL
 
 
-@pytest.mark.parametrize("bad", [
-    {"base_url": "javascript:alert(1)"},
-    {"navigation": [{"label": "x", "url": "data:text/html,<b>"}]},
-    {"glossary": "../../etc"},
-    {"tittle": "typo"},
-    "not an object",
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"base_url": "javascript:alert(1)"},
+        {"navigation": [{"label": "x", "url": "data:text/html,<b>"}]},
+        {"glossary": "../../etc"},
+        {"tittle": "typo"},
+        "not an object",
+    ],
+)
 def test_an_invalid_profile_names_its_file(tmp_path, bad):
     (tmp_path / PROFILE_FILE).write_text(json.dumps(bad), encoding="utf-8")
     with pytest.raises(ConfigError, match=PROFILE_FILE):
@@ -55,9 +58,15 @@ def _folder(tmp_path: Path, name: str, text: str) -> Path:
 def test_a_users_folder_has_no_kubernetes_links_title_or_glossary(tmp_path):
     """Before: every folder's documents got kubernetes.io URLs, the default base was titled
     "Kubernetes 示例文档", and a `reference/glossary` folder anywhere was read as a glossary."""
-    folder = _folder(tmp_path, "docs", "# 员工手册\n\n密码每九十天必须更换一次。{{< glossary_tooltip text=\"访客\" term_id=\"guest\" >}}\n")
+    folder = _folder(
+        tmp_path,
+        "docs",
+        '# 员工手册\n\n密码每九十天必须更换一次。{{< glossary_tooltip text="访客" term_id="guest" >}}\n',
+    )
     (folder / "reference" / "glossary").mkdir(parents=True)
-    (folder / "reference" / "glossary" / "guest.md").write_text("---\ntitle: 来宾\nid: guest\n---\n来宾。\n", encoding="utf-8")
+    (folder / "reference" / "glossary" / "guest.md").write_text(
+        "---\ntitle: 来宾\nid: guest\n---\n来宾。\n", encoding="utf-8"
+    )
     engine = hash_engine(tmp_path / "data", [folder])
     kb = engine.index.knowledge_bases.get("default")
     assert kb.title == DEFAULT_TITLE == "默认知识库"
@@ -71,16 +80,24 @@ def test_a_users_folder_has_no_kubernetes_links_title_or_glossary(tmp_path):
 
 def test_a_folder_with_a_profile_gives_its_knowledge_base_links_title_and_site(tmp_path):
     folder = _folder(tmp_path, "docs", "# 员工手册\n\n密码每九十天必须更换一次。\n")
-    (tmp_path / PROFILE_FILE).write_text(json.dumps({
-        "title": "员工手册", "base_url": "https://intranet.example.com/handbook/",
-        "contact": [{"label": "人事部", "url": "https://intranet.example.com/hr"}], "contact_keywords": ["联系"],
-    }, ensure_ascii=False), encoding="utf-8")
+    (tmp_path / PROFILE_FILE).write_text(
+        json.dumps(
+            {
+                "title": "员工手册",
+                "base_url": "https://intranet.example.com/handbook/",
+                "contact": [{"label": "人事部", "url": "https://intranet.example.com/hr"}],
+                "contact_keywords": ["联系"],
+            },
+            ensure_ascii=False,
+        ),
+        encoding="utf-8",
+    )
     engine = hash_engine(tmp_path / "data", [folder])
     kb = engine.index.knowledge_bases.get("default")
     assert kb.title == "员工手册" and profile_of(kb.settings).base_url == "https://intranet.example.com/handbook/"
     docs = {row.document.source_id: row.document for row in engine.index.documents("default")}
     assert docs["guide.md"].uri == "https://intranet.example.com/handbook/guide/"
-    assert [l.label for l in engine.ask("换密码的问题找谁联系？").recommended_links] == ["人事部"]
+    assert [link.label for link in engine.ask("换密码的问题找谁联系？").recommended_links] == ["人事部"]
     assert engine.profiles() == (profile_of(kb.settings),)
 
 
@@ -100,9 +117,12 @@ def _strings(path: Path):
     """String constants of a module that are not docstrings (code, not documentation)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     docs = {
-        id(node.body[0].value) for node in ast.walk(tree)
+        id(node.body[0].value)
+        for node in ast.walk(tree)
         if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-        and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
     }
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:

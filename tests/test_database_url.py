@@ -29,8 +29,10 @@ PW = "s3cret-pw"
     "given, expected",
     [
         ("postgresql://user@host/db", "postgresql+psycopg://user@host/db"),
-        (f"postgres://yz:{PW}@db.example:5433/yinzheng?sslmode=require",
-         f"postgresql+psycopg://yz:{PW}@db.example:5433/yinzheng?sslmode=require"),
+        (
+            f"postgres://yz:{PW}@db.example:5433/yinzheng?sslmode=require",
+            f"postgresql+psycopg://yz:{PW}@db.example:5433/yinzheng?sslmode=require",
+        ),
         ("postgresql+psycopg://yz@127.0.0.1:5432/yz", "postgresql+psycopg://yz@127.0.0.1:5432/yz"),
         ("postgres+psycopg://yz@h/yz", "postgresql+psycopg://yz@h/yz"),
         ("sqlite:///data/x.sqlite3", "sqlite:///data/x.sqlite3"),
@@ -69,7 +71,9 @@ def test_a_driver_that_is_not_installed_names_the_package(url, module, package):
     assert PW not in msg
 
 
-@pytest.mark.parametrize("url", [f"mysql://yz:{PW}@h/db", f"mysql+pymysql://yz:{PW}@h/db", f"mssql+pyodbc://yz:{PW}@h/db"])
+@pytest.mark.parametrize(
+    "url", [f"mysql://yz:{PW}@h/db", f"mysql+pymysql://yz:{PW}@h/db", f"mssql+pyodbc://yz:{PW}@h/db"]
+)
 def test_a_backend_the_stores_do_not_run_on_is_refused_by_name(url):
     with pytest.raises(DatabaseUrlError, match="SQLite and PostgreSQL only") as err:
         parse_url(url)
@@ -123,8 +127,13 @@ def test_a_standard_url_opens_a_real_postgresql(scheme):
         store = RecordStore(plain)
         try:
             record = AnswerRecord(
-                answer_id="u1", query="标准 URL", status="answered", generator=GeneratorInfo(name="extractive"),
-                created_at=T0, conversation_id="c1", answer_text="回答",
+                answer_id="u1",
+                query="标准 URL",
+                status="answered",
+                generator=GeneratorInfo(name="extractive"),
+                created_at=T0,
+                conversation_id="c1",
+                answer_text="回答",
             )
             store.for_user("a" * 32).save(record)
             assert store.for_user("a" * 32).get("u1") == record

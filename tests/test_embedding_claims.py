@@ -11,8 +11,6 @@ import threading
 from collections import Counter
 from pathlib import Path
 
-import pytest
-
 from core import embedding_claims as claims
 from core.catalog import Catalog, embedding_text
 from core.corpus import load_sources
@@ -107,8 +105,9 @@ def test_split_claims_share_the_end_of_the_queue_among_the_workers_holding_lease
         catalog.close()
 
 
-def test_a_worker_without_follow_waits_for_a_held_batch_and_finishes_it_after_the_lease(database_location,
-                                                                                          tmp_path) -> None:
+def test_a_worker_without_follow_waits_for_a_held_batch_and_finishes_it_after_the_lease(
+    database_location, tmp_path
+) -> None:
     catalog, texts = _catalog_with_chunks(database_location, tmp_path, n_docs=1)
     model = HashingEmbedder().name
     try:
@@ -141,7 +140,9 @@ def test_the_embed_worker_command_fills_the_embedding_cache(tmp_path, monkeypatc
     catalog, texts = _catalog_with_chunks(data / "catalog.sqlite3", tmp_path, n_docs=2)
     assert main(["embed-worker"]) == 0
     out = capsys.readouterr().out
-    line = re.match(r"(\d+) vectors stored by .* ready_at=([\d.]+) done_at=([\d.]+) db_s=([\d.]+) embed_s=([\d.]+)", out)
+    line = re.match(
+        r"(\d+) vectors stored by .* ready_at=([\d.]+) done_at=([\d.]+) db_s=([\d.]+) embed_s=([\d.]+)", out
+    )
     assert line and int(line[1]) == len(texts) and float(line[2]) <= float(line[3])
     assert float(line[4]) > 0 and float(line[5]) > 0  # time in the database and in the model, for the benchmark
     assert catalog.vector_count(HashingEmbedder().name) == len(texts)
@@ -166,7 +167,9 @@ def test_the_embed_worker_command_fills_the_second_models_cache_after_the_first(
     assert main(["embed-worker"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert [re.match(r"(\d+) vectors stored by \S+ \((\S+)\)", x).groups() for x in lines] == [
-        (str(len(texts)), HashingEmbedder().name), (str(len(texts)), Second.name)]
+        (str(len(texts)), HashingEmbedder().name),
+        (str(len(texts)), Second.name),
+    ]
     assert catalog.vector_count(HashingEmbedder().name) == catalog.vector_count(Second.name) == len(texts)
     assert main(["embed-worker"]) == 0  # nothing left for either model
     assert [x.split()[0] for x in capsys.readouterr().out.splitlines()] == ["0", "0"]

@@ -70,8 +70,11 @@ def test_a_programming_error_is_not_disguised_as_embedding_error(bug):
 
 @pytest.mark.parametrize(
     "vectors, needle",
-    [([[1, 0]], r"shape \(1, 2\) for 2 texts"), ([[1, 0, 0], [0, 1, 0]], r"shape \(2, 3\)"),
-     ([[1, 0], [math.nan, 1]], "NaN")],
+    [
+        ([[1, 0]], r"shape \(1, 2\) for 2 texts"),
+        ([[1, 0, 0], [0, 1, 0]], r"shape \(2, 3\)"),
+        ([[1, 0], [math.nan, 1]], "NaN"),
+    ],
 )
 def test_wrong_shapes_and_nan_are_refused(vectors, needle):
     with pytest.raises(EmbeddingError, match=needle):

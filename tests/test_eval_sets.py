@@ -41,20 +41,44 @@ def _report(rows, documents=3):
 
 
 def _row(kind, status, answerable=True, **extra):
-    base = {"id": kind, "question": "?", "answerable": answerable, "status": status, "latency_ms": 10.0,
-            "top_relevance": 0.5, "evidence": 1, "supports": 1, "valid_supports": 1, "sentences": 1,
-            "covered_sentences": 1, "answer_text": "x", "kind": kind,
-            "answered": status in ("answered", "unverifiable")}
+    base = {
+        "id": kind,
+        "question": "?",
+        "answerable": answerable,
+        "status": status,
+        "latency_ms": 10.0,
+        "top_relevance": 0.5,
+        "evidence": 1,
+        "supports": 1,
+        "valid_supports": 1,
+        "sentences": 1,
+        "covered_sentences": 1,
+        "answer_text": "x",
+        "kind": kind,
+        "answered": status in ("answered", "unverifiable"),
+    }
     if answerable:
-        base.update(gold_rank=1, gold_in_evidence=True, gold_in_cited=True, gold_in_cited_any=True,
-                    contains_gold=True, contains_all_gold=True, first_contains_gold=False, f1=0.5)
+        base.update(
+            gold_rank=1,
+            gold_in_evidence=True,
+            gold_in_cited=True,
+            gold_in_cited_any=True,
+            contains_gold=True,
+            contains_all_gold=True,
+            first_contains_gold=False,
+            f1=0.5,
+        )
     base.update(extra)
     return base
 
 
 def test_a_one_document_set_must_answer_every_answerable_and_refuse_every_unanswerable():
-    rows = [_row("lexical", "answered"), _row("lexical", "no_evidence", gold_in_cited=False),
-            _row("unanswerable", "no_evidence", answerable=False), _row("unanswerable", "answered", answerable=False)]
+    rows = [
+        _row("lexical", "answered"),
+        _row("lexical", "no_evidence", gold_in_cited=False),
+        _row("unanswerable", "no_evidence", answerable=False),
+        _row("unanswerable", "answered", answerable=False),
+    ]
     goals = set_goals(_report(rows, documents=1))
     assert goals["single_all_answered"]["value"] == 0.5 and goals["single_all_answered"]["met"] is False
     assert goals["single_all_refused"]["value"] == 0.5 and goals["single_all_refused"]["met"] is False
@@ -88,20 +112,40 @@ def test_run_sets_gives_each_set_its_own_data_folder_and_refuses_a_repeated_name
 
 
 def test_eval_command_runs_two_sets_in_one_table(tmp_path):
-    for name, text in (("one", "赤狐平台的值班轮换周期是十天，每次交接必须在周五上午十点完成。"),
-                       ("two", "星河团队每周一上午交接班，交接记录保存在共享表格里。")):
+    for name, text in (
+        ("one", "赤狐平台的值班轮换周期是十天，每次交接必须在周五上午十点完成。"),
+        ("two", "星河团队每周一上午交接班，交接记录保存在共享表格里。"),
+    ):
         docs = tmp_path / name
         docs.mkdir()
         (docs / "page.md").write_text(f"# {name}\n\n{text}\n", encoding="utf-8")
-        q = {"id": f"{name}-1", "question": text[:8] + "？", "kind": "lexical",
-             "gold": [{"file": "page.md", "heading_path": [name], "answer_text": text[:12]}]}
+        q = {
+            "id": f"{name}-1",
+            "question": text[:8] + "？",
+            "kind": "lexical",
+            "gold": [{"file": "page.md", "heading_path": [name], "answer_text": text[:12]}],
+        }
         (tmp_path / f"{name}.jsonl").write_text(json.dumps(q, ensure_ascii=False) + "\n", encoding="utf-8")
     report = tmp_path / "r.json"
     out = subprocess.run(
-        [sys.executable, "-m", "core", "eval", "--no-dense", "--quiet", "--report", str(report),
-         "--set", f"one={tmp_path / 'one.jsonl'}:{tmp_path / 'one'}",
-         "--set", f"two={tmp_path / 'two.jsonl'}:{tmp_path / 'two'}"],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "core",
+            "eval",
+            "--no-dense",
+            "--quiet",
+            "--report",
+            str(report),
+            "--set",
+            f"one={tmp_path / 'one.jsonl'}:{tmp_path / 'one'}",
+            "--set",
+            f"two={tmp_path / 'two.jsonl'}:{tmp_path / 'two'}",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
         env={"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1", "YINZHENG_DATA_DIR": str(tmp_path / "data")},
     )
     assert out.returncode == 0, out.stderr
@@ -114,6 +158,10 @@ def test_eval_command_runs_two_sets_in_one_table(tmp_path):
 def test_eval_command_refuses_positional_files_beside_sets(tmp_path):
     out = subprocess.run(
         [sys.executable, "-m", "core", "eval", "q.jsonl", "docs", "--set", "a=q:d"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120, env={"PATH": "/usr/bin:/bin"},
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PATH": "/usr/bin:/bin"},
     )
     assert out.returncode == 1 and "not both" in out.stderr

@@ -63,8 +63,16 @@ def test_percentile_nearest_rank():
 
 def _snap(chunk_id: str, text: str) -> ChunkSnapshot:
     return ChunkSnapshot(
-        chunk_id=chunk_id, document_id="d@1", source_id="d", version="1", title="t", heading_path=("t",),
-        text=text, content_sha256=sha256_hex(text), rank=1, retrieved_at=datetime(2025, 1, 1, tzinfo=timezone.utc),
+        chunk_id=chunk_id,
+        document_id="d@1",
+        source_id="d",
+        version="1",
+        title="t",
+        heading_path=("t",),
+        text=text,
+        content_sha256=sha256_hex(text),
+        rank=1,
+        retrieved_at=datetime(2025, 1, 1, tzinfo=timezone.utc),
     )
 
 
@@ -73,7 +81,10 @@ def _record() -> AnswerRecord:
     s1 = text.index("甲是乙。")
     s2 = text.index("丙是丁。")
     return AnswerRecord(
-        query="q", answer_text=text, status="answered", generator=GeneratorInfo(name="extractive"),
+        query="q",
+        answer_text=text,
+        status="answered",
+        generator=GeneratorInfo(name="extractive"),
         chunks=(_snap("c1", "甲是乙。戊。"), _snap("c2", "丙是戊。")),
         supports=(
             Support(start=s1, end=s1 + 4, chunk_ids=("c1",)),  # verbatim in c1 → valid
@@ -87,7 +98,12 @@ def test_citation_counts_by_hand():
     # 3 visible sentences; support 1 valid (verbatim), support 2 not; one sentence uncited.
     assert ev.citation_counts(rec) == {"supports": 2, "valid_supports": 1, "sentences": 3, "covered_sentences": 1}
     # with gold "丙": the cited sentence states it and c2 contains it → valid.
-    assert ev.citation_counts(rec, ["丙"]) == {"supports": 2, "valid_supports": 2, "sentences": 3, "covered_sentences": 2}
+    assert ev.citation_counts(rec, ["丙"]) == {
+        "supports": 2,
+        "valid_supports": 2,
+        "sentences": 3,
+        "covered_sentences": 2,
+    }
     assert ev.support_valid(rec, 0) and not ev.support_valid(rec, 1)
 
 
@@ -102,13 +118,31 @@ def test_citation_counts_does_not_mutate_and_handles_empty():
 
 def test_summarize_by_hand():
     def row(answerable, status, **kw):
-        base = {"answerable": answerable, "status": status, "latency_ms": 10.0, "supports": 0,
-                "valid_supports": 0, "sentences": 0, "covered_sentences": 0}
+        base = {
+            "answerable": answerable,
+            "status": status,
+            "latency_ms": 10.0,
+            "supports": 0,
+            "valid_supports": 0,
+            "sentences": 0,
+            "covered_sentences": 0,
+        }
         return {**base, **kw}
 
     rows = [
-        row(True, "answered", gold_rank=1, gold_in_evidence=True, contains_gold=True, f1=0.5,
-            supports=2, valid_supports=2, sentences=2, covered_sentences=2, latency_ms=20.0),
+        row(
+            True,
+            "answered",
+            gold_rank=1,
+            gold_in_evidence=True,
+            contains_gold=True,
+            f1=0.5,
+            supports=2,
+            valid_supports=2,
+            sentences=2,
+            covered_sentences=2,
+            latency_ms=20.0,
+        ),
         row(True, "no_evidence", gold_rank=None, gold_in_evidence=False, contains_gold=False, f1=0.0),
         row(False, "no_evidence"),
         row(False, "answered", supports=1, valid_supports=0, sentences=2, covered_sentences=0, latency_ms=30.0),
@@ -177,15 +211,28 @@ def slice_paths(tmp_path_factory):
 
 
 def _check_shape(report: dict, n: int) -> None:
-    assert set(report) == {"config", "counts", "retrieval", "answer", "citations", "abstention", "latency_ms",
-                           "by_kind", "goals", "questions"}
+    assert set(report) == {
+        "config",
+        "counts",
+        "retrieval",
+        "answer",
+        "citations",
+        "abstention",
+        "latency_ms",
+        "by_kind",
+        "goals",
+        "questions",
+    }
     assert set(report["by_kind"]) == {"answerable", "unanswerable", "overall"}
     assert report["by_kind"]["overall"]["n"] == n and report["by_kind"]["answerable"]["n"] == 5
     assert report["counts"]["questions"] == n == len(report["questions"])
     assert report["counts"]["answerable"] == 5 and report["counts"]["unanswerable"] == 3
     shares = [
-        *report["retrieval"].values(), *report["answer"].values(),
-        report["citations"]["precision"], report["citations"]["recall"], *report["abstention"].values(),
+        *report["retrieval"].values(),
+        *report["answer"].values(),
+        report["citations"]["precision"],
+        report["citations"]["recall"],
+        *report["abstention"].values(),
     ]
     for v in shares:
         assert v is None or 0.0 <= v <= 1.0, shares
@@ -207,7 +254,11 @@ def _check_known_values(report: dict) -> None:
     # "StatefulSet 默认的 Pod 管理策略是什么？": the page's section on Pod management policies names
     # OrderedReady as the default; that chunk reaches the generator and the extractive answer quotes it.
     statefulset = next(q for q in rows.values() if "Pod 管理策略" in q["question"])
-    assert (statefulset["status"], statefulset["gold_in_evidence"], statefulset["contains_gold"]) == ("answered", True, True)
+    assert (statefulset["status"], statefulset["gold_in_evidence"], statefulset["contains_gold"]) == (
+        "answered",
+        True,
+        True,
+    )
     # extractive answers quote the chunks verbatim: every support is valid, every sentence is covered
     assert report["citations"]["supports"] >= 1
     assert report["citations"]["precision"] == 1.0 and report["citations"]["recall"] == 1.0
@@ -218,8 +269,9 @@ def test_run_eval_hash_dense(slice_paths):
     from core.embeddings import HashingEmbedder
 
     qfile, docs = slice_paths
-    report = ev.run_eval(qfile, [docs], embedder=HashingEmbedder(), embedding="hash", generator="extractive",
-                         progress=False)
+    report = ev.run_eval(
+        qfile, [docs], embedder=HashingEmbedder(), embedding="hash", generator="extractive", progress=False
+    )
     _check_shape(report, 8)
     assert report["config"]["embedding_model"] == HashingEmbedder.name
     assert report["config"]["dense_coverage"].split("/")[0] == report["config"]["dense_coverage"].split("/")[1]
@@ -229,8 +281,25 @@ def test_run_eval_hash_dense(slice_paths):
 def test_cli_bm25_only_writes_report(slice_paths, tmp_path, capsys):
     qfile, docs = slice_paths
     out = tmp_path / "r.json"
-    code = cli_main(["eval", str(qfile), str(docs), "--no-dense", "--embedding", "hash", "--generator", "extractive",
-                    "--top-k", "5", "--evidence-threshold", "0.3", "--report", str(out), "--quiet"])
+    code = cli_main(
+        [
+            "eval",
+            str(qfile),
+            str(docs),
+            "--no-dense",
+            "--embedding",
+            "hash",
+            "--generator",
+            "extractive",
+            "--top-k",
+            "5",
+            "--evidence-threshold",
+            "0.3",
+            "--report",
+            str(out),
+            "--quiet",
+        ]
+    )
     assert code == 0
     report = json.loads(out.read_text(encoding="utf-8"))
     _check_shape(report, 8)
@@ -280,7 +349,9 @@ def test_load_k8s_format_kinds_history_and_gold(shared_dir):
     assert kinds == {"paraphrase": 15, "english": 10, "followup": 10, "multi": 10, "unanswerable": 15}
     follow = [q for q in qs if q.kind == "followup"]
     assert all(len(q.history) == 1 for q in follow) and all(not q.history for q in qs if q.kind != "followup")
-    assert all(q.require_all for q in qs if q.kind == "multi") and not any(q.require_all for q in qs if q.kind != "multi")
+    assert all(q.require_all for q in qs if q.kind == "multi") and not any(
+        q.require_all for q in qs if q.kind != "multi"
+    )
     assert all(not q.answerable and not q.passages for q in qs if q.kind == "unanswerable")
     dev029 = next(q for q in qs if q.id == "dev-029")
     assert dev029.passages[0].file == "concepts/workloads/controllers/daemonset.md"
@@ -309,9 +380,16 @@ def test_gold_passages_in_chunks_by_hand():
 
 def test_by_kind_and_goals_by_hand():
     def row(kind, answerable, status, cited=False, any_=False, rank=None):
-        return {"kind": kind, "answerable": answerable, "status": status,
-                "answered": status in ("answered", "unverifiable"), "gold_in_cited": cited,
-                "gold_in_cited_any": any_ or cited, "gold_rank": rank, "contains_gold": cited}
+        return {
+            "kind": kind,
+            "answerable": answerable,
+            "status": status,
+            "answered": status in ("answered", "unverifiable"),
+            "gold_in_cited": cited,
+            "gold_in_cited_any": any_ or cited,
+            "gold_rank": rank,
+            "contains_gold": cited,
+        }
 
     rows = [
         row("english", True, "answered", cited=True, rank=1),
@@ -336,10 +414,10 @@ def test_by_kind_and_goals_by_hand():
 def test_followup_history_reaches_the_retriever(tmp_path):
     from core.config import Settings
     from core.embeddings import HashingEmbedder
+    from core.generators.extractive import ExtractiveGenerator
     from core.index import KnowledgeIndex
     from core.ingest import ingest
     from core.pipeline import ask
-    from core.generators.extractive import ExtractiveGenerator
 
     index = KnowledgeIndex(Settings(data_dir=tmp_path, embedding="hash"), HashingEmbedder())
     ingest(index, [SAMPLE / SLICE_DOCS[0]], embed=False)
@@ -352,8 +430,14 @@ def test_followup_history_reaches_the_retriever(tmp_path):
         return original(question, history)
 
     rec.resolve = spy
-    r = ask("那它的大小上限呢？", retriever=rec, generator=ExtractiveGenerator(), records=None,
-            settings=Settings(data_dir=tmp_path, embedding="hash"), history=["ConfigMap 是什么？"])
+    r = ask(
+        "那它的大小上限呢？",
+        retriever=rec,
+        generator=ExtractiveGenerator(),
+        records=None,
+        settings=Settings(data_dir=tmp_path, embedding="hash"),
+        history=["ConfigMap 是什么？"],
+    )
     assert seen == [("ConfigMap 是什么？",)]
     assert r.retrieval_query == "ConfigMap 那它的大小上限呢？"  # the subject is carried into retrieval
 
@@ -364,9 +448,8 @@ def test_an_unavailable_generator_becomes_error_records_but_a_bug_is_raised(slic
     import logging
 
     from core.embeddings import HashingEmbedder
-    from core.pipeline import Engine
-
     from core.errors import GenerationError
+    from core.pipeline import Engine
 
     def unavailable(self, name=None):
         raise GenerationError(f"generator {name!r} unavailable: no API key")
@@ -374,8 +457,15 @@ def test_an_unavailable_generator_becomes_error_records_but_a_bug_is_raised(slic
     qfile, docs = slice_paths
     monkeypatch.setattr(Engine, "generator", unavailable)
     with caplog.at_level(logging.WARNING, logger="core.evaluation.runner"):
-        report = ev.run_eval(qfile, [docs], embedder=HashingEmbedder(), embedding="hash", generator="extractive",
-                             use_dense=False, progress=False)
+        report = ev.run_eval(
+            qfile,
+            [docs],
+            embedder=HashingEmbedder(),
+            embedding="hash",
+            generator="extractive",
+            use_dense=False,
+            progress=False,
+        )
     statuses = {q["status"] for q in report["questions"]}
     assert "error" in statuses and statuses <= {"error", "no_evidence"}
     warned = [r for r in caplog.records if "'extractive' unavailable" in r.getMessage()]

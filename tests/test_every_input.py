@@ -37,8 +37,11 @@ class Streaming(Generator):
         if self.interrupt is not None:
             raise self.interrupt
         text = "".join(self.pieces)
-        return Draft(parts=(text,), supports=(DraftSupport(start=0, end=len(text), chunk_ids=(chunks[0].chunk_id,)),),
-                    generator=self.info)
+        return Draft(
+            parts=(text,),
+            supports=(DraftSupport(start=0, end=len(text), chunk_ids=(chunks[0].chunk_id,)),),
+            generator=self.info,
+        )
 
 
 def _repairs(record: AnswerRecord) -> dict[str, int]:
@@ -121,8 +124,9 @@ def test_interruption_raised_by_the_page_callback_is_stored(sample_engine):
             raise FakeStop()
 
     with pytest.raises(FakeStop):
-        sample_engine.ask(QUESTION, generator=Streaming(["甲。", "乙。", "丙。"]), conversation_id="conv-cb",
-                          on_text=on_text)
+        sample_engine.ask(
+            QUESTION, generator=Streaming(["甲。", "乙。", "丙。"]), conversation_id="conv-cb", on_text=on_text
+        )
     (r,) = sample_engine.records.list(conversation_id="conv-cb")
     assert r.status == "interrupted" and r.answer_text == "甲。乙。"
 
@@ -139,7 +143,9 @@ def test_interruption_after_the_record_was_stored_does_not_store_twice(sample_en
 
     monkeypatch.setattr(sample_engine.records, "save", save_then_stop)
     with pytest.raises(FakeStop):
-        sample_engine.ask("CronJob \udcff 的时间表语法是什么？", generator=Streaming(["甲。"]), conversation_id="conv-once")
+        sample_engine.ask(
+            "CronJob \udcff 的时间表语法是什么？", generator=Streaming(["甲。"]), conversation_id="conv-once"
+        )
     monkeypatch.undo()
     assert saves == ["answered", "answered"]  # the finished record again (same id), not a downgraded one
     (stored,) = sample_engine.records.list(conversation_id="conv-once")
@@ -179,16 +185,21 @@ def test_missing_grounding_metadata_is_flagged_apart_from_empty_supports(stream)
 
 
 def test_grounded_answer_with_supports_has_no_grounding_flag():
-    body = grounded_body([{"text": "甲乙。"}], [{"segment": {"endIndex": 9}, "groundingChunkIndices": [0]}],
-                         [{"web": {"uri": "https://a.example/x", "title": "a"}}])
+    body = grounded_body(
+        [{"text": "甲乙。"}],
+        [{"segment": {"endIndex": 9}, "groundingChunkIndices": [0]}],
+        [{"web": {"uri": "https://a.example/x", "title": "a"}}],
+    )
     with StubGemini([Reply(json=body)]) as stub:
         d = gen("gemini-search", stub).generate("q", [])
     assert d.supports and d.audit == ()
 
 
 def test_streamed_answer_without_metadata_is_stored_with_the_flag(sample_engine):
-    events = [{"candidates": [{"content": {"role": "model", "parts": [{"text": "Pod 是最小的"}]}}]},
-              {"candidates": [{"content": {"role": "model", "parts": [{"text": "部署单元。"}]}, "finishReason": "STOP"}]}]
+    events = [
+        {"candidates": [{"content": {"role": "model", "parts": [{"text": "Pod 是最小的"}]}}]},
+        {"candidates": [{"content": {"role": "model", "parts": [{"text": "部署单元。"}]}, "finishReason": "STOP"}]},
+    ]
     with StubGemini([Reply(sse=events)]) as stub:
         r = sample_engine.ask("Pod 是什么？", generator=gen("gemini-search", stub))
     assert r.status == "unverifiable" and r.answer_text == "Pod 是最小的部署单元。"
@@ -232,8 +243,12 @@ def test_cli_batch_reports_a_line_whose_record_cannot_be_stored_and_goes_on(monk
             raise RecordError("answer store error: disk full")
         return AnswerRecord(query=q, status="no_evidence", generator=GeneratorInfo(name="x"))
 
-    index = types.SimpleNamespace(active_chunks=lambda: [1], dense_coverage=lambda: (1, 1), store_owner=lambda: None,
-                                  repair_vectors=lambda limit=0: (0, 0))
+    index = types.SimpleNamespace(
+        active_chunks=lambda: [1],
+        dense_coverage=lambda: (1, 1),
+        store_owner=lambda: None,
+        repair_vectors=lambda limit=0: (0, 0),
+    )
     monkeypatch.setattr(ask_command, "open_engine", lambda args: types.SimpleNamespace(ask=ask, index=index))
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO("一\n坏\n三\n".encode())))
     assert main(["ask", "--json", "-"]) == 1
@@ -245,13 +260,18 @@ def test_cli_batch_reports_a_line_whose_record_cannot_be_stored_and_goes_on(monk
 def test_grounding_chunk_title_with_half_emoji_is_stored(sample_engine):
     """Gemini's own sources are untrusted too: a title with ``\\ud83d`` is repaired in the snapshot."""
     text = "甲乙。"
-    body = grounded_body([{"text": text}], [{"segment": {"endIndex": len(text.encode())}, "groundingChunkIndices": [0]}],
-                         [{"web": {"uri": "https://a.example/x", "title": "标题 \ud83d"}}])
+    body = grounded_body(
+        [{"text": text}],
+        [{"segment": {"endIndex": len(text.encode())}, "groundingChunkIndices": [0]}],
+        [{"web": {"uri": "https://a.example/x", "title": "标题 \ud83d"}}],
+    )
     with StubGemini([Reply(sse=[body])]) as stub:  # "\ud83d" escaped on the wire
         r = sample_engine.ask("Pod 是什么？", generator=gen("gemini-search", stub))
     assert r.status == "answered", (r.status, r.error)
     assert r.chunks[0].title == "标题 \ufffd"
-    assert _repairs(r) == {"generator_output.extra_chunks.0.chunk.title": 1,
-                           "generator_output.extra_chunks.0.chunk.heading_path.0": 1}
+    assert _repairs(r) == {
+        "generator_output.extra_chunks.0.chunk.title": 1,
+        "generator_output.extra_chunks.0.chunk.heading_path.0": 1,
+    }
     assert r.chunks[0].content_sha256 == sha256_hex(r.chunks[0].text)
     assert sample_engine.records.get(r.answer_id) == r

@@ -13,15 +13,29 @@ T = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
 def snap(cid: str, path: tuple[str, ...], uri: str | None = None) -> ChunkSnapshot:
     return ChunkSnapshot(
-        chunk_id=cid, document_id=cid.split("#")[0], source_id="a.md", version="v1", title=path[0],
-        heading_path=path, text="原文。", uri=uri, content_sha256="0" * 64, rank=1, retrieved_at=T,
+        chunk_id=cid,
+        document_id=cid.split("#")[0],
+        source_id="a.md",
+        version="v1",
+        title=path[0],
+        heading_path=path,
+        text="原文。",
+        uri=uri,
+        content_sha256="0" * 64,
+        rank=1,
+        retrieved_at=T,
     )
 
 
 def record(text: str, supports, chunks, **kw) -> AnswerRecord:
     return AnswerRecord(
-        query="问题？", answer_text=text, status=kw.pop("status", "answered"), generator=GeneratorInfo(name="t"),
-        chunks=tuple(chunks), supports=tuple(supports), **kw,
+        query="问题？",
+        answer_text=text,
+        status=kw.pop("status", "answered"),
+        generator=GeneratorInfo(name="t"),
+        chunks=tuple(chunks),
+        supports=tuple(supports),
+        **kw,
     )
 
 
@@ -42,8 +56,9 @@ def test_footnotes_follow_supported_sentences_and_number_by_first_appearance():
 
 
 def test_no_evidence_and_links():
-    r = record("", [], [], status="no_evidence",
-               recommended_links=(RecommendedLink(label="首页", url="https://example.org/"),))
+    r = record(
+        "", [], [], status="no_evidence", recommended_links=(RecommendedLink(label="首页", url="https://example.org/"),)
+    )
     md = to_markdown(r)
     assert "没有足够的证据" in md and "- [首页](<https://example.org/>)" in md
     assert "[^" not in md
@@ -62,7 +77,8 @@ def test_conversation_export_prefixes_only_its_own_footnote_labels():
     q = "正则 [^0-9] 和 [^a] 是什么意思？"
     text = "它匹配非数字 [^0-9]。"
     r = record(text, [Support(start=0, end=len(text), chunk_ids=("a#0",))], [snap("a#0", ("甲",))]).model_copy(
-        update={"query": q})
+        update={"query": q}
+    )
     md = conversation_to_markdown([r, r])
     assert "[^1-0-9]" not in md and "[^2-0-9]" not in md
     assert "它匹配非数字 [^0-9]。[^1-1]" in md and "它匹配非数字 [^0-9]。[^2-1]" in md
@@ -80,8 +96,10 @@ def test_titles_heading_paths_and_labels_are_escaped_text():
         "一句话。",
         [Support(start=0, end=4, chunk_ids=("a#0",))],
         [snap("a#0", (HOSTILE, "节 [x](https://evil.example)"), "https://example.org/a b<c>")],
-        recommended_links=(RecommendedLink(label="[坏](javascript:alert(1))", url="https://example.org/"),
-                           RecommendedLink(label="脚本", url="javascript:alert(1)")),
+        recommended_links=(
+            RecommendedLink(label="[坏](javascript:alert(1))", url="https://example.org/"),
+            RecommendedLink(label="脚本", url="javascript:alert(1)"),
+        ),
     ).model_copy(update={"query": HOSTILE})
     md = to_markdown(r)
     html = _html(md)
@@ -111,10 +129,13 @@ def test_conversation_export_groups_regenerated_versions_into_their_turn():
     s = [Support(start=0, end=6, chunk_ids=("a#0",))]
     first = record("第一版回答。", s, [snap("a#0", ("甲",))]).model_copy(update={"answer_id": "r1", "query": "问甲？"})
     again = record("第二版回答。", s, [snap("a#0", ("甲",))]).model_copy(
-        update={"answer_id": "r2", "query": "问甲？", "regenerated_from": "r1"})
-    later = record("乙的回答。", [Support(start=0, end=5, chunk_ids=("a#0",))], [snap("a#0", ("甲",))]).model_copy(update={"answer_id": "r3", "query": "问乙？"})
+        update={"answer_id": "r2", "query": "问甲？", "regenerated_from": "r1"}
+    )
+    later = record("乙的回答。", [Support(start=0, end=5, chunk_ids=("a#0",))], [snap("a#0", ("甲",))]).model_copy(
+        update={"answer_id": "r3", "query": "问乙？"}
+    )
     md = conversation_to_markdown([first, again, later])
-    assert [l for l in md.splitlines() if l.startswith("# ")] == ["# 第 1 轮", "# 第 2 轮"]
+    assert [line for line in md.splitlines() if line.startswith("# ")] == ["# 第 1 轮", "# 第 2 轮"]
     assert md.count("问甲？") == 1  # the question once per turn
     assert "## 第 1/2 版\n" in md and "## 第 2/2 版（重新生成）\n" in md
     assert md.index("第一版回答") < md.index("第 2/2 版") < md.index("第二版回答") < md.index("# 第 2 轮")

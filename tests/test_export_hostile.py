@@ -15,7 +15,14 @@ import pytest
 from markdown_it import MarkdownIt
 from mdit_py_plugins.footnote import footnote_plugin
 
-from core.export import UNSUPPORTED_MARK, answer_markdown, conversation_to_json, conversation_to_markdown, record_json, to_markdown
+from core.export import (
+    UNSUPPORTED_MARK,
+    answer_markdown,
+    conversation_to_json,
+    conversation_to_markdown,
+    record_json,
+    to_markdown,
+)
 from core.markdown import markdown_parser, safe_link
 from core.models import (
     AlignedQuote,
@@ -55,8 +62,16 @@ STATUSES = ("answered", "no_evidence", "unverifiable", "blocked", "error", "inte
 
 def _snap(cid: str, text: str) -> ChunkSnapshot:
     return ChunkSnapshot(
-        chunk_id=cid, document_id=cid.split("#")[0], source_id=f"{ONE_LINE}.md", version=ONE_LINE, title=ONE_LINE,
-        heading_path=(ONE_LINE, BLOCK), text=text, uri="javascript:alert(9)", content_sha256="0" * 64, rank=1,
+        chunk_id=cid,
+        document_id=cid.split("#")[0],
+        source_id=f"{ONE_LINE}.md",
+        version=ONE_LINE,
+        title=ONE_LINE,
+        heading_path=(ONE_LINE, BLOCK),
+        text=text,
+        uri="javascript:alert(9)",
+        content_sha256="0" * 64,
+        rank=1,
         retrieved_at=T,
     )
 
@@ -69,15 +84,32 @@ def hostile_record(status: str, answer: str = BLOCK) -> AnswerRecord:
     q = AlignedQuote(chunk_id=a.chunk_id, start=3, end=3 + len(BLOCK))
     supports = (
         Support(start=0, end=n // 3, chunk_ids=(a.chunk_id,), quote=BLOCK, verdict="supported", aligned_quote=q),
-        Support(start=n // 3, end=2 * n // 3, chunk_ids=(b.chunk_id,), quote=BLOCK, status="needs_review",
-                verdict="contradicted", aligned_quote=AlignedQuote(chunk_id=b.chunk_id, start=3, end=3 + len(BLOCK)),
-                verdict_reason=BLOCK),
-        Support(start=2 * n // 3, end=n, chunk_ids=(a.chunk_id, b.chunk_id), status="needs_review",
-                verdict="unsupported", verdict_reason=ONE_LINE),
+        Support(
+            start=n // 3,
+            end=2 * n // 3,
+            chunk_ids=(b.chunk_id,),
+            quote=BLOCK,
+            status="needs_review",
+            verdict="contradicted",
+            aligned_quote=AlignedQuote(chunk_id=b.chunk_id, start=3, end=3 + len(BLOCK)),
+            verdict_reason=BLOCK,
+        ),
+        Support(
+            start=2 * n // 3,
+            end=n,
+            chunk_ids=(a.chunk_id, b.chunk_id),
+            status="needs_review",
+            verdict="unsupported",
+            verdict_reason=ONE_LINE,
+        ),
     )
     return AnswerRecord(
-        answer_id=f"id-{status}", query=BLOCK, answer_text=answer if status != "no_evidence" else "", status=status,
-        generator=GeneratorInfo(name="model", model=ONE_LINE), chunks=(a, b),
+        answer_id=f"id-{status}",
+        query=BLOCK,
+        answer_text=answer if status != "no_evidence" else "",
+        status=status,
+        generator=GeneratorInfo(name="model", model=ONE_LINE),
+        chunks=(a, b),
         supports=supports if status in ("answered", "unverifiable", "interrupted") else (),
         recommended_links=(
             RecommendedLink(label=BLOCK, url="https://example.org/ok"),
@@ -86,7 +118,8 @@ def hostile_record(status: str, answer: str = BLOCK) -> AnswerRecord:
             RecommendedLink(label="图", url="http://127.0.0.1:8701/p <img src=x onerror=alert(11)>"),
         ),
         audit=(AuditEntry(action="dropped", reason=BLOCK, detail={"why": ONE_LINE}),),
-        error=BLOCK if status == "error" else None, regenerated_from=ONE_LINE,
+        error=BLOCK if status == "error" else None,
+        regenerated_from=ONE_LINE,
         feedback=Feedback(rating="down", comment=ONE_LINE[:400], given_at=T),
     )
 
@@ -115,7 +148,9 @@ def _any_scheme(md: MarkdownIt) -> MarkdownIt:
 
 RENDERERS = {
     "commonmark": _any_scheme(MarkdownIt("commonmark")),  # raw HTML on, images, references, autolinks
-    "commonmark+footnote+gfm": _any_scheme(MarkdownIt("commonmark").use(footnote_plugin).enable(["table", "strikethrough"])),
+    "commonmark+footnote+gfm": _any_scheme(
+        MarkdownIt("commonmark").use(footnote_plugin).enable(["table", "strikethrough"])
+    ),
     "markdown-it default": MarkdownIt("commonmark").use(footnote_plugin),
     "product": markdown_parser(),
 }
@@ -142,8 +177,12 @@ def assert_inert(md: str) -> None:
 @pytest.mark.parametrize("status", STATUSES)
 def test_every_field_of_a_hostile_record_exports_inert_markdown(status):
     record = hostile_record(status)
-    for md in (to_markdown(record), conversation_to_markdown([record, record]),
-               answer_markdown(record, footnotes=True), answer_markdown(record, footnotes=False)):
+    for md in (
+        to_markdown(record),
+        conversation_to_markdown([record, record]),
+        answer_markdown(record, footnotes=True),
+        answer_markdown(record, footnotes=False),
+    ):
         assert_inert(md)
 
 
@@ -167,8 +206,14 @@ def test_a_marker_cannot_become_a_link_with_the_text_after_it():
     text = "甲。(javascript:alert(1)) 乙。[1]\n\n[1]: javascript:alert(2)\n"
     b = text.index("乙")
     snap = _snap("a#0", "甲。").model_copy(update={"title": "甲", "heading_path": ("甲",), "version": "v1"})
-    r = AnswerRecord(query="问", answer_text=text, status="answered", generator=GeneratorInfo(name="t"), chunks=(snap,),
-                     supports=(Support(start=0, end=2, chunk_ids=("a#0",)), Support(start=b, end=b + 2, chunk_ids=("a#0",))))
+    r = AnswerRecord(
+        query="问",
+        answer_text=text,
+        status="answered",
+        generator=GeneratorInfo(name="t"),
+        chunks=(snap,),
+        supports=(Support(start=0, end=2, chunk_ids=("a#0",)), Support(start=b, end=b + 2, chunk_ids=("a#0",))),
+    )
     md = to_markdown(r)
     assert "[^1]\\(javascript" in md and "[^1]\\[1]" in md
     assert_inert(md)
@@ -176,8 +221,10 @@ def test_a_marker_cannot_become_a_link_with_the_text_after_it():
 
 def test_json_export_keeps_every_value_as_valid_utf8_json():
     records = [hostile_record(s) for s in STATUSES]
-    for out, expected in [(record_json(records[0]), records[0].model_dump(mode="json")),
-                          (conversation_to_json(records), None)]:
+    for out, expected in [
+        (record_json(records[0]), records[0].model_dump(mode="json")),
+        (conversation_to_json(records), None),
+    ]:
         out.encode("utf-8")  # a lone surrogate is written as its \\u escape
         assert not BAD_CHARS.search(out) and "\u2028" not in out
         data = json.loads(out)
@@ -217,7 +264,8 @@ def test_checked_hostile_text_exports_inert(engine):
     from core.check import check_text
 
     text = "备份任务每天凌晨两点运行 <img src=x onerror=alert(1)>，结果保存在对象存储中。\n\n" + BLOCK.replace(
-        HOSTILE[-2], "")  # a lone surrogate fails retrieval itself (an error record): kept out here
+        HOSTILE[-2], ""
+    )  # a lone surrogate fails retrieval itself (an error record): kept out here
     record = check_text(engine, text, save=False)
     assert record.generator.name == "check" and "<img src=x onerror=alert(1)>" in record.answer_text
     assert_inert(to_markdown(record))

@@ -21,8 +21,16 @@ from core.models import Chunk, RetrievedChunk
 
 def rc(cid: str, heading: tuple[str, ...], text: str, rank: int, source: str | None = None) -> RetrievedChunk:
     source = source or cid.split("@")[0]
-    chunk = Chunk(chunk_id=cid, document_id=f"{source}@v", source_id=source, version="v", ordinal=rank,
-                  title=heading[0], heading_path=heading, text=text)
+    chunk = Chunk(
+        chunk_id=cid,
+        document_id=f"{source}@v",
+        source_id=source,
+        version="v",
+        ordinal=rank,
+        title=heading[0],
+        heading_path=heading,
+        text=text,
+    )
     return RetrievedChunk(chunk=chunk, rank=rank, relevance=0.9, retrieved_at=datetime(2026, 1, 1, tzinfo=timezone.utc))
 
 
@@ -31,8 +39,14 @@ def quotes(draft) -> list[str]:
 
 
 def test_filler_and_off_topic_sentences_are_left_out():
-    chunks = [rc("secret@v#0", ("Secret", "使用 Secret"),
-                 "阅读 Secret。Secret 可以以卷的形式挂载到 Pod 中。集群管理员负责升级节点。", 1)]
+    chunks = [
+        rc(
+            "secret@v#0",
+            ("Secret", "使用 Secret"),
+            "阅读 Secret。Secret 可以以卷的形式挂载到 Pod 中。集群管理员负责升级节点。",
+            1,
+        )
+    ]
     draft = ExtractiveGenerator().generate("Secret 怎么挂载到 Pod？", chunks)
     assert quotes(draft) == ["Secret 可以以卷的形式挂载到 Pod 中。"]
     assert "阅读" not in draft.text and "升级节点" not in draft.text
@@ -42,10 +56,12 @@ def test_a_sentence_that_needs_its_predecessor_comes_with_it_or_not_at_all():
     text = "此时 backend Deployment 已经运行，并有一个 Service 路由流量。不过，这个服务在集群外部无法访问也无法解析。"
     chunks = [rc("svc@v#0", ("连接前端与后端", "创建前端"), text, 1)]
     draft = ExtractiveGenerator().generate("这个服务在集群外部能访问吗？", chunks)
-    assert quotes(draft) == ["此时 backend Deployment 已经运行，并有一个 Service 路由流量。",
-                             "不过，这个服务在集群外部无法访问也无法解析。"]
+    assert quotes(draft) == [
+        "此时 backend Deployment 已经运行，并有一个 Service 路由流量。",
+        "不过，这个服务在集群外部无法访问也无法解析。",
+    ]
     s0, s1 = draft.supports
-    assert s0.end <= s1.start and draft.text[s0.start:s1.end].startswith("此时")
+    assert s0.end <= s1.start and draft.text[s0.start : s1.end].startswith("此时")
     # the predecessor is missing (the sentence opens the chunk): the sentence is not used alone
     alone = [rc("svc@v#1", ("连接前端与后端",), "不过，这个服务在集群外部无法访问。Service 可以从集群外部访问。", 1)]
     assert quotes(ExtractiveGenerator().generate("服务在集群外部能访问吗？", alone)) == ["Service 可以从集群外部访问。"]
@@ -54,7 +70,13 @@ def test_a_sentence_that_needs_its_predecessor_comes_with_it_or_not_at_all():
 def test_the_best_sentence_leads_and_the_rest_are_grouped_by_source():
     chunks = [
         rc("a@v#0", ("Pod",), "Pod 的 restartPolicy 决定容器退出后是否重启。", 1, source="a"),
-        rc("b@v#0", ("Pod 的重启策略",), "Pod 的 restartPolicy 可以取 Always、OnFailure 和 Never，默认值是 Always。", 2, source="b"),
+        rc(
+            "b@v#0",
+            ("Pod 的重启策略",),
+            "Pod 的 restartPolicy 可以取 Always、OnFailure 和 Never，默认值是 Always。",
+            2,
+            source="b",
+        ),
         rc("a@v#1", ("Pod", "重启"), "容器失败后 kubelet 按 Pod 的 restartPolicy 重启它们。", 3, source="a"),
     ]
     draft = ExtractiveGenerator().generate("Pod 的 restartPolicy 可以取哪些值？", chunks)
@@ -62,12 +84,18 @@ def test_the_best_sentence_leads_and_the_rest_are_grouped_by_source():
     rest = draft.text.split("\n\n", 1)[1]
     assert rest.startswith("- ") and rest.index("决定容器退出") < rest.index("kubelet 按 Pod")
     for s in draft.supports:
-        assert draft.text[s.start:s.end] == s.quote
+        assert draft.text[s.start : s.end] == s.quote
 
 
 def test_a_comparison_gives_both_sides():
     chunks = [
-        rc("d@v#0", ("Deployment",), "Deployment 为无状态应用提供声明式更新。Deployment 管理 ReplicaSet。", 1, source="d"),
+        rc(
+            "d@v#0",
+            ("Deployment",),
+            "Deployment 为无状态应用提供声明式更新。Deployment 管理 ReplicaSet。",
+            1,
+            source="d",
+        ),
         rc("d@v#1", ("Deployment", "用例"), "Deployment 适合无状态的 Web 服务。", 2, source="d"),
         rc("s@v#0", ("StatefulSet",), "StatefulSet 为每个 Pod 维护一个粘性标识。", 3, source="s"),
     ]
@@ -86,11 +114,21 @@ def test_a_comparison_says_which_side_is_missing():
 
 # The sentences the sample's StatefulSet page and Deployment glossary entry hold: each names
 # the other workload only in passing (issue 12 item 8).
-STATEFULSET = rc("s@v#1", ("StatefulSet", "使用 StatefulSet"),
-                 "在上面描述中，“稳定的”意味着 Pod 调度或重调度的整个过程是有持久性的。如果应用程序不需要任何稳定的标识符，"
-                 "比如 Deployment 或者 ReplicaSet 可能更适用于你的无状态应用部署需要。", 1, source="s")
-DEPLOYMENT = rc("d@v#0", ("Deployment",), "管理多副本应用的一种 API 对象。对于确实需要本地状态的工作负载，请考虑使用 StatefulSet。",
-                2, source="d")
+STATEFULSET = rc(
+    "s@v#1",
+    ("StatefulSet", "使用 StatefulSet"),
+    "在上面描述中，“稳定的”意味着 Pod 调度或重调度的整个过程是有持久性的。如果应用程序不需要任何稳定的标识符，"
+    "比如 Deployment 或者 ReplicaSet 可能更适用于你的无状态应用部署需要。",
+    1,
+    source="s",
+)
+DEPLOYMENT = rc(
+    "d@v#0",
+    ("Deployment",),
+    "管理多副本应用的一种 API 对象。对于确实需要本地状态的工作负载，请考虑使用 StatefulSet。",
+    2,
+    source="d",
+)
 
 
 @pytest.mark.parametrize(
@@ -112,8 +150,10 @@ def test_a_side_is_matched_as_a_whole_name_in_any_case():
     cron = [rc("c@v#0", ("工作负载",), "CronJob 按排期创建任务。", 1)]
     assert ExtractiveGenerator().generate("Job 和 CronJob 有什么区别？", cron).text.endswith(MISSING_SIDE.format("Job"))
     # lower case in the question, a plural in the text, the name only in the heading: both covered
-    chunks = [rc("a@v#0", ("工作负载",), "Deployments 管理无状态的副本。", 1),
-              rc("b@v#0", ("StatefulSet",), "它为每个 Pod 维护一个粘性标识。", 2)]
+    chunks = [
+        rc("a@v#0", ("工作负载",), "Deployments 管理无状态的副本。", 1),
+        rc("b@v#0", ("StatefulSet",), "它为每个 Pod 维护一个粘性标识。", 2),
+    ]
     draft = ExtractiveGenerator().generate("deployment 和 statefulset 有什么区别？", chunks)
     assert "知识库中没有" not in draft.text and len(draft.supports) == 2
     # a contrast in the other side's chunk names both: it covers both
@@ -129,15 +169,17 @@ def test_both_missing_sides_are_named():
 
 @pytest.mark.parametrize(
     ("question", "sides"),
-    [("Deployment 和 StatefulSet 有什么区别？", ("Deployment", "StatefulSet")),
-     ("比较 ConfigMap 与 Secret", ("ConfigMap", "Secret")),
-     ("What is the difference between a Job and a CronJob?", ("Job", "CronJob")),
-     ("请问Deployment和StatefulSet有什么区别", ("Deployment", "StatefulSet")),
-     ("K8s里的Deployment跟StatefulSet相比有什么不同？", ("Deployment", "StatefulSet")),
-     ("Deployment vs StatefulSet", ("Deployment", "StatefulSet")),
-     ("Deployment 和 StatefulSet 各有什么不同", ("Deployment", "StatefulSet")),
-     ("请求头和响应头有什么区别？", ("请求头", "响应头")),
-     ("Pod 是什么？", None)],
+    [
+        ("Deployment 和 StatefulSet 有什么区别？", ("Deployment", "StatefulSet")),
+        ("比较 ConfigMap 与 Secret", ("ConfigMap", "Secret")),
+        ("What is the difference between a Job and a CronJob?", ("Job", "CronJob")),
+        ("请问Deployment和StatefulSet有什么区别", ("Deployment", "StatefulSet")),
+        ("K8s里的Deployment跟StatefulSet相比有什么不同？", ("Deployment", "StatefulSet")),
+        ("Deployment vs StatefulSet", ("Deployment", "StatefulSet")),
+        ("Deployment 和 StatefulSet 各有什么不同", ("Deployment", "StatefulSet")),
+        ("请求头和响应头有什么区别？", ("请求头", "响应头")),
+        ("Pod 是什么？", None),
+    ],
 )
 def test_compared_sides(question, sides):
     assert compared_sides(question) == sides
@@ -145,11 +187,13 @@ def test_compared_sides(question, sides):
 
 @pytest.mark.parametrize(
     ("sentence", "first", "expected"),
-    [("不过，这个服务在集群外部无法访问也无法解析。", True, True),
-     ("因此 Pod 会被重新调度。", False, True),
-     ("这意味着 Pod 会被重新调度。", False, True),
-     ("它适合有状态应用。", True, False),  # opens its chunk: the heading names the subject
-     ("Pod 会被重新调度。", False, False)],
+    [
+        ("不过，这个服务在集群外部无法访问也无法解析。", True, True),
+        ("因此 Pod 会被重新调度。", False, True),
+        ("这意味着 Pod 会被重新调度。", False, True),
+        ("它适合有状态应用。", True, False),  # opens its chunk: the heading names the subject
+        ("Pod 会被重新调度。", False, False),
+    ],
 )
 def test_needs_previous(sentence, first, expected):
     assert needs_previous(sentence, first) is expected
@@ -157,8 +201,13 @@ def test_needs_previous(sentence, first, expected):
 
 @pytest.mark.parametrize(
     ("sentence", "expected"),
-    [("阅读 Secret。", True), ("参阅 Pod 生命周期了解更多。", True), ("将产生以下 ConfigMap。", True),
-     ("Secret 可以以卷的形式挂载。", False), ("以下字段在创建后不可修改：spec.selector、spec.template 和其它在集群中决定调度的字段。", False)],
+    [
+        ("阅读 Secret。", True),
+        ("参阅 Pod 生命周期了解更多。", True),
+        ("将产生以下 ConfigMap。", True),
+        ("Secret 可以以卷的形式挂载。", False),
+        ("以下字段在创建后不可修改：spec.selector、spec.template 和其它在集群中决定调度的字段。", False),
+    ],
 )
 def test_is_filler(sentence, expected):
     assert is_filler(sentence) is expected
@@ -194,14 +243,19 @@ def test_the_sentence_with_the_asked_number_leads():
 
 def test_a_why_question_gets_the_reason_that_follows_the_restating_sentence():
     """DEV_1931_QUERY_2: the lead restates the question; "这是因为…" right after it is the answer."""
-    text = ("弗赖永广场是维也纳的一个三角形广场。修道院周围的广场也称为苏格兰广场。"
-            "“弗赖永”这个名称源于古代德语词汇“frey”，意为自由。这是因为修道院拥有不受公爵管理的特权，还能保护逃亡者。"
-            "1773年，其侧又新建小修道院。")
+    text = (
+        "弗赖永广场是维也纳的一个三角形广场。修道院周围的广场也称为苏格兰广场。"
+        "“弗赖永”这个名称源于古代德语词汇“frey”，意为自由。这是因为修道院拥有不受公爵管理的特权，还能保护逃亡者。"
+        "1773年，其侧又新建小修道院。"
+    )
     q = "为什么修道院的名称取自意为自由的古代德语词汇“frey”？"
     assert question_wants(q) == {"reason"}
     draft = ExtractiveGenerator().generate(q, [rc("c1", ("弗赖永广场",), text, 1)])
     lead = draft.text.split("\n")[0]
-    assert lead == "“弗赖永”这个名称源于古代德语词汇“frey”，意为自由。这是因为修道院拥有不受公爵管理的特权，还能保护逃亡者。"
+    assert (
+        lead
+        == "“弗赖永”这个名称源于古代德语词汇“frey”，意为自由。这是因为修道院拥有不受公爵管理的特权，还能保护逃亡者。"
+    )
     # without a why, the restating sentence leads alone
     plain = ExtractiveGenerator().generate("修道院的名称取自哪个古代德语词汇？", [rc("c1", ("弗赖永广场",), text, 1)])
     assert "这是因为" not in plain.text.split("\n")[0]
@@ -209,8 +263,10 @@ def test_a_why_question_gets_the_reason_that_follows_the_restating_sentence():
 
 def test_a_what_effect_question_gets_the_effect_sentence():
     """DEV_377_QUERY_0: "产生了怎样的影响" wants the sentence with 引起/从而."""
-    text = ("2007－08年全球粮食价格危机是指2007年至2008年期间全球粮食价格上升。"
-            "因为粮食价格迅速上涨，从而引起了世界范围的恐慌。")
+    text = (
+        "2007－08年全球粮食价格危机是指2007年至2008年期间全球粮食价格上升。"
+        "因为粮食价格迅速上涨，从而引起了世界范围的恐慌。"
+    )
     q = "2007－08年全球粮食价格危机产生了怎样的影响？"
     assert question_wants(q) == {"effect"}
     assert has_wanted("从而引起了世界范围的恐慌。", frozenset({"effect"}))
@@ -222,7 +278,10 @@ def test_end_punctuation_inside_a_quotation_does_not_end_the_sentence():
     """DEV_432_QUERY_2: 以「新闻报导完，再会。」暗示… is one sentence."""
     text = "后于2014年12月初于社交网站Instagram以「新闻报导完，再会。」暗示已离开任职年多的有线新闻，转投香港机管局。他曾任记者。"
     got = [s for _, s in split_sentences(text)]
-    assert got[0] == "后于2014年12月初于社交网站Instagram以「新闻报导完，再会。」暗示已离开任职年多的有线新闻，转投香港机管局。"
+    assert (
+        got[0]
+        == "后于2014年12月初于社交网站Instagram以「新闻报导完，再会。」暗示已离开任职年多的有线新闻，转投香港机管局。"
+    )
     assert got[1] == "他曾任记者。"
     assert [s for _, s in split_sentences("他说：“好的。” 然后他就走了。")] == ["他说：“好的。”", "然后他就走了。"]
 
@@ -239,13 +298,15 @@ def test_steps_that_only_announce_their_commands_still_give_an_answer():
     """A chunk of numbered steps, each a sentence ending with a colon before its command (the best
     chunk for "How do I expose a Deployment outside the cluster?" in the sample): the steps,
     without their colons, rather than an empty answer."""
-    text = ("3. 展示你的 ReplicaSet 对象信息：\n```shell\nkubectl get replicasets\n```\n\n"
-            "4. 创建一个服务对象来暴露 Deployment：\n```shell\nkubectl expose deployment hello-world --type=NodePort\n```\n")
+    text = (
+        "3. 展示你的 ReplicaSet 对象信息：\n```shell\nkubectl get replicasets\n```\n\n"
+        "4. 创建一个服务对象来暴露 Deployment：\n```shell\nkubectl expose deployment hello-world --type=NodePort\n```\n"
+    )
     chunks = [rc("svc@v#3", ("使用服务来访问集群中的应用", "为运行在两个 Pod 中的应用创建一个服务"), text, 1)]
     draft = ExtractiveGenerator().generate("How do I expose a Deployment outside the cluster?", chunks)
     assert quotes(draft) == ["创建一个服务对象来暴露 Deployment"]
     s = draft.supports[0]
-    assert text[text.index("创建"):].startswith(s.quote)  # an exact substring of the chunk
+    assert text[text.index("创建") :].startswith(s.quote)  # an exact substring of the chunk
     # with a sentence that stands on its own, announcements are still left out
     chunks = [rc("svc@v#3", ("Service",), "Service 把一组 Pod 暴露为网络服务。\n\n" + text, 1)]
     assert quotes(ExtractiveGenerator().generate("Service 是什么？", chunks)) == ["Service 把一组 Pod 暴露为网络服务。"]

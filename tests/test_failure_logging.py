@@ -25,6 +25,7 @@ def _ask(tmp_path, generator, *, failing_store: bool = False):
     settings = Settings(data_dir=tmp_path, embedding="hash")
     records = RecordStore(settings.records_path)
     if failing_store:
+
         def save(record):  # noqa: ANN001
             raise RecordError("answer store error: disk full")
 

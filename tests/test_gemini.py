@@ -27,6 +27,7 @@ from core.errors import (
     MissingKeyError,
     QuotaError,
 )
+from core.generators.evidence import build_evidence_prompt
 from core.generators.gemini import (
     GeminiFileSearchGenerator,
     GeminiGenerator,
@@ -36,7 +37,6 @@ from core.generators.gemini import (
 )
 from core.generators.gemini_interactions import draft_from_interaction
 from core.generators.gemini_parse import GroundedStream
-from core.generators.evidence import build_evidence_prompt
 from core.generators.structured import (
     StructuredStreamPreview,
     assemble_sentences,
@@ -47,7 +47,12 @@ from tests.conftest import shared_path, skip_without_shared
 from tests.gemini_server import Reply, StubGemini
 
 FIXTURES = shared_path("fixtures", "gemini")
-GC_FIXTURES = ["a_search_zh_bytes", "c_search_unsupported_sentence", "f_search_multipart", "h_file_search_retrieved_context"]
+GC_FIXTURES = [
+    "a_search_zh_bytes",
+    "c_search_unsupported_sentence",
+    "f_search_multipart",
+    "h_file_search_retrieved_context",
+]
 IA_FIXTURES = ["g_interactions_url_citation", "h2_interactions_file_citation"]
 MODEL = "gemini-2.5-flash"
 FAST_RETRY = default_retry_options(attempts=3, initial_delay=0.01, max_delay=0.02, jitter=0.0)
@@ -191,7 +196,9 @@ def check_grounded(draft: Draft, body: dict, expect: dict) -> None:
             assert got.get(span) == {ids_by_index[i] for i in s["chunk_indices"]}, s["id"]
         else:
             assert not any(a < span[1] and span[0] < b for a, b in got), s["id"]
-    bad = {i for i, x in enumerate(expect["supports"]) if x["issues"] or x["invalid_chunk_indices"] or not x["valid_span"]}
+    bad = {
+        i for i, x in enumerate(expect["supports"]) if x["issues"] or x["invalid_chunk_indices"] or not x["valid_span"]
+    }
     assert {a.support_index for a in g.audit} == bad  # exactly the supports the sidecar calls bad are audited
 
 
@@ -245,7 +252,9 @@ def sse_events(body: dict, pieces: int = 3) -> list[dict]:
     return events
 
 
-@pytest.mark.parametrize("name", ["a_search_zh_bytes", "c_search_unsupported_sentence", "h_file_search_retrieved_context"])
+@pytest.mark.parametrize(
+    "name", ["a_search_zh_bytes", "c_search_unsupported_sentence", "h_file_search_retrieved_context"]
+)
 def test_fixture_stream(name):
     body, expect = load(name)
     with StubGemini([Reply(sse=sse_events(body))]) as stub:
@@ -266,10 +275,23 @@ def test_stream_thought_parts_do_not_enter_answer():
     events = [
         {"candidates": [{"content": {"role": "model", "parts": [parts[0]]}}]},
         {"candidates": [{"content": {"role": "model", "parts": [{"text": parts[1]["text"] + parts[2]["text"]}]}}]},
-        {"candidates": [{"content": {"role": "model", "parts": []}, "finishReason": "STOP",
-                         "groundingMetadata": {"groundingChunks": body["candidates"][0]["groundingMetadata"]["groundingChunks"],
-                                               "groundingSupports": [{"segment": {"partIndex": 1, "startIndex": 65, "endIndex": 115},
-                                                                      "groundingChunkIndices": [1]}]}}]},
+        {
+            "candidates": [
+                {
+                    "content": {"role": "model", "parts": []},
+                    "finishReason": "STOP",
+                    "groundingMetadata": {
+                        "groundingChunks": body["candidates"][0]["groundingMetadata"]["groundingChunks"],
+                        "groundingSupports": [
+                            {
+                                "segment": {"partIndex": 1, "startIndex": 65, "endIndex": 115},
+                                "groundingChunkIndices": [1],
+                            }
+                        ],
+                    },
+                }
+            ]
+        },
     ]
     with StubGemini([Reply(sse=events)]) as stub:
         out = _streamed(gen("gemini-search", stub), "q", [])
@@ -277,7 +299,10 @@ def test_stream_thought_parts_do_not_enter_answer():
     assert draft.text == expect["response_text"]
     assert "Planning" not in "".join(out[:-1])
     (sup,) = draft.supports
-    assert draft.parts[sup.part_index].encode()[sup.start : sup.end].decode() == "Refunds are issued to the original payment method."
+    assert (
+        draft.parts[sup.part_index].encode()[sup.start : sup.end].decode()
+        == "Refunds are issued to the original payment method."
+    )
 
 
 def stream_by_part(body: dict, size: int = 7) -> list[dict]:
@@ -305,8 +330,10 @@ def stream_by_part(body: dict, size: int = 7) -> list[dict]:
             events[-1].append(deltas.pop(0))
         events.extend([d] for d in deltas)
         prev = part
-    out = [{"candidates": [{"content": {"role": "model", "parts": ps}, "index": 0}], "modelVersion": MODEL}
-           for ps in events]
+    out = [
+        {"candidates": [{"content": {"role": "model", "parts": ps}, "index": 0}], "modelVersion": MODEL}
+        for ps in events
+    ]
     out.insert(1, {"usageMetadata": {"promptTokenCount": 3}, "modelVersion": MODEL})
     last = out[-1]["candidates"][0]
     last["finishReason"] = cand.get("finishReason", "STOP")
@@ -336,8 +363,12 @@ def test_stream_deltas_of_one_part_merge_and_entries_of_one_chunk_do_not():
     """Consecutive same-kind deltas across events are one part; entries listed
     side by side in one event are separate parts; a kind change starts a part."""
     stream = GroundedStream()
-    for parts in ([{"text": "想", "thought": True}], [{"text": "法", "thought": True}, {"text": "甲"}],
-                  [{"text": "乙"}, {"text": "丙"}], [{"text": "", "thoughtSignature": "c2ln"}]):
+    for parts in (
+        [{"text": "想", "thought": True}],
+        [{"text": "法", "thought": True}, {"text": "甲"}],
+        [{"text": "乙"}, {"text": "丙"}],
+        [{"text": "", "thoughtSignature": "c2ln"}],
+    ):
         stream.feed({"candidates": [{"content": {"parts": parts}}]})
     assert stream.draft(INFO).parts == ("甲乙", "丙")
 
@@ -367,8 +398,10 @@ def test_fixture_interactions(name):
         assert cid in spans[key]
     if name.startswith("g_"):
         # two annotations with the identical span → one support, both sources, in order
-        assert spans[(1, 41, 75)] == (by_url["https://help.example.cn/cross-border"],
-                                      by_url["https://shop.example.com/help/refund-policy"])
+        assert spans[(1, 41, 75)] == (
+            by_url["https://help.example.cn/cross-border"],
+            by_url["https://shop.example.com/help/refund-policy"],
+        )
     else:
         rc = next(rc for rc in draft.extra_chunks if rc.chunk.title == "退款政策.pdf")
         assert rc.chunk.metadata["page"] == 4 and rc.chunk.metadata["meta.department"] == "customer-service"
@@ -397,9 +430,11 @@ def test_only_gemini_module_imports_google_genai():
         p.relative_to(root).as_posix()
         for p in root.rglob("*.py")
         if "google.genai" in p.read_text(encoding="utf-8").replace("from google import genai", "google.genai")
-        and ("import google.genai" in p.read_text(encoding="utf-8")
-             or "from google.genai" in p.read_text(encoding="utf-8")
-             or "from google import genai" in p.read_text(encoding="utf-8"))
+        and (
+            "import google.genai" in p.read_text(encoding="utf-8")
+            or "from google.genai" in p.read_text(encoding="utf-8")
+            or "from google import genai" in p.read_text(encoding="utf-8")
+        )
     }
     assert importers == {"generators/gemini.py"}
 
@@ -427,16 +462,27 @@ def test_fixture_interactions_grounded(name):
 
 
 def grounded_body(parts, supports, chunks=None, finish="STOP") -> dict:
-    return {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": finish,
-                            "groundingMetadata": {"groundingChunks": chunks, "groundingSupports": supports}}]}
+    return {
+        "candidates": [
+            {
+                "content": {"role": "model", "parts": parts},
+                "finishReason": finish,
+                "groundingMetadata": {"groundingChunks": chunks, "groundingSupports": supports},
+            }
+        ]
+    }
 
 
 WEB = [{"web": {"uri": "https://a.example/x", "title": "a.example"}}]
 
 
 def test_null_lists_and_missing_metadata():
-    with StubGemini([Reply(json=grounded_body([{"text": "没有来源。"}], None, None)),
-                     Reply(json={"candidates": [{"content": {"parts": [{"text": "无元数据。"}]}, "finishReason": "STOP"}]})]) as stub:
+    with StubGemini(
+        [
+            Reply(json=grounded_body([{"text": "没有来源。"}], None, None)),
+            Reply(json={"candidates": [{"content": {"parts": [{"text": "无元数据。"}]}, "finishReason": "STOP"}]}),
+        ]
+    ) as stub:
         g = gen("gemini-search", stub)
         d1 = g.generate("q", [])
         d2 = g.generate("q", [])
@@ -471,8 +517,11 @@ def test_out_of_range_chunk_index_and_thought_part_are_left_for_audit():
     # by hand: 0 cites index 7 beside the web chunk (repaired); 1 cites only index 5 (nothing left: dropped);
     # 2 points at the thought part; 3 starts at byte 1, inside 甲 (3 bytes)
     assert [(a.support_index, a.action, a.detail["problem"]) for a in g.audit] == [
-        (0, "repaired", "not_sent"), (1, "repaired", "not_sent"), (1, "dropped", "no_valid_chunk_id"),
-        (2, "dropped", "part_out_of_range"), (3, "dropped", "inside_character"),
+        (0, "repaired", "not_sent"),
+        (1, "repaired", "not_sent"),
+        (1, "dropped", "no_valid_chunk_id"),
+        (2, "dropped", "part_out_of_range"),
+        (3, "dropped", "inside_character"),
     ]
 
 
@@ -492,8 +541,10 @@ def test_prompt_blocked_and_stream_safety():
     with StubGemini([Reply(json={"promptFeedback": {"blockReason": "SAFETY"}})]) as stub:
         draft = gen("gemini", stub).generate("q", CHUNKS)
     assert draft.status == "blocked" and "question" in draft.message
-    events = [{"candidates": [{"content": {"role": "model", "parts": [{"text": '{"answer": [{"te'}]}}]},
-              {"candidates": [{"finishReason": "SAFETY"}]}]
+    events = [
+        {"candidates": [{"content": {"role": "model", "parts": [{"text": '{"answer": [{"te'}]}}]},
+        {"candidates": [{"finishReason": "SAFETY"}]},
+    ]
     with StubGemini([Reply(sse=events)]) as stub:
         out = _streamed(gen("gemini", stub), "q", CHUNKS)
     assert out[-1].status == "blocked"
@@ -653,8 +704,13 @@ def test_quota_is_retried_then_quota_error(stream):
 
 def test_quota_then_success():
     ok = gc_body(json.dumps(STRUCTURED, ensure_ascii=False))
-    with StubGemini([Reply(status=429, json=err(429, "RESOURCE_EXHAUSTED", "slow down")),
-                     Reply(status=503, json=err(503, "UNAVAILABLE", "overloaded")), Reply(json=ok)]) as stub:
+    with StubGemini(
+        [
+            Reply(status=429, json=err(429, "RESOURCE_EXHAUSTED", "slow down")),
+            Reply(status=503, json=err(503, "UNAVAILABLE", "overloaded")),
+            Reply(json=ok),
+        ]
+    ) as stub:
         draft = gen("gemini", stub, retry_options=FAST_RETRY).generate("q", CHUNKS)
     assert draft.text == STRUCTURED_TEXT and len(stub.requests) == 3
 
@@ -694,7 +750,9 @@ def test_connection_refused():
 
 
 @pytest.mark.live
-@pytest.mark.skipif(not (os.environ.get("GEMINI_API_KEY") or os.environ.get("GOOGLE_API_KEY")), reason="no GEMINI_API_KEY")
+@pytest.mark.skipif(
+    not (os.environ.get("GEMINI_API_KEY") or os.environ.get("GOOGLE_API_KEY")), reason="no GEMINI_API_KEY"
+)
 def test_live_mode1():
     key = os.environ.get("GEMINI_API_KEY") or os.environ.get("GOOGLE_API_KEY")
     g = make_gemini_generator("gemini", Settings(gemini_api_key=key))

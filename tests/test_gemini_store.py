@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from core.cli import store_main
 from core.config import Settings
 from core.errors import AuthenticationError, GeneratorNetworkError, IngestError, MissingKeyError
-from core.cli import store_main
 from core.generators.gemini import default_retry_options
 from core.generators.gemini_store import FileSearchStoreResult, create_file_search_store
 from tests.gemini_server import Reply, StubGemini
@@ -81,9 +81,15 @@ def test_create_store_uploads_every_source_file(kb):
         # iter_source_files order: docs/退款.md, notes.txt, ops.html
         stub.replies = [
             created(),
-            start(stub, 1), final(op(1, False)), Reply(json=op(1, False)), Reply(json=op(1, True, "d-md")),
-            start(stub, 2), final(op(2, True, "d-txt")),
-            start(stub, 3), final(op(3, False)), Reply(json=op(3, True, "d-html")),
+            start(stub, 1),
+            final(op(1, False)),
+            Reply(json=op(1, False)),
+            Reply(json=op(1, True, "d-md")),
+            start(stub, 2),
+            final(op(2, True, "d-txt")),
+            start(stub, 3),
+            final(op(3, False)),
+            Reply(json=op(3, True, "d-html")),
         ]
         result = run(stub, [kb], progress=lambda *a: progress.append(a))
 
@@ -115,8 +121,11 @@ def test_create_store_uploads_every_source_file(kb):
     assert reqs[0].body == {"displayName": "知识库"}
     assert reqs[0].headers["x-goog-api-key"] == "test-key"
 
-    expected = [("docs/退款.md", "text/plain", MD_TEXT), ("notes.txt", "text/plain", TXT_TEXT),
-                ("ops.html", "text/html", HTML_TEXT)]
+    expected = [
+        ("docs/退款.md", "text/plain", MD_TEXT),
+        ("notes.txt", "text/plain", TXT_TEXT),
+        ("ops.html", "text/html", HTML_TEXT),
+    ]
     starts = [r for r in reqs if r.path.startswith("/upload/")]
     sends = [r for r in reqs if r.path.startswith("/upload-session/")]
     for (source_id, mime, text), s, u in zip(expected, starts, sends, strict=True):
@@ -137,10 +146,14 @@ def test_file_level_errors_are_recorded_and_the_rest_uploaded(kb):
     with StubGemini([Reply()]) as stub:
         stub.replies = [
             created(),
-            Reply(status=400, json={"error": {"code": 400, "message": "Unsupported file content.",
-                                              "status": "INVALID_ARGUMENT"}}),
-            start(stub, 2), final(op(2, True, error={"code": 13, "message": "could not parse document"})),
-            start(stub, 3), final(op(3, True, "d-html")),
+            Reply(
+                status=400,
+                json={"error": {"code": 400, "message": "Unsupported file content.", "status": "INVALID_ARGUMENT"}},
+            ),
+            start(stub, 2),
+            final(op(2, True, error={"code": 13, "message": "could not parse document"})),
+            start(stub, 3),
+            final(op(3, True, "d-html")),
         ]
         result = run(stub, [kb, kb / "missing.md"])
     assert result.uploaded == (("ops.html", f"{STORE}/documents/d-html"),)
@@ -202,8 +215,9 @@ def test_store_main_json_and_text(kb, monkeypatch, capsys):
 
     with StubGemini([Reply()]) as stub:
         monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", stub.base_url)
-        monkeypatch.setattr(core.config, "load_settings",
-                            lambda *a, **k: Settings(gemini_api_key="test-key", corpus_dir=kb))
+        monkeypatch.setattr(
+            core.config, "load_settings", lambda *a, **k: Settings(gemini_api_key="test-key", corpus_dir=kb)
+        )
         stub.replies = [created(), start(stub, 1), final(op(1, True, "d-html"))]
         assert store_main(["create", "--name", "知识库", str(kb / "ops.html"), "--json"]) == 0
         out = capsys.readouterr()

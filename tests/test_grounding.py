@@ -11,10 +11,9 @@ from core.errors import GroundingError, OffsetError
 from core.grounding import Grounded, answer_status, ground, validate_supports
 from core.layout import layout, marker_numbers, segments, sentence_spans
 from core.markdown import markdown_parser
+from core.models import Chunk, Draft, DraftSupport, GeneratorInfo, RetrievedChunk, Segment, Support
 from core.offsets import OffsetBoundsError, from_codepoint, rebase, text_length, to_codepoint
-from core.models import Draft, DraftSupport, GeneratorInfo, RetrievedChunk, Chunk, Segment, Support
 from tests.conftest import shared_path
-
 
 FIXTURES = shared_path("fixtures", "gemini")
 SIDECARS = sorted(FIXTURES.glob("*.expect.json")) if FIXTURES else []
@@ -316,7 +315,10 @@ def test_marker_inside_code_block_and_table_moves_after_block() -> None:
     table_mid = text.index("| 1 |") + 2
     lay = layout(
         text,
-        [Support(start=0, end=fence_mid, chunk_ids=("c1",)), Support(start=fence_mid, end=table_mid, chunk_ids=("c2",))],
+        [
+            Support(start=0, end=fence_mid, chunk_ids=("c1",)),
+            Support(start=fence_mid, end=table_mid, chunk_ids=("c2",)),
+        ],
     )
     tokens = markdown_parser().parse(text)
     slots = {s.chunk_ids: s for s in lay.slots if s.chunk_ids}

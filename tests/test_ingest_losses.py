@@ -34,15 +34,18 @@ def _write(root: Path, files: dict[str, bytes]) -> Path:
 
 
 def test_empty_whitespace_and_garbled_text_files_fail_with_a_chinese_reason(tmp_path, index):
-    root = _write(tmp_path / "docs", {
-        "empty.md": b"",
-        "bom-only.md": "\ufeff".encode(),
-        "blank.txt": " \n\t\n\u3000\n".encode(),
-        "utf16.txt": "## 版权\n\nCopyright notice here.\n".encode("utf-16-le"),
-        "utf16-cjk.txt": "## 标题\n\n正文内容。\n".encode("utf-16"),
-        "nuls.md": ("\x00版\x00权\x00所\x00有\x00").encode(),
-        "good.md": "## 一节\n\n正常的内容。\n".encode(),
-    })
+    root = _write(
+        tmp_path / "docs",
+        {
+            "empty.md": b"",
+            "bom-only.md": "\ufeff".encode(),
+            "blank.txt": " \n\t\n\u3000\n".encode(),
+            "utf16.txt": "## 版权\n\nCopyright notice here.\n".encode("utf-16-le"),
+            "utf16-cjk.txt": "## 标题\n\n正文内容。\n".encode("utf-16"),
+            "nuls.md": ("\x00版\x00权\x00所\x00有\x00").encode(),
+            "good.md": "## 一节\n\n正常的内容。\n".encode(),
+        },
+    )
     report = ingest(index, [root], embed=False)
     reasons = {f.source_id: f.reason for f in report.failures}
     assert set(reasons) == {"empty.md", "bom-only.md", "blank.txt", "utf16.txt", "utf16-cjk.txt", "nuls.md"}
@@ -128,7 +131,9 @@ def test_the_fixture_pdf_really_extracts_nuls():
 
 
 def test_pdf_whose_text_extracts_as_nuls_fails_with_a_reason(tmp_path, index):
-    root = _write(tmp_path / "docs", {"garbled.pdf": _pdf(["x", "y"], {1: "Copyright 2024 Example", 2: "All rights reserved"})})
+    root = _write(
+        tmp_path / "docs", {"garbled.pdf": _pdf(["x", "y"], {1: "Copyright 2024 Example", 2: "All rights reserved"})}
+    )
     report = ingest(index, [root], embed=False)
     assert report.results == {}
     (failure,) = report.failures
@@ -173,11 +178,14 @@ def test_pdf_without_any_text_fails(tmp_path):
 def test_library_page_rows_show_failures_and_warnings_in_chinese(tmp_path, index):
     from components.library_view import report_rows
 
-    root = _write(tmp_path / "docs", {
-        "empty.md": b"",
-        "_index.md": "---\ntitle: 只有标题\n---\n".encode(),
-        "ok.md": "## 节\n\n内容。\n".encode(),
-    })
+    root = _write(
+        tmp_path / "docs",
+        {
+            "empty.md": b"",
+            "_index.md": "---\ntitle: 只有标题\n---\n".encode(),
+            "ok.md": "## 节\n\n内容。\n".encode(),
+        },
+    )
     rows = report_rows(ingest(index, [root], embed=False))
     by_file = {r["文件"]: r for r in rows}
     assert by_file["empty.md"]["结果"] == "失败" and "文件为空" in by_file["empty.md"]["原因"]

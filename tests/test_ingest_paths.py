@@ -71,8 +71,10 @@ def test_walk_follows_symlinked_folders_once_and_ends_on_loops(tmp_path):
     parsed, failures = load_sources([docs])
     assert sorted(p.document.source_id for p in parsed) == ["a.md", "ext/c.md", "sub/b.md"]
     reasons = {f.source_id: f.reason for f in failures}
-    assert reasons == {"dangling.md": "dangling.md：无法读取（不存在（或是失效的符号链接））",
-                       "spin.md": "spin.md：无法读取（符号链接循环）"}
+    assert reasons == {
+        "dangling.md": "dangling.md：无法读取（不存在（或是失效的符号链接））",
+        "spin.md": "spin.md：无法读取（符号链接循环）",
+    }
 
 
 def _main(args: list[str], data_dir: Path, monkeypatch, capsys) -> tuple[int, str]:

@@ -9,10 +9,10 @@ import pytest
 
 import core.corpus as corpus
 import core.parse_jobs as parse_jobs
-from core.parse_jobs import glossary_digest, parse_key
 from core.embeddings import HashingEmbedder
 from core.index import KnowledgeIndex
 from core.ingest import ingest
+from core.parse_jobs import glossary_digest, parse_key
 from tests.conftest import make_settings
 
 
@@ -93,13 +93,18 @@ def test_parse_key_covers_every_input_of_the_parse():
     g = glossary_digest({"pod": "Pod"})
     base = parse_key(b"## x\n\ny\n", "a.md", "https://e.org/a/", g)
     assert base == parse_key(b"## x\n\ny\n", "a.md", "https://e.org/a/", glossary_digest({"pod": "Pod"}))
-    assert len({
-        base,
-        parse_key(b"## x\n\nz\n", "a.md", "https://e.org/a/", g),  # bytes
-        parse_key(b"## x\n\ny\n", "b.md", "https://e.org/a/", g),  # source id
-        parse_key(b"## x\n\ny\n", "a.md", None, g),  # public URL
-        parse_key(b"## x\n\ny\n", "a.md", "https://e.org/a/", glossary_digest({"pod": "豆荚"})),  # glossary
-    }) == 5
+    assert (
+        len(
+            {
+                base,
+                parse_key(b"## x\n\nz\n", "a.md", "https://e.org/a/", g),  # bytes
+                parse_key(b"## x\n\ny\n", "b.md", "https://e.org/a/", g),  # source id
+                parse_key(b"## x\n\ny\n", "a.md", None, g),  # public URL
+                parse_key(b"## x\n\ny\n", "a.md", "https://e.org/a/", glossary_digest({"pod": "豆荚"})),  # glossary
+            }
+        )
+        == 5
+    )
 
 
 def test_changed_parsing_code_parses_again(setup, monkeypatch):

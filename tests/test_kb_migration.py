@@ -93,9 +93,8 @@ def test_old_answer_replays_and_its_snapshot_opens(legacy_dir):
 
 
 def test_snapshot_page_opens_an_old_chunk_id(legacy_dir, monkeypatch):
-    from streamlit.testing.v1 import AppTest
-
     import streamlit as st
+    from streamlit.testing.v1 import AppTest
 
     root = Path(__file__).resolve().parent.parent
     monkeypatch.chdir(root)

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from core.cached_vectors import VectorMatrix
 from core.ingest import ingest
@@ -130,8 +131,10 @@ def test_hiding_a_document_hides_it_in_one_knowledge_base_only(tmp_path):
 
 # ------------------------------------------------------------------ the filter
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(question=st.sampled_from(QUESTIONS) | st.text(alphabet="CronJob时区默认Pod重启策略语法字段的是什么？ ", min_size=1),
-       selection=st.sampled_from(SELECTIONS))
+@given(
+    question=st.sampled_from(QUESTIONS) | st.text(alphabet="CronJob时区默认Pod重启策略语法字段的是什么？ ", min_size=1),
+    selection=st.sampled_from(SELECTIONS),
+)
 def test_every_retrieved_and_cited_chunk_belongs_to_the_selection(twin, question, selection):
     if not question.strip():
         return
@@ -198,10 +201,19 @@ def test_apply_places_parsed_documents_and_refuses_ones_of_another_kb(tmp_path):
     assert engine.index.documents("b") == []
 
 
-@pytest.mark.parametrize(("title", "name"), [
-    ("Canteen Menu", "canteen-menu"), ("  K8s  Docs! v2 ", "k8s-docs-v2"), ("食堂 Menu 2024", "menu-2024"),
-    ("my_notes", "my_notes"), ("x" * 60, "x" * 40), ("食堂菜单", None), ("---", None), ("", None),
-])
+@pytest.mark.parametrize(
+    ("title", "name"),
+    [
+        ("Canteen Menu", "canteen-menu"),
+        ("  K8s  Docs! v2 ", "k8s-docs-v2"),
+        ("食堂 Menu 2024", "menu-2024"),
+        ("my_notes", "my_notes"),
+        ("x" * 60, "x" * 40),
+        ("食堂菜单", None),
+        ("---", None),
+        ("", None),
+    ],
+)
 def test_name_from_title_is_a_valid_name_or_none(title, name):
     from core.knowledge_bases import name_from_title
     from core.models import check_kb_name

@@ -37,7 +37,11 @@ SCRIPT = textwrap.dedent(
 def _run(data: Path, docs: Path, embed: bool) -> dict:
     out = subprocess.run(
         [sys.executable, "-c", SCRIPT, str(data), str(docs), "embed" if embed else "keyword"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120, check=True,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
 

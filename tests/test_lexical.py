@@ -10,7 +10,11 @@ def test_tokenize_mixed_chinese_english_drops_stopwords_and_punctuation():
 def test_bm25_ranks_the_chunk_with_the_terms_first():
     ix = LexicalIndex(
         ["a", "b", "c"],
-        ["Deployment 管理无状态应用的副本", "StatefulSet 为有状态应用提供稳定的网络标识", "Service 把一组 Pod 暴露为网络服务"],
+        [
+            "Deployment 管理无状态应用的副本",
+            "StatefulSet 为有状态应用提供稳定的网络标识",
+            "Service 把一组 Pod 暴露为网络服务",
+        ],
     )
     assert [cid for cid, _ in ix.search("有状态应用的网络标识", 3)][0] == "b"
     assert ix.search("", 3) == []

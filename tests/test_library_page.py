@@ -30,7 +30,10 @@ def test_folder_ingest_shows_failures_and_warnings_with_chinese_reasons(page_env
     rows = {r[0]: (r[1], r[2]) for r in _report_rows(at)}
     assert rows["empty.md"][0] == "失败" and "文件为空" in rows["empty.md"][1]
     assert rows["utf16.txt"][0] == "失败" and "UTF-16" in rows["utf16.txt"][1]
-    assert rows["_index.md"] == ("新增（有警告）", "没有可检索的正文（例如只有 front matter 或注释）：文档已登记，但提问时检索不到")
+    assert rows["_index.md"] == (
+        "新增（有警告）",
+        "没有可检索的正文（例如只有 front matter 或注释）：文档已登记，但提问时检索不到",
+    )
     assert rows["ok.md"] == ("新增", "")
 
 
@@ -90,7 +93,10 @@ def test_hiding_asks_first_keeps_its_message_and_can_be_undone(page_env):
 def test_english_reasons_are_shown_in_chinese() -> None:
     from components.library_view import reason_zh
 
-    assert reason_zh("a.md: not valid UTF-8 (byte 0xff at offset 3)") == "a.md：不是有效的 UTF-8 文本（偏移 3 处的字节 0xff），未导入"
+    assert (
+        reason_zh("a.md: not valid UTF-8 (byte 0xff at offset 3)")
+        == "a.md：不是有效的 UTF-8 文本（偏移 3 处的字节 0xff），未导入"
+    )
     assert reason_zh("b.md: Markdown nested too deeply to parse") == "b.md：Markdown 嵌套过深，无法解析，未导入"
     assert reason_zh("c.md: could not parse Markdown: ValueError: x") == "c.md：无法解析 Markdown，未导入"
     assert reason_zh("something odd happened") == "无法导入（原因：something odd happened）"
@@ -112,8 +118,9 @@ def test_an_import_of_uploads_empties_the_upload_box_and_its_report_fits(page_en
     """The tester's input: after 导入上传的文件 the box kept its files (the next import sent them
     again), and the report's 原因 column was cut off at 1400 px (and could not wrap at 390 px)."""
     at = _library(page_env)
-    at.file_uploader[0].set_value([("甲.md", "## 节\n\n甲的内容。\n".encode(), "text/markdown"),
-                                   ("空.md", b"", "text/markdown")]).run()
+    at.file_uploader[0].set_value(
+        [("甲.md", "## 节\n\n甲的内容。\n".encode(), "text/markdown"), ("空.md", b"", "text/markdown")]
+    ).run()
     assert not _button(at, "导入上传的文件").disabled
     _button(at, "导入上传的文件").click().run()
     assert not at.exception, at.exception

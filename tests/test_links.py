@@ -16,33 +16,53 @@ K8S_DOC = "https://kubernetes.io/zh-cn/docs/concepts/configuration/configmap/"
 @pytest.fixture
 def links_file() -> tuple[CorpusProfile, ...]:
     """The profiles of the searched knowledge bases (one with links)."""
-    return (CorpusProfile.model_validate({
-        "navigation": [
-            {"label": "首页", "url": "https://kubernetes.io/zh-cn/docs/home/"},
-            {"label": "术语表", "url": "https://kubernetes.io/zh-cn/docs/reference/glossary/", "keywords": ["术语"]},
-        ],
-        "contact": [{"label": "联系我们", "url": "https://example.org/contact"}],
-        "contact_keywords": ["合作", "联系"],
-    }),)
+    return (
+        CorpusProfile.model_validate(
+            {
+                "navigation": [
+                    {"label": "首页", "url": "https://kubernetes.io/zh-cn/docs/home/"},
+                    {
+                        "label": "术语表",
+                        "url": "https://kubernetes.io/zh-cn/docs/reference/glossary/",
+                        "keywords": ["术语"],
+                    },
+                ],
+                "contact": [{"label": "联系我们", "url": "https://example.org/contact"}],
+                "contact_keywords": ["合作", "联系"],
+            }
+        ),
+    )
 
 
 def _labels(links) -> list[str]:  # noqa: ANN001
-    return [l.label for l in links]
+    return [link.label for link in links]
 
 
 def test_links_of_the_cited_knowledge_base_are_shown(links_file) -> None:
-    r = record("ConfigMap 保存配置。", [Support(start=0, end=11, chunk_ids=("k#0",))], [chunk("k#0", uri=K8S_DOC)],
-               query="ConfigMap 是什么？")
+    r = record(
+        "ConfigMap 保存配置。",
+        [Support(start=0, end=11, chunk_ids=("k#0",))],
+        [chunk("k#0", uri=K8S_DOC)],
+        query="ConfigMap 是什么？",
+    )
     assert _labels(links_for_record(r, links_file)) == ["首页", "术语表"]
 
 
 def test_no_navigation_links_on_answers_from_uploaded_documents(links_file) -> None:
-    r = record("报销需要发票。", [Support(start=0, end=7, chunk_ids=("u#0",))], [chunk("u#0", uri=None)],
-               query="报销需要什么？")
+    r = record(
+        "报销需要发票。",
+        [Support(start=0, end=7, chunk_ids=("u#0",))],
+        [chunk("u#0", uri=None)],
+        query="报销需要什么？",
+    )
     assert links_for_record(r, links_file) == ()
     # a chunk of the site that was retrieved but not cited does not count
-    r2 = record("报销需要发票。", [Support(start=0, end=7, chunk_ids=("u#0",))],
-                [chunk("u#0", uri=None), chunk("k#0", uri=K8S_DOC)], query="报销需要什么？")
+    r2 = record(
+        "报销需要发票。",
+        [Support(start=0, end=7, chunk_ids=("u#0",))],
+        [chunk("u#0", uri=None), chunk("k#0", uri=K8S_DOC)],
+        query="报销需要什么？",
+    )
     assert links_for_record(r2, links_file) == ()
 
 
@@ -62,7 +82,7 @@ def test_a_keyword_makes_a_navigation_link_relevant_without_its_site(links_file)
 def test_pipeline_stores_links_that_relate_to_the_answer(sample_engine) -> None:  # noqa: ANN001
     answered = sample_engine.ask("Deployment 是什么？")
     assert answered.status == "answered"
-    assert any(l.kind == "navigation" for l in answered.recommended_links)
+    assert any(link.kind == "navigation" for link in answered.recommended_links)
     kafka = sample_engine.ask("Kafka 的消费者组重平衡是怎么工作的？")
     assert kafka.status == "no_evidence"
     assert kafka.recommended_links == ()

@@ -53,11 +53,13 @@ def test_corpus_profile_links_use_the_check(tmp_path):
 
     (tmp_path / "docs").mkdir()
     (tmp_path / "corpus-profile.json").write_text(
-        json.dumps({"navigation": [{"label": "首页", "url": " HTTPS://example.org/ "}]}), encoding="utf-8")
-    assert [l.url for l in find_profile(tmp_path / "docs").navigation] == ["HTTPS://example.org/"]
+        json.dumps({"navigation": [{"label": "首页", "url": " HTTPS://example.org/ "}]}), encoding="utf-8"
+    )
+    assert [link.url for link in find_profile(tmp_path / "docs").navigation] == ["HTTPS://example.org/"]
     for bad in ("http://", "javascript:alert(1)", "data:text/html,x"):
         (tmp_path / "corpus-profile.json").write_text(
-            json.dumps({"navigation": [{"label": "空", "url": bad}]}), encoding="utf-8")
+            json.dumps({"navigation": [{"label": "空", "url": bad}]}), encoding="utf-8"
+        )
         with pytest.raises(ConfigError, match="http"):
             find_profile(tmp_path / "docs")
 

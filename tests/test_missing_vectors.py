@@ -93,8 +93,10 @@ def _delete_vector(index, source_id):
 
 
 def _outcome(result):
-    return [(rc.chunk_id, rc.rank, rc.relevance, rc.dense_score, result.decision.scores[rc.chunk_id])
-            for rc in result.chunks]
+    return [
+        (rc.chunk_id, rc.rank, rc.relevance, rc.dense_score, result.decision.scores[rc.chunk_id])
+        for rc in result.chunks
+    ]
 
 
 def test_one_missing_vector_leaves_dense_ranking_on_for_the_others(index):

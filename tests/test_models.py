@@ -21,9 +21,26 @@ GOLDEN = Path(__file__).parent / "golden" / "records"
 
 #: The JSON key order of a stored snapshot (records written before issue 11 have it).
 SNAPSHOT_KEYS = [
-    "chunk_id", "document_id", "source_id", "version", "title", "heading_path", "text", "source_anchor", "uri",
-    "updated_at", "content_sha256", "knowledge_base", "positions", "rank", "dense_score", "lexical_score", "fused_score", "relevance",
-    "retrieved_at", "metadata",
+    "chunk_id",
+    "document_id",
+    "source_id",
+    "version",
+    "title",
+    "heading_path",
+    "text",
+    "source_anchor",
+    "uri",
+    "updated_at",
+    "content_sha256",
+    "knowledge_base",
+    "positions",
+    "rank",
+    "dense_score",
+    "lexical_score",
+    "fused_score",
+    "relevance",
+    "retrieved_at",
+    "metadata",
 ]
 
 
@@ -39,11 +56,25 @@ def test_every_chunk_field_but_its_place_in_the_document_is_a_snapshot_field():
 
 def test_from_retrieved_copies_every_shared_value():
     at = datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
-    c = Chunk(chunk_id="d@1#3", document_id="d@1", source_id="d.md", version="1", ordinal=3, title="标题",
-              heading_path=("标题", "小节"), text="正文 😀", source_anchor="sec", uri="https://x.example/d",
-              updated_at=at, char_start=5, char_end=9, metadata={"lang": "zh", "weight": 2})
-    rc = RetrievedChunk(chunk=c, rank=2, dense_score=0.5, lexical_score=3.25, fused_score=0.03, relevance=0.7,
-                        retrieved_at=at)
+    c = Chunk(
+        chunk_id="d@1#3",
+        document_id="d@1",
+        source_id="d.md",
+        version="1",
+        ordinal=3,
+        title="标题",
+        heading_path=("标题", "小节"),
+        text="正文 😀",
+        source_anchor="sec",
+        uri="https://x.example/d",
+        updated_at=at,
+        char_start=5,
+        char_end=9,
+        metadata={"lang": "zh", "weight": 2},
+    )
+    rc = RetrievedChunk(
+        chunk=c, rank=2, dense_score=0.5, lexical_score=3.25, fused_score=0.03, relevance=0.7, retrieved_at=at
+    )
     snap = ChunkSnapshot.from_retrieved(rc)
     for name in SNAPSHOT_CHUNK_FIELDS - {"content_sha256"}:
         assert getattr(snap, name) == getattr(c, name), name

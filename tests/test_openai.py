@@ -12,13 +12,19 @@ import pytest
 from core import grounding
 from core.config import Settings
 from core.errors import (
-    AuthenticationError, ConfigError, GenerationError, GeneratorNetworkError, GeneratorTimeoutError, QuotaError,
+    AuthenticationError,
+    ConfigError,
+    GenerationError,
+    GeneratorNetworkError,
+    GeneratorTimeoutError,
+    QuotaError,
 )
 from core.generators import registry
 from core.generators.openai_chat import PLACEHOLDER_KEY, make_openai_generator
 from tests.gemini_server import Reply, StubGemini
 from tests.openai_stub import MODEL, chunks_sse, completion
 from tests.test_gemini import CHUNKS, IDS, STRUCTURED, STRUCTURED_TEXT
+
 
 def gen(stub: StubGemini, **kw):
     kw.setdefault("max_retries", 0)
@@ -104,8 +110,12 @@ def test_content_filter_is_a_blocked_draft():
 
 @pytest.mark.parametrize(
     "status, exc, words",
-    [(401, AuthenticationError, ["OPENAI_API_KEY", "401"]), (403, AuthenticationError, ["403"]),
-     (404, GenerationError, ["YINZHENG_LLM_MODEL", MODEL, "404"]), (500, GenerationError, ["500"])],
+    [
+        (401, AuthenticationError, ["OPENAI_API_KEY", "401"]),
+        (403, AuthenticationError, ["403"]),
+        (404, GenerationError, ["YINZHENG_LLM_MODEL", MODEL, "404"]),
+        (500, GenerationError, ["500"]),
+    ],
 )
 def test_http_errors_are_mapped(status, exc, words):
     body = {"error": {"message": f"status {status}", "type": "x"}}
@@ -183,6 +193,7 @@ LLAMA_CPP_PYTHON_REFUSAL = (
 @pytest.mark.parametrize("status", [422, 500])
 def test_server_knowing_only_json_object_gets_the_schema_in_that_form(status):
     """llama-cpp-python's server turns ``{"type": "json_object", "schema": ...}`` into its grammar."""
+
     def respond(seen):
         if seen.body.get("response_format", {}).get("type") == "json_schema":
             return Reply(status=status, json={"error": {"message": LLAMA_CPP_PYTHON_REFUSAL}})

@@ -45,7 +45,7 @@ def test_openai_answer_in_chat_is_streamed_grounded_stored_and_rendered(openai_e
     assert any("invented#1" in json.dumps(a.model_dump(), ensure_ascii=False) for a in record.audit)
 
     html = page_html(at)
-    assert html.count("<sup class=\"yz-cite") == 1 and "待复核" not in html  # one verified marker
+    assert html.count('<sup class="yz-cite') == 1 and "待复核" not in html  # one verified marker
     assert html.count("本段无出处") >= 2
     assert "invented#1" not in re.sub(r'<details class="yz-audit">.*?</details>', "", html, flags=re.S)
 

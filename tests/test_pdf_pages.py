@@ -117,7 +117,7 @@ def test_every_chunk_character_with_a_place_has_its_own_box(policy: Path) -> Non
     chars = _chars(policy, 1)
     page_text = "".join(ch for ch, _ in chars)
     at = page_text.index(PLAIN_SENTENCE)
-    for k, ch in enumerate(PLAIN_SENTENCE):
+    for k in range(len(PLAIN_SENTENCE)):
         (box,) = [b for b in quote_boxes(c.positions, i + k, i + k + 1)]
         assert _inside(chars[at + k][1], box) and box[3] - box[1] <= 1.1 * (box[4] - box[2])  # one character wide
 
@@ -181,8 +181,14 @@ def test_the_snapshot_shows_the_stored_page_with_the_quote_boxed(tmp_path: Path,
     c = next(c for c in index.active_chunks().values() if CROSSING in c.text)
     snap = _snapshot(c)
     start = c.text.index(CROSSING)
-    sup = Support(start=0, end=10, chunk_ids=(c.chunk_id,), verdict="supported", verification_score=0.9,
-                  aligned_quote=AlignedQuote(chunk_id=c.chunk_id, start=start, end=start + len(CROSSING)))
+    sup = Support(
+        start=0,
+        end=10,
+        chunk_ids=(c.chunk_id,),
+        verdict="supported",
+        verification_score=0.9,
+        aligned_quote=AlignedQuote(chunk_id=c.chunk_id, start=start, end=start + len(CROSSING)),
+    )
     rec = record("逾期会暂停借用资格。", [sup], [snap])
     pdf_view.use_data_dir(index.settings.data_dir)
     try:

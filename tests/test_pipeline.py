@@ -32,8 +32,13 @@ def offline(tmp_path):
     records = RecordStore(settings.records_path)
 
     def run(question, generator, retriever=None):
-        return ask(question, retriever=retriever or FakeRetriever(EVIDENCE), generator=generator,
-                   records=records, settings=settings)
+        return ask(
+            question,
+            retriever=retriever or FakeRetriever(EVIDENCE),
+            generator=generator,
+            records=records,
+            settings=settings,
+        )
 
     return SimpleNamespace(ask=run, records=records)
 
@@ -66,8 +71,9 @@ DEPLOYMENT_DOC = "reference/glossary/deployment.md"
 def test_a_comparison_over_one_sides_document_names_the_other_side_as_missing(sample_engine, documents, missing):
     """Issue 12 item 8: top-k 2 over the StatefulSet page only said StatefulSet was missing
     while citing it (its one Deployment sentence only mentions Deployment in passing)."""
-    r = sample_engine.ask("Deployment 和 StatefulSet 有什么区别？", save=False,
-                          options=RetrievalOptions(top_k=2, documents=documents))
+    r = sample_engine.ask(
+        "Deployment 和 StatefulSet 有什么区别？", save=False, options=RetrievalOptions(top_k=2, documents=documents)
+    )
     assert r.status == "answered"
     assert {c.source_id for c in r.chunks} <= set(documents)
     notes = [MISSING_SIDE.format(side) for side in ("Deployment", "StatefulSet")]
@@ -107,8 +113,11 @@ def test_a_citation_of_accepted_evidence_is_kept_below_the_display_threshold(off
     # the sufficiency decision (here: the fake's evidence threshold 0.2) admitted the chunk as evidence,
     # so its relevance estimate (0.3 < display 0.35) no longer drops the citation (issue 12)
     low = retrieved("docs/cron.md@v1#2", "CronJob 也可以暂停。", relevance=0.3)
-    r = offline.ask("CronJob 能暂停吗？", ScriptedGenerator(cite_first_sentence(low.chunk_id)),
-                    FakeRetriever([low], evidence_threshold=0.2))
+    r = offline.ask(
+        "CronJob 能暂停吗？",
+        ScriptedGenerator(cite_first_sentence(low.chunk_id)),
+        FakeRetriever([low], evidence_threshold=0.2),
+    )
     assert r.status == "answered" and [s.chunk_ids for s in r.supports] == [(low.chunk_id,)]
     assert r.audit == ()
 
@@ -120,7 +129,8 @@ def test_a_citation_of_a_chunk_outside_the_evidence_is_dropped_below_the_display
     sup = Support(start=0, end=5, chunk_ids=(snap.chunk_id,))
     kept, audit = _apply_display_threshold([sup], [snap], 0.35)
     assert kept == () and [(a.support_index, a.action, a.detail["chunk_id"]) for a in audit] == [
-        (0, "dropped", snap.chunk_id)]
+        (0, "dropped", snap.chunk_id)
+    ]
     assert _apply_display_threshold([sup], [snap], 0.35, frozenset({snap.chunk_id})) == ((sup,), ())
 
 
@@ -150,14 +160,17 @@ def test_a_cited_id_that_was_not_sent_is_dropped_and_audited(offline):
 def test_contact_intent_adds_contact_link_and_links_are_not_evidence(sample_engine):
     plain = sample_engine.ask("Deployment 是什么？")
     contact = sample_engine.ask("我们想合作部署 Deployment，怎么联系？")
-    assert not any(l.kind == "contact" for l in plain.recommended_links)
-    assert any(l.kind == "contact" for l in contact.recommended_links)
+    assert not any(link.kind == "contact" for link in plain.recommended_links)
+    assert any(link.kind == "contact" for link in contact.recommended_links)
     chunk_uris = {c.uri for c in contact.chunks}
-    assert not {l.url for l in contact.recommended_links} & chunk_uris
+    assert not {link.url for link in contact.recommended_links} & chunk_uris
 
 
 def test_split_sentences_returns_exact_substrings_and_skips_code():
-    text = "说明：\n- 第一条规则很重要。第二条也是！\n```yaml\n# 注释。不是句子。\nkind: Pod\n```\n| 表格 | 行。|\n最后一句（含 `a?b` 代码）。"
+    text = (
+        "说明：\n- 第一条规则很重要。第二条也是！\n```yaml\n# 注释。不是句子。\nkind: Pod\n```\n"
+        "| 表格 | 行。|\n最后一句（含 `a?b` 代码）。"
+    )
     got = split_sentences(text)
     assert [s for _, s in got] == ["第一条规则很重要。", "第二条也是！", "最后一句（含 `a?b` 代码）。"]
     for off, s in got:
@@ -166,7 +179,11 @@ def test_split_sentences_returns_exact_substrings_and_skips_code():
 
 def test_extractive_caps_sentences_per_answer_and_per_chunk_in_reading_order():
     chunks = [
-        retrieved("a.md@v1#0", "ClusterIP 从服务网段中分配。今天天气很好。ClusterIP 分配后不会改变。ClusterIP 分配失败时会报错。", rank=1),
+        retrieved(
+            "a.md@v1#0",
+            "ClusterIP 从服务网段中分配。今天天气很好。ClusterIP 分配后不会改变。ClusterIP 分配失败时会报错。",
+            rank=1,
+        ),
         retrieved("b.md@v1#0", "每个 Service 都会分配一个 ClusterIP。", rank=2),
         retrieved("c.md@v1#0", "ClusterIP 的分配由 apiserver 完成。", rank=3),
     ]
@@ -174,7 +191,10 @@ def test_extractive_caps_sentences_per_answer_and_per_chunk_in_reading_order():
     # By hand: every sentence but the weather one holds both terms (score 1 + 0.15 / chunk position);
     # a.md gives its first two (per-chunk cap 2), then b.md (rank 2) beats c.md; the best leads as a
     # paragraph, the rest follow as a list grouped by source (issue 12).
-    assert draft.text == "ClusterIP 从服务网段中分配。\n\n- ClusterIP 分配后不会改变。\n- 每个 Service 都会分配一个 ClusterIP。"
+    assert (
+        draft.text
+        == "ClusterIP 从服务网段中分配。\n\n- ClusterIP 分配后不会改变。\n- 每个 Service 都会分配一个 ClusterIP。"
+    )
     assert [(s.chunk_ids, s.quote) for s in draft.supports] == [
         (("a.md@v1#0",), "ClusterIP 从服务网段中分配。"),
         (("a.md@v1#0",), "ClusterIP 分配后不会改变。"),
@@ -224,9 +244,19 @@ def test_extractive_prefers_sentences_under_a_heading_that_matches_the_question(
     from core.models import Chunk
 
     def rc(cid, heading, text, rank):
-        chunk = Chunk(chunk_id=cid, document_id="d@v", source_id="d", version="v", ordinal=rank,
-                      title=heading[0], heading_path=heading, text=text)
-        return RetrievedChunk(chunk=chunk, rank=rank, relevance=0.9, retrieved_at=datetime(2026, 1, 1, tzinfo=timezone.utc))
+        chunk = Chunk(
+            chunk_id=cid,
+            document_id="d@v",
+            source_id="d",
+            version="v",
+            ordinal=rank,
+            title=heading[0],
+            heading_path=heading,
+            text=text,
+        )
+        return RetrievedChunk(
+            chunk=chunk, rank=rank, relevance=0.9, retrieved_at=datetime(2026, 1, 1, tzinfo=timezone.utc)
+        )
 
     chunks = [
         # ranked first, mentions the term once in passing

@@ -32,8 +32,16 @@ def test_sidebar_shows_conversation_titles_as_text(page_env):
 
     store = RecordStore(load_settings().records_location)
     for n, title in enumerate((TILDES, RED, "**粗**:ok:~删~[链](js:x)$x$")):
-        store.save(AnswerRecord(answer_id=f"a{n}", conversation_id=f"c{n}", query=title, answer_text="回答。",
-                                status="answered", generator=GeneratorInfo(name="extractive")))
+        store.save(
+            AnswerRecord(
+                answer_id=f"a{n}",
+                conversation_id=f"c{n}",
+                query=title,
+                answer_text="回答。",
+                status="answered",
+                generator=GeneratorInfo(name="extractive"),
+            )
+        )
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
     assert not at.exception, at.exception
     labels = [b.label for b in at.sidebar.button if b.key and b.key.startswith("conv-")]
@@ -99,8 +107,12 @@ def _untrusted(node: ast.expr) -> list[ast.expr]:
 def _offenders(path: Path) -> list[str]:
     out = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                and node.func.attr in MARKDOWN_CALLS and node.args):
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in MARKDOWN_CALLS
+            and node.args
+        ):
             continue
         if ast.unparse(node.func.value).startswith(("sys.", "log")):  # not Streamlit
             continue

@@ -16,8 +16,8 @@ from components.answer_view import _PLAIN, _sanitize, render_answer
 from core.errors import OffsetError
 from core.grounding import ground, validate_supports
 from core.layout import layout, marker_numbers
-from core.offsets import UNITS, from_codepoint, text_length, to_codepoint
 from core.models import Draft, DraftSupport, GeneratorInfo, Support
+from core.offsets import UNITS, from_codepoint, text_length, to_codepoint
 from tests.test_render import assert_safe, chunk, marker_chunk_ids, parse_html, record
 
 FRAGMENTS = [
@@ -30,9 +30,7 @@ FRAGMENTS = [
     "\U0001F000", "\x00",
 ]  # fmt: skip
 
-texts = st.lists(
-    st.one_of(st.sampled_from(FRAGMENTS), st.text(max_size=3)), max_size=24
-).map("".join)
+texts = st.lists(st.one_of(st.sampled_from(FRAGMENTS), st.text(max_size=3)), max_size=24).map("".join)
 units = st.sampled_from(UNITS)
 SENT = ["c1", "c2", "c3"]
 chunk_ids = st.lists(st.sampled_from([*SENT, "ghost", "", "c1"]), max_size=4)
@@ -243,9 +241,7 @@ def _events(html: str) -> list[tuple]:
 
 @SLOW
 @given(texts_with_supports(), st.booleans())
-def test_render_is_safe_deterministic_and_keeps_the_markdown(
-    case: tuple[str, list[Support]], extractive: bool
-) -> None:
+def test_render_is_safe_deterministic_and_keeps_the_markdown(case: tuple[str, list[Support]], extractive: bool) -> None:
     text, sups = case
     chunks = [chunk("c1", "<script>alert(1)</script>"), chunk("c2", title=""), chunk("c3", uri="https://x.y/")]
     rec = record(text, sups, chunks, generator="extractive" if extractive else "gemini")

@@ -74,8 +74,13 @@ def test_a_follow_up_about_such_a_topic_is_searched_there(sample_engine):
 
 @pytest.mark.parametrize(
     ("question", "expected"),
-    [("那如果这两个都没写呢？", True), ("它对滚动更新也起作用吗？", True), ("What does it default to?", True),
-     ("Ingress 是什么？", False), ("How do I expose a Deployment?", False)],
+    [
+        ("那如果这两个都没写呢？", True),
+        ("它对滚动更新也起作用吗？", True),
+        ("What does it default to?", True),
+        ("Ingress 是什么？", False),
+        ("How do I expose a Deployment?", False),
+    ],
 )
 def test_refers_back(question, expected):
     assert refers_back(question) is expected

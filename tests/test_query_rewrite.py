@@ -10,13 +10,13 @@ from __future__ import annotations
 import dataclasses
 import logging
 
+from core.config import Settings
 from core.generators.evidence import QUERY_REWRITE_INSTRUCTION, first_query_line
 from core.generators.gemini import default_retry_options, make_gemini_generator
-from core.config import Settings
+from core.generators.openai_chat import OpenAIChatGenerator
 from core.query import ResolvedQuery
 from tests.gemini_server import Reply, StubGemini
 from tests.openai_stub import citing_responder, completion
-from core.generators.openai_chat import OpenAIChatGenerator
 
 QUESTION = "CronJob 的时间表语法是什么？"
 FOLLOW_UP = "它的时区怎么设置？"
@@ -30,8 +30,11 @@ def _helping(engine):
 
 def _gemini(stub):
     return make_gemini_generator(
-        "gemini", Settings(gemini_api_key="test-key"), base_url=stub.base_url,
-        retry_options=default_retry_options(attempts=1), timeout_s=5,
+        "gemini",
+        Settings(gemini_api_key="test-key"),
+        base_url=stub.base_url,
+        retry_options=default_retry_options(attempts=1),
+        timeout_s=5,
     )
 
 
@@ -72,8 +75,9 @@ def test_openai_rewrite_is_fused_with_the_local_resolution_and_stored(sample_eng
 def test_gemini_rewrite_query_sends_instruction_and_history(sample_engine):
     with StubGemini([Reply(json=_gemini_text(REWRITE + "\n"))]) as stub:
         g = _gemini(stub)
-        record = _helping(sample_engine).ask(FOLLOW_UP, generator=g, history=[(QUESTION, "CronJob 使用 Cron 语法。")],
-                                            save=False)
+        record = _helping(sample_engine).ask(
+            FOLLOW_UP, generator=g, history=[(QUESTION, "CronJob 使用 Cron 语法。")], save=False
+        )
     first = stub.requests[0].body
     assert first["systemInstruction"]["parts"][0]["text"] == QUERY_REWRITE_INSTRUCTION
     assert [c["role"] for c in first["contents"]] == ["user", "model", "user"]
@@ -84,7 +88,9 @@ def test_gemini_rewrite_query_sends_instruction_and_history(sample_engine):
 
 
 def test_failed_gemini_rewrite_falls_back_to_the_local_query_and_is_logged(sample_engine, caplog):
-    with StubGemini([Reply(status=500, json={"error": {"code": 500, "message": "boom", "status": "INTERNAL"}})]) as stub:
+    with StubGemini(
+        [Reply(status=500, json={"error": {"code": 500, "message": "boom", "status": "INTERNAL"}})]
+    ) as stub:
         g = _gemini(stub)
         with caplog.at_level(logging.WARNING, logger="core.pipeline"):
             record = _helping(sample_engine).ask(FOLLOW_UP, generator=g, history=[(QUESTION, "")], save=False)
@@ -97,8 +103,10 @@ def test_no_rewrite_request_without_query_help(sample_engine):
     with StubGemini([Reply(json=_gemini_text(REWRITE))]) as stub:
         g = _gemini(stub)
         record = sample_engine.ask(FOLLOW_UP, generator=g, history=[(QUESTION, "")], save=False)
-    assert all(r.body.get("systemInstruction", {}).get("parts", [{}])[0].get("text") != QUERY_REWRITE_INSTRUCTION
-               for r in stub.requests)
+    assert all(
+        r.body.get("systemInstruction", {}).get("parts", [{}])[0].get("text") != QUERY_REWRITE_INSTRUCTION
+        for r in stub.requests
+    )
     assert record.retrieval_query != REWRITE
 
 

@@ -30,7 +30,14 @@ from tests.llama_server import ALIAS, LlamaServer, model_path, real_model_python
 pytestmark = pytest.mark.real_model
 
 QUESTION = "CronJob 的时间表语法是什么？"
-QUESTIONS = (QUESTION, "Service 的类型有哪些？", "Pod 是什么？", "Deployment 如何回滚？", "ConfigMap 是什么？", "Job 是什么？")
+QUESTIONS = (
+    QUESTION,
+    "Service 的类型有哪些？",
+    "Pod 是什么？",
+    "Deployment 如何回滚？",
+    "ConfigMap 是什么？",
+    "Job 是什么？",
+)
 FOLLOW_UP = "它的时区怎么设置？"
 EARLIER = (QUESTION, "CronJob 的 .spec.schedule 字段使用 Cron 语法。")
 MAX_TOKENS = "768"  # bounds each answer: seconds on two cores (384 cut most answers off mid-JSON in CI)
@@ -60,9 +67,15 @@ class Real:
 def open_engine(sample_engine, server: LlamaServer, monkeypatch, **env: str) -> Engine:
     """``Engine.open`` from the environment, as ``make run`` and ``python -m core`` build it."""
     for var, value in {
-        "YINZHENG_DATA_DIR": str(sample_engine.settings.data_dir), "YINZHENG_EMBEDDING": "hash",
-        "YINZHENG_SECOND_EMBEDDING": "none", "YINZHENG_GENERATOR": "openai", "OPENAI_BASE_URL": server.base_url,
-        "YINZHENG_LLM_MODEL": ALIAS, "YINZHENG_LLM_MAX_TOKENS": MAX_TOKENS, "YINZHENG_TOP_K": TOP_K, **env,
+        "YINZHENG_DATA_DIR": str(sample_engine.settings.data_dir),
+        "YINZHENG_EMBEDDING": "hash",
+        "YINZHENG_SECOND_EMBEDDING": "none",
+        "YINZHENG_GENERATOR": "openai",
+        "OPENAI_BASE_URL": server.base_url,
+        "YINZHENG_LLM_MODEL": ALIAS,
+        "YINZHENG_LLM_MAX_TOKENS": MAX_TOKENS,
+        "YINZHENG_TOP_K": TOP_K,
+        **env,
     }.items():
         monkeypatch.setenv(var, value)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
@@ -77,8 +90,13 @@ def real(sample_engine, llama, monkeypatch):
 def _render(record, tmp_path) -> str:
     path = tmp_path / "record.json"
     path.write_text(record.model_dump_json(), encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "components", str(path), "--no-css"],
-                          capture_output=True, text=True, timeout=120, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "components", str(path), "--no-css"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout
 

@@ -67,8 +67,11 @@ def test_each_user_sees_only_their_own_records_and_conversations(database_locati
         assert bob.get("a1") is None and alice.get("a1") is not None
         assert [c.conversation_id for c in bob.conversations()] == ["cb"]
         assert [c.conversation_id for c in store.conversations()] == ["cb", "ca"]  # local mode: all
-        for change in (lambda: bob.rename_conversation("ca", "x"), lambda: bob.hide_conversation("ca"),
-                       lambda: bob.set_feedback("a1", Feedback(rating="up"))):
+        for change in (
+            lambda: bob.rename_conversation("ca", "x"),
+            lambda: bob.hide_conversation("ca"),
+            lambda: bob.set_feedback("a1", Feedback(rating="up")),
+        ):
             with pytest.raises(RecordError):
                 change()
         assert alice.conversation("ca").title == "Alice 的问题"  # type: ignore[union-attr]
@@ -110,21 +113,37 @@ def test_a_conversation_id_of_another_user_shares_nothing_with_its_owner(databas
 def test_conversation_metadata_of_an_r0001_database_goes_to_the_owner_of_its_answers(database_location) -> None:
     """r0002: a row whose answers all have one user becomes theirs; mixed users, no user or
     no answers: the operator's (local mode)."""
-    engine = sa.create_engine(database_location if isinstance(database_location, str)
-                              else f"sqlite:///{database_location}", poolclass=sa.pool.NullPool)
+    engine = sa.create_engine(
+        database_location if isinstance(database_location, str) else f"sqlite:///{database_location}",
+        poolclass=sa.pool.NullPool,
+    )
     users = [ALICE, ALICE, BOB, None]
     with engine.begin() as db:  # the r0001 layout, as the code before issue 17 left it
-        db.execute(sa.text("""CREATE TABLE answers (answer_id TEXT PRIMARY KEY, created_at TEXT NOT NULL,
-            status TEXT NOT NULL, conversation_id TEXT, query TEXT NOT NULL, record_json TEXT NOT NULL, user_id TEXT)"""))
-        db.execute(sa.text("""CREATE TABLE conversations (conversation_id TEXT PRIMARY KEY, title TEXT,
-            hidden INTEGER NOT NULL DEFAULT 0, created_at TEXT NOT NULL, updated_at TEXT NOT NULL)"""))
+        db.execute(
+            sa.text("""CREATE TABLE answers (answer_id TEXT PRIMARY KEY, created_at TEXT NOT NULL,
+            status TEXT NOT NULL, conversation_id TEXT, query TEXT NOT NULL, record_json TEXT NOT NULL, user_id TEXT)""")
+        )
+        db.execute(
+            sa.text("""CREATE TABLE conversations (conversation_id TEXT PRIMARY KEY, title TEXT,
+            hidden INTEGER NOT NULL DEFAULT 0, created_at TEXT NOT NULL, updated_at TEXT NOT NULL)""")
+        )
         for i, cid in enumerate(("ca", "cm", "cm", "cn")):
             r = rec(f"{cid}-{i}", f"{cid} 问题", i, cid)
-            db.execute(sa.text("INSERT INTO answers VALUES (:a, :t, 'answered', :c, :q, :j, :u)"),
-                       {"a": r.answer_id, "t": r.created_at.isoformat(), "c": cid, "q": r.query,
-                        "j": r.model_dump_json(), "u": users[i]})
+            db.execute(
+                sa.text("INSERT INTO answers VALUES (:a, :t, 'answered', :c, :q, :j, :u)"),
+                {
+                    "a": r.answer_id,
+                    "t": r.created_at.isoformat(),
+                    "c": cid,
+                    "q": r.query,
+                    "j": r.model_dump_json(),
+                    "u": users[i],
+                },
+            )
         for cid in ("ca", "cm", "cn", "co"):
-            db.execute(sa.text("INSERT INTO conversations VALUES (:c, :t, 1, 'x', 'x')"), {"c": cid, "t": f"{cid} 标题"})
+            db.execute(
+                sa.text("INSERT INTO conversations VALUES (:c, :t, 1, 'x', 'x')"), {"c": cid, "t": f"{cid} 标题"}
+            )
     engine.dispose()
     store = RecordStore(database_location)
     try:
@@ -227,8 +246,18 @@ def test_a_file_made_by_the_code_before_alembic_is_adopted_as_it_is(tmp_path: Pa
             CREATE TABLE conversations (conversation_id TEXT PRIMARY KEY, title TEXT,
                 hidden INTEGER NOT NULL DEFAULT 0, created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
             PRAGMA user_version = 1;""")
-        db.execute("INSERT INTO answers VALUES (?, ?, ?, ?, ?, ?, ?)", (old.answer_id, old.created_at.isoformat(),
-                   old.status, old.conversation_id, old.query, old.model_dump_json(), ALICE))
+        db.execute(
+            "INSERT INTO answers VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                old.answer_id,
+                old.created_at.isoformat(),
+                old.status,
+                old.conversation_id,
+                old.query,
+                old.model_dump_json(),
+                ALICE,
+            ),
+        )
         db.execute("INSERT INTO conversations VALUES ('oc', '旧标题', 0, 'x', 'x')")
     db.close()
     store = RecordStore(path)
@@ -250,10 +279,12 @@ def test_a_database_that_cannot_be_reached_is_a_record_error_without_the_passwor
         with pytest.raises(RecordError, match="the answer store") as err:
             RecordStore(f"postgresql+psycopg://yz:s3cret-pw@127.0.0.1:{port}/yz?connect_timeout=2")
     assert "s3cret-pw" not in str(err.value) and "127.0.0.1" in str(err.value)
-    for url, says in (("postgresql+psycopg://yz:s3cret-pw@[::1", "not a database URL"),
-                      ("nosuchdb://yz:s3cret-pw@h/x", "SQLite and PostgreSQL only"),
-                      ("mysql://yz:s3cret-pw@h/x", "SQLite and PostgreSQL only"),
-                      ("postgresql+nosuch://yz:s3cret-pw@h/x", "driver SQLAlchemy does not know")):
+    for url, says in (
+        ("postgresql+psycopg://yz:s3cret-pw@[::1", "not a database URL"),
+        ("nosuchdb://yz:s3cret-pw@h/x", "SQLite and PostgreSQL only"),
+        ("mysql://yz:s3cret-pw@h/x", "SQLite and PostgreSQL only"),
+        ("postgresql+nosuch://yz:s3cret-pw@h/x", "driver SQLAlchemy does not know"),
+    ):
         with pytest.raises(RecordError, match=says) as err:
             RecordStore(url)
         assert "s3cret-pw" not in str(err.value)

@@ -145,12 +145,14 @@ def test_check_mode_stores_the_text_redacted_with_spans_on_it(pii_engine):
 
 def test_the_command_line_reads_redaction_from_the_secrets_file(tmp_path):
     from core.access import AccessConfig
-    from core.models import DEFAULT_KB
     from core.config import secrets_section
+    from core.models import DEFAULT_KB
 
     path = tmp_path / "secrets.toml"
-    path.write_text("[yinzheng.knowledge_bases.default]\nredaction = true\n" r"""redaction_patterns = { "工号" = 'EMP-\d{6}' }""",
-                    encoding="utf-8")
+    path.write_text(
+        "[yinzheng.knowledge_bases.default]\nredaction = true\n" r"""redaction_patterns = { "工号" = 'EMP-\d{6}' }""",
+        encoding="utf-8",
+    )
     redactor = AccessConfig.from_mapping(secrets_section("yinzheng", path)).policy(DEFAULT_KB).redactor()
     assert redactor.redact("EMP-004711 与 13812345678").text == "[工号] 与 [手机号]"
     assert secrets_section("yinzheng", tmp_path / "missing.toml") == {}

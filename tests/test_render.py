@@ -19,9 +19,9 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from components.answer_view import (
-    ANSWER_CSS,
     _CLASSES,
     _TAGS,
+    ANSWER_CSS,
     display_title,
     render_answer,
     source_cards,
@@ -204,9 +204,7 @@ def assert_safe(html: str) -> None:
             if name == "class":
                 assert set((value or "").split()) <= _CLASSES.get(tag, set()), (tag, value)
             if name == "href":
-                assert value and (
-                    value.startswith(("http://", "https://", "./sources?"))
-                ), value
+                assert value and (value.startswith(("http://", "https://", "./sources?"))), value
             if name == "style":
                 assert re.fullmatch(r"text-align:\s*(left|right|center)", value or ""), value
 
@@ -220,10 +218,7 @@ def _golden_record(case: dict) -> tuple[AnswerRecord, object]:
         supports=tuple(DraftSupport(**s) for s in case["supports"]),
         generator=GeneratorInfo(name=case["generator"]),
     )
-    chunks = [
-        chunk(c["chunk_id"], c.get("text", "原文。"), title=c.get("title", "用户手册"))
-        for c in case["chunks"]
-    ]
+    chunks = [chunk(c["chunk_id"], c.get("text", "原文。"), title=c.get("title", "用户手册")) for c in case["chunks"]]
     g = ground(draft, case["sent"])
     rec = record(
         g.answer_text,
@@ -297,14 +292,10 @@ def test_marker_follows_moon_sentence_not_earth() -> None:
 def test_placement_comes_from_offsets_not_text_search() -> None:
     text = "**注意**：A是B。**注意**：C是D。"
     start = text.rindex("**注意**")
-    html = render_answer(
-        record(text, [Support(start=start, end=len(text), chunk_ids=("c1",))], [chunk("c1")])
-    )
+    html = render_answer(record(text, [Support(start=start, end=len(text), chunk_ids=("c1",))], [chunk("c1")]))
     assert visible(html) == "注意：A是B。" + UNSUPPORTED + "注意：C是D。[1]"
     # the same text with the support on the first sentence puts it there
-    html2 = render_answer(
-        record(text, [Support(start=0, end=start, chunk_ids=("c1",))], [chunk("c1")])
-    )
+    html2 = render_answer(record(text, [Support(start=0, end=start, chunk_ids=("c1",))], [chunk("c1")]))
     assert visible(html2) == "注意：A是B。[1]注意：C是D。" + UNSUPPORTED
 
 
@@ -383,20 +374,20 @@ def test_untrusted_text_is_escaped_everywhere() -> None:
     evil = '"><script>alert(1)</script><img src=x onerror=alert(2)>'
     text = (
         "请参阅<img src=x onerror=alert(1)>说明。[点我](javascript:alert(1)) "
-        "[数据](data:text/html;base64,PHNjcmlwdD4=) <a href=\"x\" onclick=\"y\">a</a>"
+        '[数据](data:text/html;base64,PHNjcmlwdD4=) <a href="x" onclick="y">a</a>'
     )
     chunks = [
         chunk("c1", "<script>alert(1)</script>步骤一", title=evil, heading_path=(evil, "节")),
-        chunk("c2\" onmouseover=\"alert(3)", "文本", title="", uri="javascript:alert(4)"),
+        chunk('c2" onmouseover="alert(3)', "文本", title="", uri="javascript:alert(4)"),
         chunk("c3", "文本", title="", uri="data:text/html,<script>alert(5)</script>"),
     ]
     sups = [
         Support(start=0, end=text.index("。") + 1, chunk_ids=("c1",)),
-        Support(start=0, end=text.index("。") + 1, chunk_ids=("c2\" onmouseover=\"alert(3)", "c3")),
+        Support(start=0, end=text.index("。") + 1, chunk_ids=('c2" onmouseover="alert(3)', "c3")),
     ]
     links = (
         RecommendedLink(label="<b>联系</b>", url="javascript:alert(6)", kind="contact"),
-        RecommendedLink(label="帮助中心", url="https://help.example.com/?a=1&b=\"2\""),
+        RecommendedLink(label="帮助中心", url='https://help.example.com/?a=1&b="2"'),
     )
     rec = record(text, sups, chunks, recommended_links=links, query="<script>q</script>")
     html = render_answer(rec)
@@ -408,7 +399,7 @@ def test_untrusted_text_is_escaped_everywhere() -> None:
     assert "&lt;script&gt;alert(1)&lt;/script&gt;步骤一" in html
     # the odd chunk id is percent-encoded in the snapshot link, not an attribute break-out
     assert "c2%22%20onmouseover%3D%22alert%283%29" in html
-    assert any(cid.startswith("c2\"") for cid in marker_chunk_ids(html))
+    assert any(cid.startswith('c2"') for cid in marker_chunk_ids(html))
     assert "&lt;b&gt;联系&lt;/b&gt;" in html
 
 
@@ -574,17 +565,26 @@ def test_two_sentences_one_supported_and_css_is_constant() -> None:
 def test_marker_is_a_button_whose_card_opens_the_snapshot_in_place() -> None:
     """Issue 15: the first tap shows the card (a button navigates nowhere); the card's
     查看来源快照 button opens the in-place panel of that chunk; the page link stays as a second way."""
-    rec = record("副本数默认是一。", [Support(start=0, end=8, chunk_ids=("c1",))], [chunk("c1", "正文：副本数默认是一。其他。")])
+    rec = record(
+        "副本数默认是一。", [Support(start=0, end=8, chunk_ids=("c1",))], [chunk("c1", "正文：副本数默认是一。其他。")]
+    )
     html = render_answer(rec)
-    assert re.search(r'<sup class="yz-cite"><button type="button" class="yz-cite-link" aria-label="[^"]+">\[1\]</button>'
-                     r'<span class="yz-card" role="tooltip">', html)
+    assert re.search(
+        r'<sup class="yz-cite"><button type="button" class="yz-cite-link" aria-label="[^"]+">\[1\]</button>'
+        r'<span class="yz-card" role="tooltip">',
+        html,
+    )
     card = html.split('class="yz-card"')[1].split("</sup>")[0]
-    target = re.search(r'<button type="button" class="yz-card-open" popovertarget="([^"]+)">查看来源快照</button>', card)
+    target = re.search(
+        r'<button type="button" class="yz-card-open" popovertarget="([^"]+)">查看来源快照</button>', card
+    )
     assert target and target.group(1) == "yz-snap-ans-1-1"
     assert 'href="./sources?answer_id=ans-1&amp;chunk_id=c1"' in card
     panel = html.split(f'id="{target.group(1)}"')[1]
     assert panel.startswith(' popover="auto"') and "返回回答" in panel
-    assert '<mark class="yz-quote" id="yz-snap-ans-1-1-q">副本数默认是一。</mark>' in panel  # the cited sentence, found verbatim
+    assert (
+        '<mark class="yz-quote" id="yz-snap-ans-1-1-q">副本数默认是一。</mark>' in panel
+    )  # the cited sentence, found verbatim
 
 
 def test_render_does_not_mutate_record() -> None:
@@ -645,7 +645,11 @@ def test_cli_hand_made_minimal_record(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "content, needle",
-    [("{not json", "not valid JSON"), ('{"query": 1}', "not a valid answer record"), ("[]", "not a valid answer record")],
+    [
+        ("{not json", "not valid JSON"),
+        ('{"query": 1}', "not a valid answer record"),
+        ("[]", "not a valid answer record"),
+    ],
 )
 def test_cli_rejects_bad_input(tmp_path: Path, content: str, needle: str) -> None:
     f = tmp_path / "bad.json"

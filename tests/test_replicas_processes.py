@@ -35,8 +35,10 @@ CHROMA_HOST = os.environ.get("CHROMA_HOST")
 CHROMA_PORT = int(os.environ.get("CHROMA_PORT") or 8000)
 
 pytestmark = [
-    pytest.mark.skipif(not (TEST_DATABASE_URL and CHROMA_HOST),
-                       reason="needs YINZHENG_TEST_DATABASE_URL and CHROMA_HOST (.ci/run starts both)"),
+    pytest.mark.skipif(
+        not (TEST_DATABASE_URL and CHROMA_HOST),
+        reason="needs YINZHENG_TEST_DATABASE_URL and CHROMA_HOST (.ci/run starts both)",
+    ),
     pytest.mark.slow,
 ]
 
@@ -50,18 +52,32 @@ TOPICS = [
 
 
 def _env(data_dir: Path, url: str) -> dict[str, str]:
-    return {**os.environ, "YINZHENG_DATA_DIR": str(data_dir), "YINZHENG_DATABASE_URL": url,
-            "YINZHENG_EMBEDDING": "hash", "CHROMA_HOST": CHROMA_HOST or "", "CHROMA_PORT": str(CHROMA_PORT),
-            "YINZHENG_BACKGROUND_EMBEDDING": "0", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-            "OMP_NUM_THREADS": "1"}
+    return {
+        **os.environ,
+        "YINZHENG_DATA_DIR": str(data_dir),
+        "YINZHENG_DATABASE_URL": url,
+        "YINZHENG_EMBEDDING": "hash",
+        "CHROMA_HOST": CHROMA_HOST or "",
+        "CHROMA_PORT": str(CHROMA_PORT),
+        "YINZHENG_BACKGROUND_EMBEDDING": "0",
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "OMP_NUM_THREADS": "1",
+    }
 
 
 class Replica:
     """``benchmarks/replica.py`` in its own process; ``send``/``receive`` one JSON line each."""
 
     def __init__(self, data_dir: Path, url: str) -> None:
-        self.proc = subprocess.Popen([sys.executable, str(ROOT / "benchmarks" / "replica.py")], cwd=ROOT,
-                                     env=_env(data_dir, url), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, str(ROOT / "benchmarks" / "replica.py")],
+            cwd=ROOT,
+            env=_env(data_dir, url),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
 
     @classmethod
     def pair(cls, tmp: Path, url: str, names: tuple[str, str]) -> tuple["Replica", "Replica"]:
@@ -149,8 +165,9 @@ def _ingest_without_vectors(tmp_path: Path, url: str, copies: int) -> tuple[int,
     from core.index import KnowledgeIndex
     from core.ingest import ingest
 
-    settings = make_settings(tmp_path / "ingest", embedding="hash", database_url=url, chroma_host=CHROMA_HOST,
-                             chroma_port=CHROMA_PORT)
+    settings = make_settings(
+        tmp_path / "ingest", embedding="hash", database_url=url, chroma_host=CHROMA_HOST, chroma_port=CHROMA_PORT
+    )
     index = KnowledgeIndex(settings, HashingEmbedder())
     try:
         ingest(index, [_write_docs(tmp_path / "docs", copies)], embed=False)
@@ -166,21 +183,31 @@ def _state(tmp_path: Path, url: str) -> dict[str, int]:
     from core.embeddings import HashingEmbedder
     from core.index import KnowledgeIndex
 
-    settings = make_settings(tmp_path / "check", embedding="hash", database_url=url, chroma_host=CHROMA_HOST,
-                             chroma_port=CHROMA_PORT)
+    settings = make_settings(
+        tmp_path / "check", embedding="hash", database_url=url, chroma_host=CHROMA_HOST, chroma_port=CHROMA_PORT
+    )
     index = KnowledgeIndex(settings, HashingEmbedder())
     try:
         model = HashingEmbedder().name
         embedded, total = index.dense_coverage()
-        return {"cached": index.catalog.vector_count(model), "queued": queued(index.catalog, model),
-                "embedded": embedded, "total": total}
+        return {
+            "cached": index.catalog.vector_count(model),
+            "queued": queued(index.catalog, model),
+            "embedded": embedded,
+            "total": total,
+        }
     finally:
         index.close()
 
 
 def _worker(tmp_path: Path, url: str, name: str, *args: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "core", "embed-worker", *args], cwd=ROOT,
-                            env=_env(tmp_path / name, url), stdout=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "core", "embed-worker", *args],
+        cwd=ROOT,
+        env=_env(tmp_path / name, url),
+        stdout=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _stored(proc: subprocess.Popen) -> int:
@@ -219,8 +246,13 @@ def test_a_worker_killed_mid_batch_loses_no_text(tmp_path) -> None:
 
     with postgres_schema() as url:
         texts, chunks = _ingest_without_vectors(tmp_path, url, copies=3)
-        victim = subprocess.Popen([sys.executable, "-c", VICTIM, url], cwd=ROOT, env=_env(tmp_path / "v", url),
-                                  stdout=subprocess.PIPE, text=True)
+        victim = subprocess.Popen(
+            [sys.executable, "-c", VICTIM, url],
+            cwd=ROOT,
+            env=_env(tmp_path / "v", url),
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         try:
             assert select.select([victim.stdout], [], [], TIMEOUT)[0] and victim.stdout.readline().strip() == "4"
         finally:
@@ -242,8 +274,11 @@ def test_a_version_switch_during_questions_from_another_process_never_mixes_vers
     docs.mkdir()
 
     def write(version: int) -> None:
-        body = "\n\n".join(f"## 滚动更新 第 {n} 步\n\n滚动更新 Deployment 时（第 {version} 版说明），"
-                           f"maxSurge 与 maxUnavailable 控制第 {n} 步替换的 Pod 数量。" for n in range(6))
+        body = "\n\n".join(
+            f"## 滚动更新 第 {n} 步\n\n滚动更新 Deployment 时（第 {version} 版说明），"
+            f"maxSurge 与 maxUnavailable 控制第 {n} 步替换的 Pod 数量。"
+            for n in range(6)
+        )
         (docs / "rollout.md").write_text(f"# 滚动更新\n\n{body}\n", encoding="utf-8")
 
     with postgres_schema() as url:

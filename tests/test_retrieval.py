@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import make_settings
-from core.errors import EmbeddingMismatchError, RetrievalError
 from core.embeddings import HashingEmbedder
+from core.errors import EmbeddingError, EmbeddingMismatchError, IndexError_, RetrievalError
 from core.index import KnowledgeIndex
 from core.ingest import ingest
 from core.retrieval import HybridRetriever
+from tests.conftest import make_settings
 
 
 def test_top_k_validated_with_the_bad_value(sample_engine):
@@ -104,7 +104,9 @@ def test_hybrid_recall_on_eval_dev(tmp_path, shared_dir):
     retriever = HybridRetriever(index, top_k=5, use_dense=False)
     hits1 = hits5 = 0
     for q in questions:
-        ranked = [rc.chunk.source_id.rsplit("/", 1)[-1].removesuffix(".md") for rc in retriever.retrieve(q["question"]).chunks]
+        ranked = [
+            rc.chunk.source_id.rsplit("/", 1)[-1].removesuffix(".md") for rc in retriever.retrieve(q["question"]).chunks
+        ]
         hits1 += ranked[:1] == [q["context_id"]]
         hits5 += q["context_id"] in ranked
     assert hits5 / len(questions) >= 0.9, (hits1, hits5)
@@ -132,7 +134,9 @@ def test_opening_an_index_built_with_another_model_is_refused(tmp_path):
     for a folder made before that record, from the collection's own metadata."""
     import sqlite3
 
-    index, settings, _ = _one_document_index(tmp_path, HashingEmbedder(), "# 标题\n\nDeployment 管理无状态应用的副本。\n")
+    index, settings, _ = _one_document_index(
+        tmp_path, HashingEmbedder(), "# 标题\n\nDeployment 管理无状态应用的副本。\n"
+    )
     assert index.dense_coverage() == (1, 1)
     with pytest.raises(EmbeddingMismatchError, match="hash/char-ngrams-256") as err:
         KnowledgeIndex(settings, OtherModel())
@@ -186,7 +190,9 @@ def _gold_rank(result, gold: str) -> int | None:
 
 def test_an_english_question_finds_the_chinese_gold_chunk(sample_engine):
     # dev-022 of shared/eval-dev/k8s; the docs are Chinese, the question English
-    r = sample_engine.retriever().retrieve("What happens if more than one IngressClass in a cluster is marked as the default?")
+    r = sample_engine.retriever().retrieve(
+        "What happens if more than one IngressClass in a cluster is marked as the default?"
+    )
     assert _gold_rank(r, "如果集群中有多个 IngressClass 被标记为默认，准入控制器将阻止创建新的未指定") == 1
     assert r.config["cross_script"] == "yes"
 
@@ -225,8 +231,14 @@ def test_outcome_does_not_drift_while_vectors_are_built(tmp_path):
     from tests.conftest import SAMPLE
 
     index = KnowledgeIndex(Settings(data_dir=tmp_path, embedding="hash"), HashingEmbedder())
-    ingest(index, [SAMPLE / "concepts/workloads/controllers/cron-jobs.md",
-                   SAMPLE / "concepts/workloads/controllers/deployment.md"], embed=False)
+    ingest(
+        index,
+        [
+            SAMPLE / "concepts/workloads/controllers/cron-jobs.md",
+            SAMPLE / "concepts/workloads/controllers/deployment.md",
+        ],
+        embed=False,
+    )
     retriever = HybridRetriever(index, top_k=5)
     question = "CronJob 的 startingDeadlineSeconds 是什么？"
 
@@ -237,8 +249,9 @@ def test_outcome_does_not_drift_while_vectors_are_built(tmp_path):
     before = outcome()
     assert before[1] == "keyword" and all(dense is None for _, _, dense in before[0])
     batches = []
-    index.embed_pending(progress=lambda done, total: batches.append(done), should_stop=lambda: bool(batches),
-                        batch_size=2)  # one batch of 2, then stop: a partial build
+    index.embed_pending(
+        progress=lambda done, total: batches.append(done), should_stop=lambda: bool(batches), batch_size=2
+    )  # one batch of 2, then stop: a partial build
     embedded, total = index.dense_coverage()
     assert 0 < embedded < total
     assert outcome() == before  # a partial build changes nothing
@@ -246,3 +259,38 @@ def test_outcome_does_not_drift_while_vectors_are_built(tmp_path):
     assert index.dense_coverage() == (total, total)
     ranked, mode = outcome()
     assert all(dense is not None for _, _, dense in ranked)  # complete: dense scores every returned chunk
+
+
+@pytest.mark.parametrize(
+    ("method", "error"),
+    [("query_vector", EmbeddingError), ("dense_search_vector", IndexError_), ("dense_similarities", IndexError_)],
+)
+def test_a_failing_embedder_or_store_keeps_its_own_error_and_hint(sample_engine, monkeypatch, method, error):
+    """Issue 31: retrieval once turned every failure into ``RetrievalError`` (the page then said
+    「检索无法完成」 for a broken embedding model); each adapter's error now reaches the page as itself."""
+    from components.errors import app_error_message
+
+    def fail(*args, **kwargs):
+        raise error(f"{method} failed")
+
+    monkeypatch.setattr(sample_engine.index, method, fail)
+    if method == "query_vector":  # the sample engine has no vectors yet: let retrieval think it has
+        total = sample_engine.index.dense_coverage()[1]
+        monkeypatch.setattr(sample_engine.index, "dense_coverage", lambda: (total, total))
+    with pytest.raises(error) as caught:
+        sample_engine.retriever().retrieve("Deployment 和 StatefulSet 有什么区别？")
+    assert not isinstance(caught.value, RetrievalError)
+    message = app_error_message(caught.value, "提问")
+    assert ("向量模型" if error is EmbeddingError else "知识库索引") in message
+    record = sample_engine.ask("Deployment 和 StatefulSet 有什么区别？")
+    assert record.status == "error" and f"{method} failed" in record.error
+    assert record.query == "Deployment 和 StatefulSet 有什么区别？"  # the question stays on record
+
+
+def test_a_bug_in_retrieval_is_not_disguised_as_a_retrieval_error(sample_engine, monkeypatch):
+    def bug(*args, **kwargs):
+        raise TypeError("a programming error")
+
+    monkeypatch.setattr(sample_engine.index, "dense_similarities", bug)
+    with pytest.raises(TypeError):
+        sample_engine.retriever().retrieve("Deployment 和 StatefulSet 有什么区别？")

@@ -12,11 +12,13 @@ import time
 import numpy as np
 import pytest
 
+from components.answer_view import render_answer
 from core.catalog import embedding_text
 from core.config import Settings, load_settings
-from core.errors import ConfigError
 from core.embedding_worker import EmbeddingWorker, fill_cache
 from core.embeddings import HashingEmbedder, ModelEmbedder, make_second_embedder
+from core.errors import ConfigError
+from core.generators.extractive import ExtractiveGenerator
 from core.index import KnowledgeIndex
 from core.ingest import ingest
 from core.models import sha256_hex
@@ -24,8 +26,6 @@ from core.pipeline import Engine
 from core.records import RecordStore
 from core.retrieval import HybridRetriever, current_mode
 from core.sufficiency import ModeModel, SufficiencyModel
-from core.generators.extractive import ExtractiveGenerator
-from components.answer_view import render_answer
 
 #: each group is one direction of the fake embedding space: words of a group are "synonyms"
 GROUPS = (("灰度", "金丝雀"), ("机器", "节点"), ("容器组", "Pod"))
@@ -172,8 +172,13 @@ def test_filters_apply_to_the_second_ranking(index):
 
 def test_the_record_and_the_details_name_the_state(index):
     fill_cache(index.catalog, index.second.embedder)
-    engine = Engine(index.settings, index.embedder, index, RecordStore(index.settings.records_path),
-                    {"extractive": ExtractiveGenerator()})
+    engine = Engine(
+        index.settings,
+        index.embedder,
+        index,
+        RecordStore(index.settings.records_path),
+        {"extractive": ExtractiveGenerator()},
+    )
     record = engine.ask(QUESTION, save=False)
     assert record.retrieval["second_embedding_model"] == "fake2/concepts"
     assert record.retrieval["second_coverage"] == "5/5"
@@ -264,7 +269,9 @@ def test_the_sidebar_names_both_models_once_both_are_in_use(index):
     assert plain("fake2/concepts") in before[1] and "0/" in before[1]
     fill_cache(index.catalog, index.second.embedder)
     (after,) = _sidebar_status(index)
-    assert after == f"全部知识库的向量索引已就绪（{plain(first)} + {plain('fake2/concepts')}）：{MODE_LABELS['hybrid2']}"
+    assert (
+        after == f"全部知识库的向量索引已就绪（{plain(first)} + {plain('fake2/concepts')}）：{MODE_LABELS['hybrid2']}"
+    )
     assert MODE_LABELS["hybrid2"] == "混合检索（关键词 + 两个向量模型）"
 
 

@@ -16,8 +16,35 @@ SAMPLE = ROOT / "data" / "k8s-zh-sample" / "docs"
 #: jieba 0.42.1 ``lcut_for_search`` of the line below (recorded with jieba itself).
 MIXED = "kube-proxy 使用 spec.replicas 和 apps/v1，版本 v1.28.0，10.0.1.175 占 50%"
 JIEBA_SEARCH = [
-    "kube", "-", "proxy", " ", "使用", " ", "spec", ".", "replicas", " ", "和", " ", "apps", "/", "v1", "，", "版本",
-    " ", "v1.28", ".", "0", "，", "10.0", ".", "1.175", " ", "占", " ", "50%",
+    "kube",
+    "-",
+    "proxy",
+    " ",
+    "使用",
+    " ",
+    "spec",
+    ".",
+    "replicas",
+    " ",
+    "和",
+    " ",
+    "apps",
+    "/",
+    "v1",
+    "，",
+    "版本",
+    " ",
+    "v1.28",
+    ".",
+    "0",
+    "，",
+    "10.0",
+    ".",
+    "1.175",
+    " ",
+    "占",
+    " ",
+    "50%",
 ]
 
 

@@ -20,8 +20,14 @@ from .conftest import ROOT, SAMPLE
 
 def soak(*args: str) -> tuple[int, dict]:
     env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
-    p = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "soak.py"), "--json", *args], cwd=ROOT, env=env,
-                       capture_output=True, text=True, timeout=600)
+    p = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "soak.py"), "--json", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert p.stdout.strip(), p.stderr[-3000:]
     return p.returncode, json.loads(p.stdout.strip().splitlines()[-1])
 

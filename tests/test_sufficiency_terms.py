@@ -59,8 +59,9 @@ def test_a_flag_named_without_its_default_does_not_answer_the_default():
 
 def test_a_stated_default_next_to_a_question_term_answers_it():
     q = "删除 Pod 的时候，容器默认有多长时间可以优雅退出？"
-    assert not terms.default_value_missing(q, ["Pod 被赋予一个可以体面终止的期限，默认为 30 秒。"], ["优雅"], ["pod", "删除"])
-
+    assert not terms.default_value_missing(
+        q, ["Pod 被赋予一个可以体面终止的期限，默认为 30 秒。"], ["优雅"], ["pod", "删除"]
+    )
 
 
 def test_a_stated_default_of_another_kind_does_not_answer_it():

@@ -12,8 +12,9 @@ HOSTILE = "**粗**:ok:~删~"
 
 
 def _markdown_texts(at: AppTest) -> list[str]:
-    return [str(el.value) for kind in ("markdown", "caption", "warning", "error", "success", "info")
-            for el in at.get(kind)]
+    return [
+        str(el.value) for kind in ("markdown", "caption", "warning", "error", "success", "info") for el in at.get(kind)
+    ]
 
 
 def test_first_start_warning_shows_failed_file_names_as_text(page_env):

@@ -54,7 +54,7 @@ def test_v1_golden_record_reads_and_renders_unchanged() -> None:
     html = render_answer(rec)
     named = f'<div class="yz-answer" data-answer="{rec.answer_id}">'
     assert html.startswith(named)
-    assert '<div class="yz-answer">' + html[len(named):] + "\n" == (GOLDEN / "v1_extractive_answer.html").read_text(
+    assert '<div class="yz-answer">' + html[len(named) :] + "\n" == (GOLDEN / "v1_extractive_answer.html").read_text(
         encoding="utf-8"
     )
     assert to_markdown(rec) == (GOLDEN / "v1_extractive_answer.md").read_text(encoding="utf-8")
@@ -94,7 +94,14 @@ def test_record_store_skips_and_reports_unreadable_rows(tmp_path: Path) -> None:
         db.execute(ROW, ("broken", "2030-01-01", "answered", None, "q", "{not json"))
         db.execute(
             ROW,
-            ("future", "2030-01-02", "answered", None, "q", json.dumps({**v1, "answer_id": "future", "schema_version": 9})),
+            (
+                "future",
+                "2030-01-02",
+                "answered",
+                None,
+                "q",
+                json.dumps({**v1, "answer_id": "future", "schema_version": 9}),
+            ),
         )
         db.execute(
             ROW,
@@ -151,8 +158,14 @@ def test_needs_review_without_a_verdict_is_never_a_plain_citation() -> None:
 def test_reason_and_quote_are_escaped() -> None:
     evil = chunk("e#0", "前文<img src=x onerror=alert(1)>。<script>alert(2)</script>结尾。")
     q = evil.text.index("<script>")
-    sp = Support(start=0, end=4, chunk_ids=("e#0",), verdict="contradicted",
-                 verdict_reason='<b onclick="x">理由</b>', aligned_quote=AlignedQuote(chunk_id="e#0", start=q, end=q + 25))
+    sp = Support(
+        start=0,
+        end=4,
+        chunk_ids=("e#0",),
+        verdict="contradicted",
+        verdict_reason='<b onclick="x">理由</b>',
+        aligned_quote=AlignedQuote(chunk_id="e#0", start=q, end=q + 25),
+    )
     html = render_answer(record("一句话。", [sp], [evil]))
     assert_safe(html)
     assert "<script" not in html and "<b " not in html and "<img" not in html
@@ -191,7 +204,13 @@ def test_marker_verdicts_map_supports_past_dropped_ones() -> None:
     # answer "第一句。第二句。": slots after each sentence (code points 4 and 8)
     original = [
         Support(start=0, end=99, chunk_ids=("a#0",), verdict="supported"),  # dropped: past the end
-        Support(start=0, end=4, chunk_ids=("a#0",), verdict="supported", aligned_quote=AlignedQuote(chunk_id="a#0", start=3, end=9)),
+        Support(
+            start=0,
+            end=4,
+            chunk_ids=("a#0",),
+            verdict="supported",
+            aligned_quote=AlignedQuote(chunk_id="a#0", start=3, end=9),
+        ),
         Support(start=4, end=8, chunk_ids=("b#0",), verdict="unsupported"),
     ]
     kept = original[1:]
@@ -202,7 +221,10 @@ def test_marker_verdicts_map_supports_past_dropped_ones() -> None:
 
 def test_export_says_the_verdicts_in_words() -> None:
     md = to_markdown(checked_record(A, B, C))
-    assert "[^2]〔⚠ 与来源矛盾：来源写的是 3，句子写的是 10；来源原文：“每个 CronJob 最多保留 3 个成功的 Job 记录。”〕" in md
+    assert (
+        "[^2]〔⚠ 与来源矛盾：来源写的是 3，句子写的是 10；来源原文：“每个 CronJob 最多保留 3 个成功的 Job 记录。”〕"
+        in md
+    )
     assert "[^3]〔待复核：来源没有提到默认启用〕" in md
     assert INVENTED + "〔本段无出处〕" in md
     # the supported sentence is a plain footnote
@@ -210,7 +232,9 @@ def test_export_says_the_verdicts_in_words() -> None:
 
 
 def test_export_escapes_markdown_in_reasons() -> None:
-    sp = Support(start=0, end=4, chunk_ids=("a#0",), verdict="unsupported", verdict_reason="见 [链接](javascript:x) *强调*")
+    sp = Support(
+        start=0, end=4, chunk_ids=("a#0",), verdict="unsupported", verdict_reason="见 [链接](javascript:x) *强调*"
+    )
     md = to_markdown(record("一句话。", [sp], [A]))
     assert r"〔待复核：见 \[链接\](javascript:x) \*强调\*〕" in md
 
@@ -224,7 +248,9 @@ def test_quote_offsets_are_code_points() -> None:
     assert highlight_html(text, (start, start + 2)) == (
         '<div class="yz-quote-text">前面😀有表情，🇨🇳旗帜后是<mark id="yz-quote">引文</mark>。后文</div>'
     )
-    card = quote_card_html(text, MarkerVerdict(position=0, chunk_id="c", kind="supported", quote=(start, start + 2)), context=3)
+    card = quote_card_html(
+        text, MarkerVerdict(position=0, chunk_id="c", kind="supported", quote=(start, start + 2)), context=3
+    )
     assert card == '<span class="yz-card-snippet yz-card-quote">…帜后是<mark>引文</mark>。后文</span>'
 
 
@@ -250,11 +276,24 @@ def test_gemini_answer_with_an_unsupported_cited_sentence_shows_review() -> None
     text = "备份任务每天凌晨两点运行。备份会保留 90 天 😀。"
     cut = text.index("备份会")
     sups = [
-        Support(start=0, end=cut, chunk_ids=("g#0",), verdict="supported", verification_score=0.9,
-                aligned_quote=AlignedQuote(chunk_id="g#0", start=0, end=12)),
-        Support(start=cut, end=len(text), chunk_ids=("g#0",), status="needs_review", verdict="contradicted",
-                verification_score=0.1, verdict_reason="来源写的是 30 天，句子写的是 90 天",
-                aligned_quote=AlignedQuote(chunk_id="g#0", start=24, end=32)),
+        Support(
+            start=0,
+            end=cut,
+            chunk_ids=("g#0",),
+            verdict="supported",
+            verification_score=0.9,
+            aligned_quote=AlignedQuote(chunk_id="g#0", start=0, end=12),
+        ),
+        Support(
+            start=cut,
+            end=len(text),
+            chunk_ids=("g#0",),
+            status="needs_review",
+            verdict="contradicted",
+            verification_score=0.1,
+            verdict_reason="来源写的是 30 天，句子写的是 90 天",
+            aligned_quote=AlignedQuote(chunk_id="g#0", start=24, end=32),
+        ),
     ]
     html = render_answer(record(text, sups, [src], generator="gemini"))
     assert visible(html) == "备份任务每天凌晨两点运行。[1]备份会保留 90 天 😀。[1]⚠ 与来源矛盾"

@@ -21,8 +21,17 @@ T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
 def snap(text: str, cid: str = "docs/a.md@v1#0", title: str = "文档") -> ChunkSnapshot:
     return ChunkSnapshot(
-        chunk_id=cid, document_id=cid.split("#")[0], source_id=cid.split("@")[0], version="v1", title=title,
-        heading_path=(title,), text=text, content_sha256=sha256_hex(text), rank=1, relevance=0.9, retrieved_at=T0,
+        chunk_id=cid,
+        document_id=cid.split("#")[0],
+        source_id=cid.split("@")[0],
+        version="v1",
+        title=title,
+        heading_path=(title,),
+        text=text,
+        content_sha256=sha256_hex(text),
+        rank=1,
+        relevance=0.9,
+        retrieved_at=T0,
     )
 
 
@@ -33,9 +42,13 @@ STORAGE = snap(
     "- `Delete`：删除申领时一并删除数据卷和底层存储。",
     cid="docs/storage.md@v1#3",
 )
-CLASS = snap("存储类创建以后，它的 `provisioner` 字段不能修改。只有集群管理员可以创建存储类。", cid="docs/class.md@v1#0")
-BACKUP = snap("备份任务每天凌晨两点运行，结果保存在对象存储中，保留 30 天。失败时任务会在一小时后重试一次。",
-              cid="docs/backup.md@v1#1")
+CLASS = snap(
+    "存储类创建以后，它的 `provisioner` 字段不能修改。只有集群管理员可以创建存储类。", cid="docs/class.md@v1#0"
+)
+BACKUP = snap(
+    "备份任务每天凌晨两点运行，结果保存在对象存储中，保留 30 天。失败时任务会在一小时后重试一次。",
+    cid="docs/backup.md@v1#1",
+)
 
 
 @pytest.mark.parametrize(
@@ -43,7 +56,11 @@ BACKUP = snap("备份任务每天凌晨两点运行，结果保存在对象存�
     [
         ("上传的单个文件最大可以有 2 MiB。", UPLOAD, ("1 MiB", "2 MiB")),  # number + unit
         ("存储类创建以后，仍然可以随时修改它的 `provisioner` 字段。", CLASS, ("不能修改", "肯定")),  # negation
-        ("设为 `Delete` 时，删除申领后会保留数据卷，由管理员手动清理。", STORAGE, ("`Retain`", "`Delete`")),  # named object
+        (
+            "设为 `Delete` 时，删除申领后会保留数据卷，由管理员手动清理。",
+            STORAGE,
+            ("`Retain`", "`Delete`"),
+        ),  # named object
         ("所有用户都可以创建存储类。", CLASS, ("只/仅", "所有")),  # scope / quantifier
         ("备份结果保存在对象存储中，保留 90 天。", BACKUP, ("30 天", "90 天")),
     ],
@@ -111,8 +128,14 @@ def record_with(text: str, spans: list[tuple[str, str]]) -> AnswerRecord:
     for sentence, cid in spans:
         start = text.index(sentence)
         supports.append(Support(start=start, end=start + len(sentence), chunk_ids=(cid,)))
-    return AnswerRecord(query="q", answer_text=text, status="answered", generator=GeneratorInfo(name="x"),
-                        chunks=(BACKUP, STORAGE), supports=tuple(supports))
+    return AnswerRecord(
+        query="q",
+        answer_text=text,
+        status="answered",
+        generator=GeneratorInfo(name="x"),
+        chunks=(BACKUP, STORAGE),
+        supports=tuple(supports),
+    )
 
 
 def test_verify_record_fills_fields_keeps_every_support_and_does_not_mutate():
@@ -122,7 +145,9 @@ def test_verify_record_fills_fields_keeps_every_support_and_does_not_mutate():
     before = record.model_dump_json()
     out = verify_record(record)
     assert record.model_dump_json() == before
-    assert [(s.start, s.end, s.chunk_ids) for s in out.supports] == [(s.start, s.end, s.chunk_ids) for s in record.supports]
+    assert [(s.start, s.end, s.chunk_ids) for s in out.supports] == [
+        (s.start, s.end, s.chunk_ids) for s in record.supports
+    ]
     first, second = out.supports
     assert (first.verdict, first.status, first.verdict_reason) == ("supported", "verified", None)
     assert second.verdict == "contradicted" and second.status == "needs_review" and "90" in second.verdict_reason
@@ -157,9 +182,19 @@ def test_gemini_recorded_response_sentence_its_chunk_does_not_support_needs_revi
     texts = [BACKUP.text, STORAGE.text]
     evidence = tuple(
         RetrievedChunk(
-            chunk=Chunk(chunk_id=f"docs/g.md@v1#{i}", document_id="docs/g.md@v1", source_id="docs/g.md", version="v1",
-                        ordinal=i, title="备份", heading_path=("备份",), text=t),
-            rank=i + 1, relevance=0.9, retrieved_at=T0,
+            chunk=Chunk(
+                chunk_id=f"docs/g.md@v1#{i}",
+                document_id="docs/g.md@v1",
+                source_id="docs/g.md",
+                version="v1",
+                ordinal=i,
+                title="备份",
+                heading_path=("备份",),
+                text=t,
+            ),
+            rank=i + 1,
+            relevance=0.9,
+            retrieved_at=T0,
         )
         for i, t in enumerate(texts)
     )
@@ -172,16 +207,26 @@ def test_gemini_recorded_response_sentence_its_chunk_does_not_support_needs_revi
         def retrieve(self, question) -> RetrievalResult:
             return RetrievalResult(chunks=evidence, evidence=evidence, config={"retriever": "fixed"})
 
-    answer = {"answer": [
-        {"text": "备份任务每天凌晨两点运行，结果保存在对象存储中。", "chunk_ids": [ids[0]]},
-        {"text": "备份会保留 90 天 😀。", "chunk_ids": [ids[0]]},
-    ]}
-    body = {"candidates": [{"content": {"role": "model", "parts": [{"text": json.dumps(answer, ensure_ascii=False)}]},
-                            "finishReason": "STOP"}], "modelVersion": "gemini-2.5-flash"}
+    answer = {
+        "answer": [
+            {"text": "备份任务每天凌晨两点运行，结果保存在对象存储中。", "chunk_ids": [ids[0]]},
+            {"text": "备份会保留 90 天 😀。", "chunk_ids": [ids[0]]},
+        ]
+    }
+    body = {
+        "candidates": [
+            {
+                "content": {"role": "model", "parts": [{"text": json.dumps(answer, ensure_ascii=False)}]},
+                "finishReason": "STOP",
+            }
+        ],
+        "modelVersion": "gemini-2.5-flash",
+    }
     settings = Settings(gemini_api_key="test-key", data_dir=tmp_path)
     with StubGemini([Reply(json=body)]) as stub:
-        gen = make_gemini_generator("gemini", settings, base_url=stub.base_url,
-                                    retry_options=default_retry_options(attempts=1), timeout_s=5)
+        gen = make_gemini_generator(
+            "gemini", settings, base_url=stub.base_url, retry_options=default_retry_options(attempts=1), timeout_s=5
+        )
         record = ask("备份保留多久？", retriever=FixedRetriever(), generator=gen, records=None, settings=settings)
     assert record.status == "answered" and len(record.supports) == 2
     ok, wrong = record.supports

@@ -15,8 +15,17 @@ T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
 def snap(text: str, cid: str = "docs/cron.md@v1#7") -> ChunkSnapshot:
     return ChunkSnapshot(
-        chunk_id=cid, document_id=cid.split("#")[0], source_id=cid.split("@")[0], version="v1", title="CronJob",
-        heading_path=("CronJob",), text=text, content_sha256=sha256_hex(text), rank=1, relevance=0.9, retrieved_at=T0,
+        chunk_id=cid,
+        document_id=cid.split("#")[0],
+        source_id=cid.split("@")[0],
+        version="v1",
+        title="CronJob",
+        heading_path=("CronJob",),
+        text=text,
+        content_sha256=sha256_hex(text),
+        rank=1,
+        relevance=0.9,
+        retrieved_at=T0,
     )
 
 
@@ -35,7 +44,10 @@ CRON_TZ = snap(
     "后续的 Kubernetes 版本将完全阻止设置非正式的时区机制。",
     cid="docs/cron.md@v1#8",
 )
-UPLOAD = snap("值班安排\n星河团队每周四下午交接班，交接记录写在共享值班表里。夜班由两名工程师轮流负责。", cid="upload/duty.md@v1#0")
+UPLOAD = snap(
+    "值班安排\n星河团队每周四下午交接班，交接记录写在共享值班表里。夜班由两名工程师轮流负责。",
+    cid="upload/duty.md@v1#0",
+)
 
 
 def record(text: str, chunks: tuple[ChunkSnapshot, ...], cited: dict[str, str]) -> AnswerRecord:
@@ -43,8 +55,14 @@ def record(text: str, chunks: tuple[ChunkSnapshot, ...], cited: dict[str, str]) 
     for sentence, cid in cited.items():
         start = text.index(sentence)
         supports.append(Support(start=start, end=start + len(sentence), chunk_ids=(cid,)))
-    return AnswerRecord(query="q", answer_text=text, status="answered", generator=GeneratorInfo(name="x"),
-                        chunks=chunks, supports=tuple(supports))
+    return AnswerRecord(
+        query="q",
+        answer_text=text,
+        status="answered",
+        generator=GeneratorInfo(name="x"),
+        chunks=chunks,
+        supports=tuple(supports),
+    )
 
 
 def test_utc_where_the_chunk_says_local_time_zone_is_not_supported():
@@ -92,7 +110,7 @@ def test_verify_passages_finds_the_quote_across_passages_in_code_points():
     passages = ["𠀀𠀀无关的第一段。", "前言。\n备份任务每天凌晨两点运行，结果保存在对象存储中，保留 30 天。"]
     out = verify_passages("备份结果保存在对象存储中，保留 30 天。", passages)
     assert out["verdict"] == "supported" and 0.5 <= out["score"] <= 1
-    assert out["passage"] == 1 and passages[1][out["start"]:out["end"]].startswith("备份任务每天凌晨两点运行")
+    assert out["passage"] == 1 and passages[1][out["start"] : out["end"]].startswith("备份任务每天凌晨两点运行")
     assert out["reason"] is None
 
 
@@ -121,11 +139,14 @@ def test_verify_passages_reads_a_100k_character_passage():
     big = "无关的填充文字。" * 12_000 + "备份结果保存在对象存储中，保留 30 天。" + "其他内容。" * 2000
     assert len(big) > 100_000
     out = verify_passages("备份结果保存在对象存储中，保留 30 天。", [big])
-    assert out["verdict"] == "supported" and big[out["start"]:out["end"]] == "备份结果保存在对象存储中，保留 30 天。"
+    assert out["verdict"] == "supported" and big[out["start"] : out["end"]] == "备份结果保存在对象存储中，保留 30 天。"
 
 
 def test_core_verify_cli_bad_lines_get_an_error_line_and_the_batch_goes_on():
-    good = {"sentence": "备份结果保存在对象存储中，保留 30 天。", "passages": ["备份结果保存在对象存储中，保留 30 天。"]}
+    good = {
+        "sentence": "备份结果保存在对象存储中，保留 30 天。",
+        "passages": ["备份结果保存在对象存储中，保留 30 天。"],
+    }
     lines = [
         json.dumps(good, ensure_ascii=False).encode(),
         b'{"sentence": "", "passages": ["x"]}',
@@ -134,10 +155,17 @@ def test_core_verify_cli_bad_lines_get_an_error_line_and_the_batch_goes_on():
         b"not json",
         b'{"sentence": "a", "passages": "x"}',
         b"",
-        json.dumps({"sentence": "备份结果保留 90 天。", "passages": ["备份结果保留 30 天。"]}, ensure_ascii=False).encode(),
+        json.dumps(
+            {"sentence": "备份结果保留 90 天。", "passages": ["备份结果保留 30 天。"]}, ensure_ascii=False
+        ).encode(),
     ]
-    proc = subprocess.run([sys.executable, "-m", "core", "verify", "--json", "-"], input=b"\n".join(lines) + b"\n",
-                          capture_output=True, cwd=ROOT, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "core", "verify", "--json", "-"],
+        input=b"\n".join(lines) + b"\n",
+        capture_output=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr.decode()
     out = [json.loads(x) for x in proc.stdout.decode("utf-8").splitlines()]
     assert len(out) == 7
@@ -166,7 +194,9 @@ def test_check_page_path_marks_utc_against_the_sample_chunk_contradicted(tmp_pat
     assert not ingest(eng.index, [corpus], embed=False, base_url=None).failures
     text = "对于没有指定时区的 CronJob，CronJob 默认使用 UTC 时区解释排期表。"
     record = check_text(eng, text, save=False)
-    assert [s.verdict for s in record.supports] == ["contradicted"], [(s.verdict, s.verification_score) for s in record.supports]
+    assert [s.verdict for s in record.supports] == ["contradicted"], [
+        (s.verdict, s.verification_score) for s in record.supports
+    ]
     sup = record.supports[0]
     chunk = record.chunk(sup.chunk_ids[0])
-    assert "本地时区" in chunk.text[sup.aligned_quote.start:sup.aligned_quote.end]
+    assert "本地时区" in chunk.text[sup.aligned_quote.start : sup.aligned_quote.end]

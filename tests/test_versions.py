@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 import shutil
 import threading
-from pathlib import Path
 
 import pytest
 
@@ -40,7 +39,9 @@ def kb(tmp_path):
     index = KnowledgeIndex(settings, HashingEmbedder())
     report = ingest(index, [root], embed=False)
     assert report.counts()["added"] == 3
-    engine = Engine(settings, index.embedder, index, RecordStore(settings.records_path), {"extractive": ExtractiveGenerator()})
+    engine = Engine(
+        settings, index.embedder, index, RecordStore(settings.records_path), {"extractive": ExtractiveGenerator()}
+    )
     return engine, root
 
 
@@ -144,7 +145,9 @@ def test_questions_during_an_ingest_see_old_or_new_state_never_a_mixture(kb):
     old_versions = engine.index.current_versions()
     for rel in DOCS:
         p = root / rel
-        p.write_text(p.read_text(encoding="utf-8") + "\n\n## CronJob 补充\n\nCronJob 的时间表语法补充说明。\n", encoding="utf-8")
+        p.write_text(
+            p.read_text(encoding="utf-8") + "\n\n## CronJob 补充\n\nCronJob 的时间表语法补充说明。\n", encoding="utf-8"
+        )
     seen: list[set[tuple[str, str]]] = []
     errors: list[BaseException] = []
     done = threading.Event()
@@ -186,7 +189,10 @@ def test_uploads_markdown_html_pdf_and_refused_names(tmp_path):
     index = KnowledgeIndex(settings, HashingEmbedder())
     files = [
         ("notes.md", "---\ntitle: 笔记\n---\n## 一\n\n上传的笔记内容。\n".encode()),
-        ("page.html", "<html><head><title>服务说明</title><script>alert(1)</script></head><body><h2>价格</h2><p>基础版免费。</p></body></html>".encode()),
+        (
+            "page.html",
+            "<html><head><title>服务说明</title><script>alert(1)</script></head><body><h2>价格</h2><p>基础版免费。</p></body></html>".encode(),
+        ),
         ("policy.pdf", bytes(pdf.output())),
         ("../../escape.md", "## x\n\n路径不能逃出上传目录。\n".encode()),
         ("virus.exe", b"MZ"),
@@ -201,7 +207,9 @@ def test_uploads_markdown_html_pdf_and_refused_names(tmp_path):
     html_chunks = [c for c in chunks if c.source_id == "page.html"]
     assert [c.heading_path for c in html_chunks] == [("服务说明", "价格")]
     assert "alert" not in " ".join(c.text for c in html_chunks)
-    pages = sorted((c.metadata.get("page"), c.metadata.get("page_end"), c.text) for c in chunks if c.source_id == "policy.pdf")
+    pages = sorted(
+        (c.metadata.get("page"), c.metadata.get("page_end"), c.text) for c in chunks if c.source_id == "policy.pdf"
+    )
     # one section over both pages (issue 29: a passage may run over a page break); each chunk knows its pages
     assert pages == [(1, 2, "Refunds are issued within 14 days.\n\nShipping costs are not refunded.")]
     assert all(c.uri is None for c in chunks), "uploads have no public URL"
@@ -209,7 +217,15 @@ def test_uploads_markdown_html_pdf_and_refused_names(tmp_path):
 
 @pytest.mark.parametrize(
     "name,expected",
-    [("a.md", "a.md"), ("dir/b.PDF", "b.PDF"), ("..\\..\\c.txt", "c.txt"), (".hidden.md", None), ("x.exe", None), ("", None), ("a\x00.md", None)],
+    [
+        ("a.md", "a.md"),
+        ("dir/b.PDF", "b.PDF"),
+        ("..\\..\\c.txt", "c.txt"),
+        (".hidden.md", None),
+        ("x.exe", None),
+        ("", None),
+        ("a\x00.md", None),
+    ],
 )
 def test_safe_name(name, expected):
     assert safe_name(name) == expected
@@ -219,7 +235,9 @@ def test_an_ingest_by_another_process_is_seen_by_the_running_app(kb):
     """The app keeps one KnowledgeIndex open; `python -m core ingest` writes through another."""
     engine, root = kb
     other = KnowledgeIndex(engine.settings, engine.embedder)
-    (root / "late.md").write_text("---\ntitle: 迟到的文档\n---\n## 唯一一节\n\n斑马线协议规定了跨集群握手的步骤。\n", encoding="utf-8")
+    (root / "late.md").write_text(
+        "---\ntitle: 迟到的文档\n---\n## 唯一一节\n\n斑马线协议规定了跨集群握手的步骤。\n", encoding="utf-8"
+    )
     assert ingest(other, [root], embed=False).results["late.md"] == "added"
     res = engine.retriever().retrieve("斑马线协议规定了什么？")
     assert [rc.chunk.source_id for rc in res.evidence][:1] == ["late.md"]

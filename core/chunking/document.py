@@ -127,9 +127,7 @@ def parse_markdown(
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:
-        raise IngestError(
-            f"{source_id}: text holds an unpaired surrogate at code point {exc.start}"
-        ) from exc
+        raise IngestError(f"{source_id}: text holds an unpaired surrogate at code point {exc.start}") from exc
     try:
         return _parse(text, source_id, dict(glossary or {}), uri, updated_at, max_chars)
     except IngestError:
@@ -137,9 +135,7 @@ def parse_markdown(
     except RecursionError as exc:
         raise IngestError(f"{source_id}: Markdown nested too deeply to parse") from exc
     except Exception as exc:  # noqa: BLE001 - map any parser failure
-        raise IngestError(
-            f"{source_id}: could not parse Markdown: {type(exc).__name__}: {exc}"
-        ) from exc
+        raise IngestError(f"{source_id}: could not parse Markdown: {type(exc).__name__}: {exc}") from exc
 
 
 def _parse(

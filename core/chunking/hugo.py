@@ -132,9 +132,7 @@ def _parse_shortcode(raw: str, body: str) -> Shortcode:
             kwargs.append((am.group("key"), val))
         else:
             args.append(val)
-    return Shortcode(
-        raw, m.group("name").lower(), bool(m.group("close")), escaped, tuple(args), tuple(kwargs)
-    )
+    return Shortcode(raw, m.group("name").lower(), bool(m.group("close")), escaped, tuple(args), tuple(kwargs))
 
 
 def extract_shortcodes(src: str) -> tuple[str, list[Shortcode]]:
@@ -212,8 +210,7 @@ class HugoContext:
                 return _SC_BRACES.sub("", sc.raw).replace("/*", "").replace("*/", "").strip()
             # A literal example shown on the site: keep it, as inline code.
             literal = (
-                sc.raw.replace("{{</*", "{{<").replace("*/>}}", ">}}")
-                .replace("{{%/*", "{{%").replace("*/%}}", "%}}")
+                sc.raw.replace("{{</*", "{{<").replace("*/>}}", ">}}").replace("{{%/*", "{{%").replace("*/%}}", "%}}")
             )
             return self.protect_code(f"`{literal}`")
         name = sc.name

@@ -202,9 +202,7 @@ class Walker:
             sticky = sticky and len(bare) <= 60
         elif self.items:
             self.items[-1].first_pending = False
-        self.section.blocks.append(
-            Block(text=text, joiner=self._joiner(), kind=kind, sticky=sticky, fence=fence)
-        )
+        self.section.blocks.append(Block(text=text, joiner=self._joiner(), kind=kind, sticky=sticky, fence=fence))
 
     # -- walk ----------------------------------------------------------------
 
@@ -361,6 +359,5 @@ class Walker:
                 lines.append("|" + "|".join(" --- " for _ in r) + "|")
         text = "\n".join(lines)
         if text.strip() and not self.ctx.skip:
-            self._add(text, "table", fence=(lines[0], lines[1]) if header_rows and len(lines) > 1
-                      else ("", ""))
+            self._add(text, "table", fence=(lines[0], lines[1]) if header_rows and len(lines) > 1 else ("", ""))
         return j + 1

@@ -110,9 +110,7 @@ def _hard_split(text: str, limit: int) -> list[str]:
     return out
 
 
-def _pack(
-    units: Iterable[str], target: int, limit: int, finer: Callable[[str], list[str]]
-) -> list[str]:
+def _pack(units: Iterable[str], target: int, limit: int, finer: Callable[[str], list[str]]) -> list[str]:
     """Greedy packing of ``units`` into strings of at most ``target`` code points
     (a single unit up to ``limit``); a unit over ``limit`` goes through ``finer``."""
     out: list[str] = []
@@ -168,8 +166,9 @@ def _split_table(block: Block, target: int, limit: int) -> list[str]:
         lines = lines[2:]
     head_len = sum(len(h) + 1 for h in head)
     units = [ln + "\n" for ln in lines]
-    bodies = _pack(units, max(1, target - head_len), max(1, limit - head_len),
-                   lambda u: _hard_split(u, max(1, limit - head_len)))
+    bodies = _pack(
+        units, max(1, target - head_len), max(1, limit - head_len), lambda u: _hard_split(u, max(1, limit - head_len))
+    )
     return ["\n".join(head + [b.rstrip("\n")]) if head else b.rstrip("\n") for b in bodies]
 
 
@@ -212,9 +211,7 @@ def section_texts(blocks: list[Block], max_chars: int, *, labels: Collection[str
             runs_on = b.kind == "text" and not _LIST_OR_QUOTE.match(b.text)
             joiner = "" if prev.text.strip() in labels and runs_on else "\n"
         combined = len(cur) + len(joiner) + len(b.text)
-        if combined <= target or (
-            (prev.sticky or len(cur.strip()) < min_standalone) and combined <= max_chars
-        ):
+        if combined <= target or ((prev.sticky or len(cur.strip()) < min_standalone) and combined <= max_chars):
             cur = cur + joiner + b.text
         else:
             out.append(cur)

@@ -14,22 +14,38 @@ def add_kb_argument(parser: argparse.ArgumentParser, *, many: bool) -> None:
     from core.models import DEFAULT_KB
 
     if many:
-        parser.add_argument("--kb", action="append", metavar="NAME", default=None,
-                            help=f"knowledge base to search; repeat for several (default: {DEFAULT_KB})")
+        parser.add_argument(
+            "--kb",
+            action="append",
+            metavar="NAME",
+            default=None,
+            help=f"knowledge base to search; repeat for several (default: {DEFAULT_KB})",
+        )
     else:
-        parser.add_argument("--kb", metavar="NAME", default=DEFAULT_KB,
-                            help=f"knowledge base (default: {DEFAULT_KB}; created when missing)")
+        parser.add_argument(
+            "--kb",
+            metavar="NAME",
+            default=DEFAULT_KB,
+            help=f"knowledge base (default: {DEFAULT_KB}; created when missing)",
+        )
 
 
 def add_user_argument(parser: argparse.ArgumentParser) -> None:
     """Add ``--user ID`` and ``--email ADDRESS`` to ``parser`` (see :func:`as_user`)."""
     parser.add_argument(
-        "--user", metavar="ID", type=_user_id, default=None,
+        "--user",
+        metavar="ID",
+        type=_user_id,
+        default=None,
         help="act as this signed-in user (the 32-hex opaque id of the answer store's user_id column): "
         "only the knowledge bases they may ask, only their answers and conversations",
     )
-    parser.add_argument("--email", metavar="ADDRESS", default=None,
-                        help="with --user: the user's verified e-mail, for access lists naming e-mails or @domains")
+    parser.add_argument(
+        "--email",
+        metavar="ADDRESS",
+        default=None,
+        help="with --user: the user's verified e-mail, for access lists naming e-mails or @domains",
+    )
 
 
 def _user_id(value: str) -> str:
@@ -117,8 +133,11 @@ def repair_vectors(engine) -> None:
     if written:
         print(f"note: 补齐了 {written} 个片段的向量（它们此前没有向量）。", file=sys.stderr)
     if left:
-        print(f"note: {left} 个片段的向量待补齐，运行 `python -m core ingest` 补齐；在此之前它们只用关键词检索，"
-              "其余片段照常用向量检索。", file=sys.stderr)
+        print(
+            f"note: {left} 个片段的向量待补齐，运行 `python -m core ingest` 补齐；在此之前它们只用关键词检索，"
+            "其余片段照常用向量检索。",
+            file=sys.stderr,
+        )
 
 
 def owner_note(engine) -> str | None:

@@ -10,7 +10,12 @@ import json
 import sys
 
 from core.cli._shared import (
-    add_kb_argument, add_user_argument, ensure_ingested, open_engine, owner_note, repair_vectors,
+    add_kb_argument,
+    add_user_argument,
+    ensure_ingested,
+    open_engine,
+    owner_note,
+    repair_vectors,
 )
 from core.errors import AppError
 
@@ -20,10 +25,14 @@ def register(sub) -> None:
     p = sub.add_parser("ask", help="answer a question ('-' reads one per line from stdin)")
     p.add_argument("question")
     p.add_argument("--json", action="store_true", help="print the AnswerRecord as JSON (JSON Lines for '-')")
-    p.add_argument("--generator", default=None, help="extractive (default), openai, gemini, gemini-search, gemini-file-search")
+    p.add_argument(
+        "--generator", default=None, help="extractive (default), openai, gemini, gemini-search, gemini-file-search"
+    )
     p.add_argument("--store", default=None, help="File Search store name for --generator gemini-file-search")
     p.add_argument(
-        "--conversation", default=None, metavar="ID",
+        "--conversation",
+        default=None,
+        metavar="ID",
         help="ask inside conversation ID (the chat page's ?c=): earlier questions of it are the history, "
         "and the answer joins it",
     )
@@ -39,7 +48,10 @@ def cmd_ask(args: argparse.Namespace) -> int:
     embedded, total = engine.index.dense_coverage()
     note = owner_note(engine)
     if note:
-        print(f"note: {note}向量相似度取自目录中缓存的向量（{embedded}/{total} 个片段有向量，其余只用关键词检索）。", file=sys.stderr)
+        print(
+            f"note: {note}向量相似度取自目录中缓存的向量（{embedded}/{total} 个片段有向量，其余只用关键词检索）。",
+            file=sys.stderr,
+        )
     if args.kb:  # an unknown or hidden name: one error and exit 1, not one per line (default always exists)
         engine.index.knowledge_bases.resolve(args.kb)
     if getattr(engine, "user", None) is not None:  # --user may not ask some of them: say so once
@@ -53,7 +65,10 @@ def cmd_ask(args: argparse.Namespace) -> int:
         history = engine.records.history(args.conversation) if args.conversation else ()
         try:
             record = engine.ask(
-                q, generator=args.generator, conversation_id=args.conversation, history=history,
+                q,
+                generator=args.generator,
+                conversation_id=args.conversation,
+                history=history,
                 knowledge_bases=args.kb,
             )
         except AppError as exc:  # the store itself failed: say so for this line, go on with the next
@@ -86,5 +101,7 @@ def _print_failed_line(question: str, exc: AppError, *, as_json: bool) -> None:
     shown = scrub(question)[0]
     print(f"error: {shown[:80]!r}: {exc}", file=sys.stderr)
     if as_json:  # keep JSON Lines aligned with the input: one object per question
-        print(json.dumps({"query": shown, "status": "error", "error": str(exc), "stored": False},
-                         ensure_ascii=False), flush=True)
+        print(
+            json.dumps({"query": shown, "status": "error", "error": str(exc), "stored": False}, ensure_ascii=False),
+            flush=True,
+        )

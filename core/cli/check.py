@@ -15,7 +15,7 @@ from core.cli._shared import add_kb_argument, add_user_argument, ensure_ingested
 def register(sub) -> None:
     """Add ``check`` to the ``python -m core`` subparsers ``sub``."""
     p = sub.add_parser("check", help="核查: verify a text against the knowledge base ('-': JSON Lines on stdin)")
-    p.add_argument("file", help="a UTF-8 text file, or '-' for JSON Lines {\"text\": \"…\"} on stdin")
+    p.add_argument("file", help='a UTF-8 text file, or \'-\' for JSON Lines {"text": "…"} on stdin')
     p.add_argument("--json", action="store_true", help="print the AnswerRecord as JSON (one line per record)")
     add_kb_argument(p, many=True)
     add_user_argument(p)
@@ -32,7 +32,7 @@ def _check_lines(stream) -> Iterator[str | dict]:
             if not isinstance(text, str):
                 raise TypeError("text is not a string")
         except (json.JSONDecodeError, KeyError, TypeError) as exc:
-            yield {"line": n, "error": f"第 {n} 行不是 {{\"text\": \"…\"}} 形式的 JSON：{exc}"}
+            yield {"line": n, "error": f'第 {n} 行不是 {{"text": "…"}} 形式的 JSON：{exc}'}
             continue
         yield text
 

@@ -32,8 +32,12 @@ def register(sub) -> None:
     p = sub.add_parser("embed-worker", help="embed pending chunks, shared with other workers")
     p.add_argument("--follow", action="store_true", help="keep running and embed new documents as they come")
     p.add_argument("--batch", type=int, default=CLAIM_BATCH, help=f"texts per claim (default {CLAIM_BATCH})")
-    p.add_argument("--lease", type=float, default=LEASE_SECONDS,
-                   help=f"seconds a claim is held before another worker may take it (default {LEASE_SECONDS:g})")
+    p.add_argument(
+        "--lease",
+        type=float,
+        default=LEASE_SECONDS,
+        help=f"seconds a claim is held before another worker may take it (default {LEASE_SECONDS:g})",
+    )
     p.set_defaults(func=cmd_embed_worker)
 
 
@@ -56,8 +60,14 @@ def cmd_embed_worker(args: argparse.Namespace) -> int:
         while True:
             # the primary model first: the second set joins retrieval only once complete (core.second_vectors)
             stored[embedder.name] += run_worker(
-                catalog, embedder, worker, batch=max(1, args.batch), lease=args.lease,
-                follow=args.follow and second is None, after_batch=copy, stats=stats,
+                catalog,
+                embedder,
+                worker,
+                batch=max(1, args.batch),
+                lease=args.lease,
+                follow=args.follow and second is None,
+                after_batch=copy,
+                stats=stats,
             )
             if copy is not None:
                 copy(True)
@@ -70,8 +80,10 @@ def cmd_embed_worker(args: argparse.Namespace) -> int:
     finally:
         catalog.close()
     for name, n in stored.items():
-        print(f"{n} vectors stored by {worker} ({name}) ready_at={ready_at:.3f} done_at={time.time():.3f} "
-              f"db_s={stats.get('db_s', 0.0):.3f} embed_s={stats.get('embed_s', 0.0):.3f}")
+        print(
+            f"{n} vectors stored by {worker} ({name}) ready_at={ready_at:.3f} done_at={time.time():.3f} "
+            f"db_s={stats.get('db_s', 0.0):.3f} embed_s={stats.get('embed_s', 0.0):.3f}"
+        )
     return 0
 
 

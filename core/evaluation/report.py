@@ -8,6 +8,7 @@ from typing import Any, Sequence
 
 from core.evaluation.metrics import RECALL_KS, mean_reciprocal_rank, percentile, ratio, recall_at
 
+
 def summarize(rows: Sequence[dict[str, Any]], config: dict[str, Any]) -> dict[str, Any]:
     """Aggregate per-question rows (as ``run_eval`` makes them) into the report dict."""
     ans = [r for r in rows if r["answerable"]]
@@ -68,7 +69,8 @@ def _kind_figures(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "n": len(rows),
         "answerable": len(ans),
         "no_evidence": round(ratio(sum(1 for r in rows if r["status"] == "no_evidence"), len(rows)) or 0.0, 4)
-        if rows else None,
+        if rows
+        else None,
         "gold_in_cited": share(ans, "gold_in_cited"),
         "gold_in_cited_any": share(ans, "gold_in_cited_any"),
         "cited_precision": share(answered, "gold_in_cited"),
@@ -84,7 +86,9 @@ def by_kind(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Figures per question ``kind`` plus ``overall`` (see module doc); shares 0..1 or None."""
     kinds = sorted({r.get("kind") or ("answerable" if r["answerable"] else "unanswerable") for r in rows})
     out = {
-        k: _kind_figures([r for r in rows if (r.get("kind") or ("answerable" if r["answerable"] else "unanswerable")) == k])
+        k: _kind_figures(
+            [r for r in rows if (r.get("kind") or ("answerable" if r["answerable"] else "unanswerable")) == k]
+        )
         for k in kinds
     }
     out["overall"] = _kind_figures(rows)
@@ -100,8 +104,11 @@ def goals(kinds: dict[str, dict[str, Any]], latency_median: float | None) -> dic
         "unanswerable_no_evidence": kinds.get("unanswerable", {}).get("no_evidence"),
         "cited_precision": overall.get("cited_precision"),
         "gold_in_cited": overall.get("gold_in_cited"),
-        **{f"gold_in_cited_{k}": kinds[k]["gold_in_cited"] for k in ("english", "followup", "paraphrase", "multi")
-           if k in kinds},
+        **{
+            f"gold_in_cited_{k}": kinds[k]["gold_in_cited"]
+            for k in ("english", "followup", "paraphrase", "multi")
+            if k in kinds
+        },
         "contains_gold": overall.get("contains_gold"),
         "latency_median_ms": latency_median,
     }
@@ -116,7 +123,9 @@ def format_table(report: dict[str, Any]) -> str:
     def pct(x: float | None) -> str:
         return "–" if x is None else f"{100 * x:.1f}%"
 
-    c, r, a, ci, ab, lat = (report[k] for k in ("config", "retrieval", "answer", "citations", "abstention", "latency_ms"))
+    c, r, a, ci, ab, lat = (
+        report[k] for k in ("config", "retrieval", "answer", "citations", "abstention", "latency_ms")
+    )
     n = report["counts"]
     lines = [
         f"questions {n['questions']} (answerable {n['answerable']}, unanswerable {n['unanswerable']}); "

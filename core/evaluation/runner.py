@@ -22,7 +22,6 @@ from core.retrieval import HybridRetriever, RetrievalResult
 log = logging.getLogger(__name__)
 
 
-
 class RecordingRetriever(HybridRetriever):
     """A ``HybridRetriever`` that also ranks down to ``depth`` >= ``top_k`` (for the
     retrieval metrics) and keeps its last result in ``last``; what it hands the
@@ -31,11 +30,23 @@ class RecordingRetriever(HybridRetriever):
     ``top_k`` do not depend on the depth)."""
 
     def __init__(
-        self, index: Any, *, top_k: int, evidence_threshold: float, use_dense: bool, depth: int,
+        self,
+        index: Any,
+        *,
+        top_k: int,
+        evidence_threshold: float,
+        use_dense: bool,
+        depth: int,
         knowledge_bases: Sequence[str] | None = None,
     ) -> None:
-        super().__init__(index, top_k=top_k, evidence_threshold=evidence_threshold, use_dense=use_dense, depth=depth,
-                         knowledge_bases=knowledge_bases)
+        super().__init__(
+            index,
+            top_k=top_k,
+            evidence_threshold=evidence_threshold,
+            use_dense=use_dense,
+            depth=depth,
+            knowledge_bases=knowledge_bases,
+        )
         self.visible_top_k = top_k
         self.last: RetrievalResult | None = None
 
@@ -130,8 +141,9 @@ def run_eval(
         try:
             gen = engine.generator(settings.generator)
         except AppError as exc:  # becomes an error record per question, as in the UI
-            log.warning("generator %r unavailable; every question gets an error record", settings.generator,
-                        exc_info=True)
+            log.warning(
+                "generator %r unavailable; every question gets an error record", settings.generator, exc_info=True
+            )
             gen = exc
         depth = max(metrics.RECALL_KS)
         retriever = RecordingRetriever(
@@ -150,7 +162,11 @@ def run_eval(
         for n, q in enumerate(questions, start=1):
             t0 = time.perf_counter()
             record = ask(
-                q.question, retriever=retriever, generator=gen, records=None, settings=settings,
+                q.question,
+                retriever=retriever,
+                generator=gen,
+                records=None,
+                settings=settings,
                 history=q.history if use_history else (),
             )
             elapsed = (time.perf_counter() - t0) * 1000
@@ -174,7 +190,9 @@ def run_eval(
             "tokenization": "jieba search mode (jieba-rs) + stopwords",
             "fusion": "rrf(k=60)" if use_dense else "bm25 only",
             "top_k": settings.top_k,
-            "evidence_threshold": "fitted per mode" if settings.evidence_threshold is None else settings.evidence_threshold,
+            "evidence_threshold": "fitted per mode"
+            if settings.evidence_threshold is None
+            else settings.evidence_threshold,
             "display_threshold": settings.display_threshold,
             "generator": settings.generator,
             "limit": limit,

@@ -84,7 +84,10 @@ def dev_sets(shared: Path) -> list[EvalSet]:
 
 
 def run_sets(
-    sets: Sequence[EvalSet], *, data_root: Path | None = None, run: Callable[..., dict[str, Any]] | None = None,
+    sets: Sequence[EvalSet],
+    *,
+    data_root: Path | None = None,
+    run: Callable[..., dict[str, Any]] | None = None,
     **options: Any,
 ) -> dict[str, Any]:
     """Run every set (``run_eval(set.questions, set.docs, data_dir=…, **options)``) and return
@@ -111,7 +114,9 @@ def shipped_fit() -> dict[str, Any] | None:
     except (OSError, ValueError):
         return None
     cv = fit.get("loco") or fit.get("cv")
-    return {"sets": fit.get("sets"), "scheme": "leave-one-corpus-out" if "loco" in fit else "cv", "cv": cv} if cv else None
+    return (
+        {"sets": fit.get("sets"), "scheme": "leave-one-corpus-out" if "loco" in fit else "cv", "cv": cv} if cv else None
+    )
 
 
 def _goal(value: float | None, target: float, *, at_most: bool = False) -> dict[str, Any]:
@@ -129,7 +134,8 @@ def set_goals(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
     direct = [r for r in rows if r["answerable"] and r.get("kind") != "paraphrase"]
     if direct:
         out["answerable_no_evidence"] = _goal(
-            round(sum(1 for r in direct if r["status"] == "no_evidence") / len(direct), 4), 0.15, at_most=True)
+            round(sum(1 for r in direct if r["status"] == "no_evidence") / len(direct), 4), 0.15, at_most=True
+        )
     overall = kinds.get("overall") or {}
     if overall.get("cited_precision") is not None:
         out["cited_precision"] = _goal(overall["cited_precision"], 0.90)
@@ -137,15 +143,18 @@ def set_goals(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
         if kind in kinds:
             out[f"gold_in_cited_{kind}"] = _goal(kinds[kind]["gold_in_cited"], target)
     if "paraphrase" in kinds and kinds["paraphrase"].get("recall@5") is not None:
-        out["gold_in_cited_paraphrase"] = _goal(kinds["paraphrase"]["gold_in_cited"],
-                                                round(0.8 * kinds["paraphrase"]["recall@5"], 4))
+        out["gold_in_cited_paraphrase"] = _goal(
+            kinds["paraphrase"]["gold_in_cited"], round(0.8 * kinds["paraphrase"]["recall@5"], 4)
+        )
     if (report.get("config") or {}).get("documents") == 1:
         ans = [r for r in rows if r["answerable"]]
         un = [r for r in rows if not r["answerable"]]
         out["single_all_answered"] = _goal(
-            round(sum(1 for r in ans if r["status"] != "no_evidence") / len(ans), 4) if ans else None, 1.0)
+            round(sum(1 for r in ans if r["status"] != "no_evidence") / len(ans), 4) if ans else None, 1.0
+        )
         out["single_all_refused"] = _goal(
-            round(sum(1 for r in un if r["status"] == "no_evidence") / len(un), 4) if un else None, 1.0)
+            round(sum(1 for r in un if r["status"] == "no_evidence") / len(un), 4) if un else None, 1.0
+        )
     has_kinds = any(k not in ("answerable", "unanswerable", "overall") for k in kinds)
     if has_kinds:
         out["answered_contains_gold"] = _goal(overall.get("answered_contains_gold"), 0.85)
@@ -160,8 +169,16 @@ def set_goals(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return out
 
 
-_COLS = ("n", "no_evidence", "gold_in_cited", "cited_precision", "recall@5", "contains_gold",
-         "answered_contains_gold", "answered_first_contains_gold")
+_COLS = (
+    "n",
+    "no_evidence",
+    "gold_in_cited",
+    "cited_precision",
+    "recall@5",
+    "contains_gold",
+    "answered_contains_gold",
+    "answered_first_contains_gold",
+)
 _HEAD = ("n", "no_ev", "gold∈cited", "cited_prec", "R@5", "ans⊇gold", "answered⊇gold", "first⊇gold")
 
 
@@ -180,8 +197,10 @@ def format_sets_table(result: dict[str, Any]) -> str:
             cells = [str(fig["n"])] + [pct(fig.get(col)) for col in _COLS[1:]]
             lines.append(f"{name:<14}{kind:<13}" + "".join(f"{x:>15}" for x in cells))
         lat = report.get("latency_ms") or {}
-        lines.append(f"{'':<14}({c.get('documents')} documents, {c.get('chunks')} chunks, dense {c.get('dense_coverage')}, "
-                     f"latency median {lat.get('median')} ms)")
+        lines.append(
+            f"{'':<14}({c.get('documents')} documents, {c.get('chunks')} chunks, dense {c.get('dense_coverage')}, "
+            f"latency median {lat.get('median')} ms)"
+        )
     lines += ["", "goals"]
     for name, goals in result["goals"].items():
         marks = []

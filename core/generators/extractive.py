@@ -45,7 +45,10 @@ from core.aspects import DRAWBACK_EVIDENCE, asks_drawback, is_limits_section, wi
 from core.generators.base import Generator, OnText
 from core.generators.compare import Side, compared_sides, is_about, missing_note
 from core.generators.question_types import (  # noqa: F401 (has_wanted, question_wants re-exported)
-    forms_answered, has_wanted, question_forms, question_wants,
+    forms_answered,
+    has_wanted,
+    question_forms,
+    question_wants,
 )
 from core.lexical import STOPWORDS, tokenize
 from core.models import Draft, DraftSupport, RetrievedChunk
@@ -62,7 +65,9 @@ _LEAD_IN = ("：", ":", "，", ",")
 _MIN_CHARS = 6
 _MAX_CHARS = 300
 # Sentences that only point elsewhere.
-_FILLER = re.compile(r"^(?:请)?(?:阅读|参阅|参见|参考|查看|浏览|访问|进一步了解|了解更多|更多信息|更多细节|有关.{0,30}?(?:请|可)?参阅|See |Read |Learn more)")
+_FILLER = re.compile(
+    r"^(?:请)?(?:阅读|参阅|参见|参考|查看|浏览|访问|进一步了解|了解更多|更多信息|更多细节|有关.{0,30}?(?:请|可)?参阅|See |Read |Learn more)"
+)
 # Short sentences that announce a block which follows (the block is not quoted).
 _POINTER = re.compile(r"以下|如下|下面|下列|the following", re.IGNORECASE)
 _POINTER_MAX = 20
@@ -73,18 +78,18 @@ _CONNECTIVE = re.compile(
 # Pronouns: fine at the start of a chunk (the heading names the subject), else need the predecessor.
 _PRONOUN = re.compile(r"^(?:这|那些|那个|该|此|它|其|他们|上述|以上|后者|前者)")
 #: Added to a sentence's relevance when it has what the question type asks for (a number or date
-#: for 多少/几/何时, a person for 谁, a place for 哪里); measured on CMRC dev (README).
+#: for 多少/几/何时, a person for 谁, a place for 哪里); measured on CMRC dev (docs/measurements.md).
 TYPE_BONUS = 0.15
 #: Added, for a question for drawbacks, to a sentence that states one or sits in a limits section
-#: (``core.aspects``); no dev question asks for drawbacks (set on the probe questions in the README).
+#: (``core.aspects``); no dev question asks for drawbacks (set on the probe questions in docs/measurements.md).
 DRAWBACK_BONUS = 0.3
 #: Added for each form of the question a sentence answers in kind (``core.generators.question_types``):
 #: a yes/no question and a sentence that says no or only (不/无法/仅…), a question about a case
-#: (如果/要是…) and a sentence that states one. Measured on every dev set (README, issue 27).
+#: (如果/要是…) and a sentence that states one. Measured on every dev set (docs/measurements.md, issue 27).
 FORM_BONUS = 0.1
 #: A part of a several-part question counts as answered when a chosen sentence scores at least this
 #: share of the part's best sentence; the whole question's relevance joins a part's at this weight
-#: (``ExtractiveGenerator._cover_parts``; measured on every dev set, README, issue 27).
+#: (``ExtractiveGenerator._cover_parts``; measured on every dev set, docs/measurements.md, issue 27).
 PART_COVERED = 0.8
 PART_CONTEXT = 0.3
 
@@ -206,8 +211,9 @@ class ExtractiveGenerator(Generator):
         if scoring is None:
             return Draft(parts=("",), supports=(), generator=self.info)
         cands, previous, relevance = scoring.cands, scoring.previous, scoring.relevance
-        units = self._select(sorted(scoring.pool, key=lambda c: (-relevance(c), c.chunk_index, c.position)),
-                             previous, relevance)
+        units = self._select(
+            sorted(scoring.pool, key=lambda c: (-relevance(c), c.chunk_index, c.position)), previous, relevance
+        )
         if units and scoring.wants & {"reason", "effect"}:
             _continue_lead(units, previous, scoring.wants)
         if units:
@@ -215,8 +221,9 @@ class ExtractiveGenerator(Generator):
         note = _cover_both_sides(question, units, cands, chunks, previous, relevance) if units else ""
         return self._draft(units, chunks, relevance, note)
 
-    def _cover_parts(self, question: str, chunks: Sequence[RetrievedChunk], units: list[list[_Candidate]],
-                     scoring: "_Scoring") -> None:
+    def _cover_parts(
+        self, question: str, chunks: Sequence[RetrievedChunk], units: list[list[_Candidate]], scoring: "_Scoring"
+    ) -> None:
         """For a question with several parts (``question_parts``: "…能一起用吗？另外，…会怎样？"): a part
         that no chosen sentence answers as well as ``PART_COVERED`` of its best sentence gets that best
         sentence as a unit of its own. A part is scored as a question of its own (its words, type and
@@ -287,7 +294,7 @@ class ExtractiveGenerator(Generator):
 
         def relevance(c: _Candidate) -> float:
             # question terms in the sentence, plus half weight for those only in its heading path
-            # (measured: CMRC answers containing gold 78.8% → 82.7%, k8s-dev unchanged; README)
+            # (measured: CMRC answers containing gold 78.8% → 82.7%, k8s-dev unchanged; docs/measurements.md)
             p = parts(c)
             score = p["cov"] + 0.5 * p["head"] + 0.15 * p["rank"] + TYPE_BONUS * p["typ"] + FORM_BONUS * p["form"]
             if drawback and (limits[c.chunk_index] or DRAWBACK_EVIDENCE.search(c.text)):
@@ -299,8 +306,9 @@ class ExtractiveGenerator(Generator):
             # nothing in the sentences matches the question's words (e.g. an English question over
             # Chinese text): the opening sentence of the best-ranked chunk that has one standing on
             # its own (a chunk of commands and announcements may have none), which retrieval chose
-            first = min((c for c in cands if not c.needs_previous), key=lambda c: (c.chunk_index, c.position),
-                        default=None)
+            first = min(
+                (c for c in cands if not c.needs_previous), key=lambda c: (c.chunk_index, c.position), default=None
+            )
             pool = [first] if first is not None else []
         return _Scoring(cands, previous, relevance, parts, pool, wants)
 
@@ -369,7 +377,8 @@ _CJK_END = re.compile(r"[\u3400-\u9fff。！？；：，、）」』”]$")
 
 
 def _candidates(
-    chunks: Sequence[RetrievedChunk], lead_ins: bool = False,
+    chunks: Sequence[RetrievedChunk],
+    lead_ins: bool = False,
 ) -> tuple[list[_Candidate], dict[tuple[int, int], _Candidate]]:
     """Usable sentences of the chunks, and every sentence by (chunk index, order) for predecessors
     (``lead_ins``: as :func:`split_sentences`)."""
@@ -398,7 +407,9 @@ def _unit(c: _Candidate, previous: dict[tuple[int, int], _Candidate], depth: int
     return None if head is None else [*head, c]
 
 
-def _continue_lead(units: list[list[_Candidate]], previous: dict[tuple[int, int], _Candidate], wants: frozenset[str]) -> None:
+def _continue_lead(
+    units: list[list[_Candidate]], previous: dict[tuple[int, int], _Candidate], wants: frozenset[str]
+) -> None:
     """For a why / what-effect question whose lead sentence restates the question without the
     reason or effect: the next sentence of its chunk joins the lead when it gives one
     ("“弗赖永”这个名称源于…意为自由。这是因为修道院拥有…特权。"). Mutates ``units``."""
@@ -427,7 +438,7 @@ def _cover_both_sides(question, units, cands, chunks, previous, relevance) -> st
     missing: list[str] = []
     for side, other in (sides, sides[::-1]):
 
-        def about(c: _Candidate) -> bool:
+        def about(c: _Candidate, side: Side = side, other: Side = other) -> bool:
             return is_about(side, other, c.text, headings[c.chunk_index])
 
         if any(about(c) for u in units for c in u):

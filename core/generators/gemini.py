@@ -73,18 +73,29 @@ from core.errors import (
     QuotaError,
 )
 from core.generators.base import Generator, OnText
-from core.generators.gemini_parse import GroundedStream, draft_from_response, response_text
 from core.generators.evidence import (
-    QUERY_REWRITE_INSTRUCTION, build_evidence_prompt, evidence_system_instruction, first_query_line,
+    QUERY_REWRITE_INSTRUCTION,
+    build_evidence_prompt,
+    evidence_system_instruction,
+    first_query_line,
 )
+from core.generators.gemini_parse import GroundedStream, draft_from_response, response_text
 from core.generators.gemini_prompt import SEARCH_SYSTEM_INSTRUCTION
 from core.generators.gemini_structured import draft_from_structured_text
 from core.generators.structured import StructuredAnswer, StructuredStreamPreview
 from core.models import Draft, RetrievedChunk
 
 __all__ = [
-    "GeminiGenerator", "GeminiSearchGenerator", "GeminiFileSearchGenerator", "make_gemini_generator",
-    "default_retry_options", "new_client", "map_error", "api_error_details", "PROVIDER_ERRORS", "RetryOptions",
+    "GeminiGenerator",
+    "GeminiSearchGenerator",
+    "GeminiFileSearchGenerator",
+    "make_gemini_generator",
+    "default_retry_options",
+    "new_client",
+    "map_error",
+    "api_error_details",
+    "PROVIDER_ERRORS",
+    "RetryOptions",
 ]
 
 logger = logging.getLogger(__name__)
@@ -94,15 +105,15 @@ try:  # google-genai 3.x sends through httpx2 (an httpx fork); map both
 except ImportError:  # pragma: no cover
     httpx2 = None
 
-_TIMEOUT_EXC: tuple[type[BaseException], ...] = tuple(
-    m.TimeoutException for m in (httpx, httpx2) if m is not None
-)
-_TRANSPORT_EXC: tuple[type[BaseException], ...] = tuple(
-    m.TransportError for m in (httpx, httpx2) if m is not None
-)
+_TIMEOUT_EXC: tuple[type[BaseException], ...] = tuple(m.TimeoutException for m in (httpx, httpx2) if m is not None)
+_TRANSPORT_EXC: tuple[type[BaseException], ...] = tuple(m.TransportError for m in (httpx, httpx2) if m is not None)
 # Everything the SDK and its HTTP stack raise for a failed call (``map_error`` maps each).
 PROVIDER_ERRORS: tuple[type[BaseException], ...] = (
-    genai_errors.APIError, *_TIMEOUT_EXC, *_TRANSPORT_EXC, ConnectionError, TimeoutError,
+    genai_errors.APIError,
+    *_TIMEOUT_EXC,
+    *_TRANSPORT_EXC,
+    ConnectionError,
+    TimeoutError,
 )
 
 RetryOptions = types.HttpRetryOptions
@@ -200,9 +211,7 @@ def map_error(exc: BaseException, model: str | None) -> GenerationError | None:
                 f"Set {env_var('gemini_model')} to an available model, e.g. {DEFAULT_MODEL}."
             )
         if code is not None and 500 <= code < 600:
-            return GenerationError(
-                f"The Gemini service failed (HTTP {code}: {msg}) after retrying. Try again later."
-            )
+            return GenerationError(f"The Gemini service failed (HTTP {code}: {msg}) after retrying. Try again later.")
         return GenerationError(f"Gemini rejected the request (HTTP {code}: {msg}).")
     if isinstance(exc, _TIMEOUT_EXC):
         return GeneratorTimeoutError(
@@ -268,7 +277,10 @@ class _GeminiBase(Generator):
             self.model = model
         if client is None:
             client = new_client(
-                api_key, http_options=http_options, base_url=base_url, timeout_s=timeout_s,
+                api_key,
+                http_options=http_options,
+                base_url=base_url,
+                timeout_s=timeout_s,
                 retry_options=retry_options,
             )
         self._client = client
@@ -430,6 +442,4 @@ def make_gemini_generator(name: str, settings: Settings, **kwargs: Any) -> Gener
     if name == "gemini-file-search":
         store = kwargs.pop("file_search_store", None) or settings.gemini_file_search_store
         return GeminiFileSearchGenerator(file_search_store=store, **kwargs)
-    raise GenerationError(
-        f"unknown Gemini generator {name!r}; use 'gemini', 'gemini-search' or 'gemini-file-search'"
-    )
+    raise GenerationError(f"unknown Gemini generator {name!r}; use 'gemini', 'gemini-search' or 'gemini-file-search'")

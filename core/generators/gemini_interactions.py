@@ -14,7 +14,12 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from core.generators.gemini_parse import (
-    blocked_draft, file_source_metadata, grounding_notes, make_retrieved, short_hash, web_source,
+    blocked_draft,
+    file_source_metadata,
+    grounding_notes,
+    make_retrieved,
+    short_hash,
+    web_source,
 )
 from core.models import Draft, DraftSupport, GeneratorInfo, RetrievedChunk
 

@@ -239,9 +239,7 @@ def draft_from_grounded_parts(
         orig_part = _get(seg, "part_index") or 0
         part = index_map.get(orig_part, len(kept) + orig_part)
         indices = list(_get(gs, "grounding_chunk_indices") or ())
-        ids = tuple(
-            dict.fromkeys(ids_by_index.get(ci, f"gemini:invalid-chunk-index:{ci}") for ci in indices)
-        )
+        ids = tuple(dict.fromkeys(ids_by_index.get(ci, f"gemini:invalid-chunk-index:{ci}") for ci in indices))
         scores = _get(gs, "confidence_scores")
         score = max(scores) if scores and len(scores) == len(indices) else None
         supports.append(
@@ -275,7 +273,8 @@ def grounding_notes(metadata: Any, supports: Sequence[DraftSupport], text: str) 
     n_chunks = len(_get(metadata, "grounding_chunks") or ())
     return (
         AuditEntry(
-            action="flagged", reason=GROUNDING_NO_SUPPORTS,
+            action="flagged",
+            reason=GROUNDING_NO_SUPPORTS,
             detail={"kind": "grounding_no_supports", "grounding_chunks": n_chunks},
         ),
     )
@@ -380,6 +379,9 @@ class GroundedStream:
     def draft(self, info: GeneratorInfo) -> Draft:
         """The final ``Draft`` of everything fed (see ``draft_from_grounded_parts``)."""
         return draft_from_grounded_parts(
-            [(t, th) for t, th in self._merged], self._metadata, info,
-            finish_reason=self._finish, block_reason=self._block,
+            [(t, th) for t, th in self._merged],
+            self._metadata,
+            info,
+            finish_reason=self._finish,
+            block_reason=self._block,
         )

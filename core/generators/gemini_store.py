@@ -213,8 +213,11 @@ def create_file_search_store(
                     failed.append((source_id, reason))
                 elif not getattr(op, "done", False):
                     failed.append(
-                        (source_id, f"import not finished after {timeout_s:g} s "
-                         f"(operation {getattr(op, 'name', '?')}); it may still complete")
+                        (
+                            source_id,
+                            f"import not finished after {timeout_s:g} s "
+                            f"(operation {getattr(op, 'name', '?')}); it may still complete",
+                        )
                     )
                 else:
                     response = getattr(op, "response", None)

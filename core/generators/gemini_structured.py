@@ -13,8 +13,9 @@ from core.generators.structured import draft_from_structured, parse_structured_a
 from core.models import Draft, GeneratorInfo
 
 
-def draft_from_structured_text(raw: str, info: GeneratorInfo, *, finish_reason: Any = None,
-                               block_reason: Any = None) -> Draft:
+def draft_from_structured_text(
+    raw: str, info: GeneratorInfo, *, finish_reason: Any = None, block_reason: Any = None
+) -> Draft:
     """The ``Draft`` of a whole mode-1 reply: ``raw`` is the joined non-thought
     text of candidate 0 (JSON), ``finish_reason`` / ``block_reason`` the SDK
     enums (or names). A blocked prompt or a safety/recitation finish gives
@@ -27,16 +28,13 @@ def draft_from_structured_text(raw: str, info: GeneratorInfo, *, finish_reason: 
     if reason in BLOCK_FINISH_REASONS:
         return blocked_draft(info, reason)
     if not raw.strip():
-        raise GenerationError(
-            f"Gemini returned an empty answer (finish reason {reason or 'unknown'}). Try again."
-        )
+        raise GenerationError(f"Gemini returned an empty answer (finish reason {reason or 'unknown'}). Try again.")
     try:
         answer = parse_structured_answer(raw, "Gemini")
     except GenerationError:
         if reason == "MAX_TOKENS":
             raise GenerationError(
-                "Gemini's answer was cut off at the output token limit (MAX_TOKENS). "
-                "Ask a narrower question."
+                "Gemini's answer was cut off at the output token limit (MAX_TOKENS). Ask a narrower question."
             ) from None
         raise
     return draft_from_structured(answer, info)

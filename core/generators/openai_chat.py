@@ -58,10 +58,17 @@ from core.errors import (
 )
 from core.generators.base import Generator, OnText
 from core.generators.evidence import (
-    build_evidence_prompt, evidence_system_instruction, first_query_line, history_messages, query_rewrite_messages,
+    build_evidence_prompt,
+    evidence_system_instruction,
+    first_query_line,
+    history_messages,
+    query_rewrite_messages,
 )
 from core.generators.structured import (
-    StructuredAnswer, StructuredStreamPreview, draft_from_structured, parse_structured_answer,
+    StructuredAnswer,
+    StructuredStreamPreview,
+    draft_from_structured,
+    parse_structured_answer,
 )
 from core.models import Draft, RetrievedChunk
 
@@ -122,9 +129,7 @@ def map_error(exc: BaseException, model: str, base_url: str) -> GenerationError 
         return None
     code, msg = exc.status_code, str(getattr(exc, "message", None) or exc)
     if isinstance(exc, (openai.AuthenticationError, openai.PermissionDeniedError)):
-        return AuthenticationError(
-            f"模型服务拒绝了密钥（HTTP {code}：{msg}）。请检查 {env_var('openai_api_key')}。"
-        )
+        return AuthenticationError(f"模型服务拒绝了密钥（HTTP {code}：{msg}）。请检查 {env_var('openai_api_key')}。")
     if isinstance(exc, openai.NotFoundError):
         return GenerationError(
             f"模型服务 {base_url} 没有模型 {model!r}（HTTP 404：{msg}）。请把 {env_var('llm_model')} "
@@ -175,7 +180,10 @@ class OpenAIChatGenerator(Generator):
         #: the ``RESPONSE_FORMATS`` still to try, the one sent first (empty: send none)
         self.formats: list[str] = list(RESPONSE_FORMATS)
         self._client = client or openai.OpenAI(
-            base_url=self.base_url, api_key=api_key or PLACEHOLDER_KEY, timeout=timeout_s, max_retries=max_retries,
+            base_url=self.base_url,
+            api_key=api_key or PLACEHOLDER_KEY,
+            timeout=timeout_s,
+            max_retries=max_retries,
         )
 
     def messages(
@@ -193,7 +201,10 @@ class OpenAIChatGenerator(Generator):
         None for an empty reply. Raises the ``GenerationError`` subclasses of ``map_error``."""
         with self._provider_errors():
             resp = self._client.chat.completions.create(
-                model=self.model, messages=query_rewrite_messages(question, history), temperature=0, max_tokens=128,
+                model=self.model,
+                messages=query_rewrite_messages(question, history),
+                temperature=0,
+                max_tokens=128,
             )
         return first_query_line(resp.choices[0].message.content if resp.choices else None)
 
@@ -205,8 +216,13 @@ class OpenAIChatGenerator(Generator):
             mapped = map_error(exc, self.model, self.base_url)
             if mapped is None:
                 raise
-            logger.warning("OpenAI-compatible call failed (%s, model %s): %s", self.base_url, self.model,
-                           type(exc).__name__, exc_info=True)
+            logger.warning(
+                "OpenAI-compatible call failed (%s, model %s): %s",
+                self.base_url,
+                self.model,
+                type(exc).__name__,
+                exc_info=True,
+            )
             raise mapped from exc
 
     def _create(self, messages: list[dict[str, str]], stream: bool, chunk_ids: Sequence[str] = ()) -> Any:
@@ -218,17 +234,26 @@ class OpenAIChatGenerator(Generator):
         while self.formats:
             try:
                 return self._client.chat.completions.create(
-                    model=self.model, messages=messages, response_format=response_format(self.formats[0], chunk_ids),
-                    temperature=self.temperature, stream=stream, **extra,
+                    model=self.model,
+                    messages=messages,
+                    response_format=response_format(self.formats[0], chunk_ids),
+                    temperature=self.temperature,
+                    stream=stream,
+                    **extra,
                 )
             except openai.APIStatusError as exc:
                 if not _rejects_format(exc):
                     raise
-                logger.info("%s rejected response_format %s; trying the next form: %s",
-                            self.base_url, self.formats[0], exc)
+                logger.info(
+                    "%s rejected response_format %s; trying the next form: %s", self.base_url, self.formats[0], exc
+                )
                 self.formats.pop(0)
         return self._client.chat.completions.create(
-            model=self.model, messages=messages, temperature=self.temperature, stream=stream, **extra,
+            model=self.model,
+            messages=messages,
+            temperature=self.temperature,
+            stream=stream,
+            **extra,
         )
 
     def generate(self, question, chunks, history=(), on_text: OnText | None = None) -> Draft:
@@ -266,8 +291,12 @@ class OpenAIChatGenerator(Generator):
 
     def _draft(self, raw: str, finish: str | None) -> Draft:
         if finish == "content_filter":
-            return Draft(parts=(), generator=self.info, status="blocked",
-                         message="模型服务的内容过滤拦截了这个回答（finish reason content_filter）。请换个问法。")
+            return Draft(
+                parts=(),
+                generator=self.info,
+                status="blocked",
+                message="模型服务的内容过滤拦截了这个回答（finish reason content_filter）。请换个问法。",
+            )
         if not raw.strip():
             raise GenerationError(f"模型 {self.model} 返回了空回答（finish reason {finish or 'unknown'}）。请重试。")
         try:

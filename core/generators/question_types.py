@@ -22,12 +22,19 @@ _NUMBER_QUESTION = re.compile(
 _PERSON_QUESTION = re.compile(r"谁|哪位|哪一位|什么人|哪个人|\bwho\b", re.IGNORECASE)
 _PLACE_QUESTION = re.compile(r"哪里|哪儿|在哪|何地|何处|什么地方|哪个(?:国家|城市|省|地区)|\bwhere\b", re.IGNORECASE)
 _REASON_QUESTION = re.compile(r"为什么|为何|什么原因|何故|原因是|\bwhy\b", re.IGNORECASE)
-_EFFECT_QUESTION = re.compile(r"(?:什么|怎样|怎么样|哪些|何种|有何)的?(?:影响|后果|结果)|影响是|后果是|\b(?:effect|impact|consequence)s?\b", re.IGNORECASE)
+_EFFECT_QUESTION = re.compile(
+    r"(?:什么|怎样|怎么样|哪些|何种|有何)的?(?:影响|后果|结果)|影响是|后果是|\b(?:effect|impact|consequence)s?\b",
+    re.IGNORECASE,
+)
 # A sentence that gives a reason / an effect (for why / what-effect questions).
 _HAS_REASON = re.compile(r"因为|由于|之所以|原因|是为了|以便|\bbecause\b|\bdue to\b", re.IGNORECASE)
-_HAS_EFFECT = re.compile(r"引起|导致|造成|使得|致使|以致|从而|结果|\b(?:leads? to|causes?|results? in)\b", re.IGNORECASE)
+_HAS_EFFECT = re.compile(
+    r"引起|导致|造成|使得|致使|以致|从而|结果|\b(?:leads? to|causes?|results? in)\b", re.IGNORECASE
+)
 # A number or date in a sentence: digits, or Chinese numerals with a unit or a date word.
-_HAS_NUMBER = re.compile(r"\d|[二三四五六七八九十两百千万亿〇零][一二三四五六七八九十两百千万亿〇零]*\s*(?:个|次|秒|分钟|小时|天|周|年|月|日|岁|种|名|位|层|届|倍|米|公里|公斤|%)|[一]\s*(?:秒|分钟|小时|天|周|年|月|日|岁|倍|米|公里|公斤)")
+_HAS_NUMBER = re.compile(
+    r"\d|[二三四五六七八九十两百千万亿〇零][一二三四五六七八九十两百千万亿〇零]*\s*(?:个|次|秒|分钟|小时|天|周|年|月|日|岁|种|名|位|层|届|倍|米|公里|公斤|%)|[一]\s*(?:秒|分钟|小时|天|周|年|月|日|岁|倍|米|公里|公斤)"
+)
 
 
 # The form of a question (``question_forms``), and a sentence that answers in that form.
@@ -40,8 +47,9 @@ _CASE_QUESTION = re.compile(r"如果|要是|假如|假设|万一|倘若|一旦|�
 # A sentence that says no, not or only (the answer to most yes/no questions a document settles).
 _SAYS_NO_OR_ONLY = re.compile(r"不|没有|无法|未|仅|只|禁止|\bnot\b|\bonly\b|\bnever\b|\bcannot\b|n't\b", re.IGNORECASE)
 # A sentence that states a case and what follows in it.
-_STATES_CASE = re.compile(r"如果|若|假如|倘若|一旦|只要|只有|否则|除非|当.{0,40}?时|\bif\b|\bwhen\b|\bunless\b",
-                          re.IGNORECASE)
+_STATES_CASE = re.compile(
+    r"如果|若|假如|倘若|一旦|只要|只有|否则|除非|当.{0,40}?时|\bif\b|\bwhen\b|\bunless\b", re.IGNORECASE
+)
 
 
 def question_forms(question: str) -> frozenset[str]:

@@ -42,17 +42,26 @@ def _openai(s: Any) -> bool:
 REGISTRY: tuple[GeneratorEntry, ...] = (
     GeneratorEntry("extractive", "离线抽取式（无需密钥）", None, lambda s: True),
     GeneratorEntry(
-        "openai", "OpenAI 兼容模型（{model}）", "llm_model", _openai,
+        "openai",
+        "OpenAI 兼容模型（{model}）",
+        "llm_model",
+        _openai,
         "设置 OPENAI_BASE_URL（本地服务如 Ollama）或 OPENAI_API_KEY，以及 YINZHENG_LLM_MODEL 后可启用 OpenAI 兼容模型。",
     ),
     GeneratorEntry(
-        "gemini", "Gemini 基于知识库（{model}）", "gemini_model", _gemini,
+        "gemini",
+        "Gemini 基于知识库（{model}）",
+        "gemini_model",
+        _gemini,
         "设置环境变量 GEMINI_API_KEY（或在 .streamlit/secrets.toml 中）后可启用 Gemini 生成。",
     ),
     GeneratorEntry("gemini-search", "Gemini + Google 搜索（{model}）", "gemini_model", _gemini),
     GeneratorEntry(
-        "gemini-file-search", "Gemini + File Search（{model}）", "gemini_model",
-        lambda s: _gemini(s) and bool(s.gemini_file_search_store), reads_knowledge_bases=True,
+        "gemini-file-search",
+        "Gemini + File Search（{model}）",
+        "gemini_model",
+        lambda s: _gemini(s) and bool(s.gemini_file_search_store),
+        reads_knowledge_bases=True,
     ),
 )
 

@@ -214,5 +214,3 @@ class StructuredStreamPreview:
         delta = visible[len(self.emitted) :]
         self.emitted = visible
         return delta
-
-

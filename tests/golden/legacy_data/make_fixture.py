@@ -18,11 +18,11 @@ from pathlib import Path
 import core
 from core.config import Settings
 from core.embeddings import HashingEmbedder
-from core.pipeline import Engine
+from core.generators.extractive import ExtractiveGenerator
 from core.index import KnowledgeIndex
 from core.ingest import ingest
+from core.pipeline import Engine
 from core.records import RecordStore
-from core.generators.extractive import ExtractiveGenerator
 
 assert "knowledge_bases" not in Path(core.__file__).with_name("models.py").read_text(), "run with the old code"
 out = Path(sys.argv[1])
@@ -32,7 +32,9 @@ with tempfile.TemporaryDirectory() as tmp:
     embedder = HashingEmbedder()
     index = KnowledgeIndex(settings, embedder)
     ingest(index, [here / "docs"], embed=True)
-    engine = Engine(settings, embedder, index, RecordStore(settings.records_path), {"extractive": ExtractiveGenerator()})
+    engine = Engine(
+        settings, embedder, index, RecordStore(settings.records_path), {"extractive": ExtractiveGenerator()}
+    )
     record = engine.ask("CronJob 的时区默认是什么？")
     assert record.status == "answered", record
     index.close()

@@ -29,29 +29,48 @@ _TEXT_KEY = sa.Text().with_variant(sa.Text(collation="C"), "postgresql")
 
 def _tables() -> dict[str, list[sa.Column]]:
     return {
-        "embeddings": [sa.Column("model", sa.Text, primary_key=True), sa.Column("text_sha256", sa.Text, primary_key=True),
-                       sa.Column("vector", sa.LargeBinary, nullable=False)],
-        "lexical_terms": [sa.Column("tokenizer", sa.Text, primary_key=True),
-                          sa.Column("text_sha256", sa.Text, primary_key=True), sa.Column("terms", sa.Text, nullable=False)],
+        "embeddings": [
+            sa.Column("model", sa.Text, primary_key=True),
+            sa.Column("text_sha256", sa.Text, primary_key=True),
+            sa.Column("vector", sa.LargeBinary, nullable=False),
+        ],
+        "lexical_terms": [
+            sa.Column("tokenizer", sa.Text, primary_key=True),
+            sa.Column("text_sha256", sa.Text, primary_key=True),
+            sa.Column("terms", sa.Text, nullable=False),
+        ],
         "meta": [sa.Column("key", sa.Text, primary_key=True), sa.Column("value", sa.Text, nullable=False)],
         "knowledge_bases": [
-            sa.Column("name", _TEXT_KEY, primary_key=True), sa.Column("title", sa.Text, nullable=False),
+            sa.Column("name", _TEXT_KEY, primary_key=True),
+            sa.Column("title", sa.Text, nullable=False),
             sa.Column("hidden", sa.Integer, nullable=False, server_default="0"),
             sa.Column("settings_json", sa.Text, nullable=False, server_default="{}"),
-            sa.Column("created_at", _TIME, nullable=False)],
+            sa.Column("created_at", _TIME, nullable=False),
+        ],
         "documents": [
-            sa.Column("kb", _TEXT_KEY, primary_key=True), sa.Column("source_id", _TEXT_KEY, primary_key=True),
-            sa.Column("version", sa.Text, primary_key=True), sa.Column("document_json", sa.Text, nullable=False),
+            sa.Column("kb", _TEXT_KEY, primary_key=True),
+            sa.Column("source_id", _TEXT_KEY, primary_key=True),
+            sa.Column("version", sa.Text, primary_key=True),
+            sa.Column("document_json", sa.Text, nullable=False),
             sa.Column("active", sa.Integer, nullable=False, server_default="0"),
-            sa.Column("chunk_count", sa.Integer, nullable=False), sa.Column("ingested_at", _TIME, nullable=False)],
+            sa.Column("chunk_count", sa.Integer, nullable=False),
+            sa.Column("ingested_at", _TIME, nullable=False),
+        ],
         "chunks": [
-            sa.Column("chunk_id", sa.Text, primary_key=True), sa.Column("kb", _TEXT_KEY, nullable=False),
-            sa.Column("source_id", _TEXT_KEY, nullable=False), sa.Column("version", sa.Text, nullable=False),
-            sa.Column("ordinal", sa.Integer, nullable=False), sa.Column("chunk_json", sa.Text, nullable=False)],
+            sa.Column("chunk_id", sa.Text, primary_key=True),
+            sa.Column("kb", _TEXT_KEY, nullable=False),
+            sa.Column("source_id", _TEXT_KEY, nullable=False),
+            sa.Column("version", sa.Text, nullable=False),
+            sa.Column("ordinal", sa.Integer, nullable=False),
+            sa.Column("chunk_json", sa.Text, nullable=False),
+        ],
         "source_files": [
-            sa.Column("kb", sa.Text, primary_key=True), sa.Column("source_id", sa.Text, primary_key=True),
-            sa.Column("parse_key", sa.Text, nullable=False), sa.Column("version", sa.Text, nullable=False),
-            sa.Column("warnings", sa.Text, nullable=False)],
+            sa.Column("kb", sa.Text, primary_key=True),
+            sa.Column("source_id", sa.Text, primary_key=True),
+            sa.Column("parse_key", sa.Text, nullable=False),
+            sa.Column("version", sa.Text, nullable=False),
+            sa.Column("warnings", sa.Text, nullable=False),
+        ],
     }
 
 
