@@ -18,7 +18,7 @@ from components.library_view import (
     upload_hint,
 )
 from components.resources import embedding_worker, ensure_ready, wait_until_ingested
-from core.library import ingest_folder, ingest_uploads
+from core.ingest.library import ingest_folder, ingest_uploads
 
 UPLOADS_RESET_KEY = "library_uploads_reset"  # counts imports of uploads: the uploader's key changes after each
 

@@ -47,8 +47,8 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.update(
         YINZHENG_DATA_DIR=str(work / "data"), YINZHENG_EMBEDDING=args.embedding, YINZHENG_BACKGROUND_EMBEDDING="0"
     )
-    from core.ingest import ingest  # noqa: PLC0415
-    from core.pipeline import Engine  # noqa: PLC0415
+    from core.engine import Engine  # noqa: PLC0415
+    from core.ingest.run import ingest  # noqa: PLC0415
 
     engine = Engine.open()
     print(

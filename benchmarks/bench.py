@@ -155,7 +155,7 @@ def _parse_size(label: str, total: int) -> int:
 
 def _make_slices(root: Path, labels: Sequence[str], workdir: Path, seed: int = 7) -> list[dict[str, Any]]:
     """For each size label, a folder with a seeded sample of whole documents of about that many chunks."""
-    from core.corpus import load_sources
+    from core.ingest.corpus import load_sources
 
     parsed, _ = load_sources([root])
     total = sum(len(p.chunks) for p in parsed)
@@ -211,7 +211,7 @@ class _Timed:
 
 
 def _timed_embedder(embedder: Any) -> Any:
-    from core.embeddings import Embedder
+    from core.store.embeddings import Embedder
 
     class TimedEmbedder(Embedder):
         name = embedder.name
@@ -232,7 +232,7 @@ def _timed_embedder(embedder: Any) -> Any:
 
 
 def _reset(settings: Any) -> None:
-    from core.index import reset_index
+    from core.store.index import reset_index
 
     reset_index(settings)
     shutil.rmtree(settings.data_dir, ignore_errors=True)
@@ -240,10 +240,10 @@ def _reset(settings: Any) -> None:
 
 # ------------------------------------------------------------- ingest process
 def _ingest_phase(root: str, data_dir: str, embedding: str, embed_limit: int | None, workdir: str) -> dict[str, Any]:
-    from core.corpus import load_sources
-    from core.embeddings import make_embedder
-    from core.index import KnowledgeIndex, embedding_text
-    from core.lexical import tokenize
+    from core.ingest.corpus import load_sources
+    from core.retrieval.lexical import tokenize
+    from core.store.embeddings import make_embedder
+    from core.store.index import KnowledgeIndex, embedding_text
 
     settings = _settings(Path(data_dir), embedding)
     _reset(settings)
@@ -372,7 +372,7 @@ def _ingest_phase(root: str, data_dir: str, embedding: str, embed_limit: int | N
 # ---------------------------------------------------------------- app process
 def _app_phase(data_dir: str, embedding: str, queries: int, render: bool = True) -> dict[str, Any]:
     from components.answer_view import render_answer as renderer  # the chat page's record → HTML
-    from core.pipeline import Engine
+    from core.engine import Engine
 
     render_answer = renderer if render else None
 

@@ -17,7 +17,7 @@ average (``os.getloadavg``) when it was taken:
    switches (问答 → 历史 → 知识库 → 问答 through the sidebar; back on 问答 once the
    input and every answer of the conversation are shown) and the snapshot opened
    from a marker.
-4. The first question in this process with ``core.pipeline.ask(timings=…)`` and
+4. The first question in this process with ``core.engine.ask(timings=…)`` and
    the answer renderer: the server-side split (retrieve, generate, ground,
    verify, record, render) that the browser figures contain.
 
@@ -363,7 +363,7 @@ def server_split(data_dir: Path, embedding: str, question: str, repeats: int = 5
     call), plus ``render`` (the answer HTML, uncached)."""
     os.environ.update(YINZHENG_DATA_DIR=str(data_dir), YINZHENG_EMBEDDING=embedding)
     from components.answer_view import render_answer  # noqa: PLC0415
-    from core.pipeline import Engine  # noqa: PLC0415
+    from core.engine import Engine  # noqa: PLC0415
 
     engine = Engine.open()
     engine.ask(question)

@@ -46,7 +46,7 @@ UNANSWERABLE = [
 
 
 def main() -> None:
-    from core.pipeline import Engine
+    from core.engine import Engine
 
     engine = Engine.open()
     retriever = engine.retriever()

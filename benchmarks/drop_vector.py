@@ -6,7 +6,7 @@ the state of a chunk whose vector was never written, or of an upload still being
 
 ``--drop random`` (default): ``N`` chunks drawn with ``random.Random(0)`` from the active ids
 (sorted); ``--drop dev-019``: the chunks holding that question's gold ``answer_text`` (of the
-questions file passed to eval). The vectors are deleted from the store after ``core.ingest.ingest``
+questions file passed to eval). The vectors are deleted from the store after ``core.ingest.run.ingest``
 (so the eval's own ``embed_pending`` does not fill them in) and stay missing for every question;
 stderr names them and the coverage. ``--second-too``: their second model's vectors are deleted
 from the catalog's cache as well, after the eval's own pass over that model. ``--upload FILE``
@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import core.ingest as core_ingest  # noqa: E402
+import core.ingest.run as core_ingest  # noqa: E402
 
 
 def _gold_texts(questions: Path, qid: str) -> list[str]:
@@ -57,7 +57,7 @@ def main(argv: list[str]) -> int:
     original = core_ingest.ingest
     dropped: list[str] = []
 
-    def ingest_then_drop(index, *a, **kw):  # noqa: ANN001, ANN202 - core.ingest.ingest's signature
+    def ingest_then_drop(index, *a, **kw):  # noqa: ANN001, ANN202 - core.ingest.run.ingest's signature
         report = original(index, *a, **kw)
         if args.upload is not None:
             up = original(index, [args.upload], embed=False, knowledge_base=kw.get("knowledge_base", "default"))
@@ -79,9 +79,9 @@ def main(argv: list[str]) -> int:
     if args.second_too:  # after the eval's own pass over the second model (run_eval: after ingest)
         import sqlalchemy as sa  # noqa: PLC0415
 
-        import core.embedding_worker as worker  # noqa: PLC0415
-        from core.catalog import EMBEDDINGS, embedding_text  # noqa: PLC0415
+        import core.store.embedding_worker as worker  # noqa: PLC0415
         from core.models import sha256_hex  # noqa: PLC0415
+        from core.store.catalog import EMBEDDINGS, embedding_text  # noqa: PLC0415
 
         fill = worker.fill_cache
 

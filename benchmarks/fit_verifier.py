@@ -1,13 +1,13 @@
-"""Fit the support model (``core/support_model.json``) on the CiteCheck dev split.
+"""Fit the support model (``core/verification/support_model.json``) on the CiteCheck dev split.
 
     nice .venv/bin/python benchmarks/fit_verifier.py [DEV.jsonl] [--write]
 
-Features are ``core.support_model.FEATURES`` computed by ``core.verification.assess`` (the
+Features are ``core.verification.support_model.FEATURES`` computed by ``core.verification.support.assess`` (the
 same code the app runs), cached in ``/tmp/verifier-features-<hash>.json``. Model: scikit-learn
 ``LogisticRegression`` (L2) on standardized features; C chosen from a small grid by 10-fold
 cross-validation grouped by ``query`` (``GroupKFold``). Prints CV and train accuracy, the
 cross-validated reliability table (predicted probability bins vs share supported) and, with
-``--write``, writes the coefficients and those figures to ``core/support_model.json``.
+``--write``, writes the coefficients and those figures to ``core/verification/support_model.json``.
 Nothing is fit at run time.
 """
 
@@ -29,8 +29,8 @@ from sklearn.preprocessing import StandardScaler
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core import citecheck_eval, support_model  # noqa: E402
-from core.verification import assess, split_marked  # noqa: E402
+from core.verification import citecheck_eval, support_model  # noqa: E402
+from core.verification.support import assess, split_marked  # noqa: E402
 
 
 class _Passage:
@@ -76,7 +76,7 @@ def reliability(p: np.ndarray, y: np.ndarray) -> list[dict]:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("dev", nargs="?", type=Path, default=citecheck_eval.default_set())
-    ap.add_argument("--write", action="store_true", help="write core/support_model.json")
+    ap.add_argument("--write", action="store_true", help="write core/verification/support_model.json")
     args = ap.parse_args()
     rows = citecheck_eval.load_rows(args.dev)
     feats = feature_rows(rows)

@@ -1,5 +1,5 @@
 """What the knowledge-base filter costs: the first question on a selection that is not
-every knowledge base builds that selection's BM25 index (``core.kb_views``); later
+every knowledge base builds that selection's BM25 index (``core.store.kb_views``); later
 questions reuse it until the next ingest.
 
     .venv/bin/python benchmarks/kb_filter.py [--corpus data/k8s-zh-sample/docs] [--copies 3] [--queries 20]
@@ -41,10 +41,10 @@ def main() -> None:
     args = parser.parse_args()
 
     from core.config import Settings
-    from core.embeddings import HashingEmbedder
-    from core.index import KnowledgeIndex
-    from core.ingest import ingest
-    from core.retrieval import HybridRetriever
+    from core.ingest.run import ingest
+    from core.retrieval.hybrid import HybridRetriever
+    from core.store.embeddings import HashingEmbedder
+    from core.store.index import KnowledgeIndex
 
     with tempfile.TemporaryDirectory() as tmp:
         index = KnowledgeIndex(Settings(data_dir=Path(tmp), embedding="hash"), HashingEmbedder())

@@ -44,7 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.embed_workers import SAMPLE, fresh_schema, measure, print_report  # noqa: E402
-from core.records import ANSWERS  # noqa: E402
+from core.records.store import ANSWERS  # noqa: E402
 
 QUESTIONS = ROOT / "data" / "eval" / "k8s-dev" / "questions.jsonl"
 
@@ -98,9 +98,9 @@ class ReplicaClient:
 def _ingest(work: Path, url: str, host: str, port: int, embedding: str, files: int) -> int:
     """The sample's first ``files`` files, with vectors, into ``url`` + the Chroma server; returns the chunks."""
     from core.config import Settings
-    from core.embeddings import make_embedder
-    from core.index import KnowledgeIndex
-    from core.ingest import ingest
+    from core.ingest.run import ingest
+    from core.store.embeddings import make_embedder
+    from core.store.index import KnowledgeIndex
 
     docs = work / "docs"
     for path in sorted(SAMPLE.rglob("*.md"))[:files]:

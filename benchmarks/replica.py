@@ -39,7 +39,7 @@ def _chunks(record) -> list[dict]:  # noqa: ANN001 - AnswerRecord
 def handle(engine, request: dict) -> dict:  # noqa: ANN001 - Engine
     """One request (see the module doc) against ``engine``."""
     from components.render_cache import answer_html
-    from core.ingest import ingest
+    from core.ingest.run import ingest
 
     op = request.get("op")
     if op == "ask":
@@ -76,7 +76,7 @@ def main() -> int:
     from concurrent.futures import ThreadPoolExecutor
     from threading import Lock
 
-    from core.pipeline import Engine
+    from core.engine import Engine
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--threads", type=int, default=1)

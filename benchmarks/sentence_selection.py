@@ -6,7 +6,7 @@ ranker or a semantic signal would add: the measurement behind its hand-set relev
 
 ``--data-root`` holds one embedded data folder per dev set, as ``python -m core eval --dev
 --data-root`` leaves them (plus the repo's ``data/eval/k8s-dev`` questions over the k8s folder). Each
-answerable question is asked through the real pipeline (``core.pipeline.ask``: retrieval, sufficiency,
+answerable question is asked through the real pipeline (``core.engine.ask``: retrieval, sufficiency,
 a follow-up's history); when it is answered, every candidate sentence the extractive generator sees is
 one row (``ExtractiveGenerator.features``: the parts of its relevance), labelled 1 when it states a gold
 passage (``states_gold``), with the cosine of question and sentence under the second embedder (USE
@@ -71,10 +71,10 @@ class _Capture(ExtractiveGenerator):
 def collect(data_root: Path) -> list[dict]:
     """One dict per answered answerable question: its set, id, kind and candidate rows."""
     from core.config import Settings
-    from core.embeddings import make_embedder, make_second_embedder
-    from core.index import KnowledgeIndex
-    from core.pipeline import ask
-    from core.retrieval import HybridRetriever
+    from core.engine import ask
+    from core.retrieval.hybrid import HybridRetriever
+    from core.store.embeddings import make_embedder, make_second_embedder
+    from core.store.index import KnowledgeIndex
 
     out = []
     sets = [(s.name, s.questions, s.name) for s in dev_sets(SHARED)]

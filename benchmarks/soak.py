@@ -5,7 +5,7 @@
 
 Scenario ``app`` (default): this process plays the app. One ``Engine`` (the owner
 of the embedded vector store) with its ``EmbeddingWorker``; ``--clients`` threads
-ask through ``Engine.ask`` (= ``core.pipeline.ask``, as Streamlit sessions do),
+ask through ``Engine.ask`` (= ``core.engine.ask``, as Streamlit sessions do),
 each with its own conversation id, for the whole run. Meanwhile a mutator
 thread changes, hides and re-adds documents in this process (as the 知识库 page
 does), and a command-line thread runs ``python -m core ingest`` of a changed
@@ -49,9 +49,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core import store_lock  # noqa: E402
 from core.config import Settings  # noqa: E402
-from core.records import RecordStore  # noqa: E402
+from core.records.store import RecordStore  # noqa: E402
+from core.store import store_lock  # noqa: E402
 
 ARCHIVE = ROOT.parent / "shared" / "corpus" / "k8s-zh-full.tar.gz"
 SAMPLE = ROOT / "data" / "k8s-zh-sample" / "docs"
@@ -243,9 +243,9 @@ def run_cli_scenario(args: argparse.Namespace, work: Path) -> dict:
 
 
 def run_app_scenario(args: argparse.Namespace, work: Path) -> dict:
-    from core.embedding_worker import EmbeddingWorker
-    from core.ingest import ingest
-    from core.pipeline import Engine
+    from core.engine import Engine
+    from core.ingest.run import ingest
+    from core.store.embedding_worker import EmbeddingWorker
 
     base = prepare_corpus(args.corpus, args.files, work)
     questions = questions_from(base)

@@ -24,9 +24,9 @@ from typing import Iterator
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import core.corpus as corpus  # noqa: E402
-import core.lexical as lexical  # noqa: E402
-import core.retrieval as retrieval  # noqa: E402
+import core.ingest.corpus as corpus  # noqa: E402
+import core.retrieval.hybrid as retrieval  # noqa: E402
+import core.retrieval.lexical as lexical  # noqa: E402
 import core.segmentation as core_segmentation  # noqa: E402
 from core.evaluation import run_eval  # noqa: E402
 
@@ -52,7 +52,7 @@ def rrf(k: int) -> Iterator[None]:
 
 @contextmanager
 def segmentation(mode: str) -> Iterator[None]:
-    import core.index as index
+    import core.store.index as index
 
     old_cut, old_id = core_segmentation.search_words, lexical.TOKENIZER_ID
     if mode == "precise":

@@ -5,7 +5,7 @@
 
 The data folder must already hold a fully embedded knowledge base (e.g. a copy of one that
 ``python -m core eval --dev --data-root`` filled): the rest of the base keeps its dense ranking
-while the upload is embedded (``core.retrieval``), which this script checks too. It ingests the
+while the upload is embedded (``core.retrieval.hybrid``), which this script checks too. It ingests the
 first ``--files`` Markdown files of ``--pages`` into a new knowledge base ``upload`` without
 vectors (as the 知识库 page does: its background process embeds them), then embeds them as that
 process does (``KnowledgeIndex.embed_pending`` with the app's embedder) and prints:
@@ -42,10 +42,10 @@ def main(argv: list[str]) -> int:
     import tempfile
 
     from core.config import Settings
-    from core.embeddings import make_embedder
-    from core.index import KnowledgeIndex
-    from core.ingest import ingest
-    from core.retrieval import HybridRetriever
+    from core.ingest.run import ingest
+    from core.retrieval.hybrid import HybridRetriever
+    from core.store.embeddings import make_embedder
+    from core.store.index import KnowledgeIndex
 
     settings = Settings(data_dir=args.data_dir)
     index = KnowledgeIndex(settings, make_embedder(settings.embedding))

@@ -3,11 +3,11 @@
     nice .venv/bin/python benchmarks/verify_speed.py [--rows N] [--use]
 
 Sentences and quotes come from the CiteCheck dev split (``../shared/eval-dev/citecheck``): each
-quote's passages (``core.verification.split_marked``) are cut to 300 characters in total. One
+quote's passages (``core.verification.support.split_marked``) are cut to 300 characters in total. One
 warm-up pass (jieba, the word-frequency table, the model file), then every row timed with
-``core.verification.verify_passages``. Goal: median ≤ 20 ms on the shared 2-core machine.
+``core.verification.support.verify_passages``. Goal: median ≤ 20 ms on the shared 2-core machine.
 ``--use`` also times what a semantic feature would add: one USE multilingual embedding
-(``core.embeddings``, ``use``) of the sentence and of its aligned passage (not used by the verifier).
+(``core.store.embeddings``, ``use``) of the sentence and of its aligned passage (not used by the verifier).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core import citecheck_eval  # noqa: E402
-from core.verification import split_marked, verify_passages  # noqa: E402
+from core.verification import citecheck_eval  # noqa: E402
+from core.verification.support import split_marked, verify_passages  # noqa: E402
 
 QUOTE_CHARS = 300
 
@@ -56,7 +56,7 @@ def main() -> int:
         f"p90 {times[int(len(times) * 0.9)]:.2f} ms, max {times[-1]:.2f} ms (goal: median ≤ 20 ms)"
     )
     if args.use:
-        from core.embeddings import make_embedder
+        from core.store.embeddings import make_embedder
 
         emb = make_embedder("use")
         emb.embed(["热身"])

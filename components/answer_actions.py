@@ -29,9 +29,9 @@ import streamlit as st
 from components.errors import app_error_message
 from components.plain import plain
 from core.errors import AppError
-from core.export import answer_markdown
 from core.models import AnswerRecord, Feedback
-from core.records import RecordStore
+from core.records.export import answer_markdown
+from core.records.store import RecordStore
 
 PENDING_KEY = "pending-request"
 RATINGS = {0: "down", 1: "up"}  # st.feedback("thumbs") index -> Feedback.rating

@@ -3,14 +3,14 @@
 Pure functions, no Streamlit: the chat page passes the result to ``st.html``
 (after injecting :data:`ANSWER_CSS` once); ``python -m components RECORD.json``
 prints the same HTML. The jobs around it live apart: status texts, marker
-numbers and a source's title/path/snippet in ``core.presentation`` (shared with
+numbers and a source's title/path/snippet in ``core.records.presentation`` (shared with
 the Markdown export), source cards and the evidence list in
 ``components.cards``, the nh3 allowlist in ``components.sanitize``, verdict
 marks in ``components.verdict_view``, the stylesheets in ``components/static/``.
 
 How markers are placed without touching the Markdown
 ----------------------------------------------------
-``core.layout.layout`` decides every marker slot from the support offsets
+``core.grounding.layout.layout`` decides every marker slot from the support offsets
 (code points) and checks it against the Markdown structure. Here each slot gets
 a unique placeholder (characters of Unicode category So that do not occur in
 the answer): inline slots are inserted into the Markdown source, block slots
@@ -36,11 +36,11 @@ from components.sanitize import sanitize as _sanitize
 from components.snapshot_html import panels_html
 from components.static import style
 from components.verdict_view import VERDICT_CSS, slot_marks_html
-from core.grounding import answer_status
-from core.layout import Layout, MarkerSlot
+from core.grounding.layout import Layout, MarkerSlot
+from core.grounding.supports import answer_status
 from core.markdown import insert_at, markdown_parser, placeholder_codes, safe_link
 from core.models import AnswerRecord, AuditEntry, ChunkSnapshot, SourceCard
-from core.presentation import (
+from core.records.presentation import (
     BLOCKED_MESSAGE,
     CANDIDATES_TITLE,
     CHECK_NOTE,
@@ -85,7 +85,7 @@ ANSWER_SCRIPT = """<script>
 
 
 class _View:
-    """Everything derived from a record once: the marked answer (``core.presentation``) and its cards."""
+    """Everything derived from a record once: the marked answer (``core.records.presentation``) and its cards."""
 
     def __init__(
         self,
@@ -257,7 +257,7 @@ def _audit_html(entries: Sequence[AuditEntry]) -> str:
     )
 
 
-#: 检索详情's name of each sufficiency mode (``core.sufficiency``: which rankings were fused).
+#: 检索详情's name of each sufficiency mode (``core.retrieval.sufficiency``: which rankings were fused).
 MODE_LABELS = {
     "hybrid2": "混合检索（关键词 + 两个向量模型）",
     "hybrid": "混合检索（关键词 + 向量）",

@@ -4,9 +4,9 @@ When ``.streamlit/secrets.toml`` has an ``[auth]`` section, the app uses Streaml
 built-in OpenID Connect login (``st.login``, ``st.user``, ``st.logout``; it needs Authlib);
 without it the app runs in local single-user mode and says so in the sidebar. The
 ``[yinzheng]`` section (administrators, per-knowledge-base access and redaction) is read
-by ``core.access.AccessConfig.from_mapping``; see the README, "Users and knowledge bases".
+by ``core.records.access.AccessConfig.from_mapping``; see the README, "Users and knowledge bases".
 
-Every run of a signed-in session checks that it has not ended (``core.sessions``: the ID
+Every run of a signed-in session checks that it has not ended (``core.records.sessions``: the ID
 token's ``exp``, and the user's last 退出登录 on any browser or replica) and signs it out
 (``st.logout``) when it has; 退出登录 ends every session of that user.
 
@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 import streamlit as st
 
-from core.access import AccessConfig, User
+from core.records.access import AccessConfig, User
 
-if TYPE_CHECKING:  # app.py imports this before the heavy modules (core.pipeline loads jieba, chromadb)
-    from core.pipeline import Engine
-    from core.sessions import SessionLedger
+if TYPE_CHECKING:  # app.py imports this before the heavy modules (core.engine loads jieba, chromadb)
+    from core.engine import Engine
+    from core.records.sessions import SessionLedger
 
 
 def _secret(name: str) -> Mapping[str, Any]:
@@ -67,15 +67,15 @@ def session_ledger() -> SessionLedger:
     opened once per process. Cached here, not in ``components.resources``: it is needed
     before the engine's modules load, and only in signed-in mode (SQLAlchemy, no engine)."""
     from core.config import load_settings  # noqa: PLC0415 - local mode never imports SQLAlchemy here
-    from core.sessions import SessionLedger  # noqa: PLC0415
+    from core.records.sessions import SessionLedger  # noqa: PLC0415
 
     return SessionLedger(load_settings().records_location)
 
 
 def _end_if_over(user: User) -> None:
     """Sign this session out and stop the run when its ID token has expired or ``user``
-    signed out after it was issued (``core.sessions.session_over``)."""
-    from core.sessions import session_over  # noqa: PLC0415 - see session_ledger
+    signed out after it was issued (``core.records.sessions.session_over``)."""
+    from core.records.sessions import session_over  # noqa: PLC0415 - see session_ledger
 
     if session_over(st.user.to_dict(), session_ledger().ended_at(user.user_id), time.time()) is not None:
         st.logout()  # clears st.user for this session and sends the browser to /auth/logout (cookie deleted)

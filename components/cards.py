@@ -6,7 +6,7 @@ A marker is a ``<button>`` (not a link): hovering, focusing or tapping it shows 
 ``components.snapshot_html``). The evidence list groups the cited chunks by document.
 
 Pure functions, no Streamlit. Titles, paths, snippets and page numbers come
-from :mod:`core.presentation` (shared with the Markdown export); every text from
+from :mod:`core.records.presentation` (shared with the Markdown export); every text from
 a record is escaped here and the caller (``components.answer_view``) sanitizes
 the whole fragment afterwards (``components.sanitize``).
 """
@@ -22,7 +22,7 @@ from components.snapshot_html import marker_support, popover_id
 from components.verdict_view import aria_suffix, card_verdict_html, sup_class
 from core.markdown import safe_link, web_link_spans
 from core.models import AnswerRecord, SourceCard
-from core.presentation import (
+from core.records.presentation import (
     card_facts,
     display_title,
     document_groups,
@@ -34,8 +34,8 @@ from core.presentation import (
     snippet,
     snippet_parts,
 )
-from core.replay import snapshot_state
-from core.verdicts import QUOTE_LABEL, MarkerVerdict
+from core.records.replay import snapshot_state
+from core.verification.verdicts import QUOTE_LABEL, MarkerVerdict
 
 
 def e(text: object) -> str:
@@ -56,7 +56,7 @@ def build_cards(
 ) -> dict[str, SourceCard]:
     """Chunk id -> :class:`SourceCard` for each numbered chunk the record holds (others skipped).
 
-    ``numbers`` is chunk id -> marker number (``core.presentation.MarkedAnswer.numbers``);
+    ``numbers`` is chunk id -> marker number (``core.records.presentation.MarkedAnswer.numbers``);
     ``current_versions`` maps ``kb/source_id`` (``ChunkSnapshot.source_key``) to its current version (None = deleted).
     """
     cards: dict[str, SourceCard] = {}
@@ -116,7 +116,7 @@ def _verdict_link(card: SourceCard, verdict: MarkerVerdict | None) -> str:
 
 def snippet_html(text: str, title: str, path: tuple[str, ...], limit: int = 160) -> str:
     """A chunk's text (Markdown) as one escaped line of readable text, inline code in ``<code>``
-    (``core.presentation.snippet_parts``; headings equal to ``title`` or a part of ``path`` left out)."""
+    (``core.records.presentation.snippet_parts``; headings equal to ``title`` or a part of ``path`` left out)."""
     return _parts_html(snippet_parts(text, limit, (title, *path)))
 
 
@@ -157,7 +157,7 @@ def _outside_links(text: str, start: int, end: int) -> tuple[int, int]:
 def quote_card_html(chunk_text: str, verdict: MarkerVerdict | None, context: int = 40) -> str | None:
     """The card's snippet around the aligned quote (``verdict.quote``, code points into
     ``chunk_text``) with the quote in ``<mark>``, as readable text: Markdown syntax removed,
-    inline code in ``<code>`` (``core.presentation.snippet_parts``), up to ``context`` code points
+    inline code in ``<code>`` (``core.records.presentation.snippet_parts``), up to ``context`` code points
     either side (cut ends shown as …). None without a usable quote (show the plain snippet).
     A contradicted marker labels it 来源原文 (the conflicting passage)."""
     if verdict is None or verdict.quote is None:

@@ -9,7 +9,7 @@ labels through :func:`components.plain.plain`, never as Markdown.
 
 Light to import (Streamlit and the standard library): the chat page draws its input with
 :data:`QUESTION_KEY` and :func:`current_conversation` before the engine's modules load;
-what the list needs from ``core.records`` and ``components.answer_actions`` is imported
+what the list needs from ``core.records.store`` and ``components.answer_actions`` is imported
 where it is used.
 """
 
@@ -24,7 +24,7 @@ import streamlit as st
 from components.plain import plain
 
 if TYPE_CHECKING:
-    from core.records import Conversation, RecordStore
+    from core.records.store import Conversation, RecordStore
 
 CONVERSATION_KEY = "conversation"
 CHAT_PAGE = "app_pages/chat.py"
@@ -83,7 +83,7 @@ def show_conversation_list(store: RecordStore, current: str) -> None:
     marked), and 管理当前对话 (rename, hide) for the open one. A conversation whose first
     question is being answered in this run is listed already (titled by that question),
     so the page need not run again to show it."""
-    from core.records import Conversation  # noqa: PLC0415 - see the module doc
+    from core.records.store import Conversation  # noqa: PLC0415 - see the module doc
 
     st.button(
         "新对话",

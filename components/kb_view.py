@@ -3,7 +3,7 @@ rename, hide (the chat sidebar's selector is ``components.sidebar.kb_selector``)
 
 Titles and typed names are untrusted: they are shown only as widget options and
 ``st.text`` (never Markdown); messages put a validated name in a code span.
-Reads and writes go through ``core.knowledge_bases.KnowledgeBaseStore``.
+Reads and writes go through ``core.store.knowledge_bases.KnowledgeBaseStore``.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 import streamlit as st
 
 from components.plain import plain
-from core.knowledge_bases import KnowledgeBaseError, KnowledgeBaseStore, name_from_title
 from core.models import DEFAULT_KB, KnowledgeBase
+from core.store.knowledge_bases import KnowledgeBaseError, KnowledgeBaseStore, name_from_title
 
 #: Session key of the managed knowledge base.
 MANAGED_KEY = "managed_kb"
@@ -65,7 +65,7 @@ def _failed(action: str, exc: KnowledgeBaseError) -> None:
 
 def _create(store: KnowledgeBaseStore, typed_name: str, title: str) -> KnowledgeBase:
     """Create the knowledge base of the form: ``typed_name``, or when it is empty a name made
-    of ``title`` (``core.knowledge_bases.name_from_title``). ``KnowledgeBaseError`` says what
+    of ``title`` (``core.store.knowledge_bases.name_from_title``). ``KnowledgeBaseError`` says what
     to type: a name when none can be made, a valid spelling of an invalid typed name."""
     name = typed_name or name_from_title(title)
     if not name:

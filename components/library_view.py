@@ -17,9 +17,9 @@ import streamlit as st
 from components.answer_view import MODE_LABELS
 from components.errors import page_guard
 from components.plain import plain
-from core.catalog import DocumentRow
-from core.ingest import IngestReport
+from core.ingest.run import IngestReport
 from core.models import DEFAULT_KB
+from core.store.catalog import DocumentRow
 
 RESULT_LABELS = {"added": "新增", "updated": "已更新", "unchanged": "未变化", "removed": "已移除", "failed": "失败"}
 
@@ -183,7 +183,7 @@ def document_table(rows: list[DocumentRow]) -> None:
 def pending_vectors_text(embedded: int, total: int, counts: bool = True) -> str | None:
     """The vector progress line of 全部知识库 for ``embedded`` of ``total`` active chunks with a
     vector, or None when none is pending. Chunks without a vector are found by keywords meanwhile,
-    the others keep their dense ranking (``core.retrieval``), and the line says both. Without
+    the others keep their dense ranking (``core.retrieval.hybrid``), and the line says both. Without
     ``counts`` (a user who may not ask every knowledge base) a percentage, no chunk count."""
     if not total or embedded >= total:
         return None
@@ -201,7 +201,7 @@ def pending_vectors_text(embedded: int, total: int, counts: bool = True) -> str 
 
 def vector_status(engine, counts: bool = True) -> None:  # noqa: ANN001 - Engine
     """The vector build's progress over 全部知识库 (every knowledge base's active chunks: one
-    vector store serves them all, ``core.index.Index.dense_coverage``; the text is
+    vector store serves them all, ``core.store.index.Index.dense_coverage``; the text is
     :func:`pending_vectors_text`, as a percentage without ``counts``, for a user who may not ask
     every knowledge base), or that it is ready and
     with which models: both, and the state's name as the record's 检索详情 gives it

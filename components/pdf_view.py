@@ -3,7 +3,7 @@
 Pure functions, no Streamlit. :func:`page_html` gives, for a chunk snapshot with ``positions``
 and ``metadata["file_sha256"]``, the page(s) the highlighted passage touches (at most
 :data:`MAX_PAGES`; the chunk's first page when nothing is highlighted) as ``<img>`` (a PNG data
-URI rendered by ``core.pdf_pages``) under ``<mark class="yz-quote yz-pdf-box">`` boxes placed in
+URI rendered by ``core.ingest.pdf_pages``) under ``<mark class="yz-quote yz-pdf-box">`` boxes placed in
 percent of the page, so the highlight scales with the image on a desktop and on a phone. The
 first box carries ``mark_id`` (the page scrolls to it). The HTML holds no record text but the
 page label; the caller sanitizes it (``components.sanitize`` allows exactly these tags).
@@ -20,9 +20,9 @@ import html
 from pathlib import Path
 
 from components.static import style
+from core.ingest.pdf_pages import PageUnavailable, page_size, render_page
+from core.ingest.pdf_positions import pages_of, quote_boxes
 from core.models import ChunkSnapshot
-from core.pdf_pages import PageUnavailable, page_size, render_page
-from core.pdf_positions import pages_of, quote_boxes
 
 #: The page view's stylesheet (``components/static/pdf.css``) as a ``<style>`` element.
 PDF_CSS = style("pdf.css")

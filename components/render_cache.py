@@ -1,11 +1,11 @@
 """Render each stored answer once: the HTML of a record, cached by its id and version state.
 
-A stored record never changes (``core.records``: one row per ``answer_id``), so
+A stored record never changes (``core.records.store``: one row per ``answer_id``), so
 its HTML (``components.answer_view.render_answer``: markdown-it, cards, nh3,
 10–40 ms for a long answer) depends only on the record and on the version
 state of the sources it cites: for each chunk snapshot, whether its source is
 now ``unchanged`` / ``updated`` / ``deleted`` / ``unknown``
-(``core.replay.snapshot_state``, which draws 来源已更新 / 来源已删除 on its
+(``core.records.replay.snapshot_state``, which draws 来源已更新 / 来源已删除 on its
 card). Keyed by ``(answer_id, status, version state, snapshot_base)``, a past
 answer is rendered once per process and reused by every rerun of every
 conversation view until a source it cites changes. Pure Python, no Streamlit.
@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 
 from components.answer_view import render_answer
 from core.models import AnswerRecord
-from core.replay import snapshot_state
+from core.records.replay import snapshot_state
 
 __all__ = ["RenderCache", "answer_html", "version_state"]
 

@@ -12,10 +12,10 @@ import time
 import streamlit as st
 
 from components.pdf_view import use_data_dir
-from core.embedding_worker import EmbeddingWorker
-from core.ingest import ingest
-from core.pipeline import Engine
-from core.progress import BackgroundJob
+from core.engine import Engine
+from core.ingest.progress import BackgroundJob
+from core.ingest.run import ingest
+from core.store.embedding_worker import EmbeddingWorker
 
 
 @st.cache_resource(show_spinner="正在加载模型与索引…")
@@ -27,7 +27,7 @@ def get_engine() -> Engine:
 
 @st.cache_resource(show_spinner=False)
 def embedding_worker() -> EmbeddingWorker:
-    """The process's background embedding worker (``core.embedding_worker``): started
+    """The process's background embedding worker (``core.store.embedding_worker``): started
     once, it also picks up ingests made by other processes (catalog generation). The
     model runs in a separate low-priority process that waits while a question is answered."""
     worker = EmbeddingWorker(get_engine().index, process=True)

@@ -24,8 +24,8 @@ from components.pdf_view import is_pdf_chunk, snapshot_body_html
 from components.verdict_view import highlight_html
 from core.markdown import insert_at, markdown_parser, placeholder_codes
 from core.models import AnswerRecord, ChunkSnapshot, SourceCard
-from core.presentation import cited_span, shown_path
-from core.verdicts import MarkerVerdict
+from core.records.presentation import cited_span, shown_path
+from core.verification.verdicts import MarkerVerdict
 
 _MD = markdown_parser()
 _TAG = re.compile(r"(<[^>]*>)")
@@ -142,7 +142,7 @@ def panels_html(
 ) -> str:
     """The in-place snapshot panel of every card (hidden until its 查看来源快照 / [n] button opens it),
     plus one per support whose marker has its own aligned quote (``verdicts``: marker verdicts by
-    ``(position, chunk id)``, ``core.presentation.MarkedAnswer.verdicts``), highlighting that quote:
+    ``(position, chunk id)``, ``core.records.presentation.MarkedAnswer.verdicts``), highlighting that quote:
     several sentences citing one chunk each open their own quote. Unsanitized HTML."""
     out = []
     per_chunk: dict[str, dict[int, tuple[int, int]]] = {}

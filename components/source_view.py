@@ -7,7 +7,7 @@ they are shown as escaped HTML or with ``st.text``, never as Streamlit Markdown
 
 The chunk's Markdown is rendered safely (``components.snapshot_html.markdown_html``:
 markdown-it without raw HTML, then the nh3 allowlist). The cited passage
-(``core.presentation.cited_span``: the aligned quote of verification, else the
+(``core.records.presentation.cited_span``: the aligned quote of verification, else the
 support's verbatim quote or the cited sentence found in the chunk; code points
 into the chunk text) is highlighted in ``<mark id="yz-quote">`` and the page
 scrolls to it (a constant script in ``st.html(..., unsafe_allow_javascript=True)``;
@@ -31,9 +31,9 @@ from components.static import style
 from components.verdict_view import VERDICT_CSS
 from core.markdown import safe_link
 from core.models import AnswerRecord, Chunk, ChunkSnapshot
-from core.presentation import cited_span, shown_path
-from core.replay import char_diff, snapshot_state
-from core.verdicts import CONTRADICTED_LABEL, REVIEW_LABEL, snapshot_quote, support_kind, support_reason
+from core.records.presentation import cited_span, shown_path
+from core.records.replay import char_diff, snapshot_state
+from core.verification.verdicts import CONTRADICTED_LABEL, REVIEW_LABEL, snapshot_quote, support_kind, support_reason
 
 SCROLL_TO_QUOTE = """<script>
 (function () {
@@ -60,7 +60,7 @@ def text_html(text: str, cls: str) -> str:
 
 def header_html(title: str, heading_path: tuple[str, ...] | list[str]) -> str:
     """The snapshot's title and heading path (``A › B › C``, without repeating the title:
-    ``core.presentation.shown_path``) as escaped HTML."""
+    ``core.records.presentation.shown_path``) as escaped HTML."""
     path = shown_path(title, tuple(heading_path))
     return TEXT_CSS + text_html(title, "yz-snap-title") + text_html(path, "yz-snap-path")
 
@@ -139,11 +139,11 @@ def show_snapshot(
     """Show the snapshot of ``chunk_id`` stored in ``record``, or a clear message.
 
     ``current_versions`` and ``current`` are the live side as the user may read it
-    (``core.readable``); ``current_readable`` False: the user may not ask the snapshot's
+    (``core.records.readable``); ``current_readable`` False: the user may not ask the snapshot's
     knowledge base now, so only the stored snapshot is shown (it is their answer), with a
     line that says why, and no state or version of the live document.
     ``support`` is the URL's ``support`` parameter (untrusted): the index of the
-    support whose aligned quote is highlighted (see ``core.verdicts.snapshot_quote``).
+    support whose aligned quote is highlighted (see ``core.verification.verdicts.snapshot_quote``).
     """
     if not answer_id or not chunk_id:
         st.info("从回答的来源卡片打开此页，可查看该片段在作答时的快照。")

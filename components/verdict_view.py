@@ -1,7 +1,7 @@
 """Verification verdicts as HTML: marker classes, 待复核 / ⚠ 与来源矛盾 marks, card lines, the highlighted quote.
 
 Pure functions, no Streamlit. Which verdict a marker shows is decided in
-``core.verdicts``; this module only draws it. Every text that comes from a
+``core.verification.verdicts``; this module only draws it. Every text that comes from a
 record (reasons, chunk text) is escaped here; ``components.answer_view``
 sanitizes the whole fragment afterwards (its allowlist names the classes below).
 Offsets are code points into the chunk text.
@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 
 from components.static import style
-from core.verdicts import (
+from core.verification.verdicts import (
     CONTRADICTED_LABEL,
     REVIEW_LABEL,
     SUPPORTED_LABEL,

@@ -21,7 +21,7 @@ from core.models import (
 
 def __getattr__(name: str):  # Engine loads heavy modules; import it lazily
     if name == "Engine":
-        from core.pipeline import Engine
+        from core.engine import Engine
 
         return Engine
     raise AttributeError(name)

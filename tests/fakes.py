@@ -4,7 +4,7 @@ embedding model and no index unless it tests them.
 
 * ``retrieved(...)`` — one ``RetrievedChunk`` from a few fields.
 * ``FakeRetriever`` — answers every question with the same chunks (the
-  ``core.retrieval.Retriever`` protocol) and records the questions.
+  ``core.retrieval.hybrid.Retriever`` protocol) and records the questions.
 * ``ScriptedGenerator`` — a ``Generator`` that returns a given ``Draft`` (or
   raises a given exception) and records its calls.
 * ``build_engine(data_dir, docs)`` — an ``Engine`` over a temporary data folder
@@ -19,16 +19,16 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from core.config import Settings
-from core.embeddings import Embedder, HashingEmbedder
+from core.engine import Engine
 from core.generators.base import Generator
 from core.generators.extractive import ExtractiveGenerator
-from core.index import KnowledgeIndex
-from core.ingest import ingest
+from core.ingest.run import ingest
 from core.models import Chunk, Draft, DraftSupport, RetrievedChunk, sha256_hex
-from core.pipeline import Engine
-from core.query import ResolvedQuery
-from core.records import RecordStore
-from core.retrieval import RetrievalResult
+from core.records.store import RecordStore
+from core.retrieval.hybrid import RetrievalResult
+from core.retrieval.query import ResolvedQuery
+from core.store.embeddings import Embedder, HashingEmbedder
+from core.store.index import KnowledgeIndex
 
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 

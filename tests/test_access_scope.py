@@ -10,10 +10,10 @@ import dataclasses
 import pytest
 
 from components.plain import plain
-from core.access import AccessConfig, User
 from core.config import Settings
 from core.generators.gemini import default_retry_options, make_gemini_generator
-from core.ingest import ingest
+from core.ingest.run import ingest
+from core.records.access import AccessConfig, User
 from tests.fakes import build_engine
 from tests.gemini_server import Reply, StubGemini
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.access import AccessConfig, User
-from core.ingest import ingest
+from core.ingest.run import ingest
+from core.records.access import AccessConfig, User
 from tests.conftest import page_html
 from tests.fakes import build_engine
 

@@ -125,10 +125,10 @@ def test_library_page_lists_documents(app_env):
 def test_snapshot_of_an_updated_source_shows_stored_and_current_text(app_env, tmp_path):
     import shutil
 
-    from core.index import KnowledgeIndex
-    from core.ingest import ingest
-    from core.pipeline import Engine
-    from core.records import RecordStore
+    from core.engine import Engine
+    from core.ingest.run import ingest
+    from core.records.store import RecordStore
+    from core.store.index import KnowledgeIndex
     from tests.conftest import SAMPLE, make_settings
 
     rel = "concepts/workloads/controllers/cron-jobs.md"

@@ -96,7 +96,7 @@ def test_only_vector_store_module_imports_chromadb():
         str(p) for p in (ROOT / "core").rglob("*.py") if "chromadb" in _imports(p) and p.name != "vector_store.py"
     ]
     assert offenders == []
-    assert "chromadb" in _imports(ROOT / "core" / "vector_store.py")  # the adapter is where the rule says
+    assert "chromadb" in _imports(ROOT / "core" / "store" / "vector_store.py")  # the adapter is where the rule says
 
 
 def test_pages_do_not_import_each_other_and_core_does_not_import_up():
@@ -141,7 +141,8 @@ def test_public_names_pinned():
         ]
     )
     # each public name is the very object of the module that owns it (not a stub or a copy)
-    from core import config, errors, models, pipeline
+    from core import config, errors, models
+    from core import engine as pipeline
 
     owners = {"Engine": pipeline, "AppError": errors, "load_settings": config}
     for name in core.__all__:
@@ -178,7 +179,7 @@ def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
                 if node.level:
                     anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
                     base = ".".join([*anchor, *([base] if base else [])])
-                # `from core import grounding` imports the module core.grounding
+                # `from core import models` imports the module core.models
                 targets |= {f"{base}.{a.name}" if f"{base}.{a.name}" in files else base for a in node.names}
         graph[mod] = {t for t in targets if t in files and t != mod}
     return graph
@@ -252,7 +253,10 @@ def test_the_command_line_is_a_package_of_subcommand_modules():
 
     entry = (ROOT / "core" / "__main__.py").read_text(encoding="utf-8").strip().splitlines()
     assert entry[0].startswith("from core.cli import main")
-    assert [line.strip() for line in entry[1:] if line.strip()] == ['if __name__ == "__main__":', "raise SystemExit(main())"]
+    assert [line.strip() for line in entry[1:] if line.strip()] == [
+        'if __name__ == "__main__":',
+        "raise SystemExit(main())",
+    ]
     modules = {p.stem for p in (ROOT / "core" / "cli").glob("*.py")} - {"__init__", "_shared"}
     assert {m.__name__.rpartition(".")[2] for m in cli.COMMANDS} == modules
     commands = set(cli.build_parser()._subparsers._group_actions[0].choices)  # noqa: SLF001
@@ -329,18 +333,18 @@ def test_core_does_not_import_upper_layers_by_name():
 
 
 def test_only_the_sql_adapter_opens_databases_and_runs_migrations():
-    """SQLAlchemy engines, Alembic and the PostgreSQL driver are reached through ``core/sql.py``
+    """SQLAlchemy engines, Alembic and the PostgreSQL driver are reached through ``core/store/sql.py``
     (Alembic's own scripts live in ``core/migrations``); stores only build Core statements."""
     alembic_users = {
         f
         for f in _importers_of(lambda n: n == "alembic" or n.startswith("alembic."))
-        if not f.startswith("core/migrations/")
+        if not f.startswith("core/store/migrations/")
     }
-    assert alembic_users == {"core/sql.py"}
+    assert alembic_users == {"core/store/sql.py"}
     assert _importers_of(lambda n: n == "psycopg" or n.startswith("psycopg.")) == set()
     engines = {
         p.relative_to(ROOT).as_posix()
         for p in _python_files("core", "components", "app_pages")
         if "create_engine(" in p.read_text(encoding="utf-8")
     }
-    assert engines == {"core/sql.py"}
+    assert engines == {"core/store/sql.py"}

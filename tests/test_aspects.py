@@ -1,4 +1,4 @@
-"""A question for drawbacks (``core.aspects``): found in use, "Deployment 和 StatefulSet 有什么区别？"
+"""A question for drawbacks (``core.retrieval.aspects``): found in use, "Deployment 和 StatefulSet 有什么区别？"
 then "那它的缺点是什么？" was answered with a sentence on when to use a Deployment, and "CronJob 有什么
 缺点？" with what a CronJob is. Such a question searches the words limits are stated with, is answered
 from sentences that state one, and is refused when no evidence speaks of a drawback or limit."""
@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from core import sufficiency as suf
-from core.aspects import (
+from core.generators.extractive import ExtractiveGenerator
+from core.retrieval import sufficiency as suf
+from core.retrieval.aspects import (
     DRAWBACK_EVIDENCE,
     asks_drawback,
     drawback_expansion,
@@ -17,10 +18,9 @@ from core.aspects import (
     limits_wording,
     without_drawback_words,
 )
-from core.generators.extractive import ExtractiveGenerator
-from core.lexical import LexicalIndex
-from core.query import plan_query
-from core.retrieval import plan_config
+from core.retrieval.hybrid import plan_config
+from core.retrieval.lexical import LexicalIndex
+from core.retrieval.query import plan_query
 from tests.test_sufficiency_terms import LENIENT
 
 
@@ -193,7 +193,7 @@ def test_a_follow_up_for_drawbacks_is_not_answered_with_a_sentence_on_something_
 
 def test_an_english_plural_is_in_the_knowledge_base_when_its_singular_is():
     """ "What are CronJobs used for?" was refused with 知识库中没有关于「CronJobs」的内容。"""
-    from core.sufficiency_terms import _in_kb
+    from core.retrieval.sufficiency_terms import _in_kb
 
     kb = "cronjob 创建基于时隔重复调度的 job。ingress 公开从集群外部到集群内服务的 http 路由。"
     assert _in_kb(kb, "CronJobs") and _in_kb(kb, "Ingresses") and _in_kb(kb, "CronJob")
@@ -246,7 +246,7 @@ def test_the_limits_must_be_about_the_subject():
     """ "什么是 Service？" then "它有什么不足？" was answered from the 拓扑感知路由 page's 限制 (a Service appears
     there): a limits section counts only when its heading path names the question's subject. An English
     question is not matched against Chinese headings (the decision passes no subject across scripts)."""
-    from core.aspects import NO_DRAWBACK_MESSAGE, drawback_evidence
+    from core.retrieval.aspects import NO_DRAWBACK_MESSAGE, drawback_evidence
 
     topo = suf.Candidate(
         "t",

@@ -9,13 +9,13 @@ import threading
 import time
 from pathlib import Path
 
-from core import priority
-from core.catalog import Catalog
 from core.config import Settings
-from core.embedding_worker import EmbeddingProcess, EmbeddingWorker, fill_cache
-from core.embeddings import HashingEmbedder
-from core.pipeline import ask
-from core.priority import question_in_flight, questions_in_flight
+from core.engine import ask
+from core.store import priority
+from core.store.catalog import Catalog
+from core.store.embedding_worker import EmbeddingProcess, EmbeddingWorker, fill_cache
+from core.store.embeddings import HashingEmbedder
+from core.store.priority import question_in_flight, questions_in_flight
 from tests.fakes import FakeRetriever, ScriptedGenerator, build_engine, retrieved
 
 
@@ -120,8 +120,8 @@ def test_fill_cache_waits_while_a_question_is_in_flight(tmp_path):
 
 
 def _all_keys(catalog: Catalog) -> list[str]:
-    from core.catalog import embedding_text
     from core.models import sha256_hex
+    from core.store.catalog import embedding_text
 
     return [sha256_hex(embedding_text(c)) for c in catalog.active_chunks({}).values()]
 

@@ -185,7 +185,7 @@ def test_a_revoked_user_sees_no_current_version_through_an_old_snapshot_link(aut
     from its list: his snapshot link showed the new text (已调整为六百万元) in its 当前 column."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-    from core.ingest import ingest
+    from core.ingest.run import ingest
     from tests.fakes import build_engine
 
     bob = sign_in(browser, auth_app.url, "bob")  # the app's first ingest of ``default`` has started

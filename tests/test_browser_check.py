@@ -46,8 +46,8 @@ def _long_record(sample):  # noqa: ANN001
 @pytest.fixture(scope="module")
 def check_server(tmp_path_factory):
     from core.config import Settings
-    from core.ingest import ingest
-    from core.pipeline import Engine
+    from core.engine import Engine
+    from core.ingest.run import ingest
     from tests.conftest import SAMPLE
 
     data = tmp_path_factory.mktemp("browser-check-data")
@@ -117,7 +117,10 @@ def test_snapshot_page_scrolls_to_the_highlighted_quote(check_server, browser): 
     page.close()
 
 
-@pytest.mark.skipif(importlib.util.find_spec("core.check") is None, reason="core.check is not in this build yet")
+@pytest.mark.skipif(
+    importlib.util.find_spec("core.verification.check") is None,
+    reason="core.verification.check is not in this build yet",
+)
 def test_checking_a_pasted_text(check_server, browser):  # noqa: F811
     page = _open(browser, f"{check_server}/check", "desktop")
     box = page.locator("textarea").first
@@ -133,7 +136,10 @@ def test_checking_a_pasted_text(check_server, browser):  # noqa: F811
     page.close()
 
 
-@pytest.mark.skipif(importlib.util.find_spec("core.check") is None, reason="core.check is not in this build yet")
+@pytest.mark.skipif(
+    importlib.util.find_spec("core.verification.check") is None,
+    reason="core.verification.check is not in this build yet",
+)
 def test_checking_against_pasted_sources(check_server, browser):  # noqa: F811
     """Another system's answer checked against the sources it was given (issue 28): the card of the
     contradicted sentence names 粘贴的来源 1 and highlights the pasted passage."""

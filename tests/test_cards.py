@@ -11,7 +11,7 @@ import pytest
 from components.answer_view import render_answer
 from components.snapshot_html import markdown_html
 from core.models import AlignedQuote, Support
-from core.presentation import cited_span, document_groups, snippet, snippet_parts
+from core.records.presentation import cited_span, document_groups, snippet, snippet_parts
 from tests.test_render import assert_safe, chunk, parse_html, record
 
 MD = "## ConfigMap\n\n- 使用 `kubectl create configmap` 创建。\n- 第二条 **重要**。\n\n```yaml\nkind: ConfigMap\n```\n"
@@ -131,7 +131,7 @@ def _quote_at(needle: str, cut: int = 0) -> tuple[int, int]:
 )
 def test_a_card_quote_never_shows_a_stray_backtick_or_half_a_code_span(span) -> None:
     from components.cards import quote_card_html
-    from core.verdicts import MarkerVerdict
+    from core.verification.verdicts import MarkerVerdict
 
     html = quote_card_html(CODE_TEXT, MarkerVerdict(position=0, chunk_id="c", kind="supported", quote=span))
     assert html is not None and "<mark>" in html
@@ -141,7 +141,7 @@ def test_a_card_quote_never_shows_a_stray_backtick_or_half_a_code_span(span) -> 
 
 
 def test_code_ranges_and_outside_code_follow_markdown() -> None:
-    from core.presentation import code_ranges, outside_code
+    from core.records.presentation import code_ranges, outside_code
 
     text = "用 `a` 和 ``b`c`` 以及 \\`不是代码`。\n\n```\nx = 1\n```\n"
     ranges = code_ranges(text)
@@ -154,7 +154,7 @@ def test_code_ranges_and_outside_code_follow_markdown() -> None:
 def test_a_card_quote_keeps_the_spaces_of_its_text_and_adds_none() -> None:
     """Chinese runs straight into and out of its quote; English keeps its word spaces."""
     from components.cards import quote_card_html
-    from core.verdicts import MarkerVerdict
+    from core.verification.verdicts import MarkerVerdict
 
     def card(text: str, quote: str) -> str:
         at = text.index(quote)
@@ -224,7 +224,7 @@ def test_each_marker_opens_the_snapshot_of_its_own_aligned_quote() -> None:
 def test_markdown_and_html_sources_open_as_the_rendered_section(tmp_path) -> None:
     """Issue 29: the snapshot of a Markdown or HTML source is the rendered section (its heading,
     list, table, code) with the quote highlighted, not raw text."""
-    from core.corpus import load_sources
+    from core.ingest.corpus import load_sources
     from core.models import ChunkSnapshot, RetrievedChunk
 
     (tmp_path / "page.html").write_text(

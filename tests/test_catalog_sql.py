@@ -12,10 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.catalog import Catalog
-from core.corpus import load_sources
-from core.knowledge_bases import KnowledgeBaseError
+from core.ingest.corpus import load_sources
 from core.models import DEFAULT_KB, place_in_knowledge_base
+from core.store.catalog import Catalog
+from core.store.knowledge_bases import KnowledgeBaseError
 
 
 def _versions(tmp_path: Path, texts: list[str]):

@@ -13,7 +13,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from components.answer_actions import copy_buttons_html
-from core.export import to_markdown
+from core.records.export import to_markdown
 
 ROOT = Path(__file__).resolve().parent.parent
 CHAT, LIBRARY, HISTORY = "app_pages/chat.py", "app_pages/library.py", "app_pages/history.py"
@@ -267,7 +267,7 @@ def test_copy_buttons_embed_both_texts_inertly(sample_engine):
 
 def test_a_store_failure_while_saving_feedback_is_a_message_not_a_crash(app_env, monkeypatch):
     from core.errors import RecordError
-    from core.records import RecordStore
+    from core.records.store import RecordStore
 
     at = _ask(_app(), "Init 容器有什么用？")
     (record,) = app_env.records.list(conversation_id=at.query_params["c"])
@@ -286,7 +286,7 @@ def test_a_question_past_the_limit_gets_a_clear_message_and_is_kept(app_env):
     paste past ``max_chars``; the server cut what it got). The box takes any length; the pipeline
     refuses past MAX_QUESTION_CHARS code points with a message naming the length and the limit,
     and the record keeps the whole question (shown in the user bubble, editable)."""
-    from core.pipeline import MAX_QUESTION_CHARS
+    from core.engine import MAX_QUESTION_CHARS
 
     at = _app()
     assert not at.chat_input[0].proto.max_chars  # no browser-side limit

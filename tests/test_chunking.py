@@ -1,4 +1,4 @@
-"""core.chunking / core.corpus against the real zh-cn sample and synthetic edge cases."""
+"""core.ingest.chunking / core.ingest.corpus against the real zh-cn sample and synthetic edge cases."""
 
 from __future__ import annotations
 
@@ -13,19 +13,19 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.chunking import (
+from core.errors import IngestError
+from core.ingest.chunking import (
     MAX_CHUNK_CHARS,
     normalized_text,
     parse_markdown,
 )
-from core.corpus import (
+from core.ingest.corpus import (
     iter_source_files,
     load_glossary,
     load_sources,
     public_url,
 )
-from core.corpus_profile import find_profile
-from core.errors import IngestError
+from core.ingest.corpus_profile import find_profile
 from core.models import make_chunk_id, sha256_hex
 
 DOCS = Path(__file__).resolve().parents[1] / "data" / "k8s-zh-sample" / "docs"

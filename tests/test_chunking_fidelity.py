@@ -1,6 +1,6 @@
 """Issue 24 (nothing changes the facts): what Markdown becomes at ingest keeps the
 document's words and numbers. Each fault is tested through ``parse_markdown`` and
-through the real ingest entry point (``core.ingest.ingest`` into a ``KnowledgeIndex``)."""
+through the real ingest entry point (``core.ingest.run.ingest`` into a ``KnowledgeIndex``)."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 from components.snapshot_html import markdown_html
-from core.chunking import parse_markdown
-from core.embeddings import HashingEmbedder
-from core.index import KnowledgeIndex
-from core.ingest import ingest
+from core.ingest.chunking import parse_markdown
+from core.ingest.run import ingest
 from core.models import Chunk, ChunkSnapshot, RetrievedChunk
-from core.presentation import snippet
-from core.verification import verify
+from core.records.presentation import snippet
+from core.store.embeddings import HashingEmbedder
+from core.store.index import KnowledgeIndex
+from core.verification.support import verify
 from tests.conftest import make_settings
 
 REF_DOC = "当前稳定版本是 2.3[1]，发布于 2024 年。\n\n[1]: https://example.com/rel\n"
@@ -125,7 +125,7 @@ def test_front_matter_metadata_reaches_every_chunk():
 
 
 def test_front_matter_metadata_reaches_the_snapshot_and_the_card(tmp_path):
-    from core.presentation import card_facts, page_number
+    from core.records.presentation import card_facts, page_number
 
     chunks = _ingested(tmp_path, "fm.md", FM_DOC)
     snap = _snapshot(chunks[0])
@@ -192,7 +192,7 @@ def test_card_meta_line_shows_the_front_matter_facts_escaped():
 
 
 def test_a_pages_list_is_shown_when_there_is_no_single_page(tmp_path):
-    from core.presentation import card_facts
+    from core.records.presentation import card_facts
 
     (chunk,) = _ingested(tmp_path, "p.md", "---\npages: [3, 4]\n---\n正文。\n")
     assert card_facts(_snapshot(chunk)) == ("第 3、4 页",)
@@ -211,7 +211,7 @@ def test_html_links_and_bold_through_ingest(tmp_path):
 
 
 def test_link_targets_are_kept_for_the_reader_but_not_searched_or_embedded():
-    from core.catalog import embedding_text, lexical_text
+    from core.store.catalog import embedding_text, lexical_text
 
     (c,) = parse_markdown("见[说明](https://example.com/ingress-default) 2.3[1]。\n\n[1]: https://e.com/1\n", "a.md")[1]
     assert "https://example.com/ingress-default" in c.text
@@ -228,7 +228,7 @@ def test_a_long_sentence_is_never_cut_inside_a_link():
 
 def test_a_card_quote_that_ends_inside_a_link_shows_no_markdown():
     from components.cards import quote_card_html
-    from core.verdicts import MarkerVerdict
+    from core.verification.verdicts import MarkerVerdict
 
     text = "当前稳定版本是 2.3[[1]](https://example.com/rel)，发布于 2024 年。"
     end = text.index("example")

@@ -4,7 +4,7 @@ sees of the document, character for character apart from whitespace.
 *Rendered text of the document*: the document rendered to HTML by markdown-it-py with the
 plugins the ingest enables (CommonMark with raw HTML, GFM tables, front matter, footnotes,
 CJK-friendly emphasis), then the text content of that HTML (``html.parser``). Three rendering
-choices of the ingest (``core.chunking.inline``) are the reader's view and are set here with
+choices of the ingest (``core.ingest.chunking.inline``) are the reader's view and are set here with
 markdown-it's own render rules, not with chunking code: a link whose text is a bare number
 reads ``[1]``; a footnote reference reads ``[n]`` (the plugin's caption without its ``:k``
 repeat suffix); a footnote note starts with ``[n] `` and loses its ↩︎ back link.
@@ -28,9 +28,9 @@ from markdown_it import MarkdownIt
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 
-from core.chunking import parse_markdown
 from core.cjk import is_cjk
 from core.cjk_emphasis import cjk_emphasis_plugin
+from core.ingest.chunking import parse_markdown
 from core.markdown import markdown_parser
 
 _BLOCK = frozenset("p li td th tr div pre blockquote section hr br h1 h2 h3 h4 h5 h6 ol ul table".split())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parents[1] / "core" / "chunking"
+PACKAGE = Path(__file__).resolve().parents[1] / "core" / "ingest" / "chunking"
 
 
 def _imported_modules(path: Path) -> set[str]:
@@ -30,14 +30,16 @@ def test_no_module_over_400_lines_and_each_says_its_job():
 def test_generic_modules_do_not_know_the_hugo_dialect():
     for name in ("splitting", "normalize", "htmltext", "frontmatter"):
         imported = _imported_modules(PACKAGE / f"{name}.py")
-        assert "core.chunking.hugo" not in imported, name
-        assert not any(m.startswith("core.chunking.markdown") or m == "core.chunking.document" for m in imported), name
+        assert "core.ingest.chunking.hugo" not in imported, name
+        assert not any(
+            m.startswith("core.ingest.chunking.markdown") or m == "core.ingest.chunking.document" for m in imported
+        ), name
 
 
 def test_public_entry_points_stay_importable_from_the_package():
-    import core.chunking as chunking
-    from core.chunking.document import parse_markdown
-    from core.chunking.frontmatter import parse_front_matter
+    import core.ingest.chunking as chunking
+    from core.ingest.chunking.document import parse_markdown
+    from core.ingest.chunking.frontmatter import parse_front_matter
 
     assert chunking.parse_markdown is parse_markdown
     assert chunking.parse_front_matter is parse_front_matter

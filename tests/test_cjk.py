@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from markdown_it import MarkdownIt
 
-from core.chunking import parse_markdown
 from core.cjk import is_cjk, is_cjk_punct
 from core.cjk_emphasis import cjk_emphasis_plugin
 from core.generators.structured import assemble_sentences
+from core.ingest.chunking import parse_markdown
 
 
 @pytest.mark.parametrize("ch", ["中", "㐀", "豈", "あ", "カ", "ㄅ", "한", "。", "，", "（", "Ａ", "𠀀"])

@@ -111,7 +111,7 @@ def test_eval_indexes_into_and_searches_the_named_kb(cli, capsys, tmp_path):
     assert code == 0, err
     report = json.loads(report_path.read_text(encoding="utf-8"))
     assert report["config"]["knowledge_base"] == "team-x" and report["config"]["documents"] == 2
-    from core.catalog import Catalog
+    from core.store.catalog import Catalog
 
     catalog = Catalog(data / "catalog.sqlite3")
     assert len(catalog.documents("team-x")) == 2 and catalog.documents("default") == []

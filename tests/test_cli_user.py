@@ -23,7 +23,7 @@ def cli(tmp_path_factory):
     mp.setenv("YINZHENG_DATA_DIR", str(data))
     mp.setenv("YINZHENG_CORPUS", str(LEGACY / "docs"))
     mp.setenv("YINZHENG_EMBEDDING", "hash")
-    mp.setattr("core.pipeline.secrets_section", lambda name: SECTION if name == "yinzheng" else {})
+    mp.setattr("core.engine.secrets_section", lambda name: SECTION if name == "yinzheng" else {})
 
     def run(capsys, *argv: str) -> tuple[int, str, str]:
         code = main(list(argv))

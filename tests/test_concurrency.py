@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from core import store_lock
-from core.embedding_worker import EmbeddingWorker
-from core.embeddings import HashingEmbedder
-from core.index import KnowledgeIndex
-from core.ingest import ingest
+from core.ingest.run import ingest
+from core.store import store_lock
+from core.store.embedding_worker import EmbeddingWorker
+from core.store.embeddings import HashingEmbedder
+from core.store.index import KnowledgeIndex
 
 from .conftest import ROOT, SAMPLE, make_settings
 
@@ -115,7 +115,7 @@ def test_second_process_cannot_take_the_lock_and_names_the_owner(tmp_path):
     assert store_lock.acquire(chroma) and store_lock.acquire(chroma)  # idempotent within the process
     try:
         p = run_py(
-            "from pathlib import Path; from core import store_lock; import json\n"
+            "from pathlib import Path; from core.store import store_lock; import json\n"
             f"d = Path({str(chroma)!r}); got = store_lock.acquire(d); o = store_lock.owner(d)\n"
             "print(json.dumps({'got': got, 'pid': o and o.pid, 'command': o and o.command, 'text': o and o.describe()}))",
             tmp_path,
@@ -137,7 +137,7 @@ def test_lock_is_released_when_the_owner_exits_even_by_sigkill(tmp_path):
         [
             sys.executable,
             "-c",
-            "import sys, time; from pathlib import Path; from core import store_lock\n"
+            "import sys, time; from pathlib import Path; from core.store import store_lock\n"
             f"print(store_lock.acquire(Path({str(chroma)!r})), flush=True); time.sleep(60)",
         ],
         cwd=ROOT,
@@ -161,7 +161,7 @@ def test_lock_is_released_when_the_owner_exits_even_by_sigkill(tmp_path):
 def test_lock_is_released_on_normal_exit(tmp_path):
     chroma = tmp_path / "chroma"
     p = run_py(
-        f"from pathlib import Path; from core import store_lock; print(store_lock.acquire(Path({str(chroma)!r})))",
+        f"from pathlib import Path; from core.store import store_lock; print(store_lock.acquire(Path({str(chroma)!r})))",
         tmp_path,
     )
     assert p.stdout.strip() == "True"
@@ -242,8 +242,9 @@ def test_non_owner_scores_from_cached_vectors_like_the_owner(tmp_path):
     qv = index.embedder.embed(["Deployment 滚动更新"], "query")[0]
     owner_hits = index.dense_search_vector(qv, 5)
     p = run_py(
-        NO_CHROMA + "import json; from core.config import load_settings; from core.embeddings import HashingEmbedder\n"
-        "from core.index import KnowledgeIndex\n"
+        NO_CHROMA
+        + "import json; from core.config import load_settings; from core.store.embeddings import HashingEmbedder\n"
+        "from core.store.index import KnowledgeIndex\n"
         "ix = KnowledgeIndex(load_settings(), HashingEmbedder())\n"
         "qv = ix.embedder.embed(['Deployment 滚动更新'], 'query')[0]\n"
         "print(json.dumps({'owns': ix.owns_vectors(), 'hits': ix.dense_search_vector(qv, 5), "
@@ -260,8 +261,8 @@ def test_non_owner_scores_from_cached_vectors_like_the_owner(tmp_path):
 def test_non_owner_refuses_to_embed_and_to_rebuild(tmp_path):
     index = owned_index(tmp_path)
     p = run_py(
-        NO_CHROMA + "from core.config import load_settings; from core.embeddings import HashingEmbedder\n"
-        "from core.errors import IndexError_; from core.index import KnowledgeIndex\n"
+        NO_CHROMA + "from core.config import load_settings; from core.store.embeddings import HashingEmbedder\n"
+        "from core.errors import IndexError_; from core.store.index import KnowledgeIndex\n"
         "ix = KnowledgeIndex(load_settings(), HashingEmbedder())\n"
         "try:\n    ix.embed_pending()\nexcept IndexError_ as e:\n    print('refused:', e)\n",
         index.settings.data_dir,
@@ -281,8 +282,8 @@ def test_non_owner_takes_over_when_the_owner_is_gone(tmp_path):
         [
             sys.executable,
             "-c",
-            "import sys, time; from core.config import load_settings; from core.embeddings import HashingEmbedder\n"
-            "from core.index import KnowledgeIndex; from core.ingest import ingest; from pathlib import Path\n"
+            "import sys, time; from core.config import load_settings; from core.store.embeddings import HashingEmbedder\n"
+            "from core.store.index import KnowledgeIndex; from core.ingest.run import ingest; from pathlib import Path\n"
             f"ix = KnowledgeIndex(load_settings(), HashingEmbedder()); ingest(ix, [Path({str(docs)!r})], embed=False)\n"
             "print(ix.owns_vectors(), flush=True); sys.stdin.read()",
         ],
@@ -367,9 +368,9 @@ def test_threads_noticing_one_new_generation_reload_once(tmp_path, monkeypatch):
 def test_the_app_answers_while_a_cli_ingest_changes_the_catalog(tmp_path):
     """Threads asking through one Engine (like Streamlit sessions) while another
     process ingests: no error, and the new documents are served afterwards."""
+    from core.engine import Engine
     from core.generators.extractive import ExtractiveGenerator
-    from core.pipeline import Engine
-    from core.records import RecordStore
+    from core.records.store import RecordStore
 
     index = owned_index(tmp_path)
     engine = Engine(

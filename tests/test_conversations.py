@@ -15,10 +15,10 @@ from typing import Iterator
 import pytest
 
 from core.errors import RecordError
-from core.export import answer_markdown, conversation_to_markdown, to_markdown
 from core.models import AnswerRecord, Feedback, GeneratorInfo
-from core.records import RecordStore, conversation_turns
-from core.retrieval import RetrievalOptions
+from core.records.export import answer_markdown, conversation_to_markdown, to_markdown
+from core.records.store import RecordStore, conversation_turns
+from core.retrieval.hybrid import RetrievalOptions
 from tests.fakes import T0
 
 GEN = GeneratorInfo(name="extractive")

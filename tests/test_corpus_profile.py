@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from core.corpus_profile import NEUTRAL, PROFILE_FILE, find_profile, profile_of
 from core.errors import ConfigError
-from core.knowledge_bases import DEFAULT_TITLE
+from core.ingest.corpus_profile import NEUTRAL, PROFILE_FILE, find_profile, profile_of
+from core.store.knowledge_bases import DEFAULT_TITLE
 from tests.fakes import build_engine as hash_engine
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -110,7 +110,7 @@ VOCABULARY = re.compile(
 )
 #: Modules whose strings may name it: the Hugo dialect's shortcodes (a detected dialect),
 #: the evaluation tooling over the Kubernetes dev sets.
-ALLOWED = {"core/chunking/hugo.py", "core/claims_eval.py"}
+ALLOWED = {"core/ingest/chunking/hugo.py", "core/verification/claims_eval.py"}
 
 
 def _strings(path: Path):

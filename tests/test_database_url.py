@@ -1,7 +1,7 @@
 """Database URLs in the form other tools take (issue 30): ``postgresql://`` and
 ``postgres://`` mean PostgreSQL through the installed driver (psycopg 3); a URL for a
 driver that is not installed names the package to install; a backend the stores do
-not run on is refused by name. Checked in ``core.sql`` (every engine) and at start in
+not run on is refused by name. Checked in ``core.store.sql`` (every engine) and at start in
 ``core.config`` (``YINZHENG_DATABASE_URL``); never with the password in a message.
 The real connection runs with ``YINZHENG_TEST_DATABASE_URL`` only."""
 
@@ -16,8 +16,8 @@ import sqlalchemy as sa
 from core.config import load_settings
 from core.errors import ConfigError, RecordError
 from core.models import AnswerRecord, GeneratorInfo
-from core.records import RecordStore
-from core.sql import DatabaseUrlError, parse_url
+from core.records.store import RecordStore
+from core.store.sql import DatabaseUrlError, parse_url
 from tests.conftest import postgres_schema
 from tests.fakes import T0
 from tests.test_records_sql import socket_free_port

@@ -44,17 +44,38 @@ def test_every_relative_link_of_the_readme_and_docs_resolves():
 
 
 def test_every_path_in_the_layout_map_exists():
+    """The table's first cell names paths from the root; a folder's row names its files in the second cell."""
     text = README.read_text(encoding="utf-8")
     layout = text.split("\n## Layout\n", 1)[1].split("\n## ", 1)[0]
     rows = [line for line in layout.splitlines() if line.startswith("| `")]
     assert len(rows) > 10
     named = 0
     for row in rows:
-        first_cell = row.split("|")[1]
-        for path in _CODE_PATH.findall(first_cell):
+        first, second = row.split("|")[1:3]
+        folders = []
+        for path in _CODE_PATH.findall(first):
             assert (ROOT / path).exists(), f"the layout map names {path}, which is not in the tree"
             named += 1
-    assert named > 40
+            if (ROOT / path).is_dir():
+                folders.append(ROOT / path)
+        for name in _CODE_PATH.findall(second):
+            in_folder = len(folders) == 1 and folders[0].parent == ROOT / "core" or folders == [ROOT / "components"]
+            if name.endswith((".py", ".json")) and "*" not in name and "/" not in name and in_folder:
+                found = (folders[0] / name).exists() or any(folders[0].rglob(name))  # chunking/'s files
+                assert found, f"the layout map names {name} in {folders[0].name}/"
+                named += 1
+    assert named > 60
+    # the tree above the table: every folder and module it names under core/
+    tree = layout.split("```", 2)[1]
+    core_lines = tree.split("\ncore/", 1)[1].split("\nbenchmarks/", 1)[0].splitlines()[1:]
+    listed = [w for line in core_lines for w in line.split("   ")[0].split() if w.endswith((".py", "/"))]
+    assert len(listed) > 15
+    for name in listed:
+        assert (ROOT / "core" / name).exists(), f"the layout tree names core/{name}"
+    # every stage package of core/ is in the tree, and says its job in its __init__ docstring
+    packages = sorted(p.parent.name for p in (ROOT / "core").glob("*/__init__.py") if p.parent.name != "migrations")
+    for package in packages:
+        assert f"{package}/" in tree, package
 
 
 def test_the_design_document_the_tests_cite_is_in_the_repository():

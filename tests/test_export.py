@@ -5,8 +5,8 @@ from datetime import datetime, timezone
 from markdown_it import MarkdownIt
 from mdit_py_plugins.footnote import footnote_plugin
 
-from core.export import UNSUPPORTED_MARK, conversation_to_markdown, to_markdown
 from core.models import AnswerRecord, ChunkSnapshot, GeneratorInfo, RecommendedLink, Support
+from core.records.export import UNSUPPORTED_MARK, conversation_to_markdown, to_markdown
 
 T = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
@@ -113,7 +113,7 @@ def test_titles_heading_paths_and_labels_are_escaped_text():
 
 
 def test_interrupted_answer_is_exported_with_a_note():
-    from core.export import INTERRUPTED_NOTE
+    from core.records.export import INTERRUPTED_NOTE
 
     r = record("只说了一半", [], [], status="interrupted")
     md = to_markdown(r)
@@ -124,7 +124,7 @@ def test_conversation_export_groups_regenerated_versions_into_their_turn():
     """The tester's input: a regenerated answer was exported as a turn of its own."""
     import json
 
-    from core.export import conversation_to_json
+    from core.records.export import conversation_to_json
 
     s = [Support(start=0, end=6, chunk_ids=("a#0",))]
     first = record("第一版回答。", s, [snap("a#0", ("甲",))]).model_copy(update={"answer_id": "r1", "query": "问甲？"})

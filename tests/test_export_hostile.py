@@ -15,14 +15,6 @@ import pytest
 from markdown_it import MarkdownIt
 from mdit_py_plugins.footnote import footnote_plugin
 
-from core.export import (
-    UNSUPPORTED_MARK,
-    answer_markdown,
-    conversation_to_json,
-    conversation_to_markdown,
-    record_json,
-    to_markdown,
-)
 from core.markdown import markdown_parser, safe_link
 from core.models import (
     AlignedQuote,
@@ -33,6 +25,14 @@ from core.models import (
     GeneratorInfo,
     RecommendedLink,
     Support,
+)
+from core.records.export import (
+    UNSUPPORTED_MARK,
+    answer_markdown,
+    conversation_to_json,
+    conversation_to_markdown,
+    record_json,
+    to_markdown,
 )
 
 T = datetime(2026, 1, 1, tzinfo=timezone.utc)
@@ -248,9 +248,9 @@ DOC = (
 @pytest.fixture(scope="module")
 def engine(tmp_path_factory):
     from core.config import Settings
-    from core.embeddings import HashingEmbedder
-    from core.ingest import ingest
-    from core.pipeline import Engine
+    from core.engine import Engine
+    from core.ingest.run import ingest
+    from core.store.embeddings import HashingEmbedder
 
     corpus = tmp_path_factory.mktemp("hostile-corpus")
     (corpus / "backup.md").write_text(DOC, encoding="utf-8")
@@ -261,7 +261,7 @@ def engine(tmp_path_factory):
 
 
 def test_checked_hostile_text_exports_inert(engine):
-    from core.check import check_text
+    from core.verification.check import check_text
 
     text = "备份任务每天凌晨两点运行 <img src=x onerror=alert(1)>，结果保存在对象存储中。\n\n" + BLOCK.replace(
         HOSTILE[-2], ""

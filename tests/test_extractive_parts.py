@@ -13,7 +13,7 @@ import pytest
 from core.generators.extractive import ExtractiveGenerator
 from core.generators.question_types import forms_answered, question_forms
 from core.models import Chunk, RetrievedChunk
-from core.query import question_parts
+from core.retrieval.query import question_parts
 
 
 def rc(cid: str, heading: tuple[str, ...], text: str, rank: int, relevance: float = 0.9) -> RetrievedChunk:

@@ -8,9 +8,9 @@ import logging
 import pytest
 
 from core.config import Settings
+from core.engine import ask
 from core.errors import RecordError, UnsavedRecordError
-from core.pipeline import ask
-from core.records import RecordStore
+from core.records.store import RecordStore
 from tests.fakes import FakeRetriever, ScriptedGenerator, retrieved
 
 QUESTION = "CronJob 的时间表语法是什么？"
@@ -34,10 +34,10 @@ def _ask(tmp_path, generator, *, failing_store: bool = False):
 
 
 def test_a_generator_bug_is_logged_with_its_traceback(tmp_path, caplog):
-    with caplog.at_level(logging.ERROR, logger="core.pipeline"):
+    with caplog.at_level(logging.ERROR, logger="core.engine"):
         rec = _ask(tmp_path, ScriptedGenerator(fail=KeyError("boom")))
     assert rec.status == "error" and "boom" in rec.error
-    logged = [r for r in caplog.records if r.name == "core.pipeline"]
+    logged = [r for r in caplog.records if r.name == "core.engine"]
     assert len(logged) == 1 and "scripted" in logged[0].getMessage()
     assert logged[0].exc_info is not None and logged[0].exc_info[0] is KeyError
 
@@ -52,8 +52,8 @@ def test_a_store_failure_carries_the_finished_answer(tmp_path):
 
 
 def test_an_interrupted_turn_that_cannot_be_stored_is_logged_and_the_interruption_propagates(tmp_path, caplog):
-    with caplog.at_level(logging.ERROR, logger="core.pipeline"), pytest.raises(FakeStop):
+    with caplog.at_level(logging.ERROR, logger="core.engine"), pytest.raises(FakeStop):
         _ask(tmp_path, ScriptedGenerator(fail=FakeStop()), failing_store=True)
-    logged = [r for r in caplog.records if r.name == "core.pipeline"]
+    logged = [r for r in caplog.records if r.name == "core.engine"]
     assert len(logged) == 1 and "FakeStop" in logged[0].getMessage()
     assert logged[0].exc_info is not None and logged[0].exc_info[0] is UnsavedRecordError

@@ -3,7 +3,7 @@ server on 127.0.0.1 (tests/gemini_server.py), golden fixtures from
 ``../shared/fixtures/gemini`` (beside the repository) with their ``.expect.json``
 sidecars; the tests that read them skip when that folder is absent.
 
-Tests that need ``core.grounding`` skip while it does not exist.
+Tests that need ``core.grounding.supports`` skip while it does not exist.
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def load(name: str) -> tuple[dict, dict]:
 
 
 def grounding_module():
-    return pytest.importorskip("core.grounding", reason="core/grounding.py not written yet")
+    return pytest.importorskip("core.grounding.supports", reason="core/grounding/supports.py not written yet")
 
 
 def settings(**kw) -> Settings:

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from core.errors import GroundingError, OffsetError
-from core.grounding import Grounded, answer_status, ground, validate_supports
-from core.layout import layout, marker_numbers, segments, sentence_spans
+from core.grounding.layout import layout, marker_numbers, segments, sentence_spans
+from core.grounding.offsets import OffsetBoundsError, from_codepoint, rebase, text_length, to_codepoint
+from core.grounding.supports import Grounded, answer_status, ground, validate_supports
 from core.markdown import markdown_parser
 from core.models import Chunk, Draft, DraftSupport, GeneratorInfo, RetrievedChunk, Segment, Support
-from core.offsets import OffsetBoundsError, from_codepoint, rebase, text_length, to_codepoint
 from tests.conftest import shared_path
 
 FIXTURES = shared_path("fixtures", "gemini")

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from core.corpus import load_sources
-from core.embeddings import HashingEmbedder
-from core.index import KnowledgeIndex
-from core.ingest import ingest
-from core.sourcetext import GARBLED_SHARE, check_text, unreadable_share
+from core.ingest.corpus import load_sources
+from core.ingest.run import ingest
+from core.ingest.sourcetext import GARBLED_SHARE, check_text, unreadable_share
+from core.store.embeddings import HashingEmbedder
+from core.store.index import KnowledgeIndex
 from tests.conftest import make_settings
 
 # --------------------------------------------------------------------------- #
@@ -195,7 +195,7 @@ def test_library_page_rows_show_failures_and_warnings_in_chinese(tmp_path, index
 
 def test_a_file_of_one_huge_line_is_ingested_with_a_warning(tmp_path):
     """Issue 30: a 3 MB one-line Markdown file was accepted as 3,077 chunks without a warning."""
-    from core.corpus import LONG_LINE_CHARS, load_sources
+    from core.ingest.corpus import LONG_LINE_CHARS, load_sources
 
     root = tmp_path / "docs"
     root.mkdir()

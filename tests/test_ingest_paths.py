@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 from core.config import Settings
-from core.corpus import iter_source_files, load_sources
-from core.embeddings import HashingEmbedder
-from core.index import KnowledgeIndex
-from core.ingest import ingest
-from core.library import ingest_folder
-from core.sourcetext import escape_surrogates
+from core.ingest.corpus import iter_source_files, load_sources
+from core.ingest.library import ingest_folder
+from core.ingest.run import ingest
+from core.ingest.sourcetext import escape_surrogates
+from core.store.embeddings import HashingEmbedder
+from core.store.index import KnowledgeIndex
 from tests.conftest import make_settings
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-import core.corpus as corpus
-import core.parse_jobs as parse_jobs
-from core.embeddings import HashingEmbedder
-from core.index import KnowledgeIndex
-from core.ingest import ingest
-from core.parse_jobs import glossary_digest, parse_key
+import core.ingest.corpus as corpus
+import core.ingest.parse_jobs as parse_jobs
+from core.ingest.parse_jobs import glossary_digest, parse_key
+from core.ingest.run import ingest
+from core.store.embeddings import HashingEmbedder
+from core.store.index import KnowledgeIndex
 from tests.conftest import make_settings
 
 

@@ -16,13 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from core.embeddings import HashingEmbedder
+from core.engine import Engine
 from core.generators.extractive import ExtractiveGenerator
-from core.index import KnowledgeIndex
 from core.models import DEFAULT_KB
-from core.pipeline import Engine
-from core.records import RecordStore
-from core.replay import current_counterpart, snapshot_state
+from core.records.replay import current_counterpart, snapshot_state
+from core.records.store import RecordStore
+from core.store.embeddings import HashingEmbedder
+from core.store.index import KnowledgeIndex
 from tests.conftest import make_settings
 
 LEGACY = Path(__file__).resolve().parent / "golden" / "legacy_data"

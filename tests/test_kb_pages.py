@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.ingest import ingest
-from core.records import RecordStore
+from core.ingest.run import ingest
+from core.records.store import RecordStore
 from tests.fakes import build_engine
 from tests.test_kb_migration import LEGACY
 

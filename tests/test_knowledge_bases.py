@@ -10,10 +10,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.cached_vectors import VectorMatrix
-from core.ingest import ingest
-from core.knowledge_bases import KnowledgeBaseError
+from core.ingest.run import ingest
 from core.models import DEFAULT_KB, KnowledgeBase
+from core.store.cached_vectors import VectorMatrix
+from core.store.knowledge_bases import KnowledgeBaseError
 from tests.fakes import build_engine
 from tests.test_kb_migration import LEGACY
 
@@ -186,7 +186,7 @@ def test_an_unknown_selection_is_refused_before_anything_is_stored(twin):
 
 
 def test_apply_places_parsed_documents_and_refuses_ones_of_another_kb(tmp_path):
-    from core.corpus import load_sources
+    from core.ingest.corpus import load_sources
     from core.models import place_in_knowledge_base
 
     engine = build_engine(tmp_path)
@@ -215,8 +215,8 @@ def test_apply_places_parsed_documents_and_refuses_ones_of_another_kb(tmp_path):
     ],
 )
 def test_name_from_title_is_a_valid_name_or_none(title, name):
-    from core.knowledge_bases import name_from_title
     from core.models import check_kb_name
+    from core.store.knowledge_bases import name_from_title
 
     assert name_from_title(title) == name
     if name:

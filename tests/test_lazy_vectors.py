@@ -14,10 +14,10 @@ SCRIPT = textwrap.dedent(
     import json, sys
     from pathlib import Path
     from core.config import Settings
-    from core.embeddings import HashingEmbedder
-    from core.index import KnowledgeIndex
-    from core.ingest import ingest
-    from core.retrieval import HybridRetriever
+    from core.store.embeddings import HashingEmbedder
+    from core.store.index import KnowledgeIndex
+    from core.ingest.run import ingest
+    from core.retrieval.hybrid import HybridRetriever
 
     data, docs, embed = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3] == "embed"
     index = KnowledgeIndex(Settings(data_dir=data), HashingEmbedder())

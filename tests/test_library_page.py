@@ -104,7 +104,7 @@ def test_english_reasons_are_shown_in_chinese() -> None:
 
 
 def test_an_empty_upload_is_rejected_with_a_reason(tmp_path, sample_engine):
-    from core.library import ingest_uploads
+    from core.ingest.library import ingest_uploads
 
     before = len(sample_engine.index.documents())
     report = ingest_uploads(sample_engine.index, [("空.md", b""), ("只有空白.txt", b" \n\t\n")], tmp_path / "uploads")

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from core.corpus_profile import NEUTRAL, CorpusProfile
-from core.links import links_for_record, relevant_links
+from core.ingest.corpus_profile import NEUTRAL, CorpusProfile
 from core.models import Support
+from core.records.links import links_for_record, relevant_links
 from tests.test_render import chunk, record
 
 K8S_DOC = "https://kubernetes.io/zh-cn/docs/concepts/configuration/configmap/"

@@ -8,9 +8,9 @@ from pydantic import ValidationError
 from components.source_view import _safe_url
 from core.config import Settings
 from core.errors import ConfigError
-from core.export import safe_url, to_markdown
 from core.markdown import markdown_parser, safe_link
 from core.models import Support
+from core.records.export import safe_url, to_markdown
 from tests.test_export import record, snap
 
 SAFE = ["http://example.org", "https://例子.cn/路径?q=1", "  HTTPS://Example.org/a  ", "http://[::1]:8080/"]
@@ -49,7 +49,7 @@ def test_export_of_a_source_with_a_broken_ipv6_url_keeps_the_footnote():
 
 
 def test_corpus_profile_links_use_the_check(tmp_path):
-    from core.corpus_profile import find_profile
+    from core.ingest.corpus_profile import find_profile
 
     (tmp_path / "docs").mkdir()
     (tmp_path / "corpus-profile.json").write_text(

@@ -17,12 +17,12 @@ import numpy as np
 import pytest
 
 from core.config import Settings
-from core.embedding_worker import EmbeddingWorker
-from core.embeddings import ModelEmbedder
-from core.index import KnowledgeIndex
-from core.ingest import ingest
-from core.retrieval import HybridRetriever, current_mode
-from core.sufficiency import ModeModel, SufficiencyModel
+from core.ingest.run import ingest
+from core.retrieval.hybrid import HybridRetriever, current_mode
+from core.retrieval.sufficiency import ModeModel, SufficiencyModel
+from core.store.embedding_worker import EmbeddingWorker
+from core.store.embeddings import ModelEmbedder
+from core.store.index import KnowledgeIndex
 
 #: each group is one direction of the fake embedding space: words of a group are "synonyms"
 GROUPS = (("灰度", "金丝雀"), ("机器", "节点"), ("容器组", "Pod"))

@@ -99,7 +99,7 @@ def test_candidates_show_markdown_as_readable_text_with_inline_code() -> None:
 def test_an_answer_with_no_text_says_so_and_shows_what_was_found() -> None:
     """An answer the generator could not extract a sentence for (empty text over real chunks)
     is not a bare 无法核实: it says nothing was taken from the chunks and lists them, uncited."""
-    from core.presentation import EMPTY_ANSWER_MESSAGE, FOUND_TITLE, UNVERIFIABLE_MESSAGE
+    from core.records.presentation import EMPTY_ANSWER_MESSAGE, FOUND_TITLE, UNVERIFIABLE_MESSAGE
 
     found = chunk(
         "c1",

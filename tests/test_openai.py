@@ -9,7 +9,6 @@ import socket
 
 import pytest
 
-from core import grounding
 from core.config import Settings
 from core.errors import (
     AuthenticationError,
@@ -21,6 +20,7 @@ from core.errors import (
 )
 from core.generators import registry
 from core.generators.openai_chat import PLACEHOLDER_KEY, make_openai_generator
+from core.grounding import supports as grounding
 from tests.gemini_server import Reply, StubGemini
 from tests.openai_stub import MODEL, chunks_sse, completion
 from tests.test_gemini import CHUNKS, IDS, STRUCTURED, STRUCTURED_TEXT

@@ -15,10 +15,10 @@ from streamlit.testing.v1 import AppTest
 
 from components.errors import HINTS, app_error_message
 from components.plain import plain
+from core.engine import Engine
 from core.errors import AppError, ConfigError, IndexError_, RecordError, UnsavedRecordError
-from core.index import KnowledgeIndex
-from core.pipeline import Engine
-from core.records import RecordStore
+from core.records.store import RecordStore
+from core.store.index import KnowledgeIndex
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORD_HINT = HINTS[RecordError]

@@ -18,14 +18,14 @@ pdfium = pytest.importorskip("pypdfium2", reason="pypdfium2 (requirements.txt) i
 
 from components import pdf_view  # noqa: E402
 from components.answer_view import render_answer  # noqa: E402
-from core.corpus import load_sources, parse_file  # noqa: E402
-from core.embeddings import HashingEmbedder  # noqa: E402
-from core.index import KnowledgeIndex  # noqa: E402
-from core.ingest import ingest  # noqa: E402
+from core.ingest.corpus import load_sources, parse_file  # noqa: E402
+from core.ingest.pdf_pages import PageUnavailable, file_path, render_page  # noqa: E402
+from core.ingest.pdf_positions import quote_boxes  # noqa: E402
+from core.ingest.pdf_text import compat_char, is_placeholder_title  # noqa: E402
+from core.ingest.run import ingest  # noqa: E402
 from core.models import AlignedQuote, ChunkSnapshot, RetrievedChunk, Support  # noqa: E402
-from core.pdf_pages import PageUnavailable, file_path, render_page  # noqa: E402
-from core.pdf_positions import quote_boxes  # noqa: E402
-from core.pdf_text import compat_char, is_placeholder_title  # noqa: E402
+from core.store.embeddings import HashingEmbedder  # noqa: E402
+from core.store.index import KnowledgeIndex  # noqa: E402
 from tests.conftest import make_settings  # noqa: E402
 from tests.pdf_fixtures import CROSSING, ENGLISH, PLAIN_SENTENCE, TABLE, plain_pdf, policy_pdf  # noqa: E402
 from tests.test_render import T0, record  # noqa: E402
@@ -251,7 +251,7 @@ def test_load_sources_reads_pdfs_in_a_pool_the_same(tmp_path: Path, policy: Path
 def test_plain_pdf_lines_that_look_like_markdown_stay_text(tmp_path: Path) -> None:
     """The Markdown given to the chunker escapes them (``1\\.``, ``\\#``, ``\\-``); the chunk keeps the
     characters and their places (the chunker's own text normalisation joins the lines)."""
-    from core.pdf_text import read_pdf
+    from core.ingest.pdf_text import read_pdf
 
     path = tmp_path / "steps.pdf"
     path.write_bytes(plain_pdf("1. 借用前登记。\n# 不是标题\n- 不是列表"))
@@ -268,7 +268,7 @@ def test_a_redacted_pdf_snapshot_keeps_no_page_image(tmp_path: Path) -> None:
     snapshot keeps neither positions nor the stored file's hash (the snapshot shows the text)."""
     import dataclasses
 
-    from core.access import KbPolicy
+    from core.records.access import KbPolicy
     from tests.fakes import build_engine
 
     (tmp_path / "docs").mkdir()

@@ -9,13 +9,13 @@ from types import SimpleNamespace
 import pytest
 
 from core.config import Settings
+from core.engine import ask
 from core.errors import GenerationError
 from core.generators.compare import MISSING_SIDE
 from core.generators.extractive import ExtractiveGenerator, split_sentences
 from core.models import ChunkSnapshot, RetrievedChunk, Support
-from core.pipeline import ask
-from core.records import RecordStore
-from core.retrieval import RetrievalOptions
+from core.records.store import RecordStore
+from core.retrieval.hybrid import RetrievalOptions
 from tests.fakes import FakeRetriever, ScriptedGenerator, cite_first_sentence, retrieved
 
 EVIDENCE = (
@@ -123,7 +123,7 @@ def test_a_citation_of_accepted_evidence_is_kept_below_the_display_threshold(off
 
 
 def test_a_citation_of_a_chunk_outside_the_evidence_is_dropped_below_the_display_threshold():
-    from core.pipeline import _apply_display_threshold
+    from core.engine import _apply_display_threshold
 
     snap = ChunkSnapshot.from_retrieved(retrieved("docs/cron.md@v1#2", "CronJob 也可以暂停。", relevance=0.3))
     sup = Support(start=0, end=5, chunk_ids=(snap.chunk_id,))

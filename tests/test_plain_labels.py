@@ -28,7 +28,7 @@ def _unescaped(label: str, token: str) -> bool:
 
 def test_sidebar_shows_conversation_titles_as_text(page_env):
     from core.config import load_settings
-    from core.records import RecordStore
+    from core.records.store import RecordStore
 
     store = RecordStore(load_settings().records_location)
     for n, title in enumerate((TILDES, RED, "**粗**:ok:~删~[链](js:x)$x$")):

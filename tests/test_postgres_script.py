@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from core.records import RecordStore
+from core.records.store import RecordStore
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "postgres.sh"

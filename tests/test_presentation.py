@@ -1,4 +1,4 @@
-"""``core.presentation`` is what the page and the export share: on every golden case the
+"""``core.records.presentation`` is what the page and the export share: on every golden case the
 export's footnote numbers and the page's card numbers agree chunk by chunk, and the
 status texts come from one place."""
 
@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from components.answer_view import render_answer, source_cards
-from core.export import STATUS_TEXT, UNSUPPORTED_MARK, to_markdown
-from core.presentation import NO_EVIDENCE_MESSAGE, UNSUPPORTED_LABEL, mark_answer
+from core.records.export import STATUS_TEXT, UNSUPPORTED_MARK, to_markdown
+from core.records.presentation import NO_EVIDENCE_MESSAGE, UNSUPPORTED_LABEL, mark_answer
 from tests.test_render import GOLDEN, _golden_record
 
 FOOTNOTE = re.compile(r"^\[\^(\d+)\]: .*（片段 (.+?)，版本 ", re.M)

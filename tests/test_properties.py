@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 
 from components.answer_view import _PLAIN, _sanitize, render_answer
 from core.errors import OffsetError
-from core.grounding import ground, validate_supports
-from core.layout import layout, marker_numbers
+from core.grounding.layout import layout, marker_numbers
+from core.grounding.offsets import UNITS, from_codepoint, text_length, to_codepoint
+from core.grounding.supports import ground, validate_supports
 from core.models import Draft, DraftSupport, GeneratorInfo, Support
-from core.offsets import UNITS, from_codepoint, text_length, to_codepoint
 from tests.test_render import assert_safe, chunk, marker_chunk_ids, parse_html, record
 
 FRAGMENTS = [

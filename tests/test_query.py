@@ -1,10 +1,10 @@
-"""Query resolution (follow-ups), cross-script plans and the KB's own glossary (``core.query``)."""
+"""Query resolution (follow-ups), cross-script plans and the KB's own glossary (``core.retrieval.query``)."""
 
 from __future__ import annotations
 
 import pytest
 
-from core.query import (
+from core.retrieval.query import (
     cjk_share,
     mine_glossary,
     plan_query,

@@ -14,7 +14,7 @@ from core.config import Settings
 from core.generators.evidence import QUERY_REWRITE_INSTRUCTION, first_query_line
 from core.generators.gemini import default_retry_options, make_gemini_generator
 from core.generators.openai_chat import OpenAIChatGenerator
-from core.query import ResolvedQuery
+from core.retrieval.query import ResolvedQuery
 from tests.gemini_server import Reply, StubGemini
 from tests.openai_stub import citing_responder, completion
 
@@ -92,7 +92,7 @@ def test_failed_gemini_rewrite_falls_back_to_the_local_query_and_is_logged(sampl
         [Reply(status=500, json={"error": {"code": 500, "message": "boom", "status": "INTERNAL"}})]
     ) as stub:
         g = _gemini(stub)
-        with caplog.at_level(logging.WARNING, logger="core.pipeline"):
+        with caplog.at_level(logging.WARNING, logger="core.engine"):
             record = _helping(sample_engine).ask(FOLLOW_UP, generator=g, history=[(QUESTION, "")], save=False)
     local = sample_engine.retriever().resolve(FOLLOW_UP, [QUESTION]).text
     assert record.retrieval_query == local and "fused_queries" not in record.retrieval

@@ -21,10 +21,10 @@ from dataclasses import dataclass
 
 import pytest
 
-from core import grounding
 from core.config import load_settings
+from core.engine import Engine
 from core.errors import GenerationError
-from core.pipeline import Engine
+from core.grounding import supports as grounding
 from tests.llama_server import ALIAS, LlamaServer, model_path, real_model_python
 
 pytestmark = pytest.mark.real_model

@@ -17,7 +17,7 @@ import sqlalchemy as sa
 
 from core.errors import RecordError
 from core.models import AnswerRecord, Feedback, GeneratorInfo
-from core.records import RecordStore
+from core.records.store import RecordStore
 from tests.fakes import T0
 
 ALICE, BOB = "a" * 32, "b" * 32

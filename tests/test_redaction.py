@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from core.access import KbPolicy
 from core.errors import ConfigError
 from core.generators.openai_chat import OpenAIChatGenerator
-from core.redaction import Redactor, extra_rules, redact
+from core.records.access import KbPolicy
+from core.records.redaction import Redactor, extra_rules, redact
 from tests.fakes import build_engine
 from tests.gemini_server import StubGemini
 from tests.openai_stub import citing_responder
@@ -128,7 +128,7 @@ def test_redactor_needs_rules():
 
 
 def test_check_mode_stores_the_text_redacted_with_spans_on_it(pii_engine):
-    from core.check import check_text
+    from core.verification.check import check_text
 
     text = "值班电话是 13812345678。报销款项打入银行卡 6222020200112233446。"
     record = check_text(pii_engine, text)
@@ -144,9 +144,9 @@ def test_check_mode_stores_the_text_redacted_with_spans_on_it(pii_engine):
 
 
 def test_the_command_line_reads_redaction_from_the_secrets_file(tmp_path):
-    from core.access import AccessConfig
     from core.config import secrets_section
     from core.models import DEFAULT_KB
+    from core.records.access import AccessConfig
 
     path = tmp_path / "secrets.toml"
     path.write_text(

@@ -26,7 +26,7 @@ from components.answer_view import (
     render_answer,
     source_cards,
 )
-from core.grounding import ground
+from core.grounding.supports import ground
 from core.models import (
     AnswerRecord,
     AuditEntry,
@@ -661,7 +661,7 @@ def test_cli_rejects_bad_input(tmp_path: Path, content: str, needle: str) -> Non
 
 
 def test_core_grounding_does_not_import_streamlit() -> None:
-    code = "import sys, core.grounding, core.layout, core.export; assert 'streamlit' not in sys.modules"
+    code = "import sys, core.grounding.supports, core.grounding.layout, core.records.export; assert 'streamlit' not in sys.modules"
     res = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, timeout=120)
     assert res.returncode == 0, res.stderr.decode()
 
@@ -686,7 +686,7 @@ GRAPHEME_CASES = [
 def test_marker_never_splits_a_grapheme_cluster(text, end, shown):
     import regex
 
-    from core.layout import layout
+    from core.grounding.layout import layout
 
     lay = layout(text, [Support(start=0, end=end, chunk_ids=("c1",))])
     boundaries = {0, *(m.end() for m in regex.finditer(r"\X", text))}
@@ -739,7 +739,7 @@ def test_a_resolved_follow_up_shows_the_query_it_searched_escaped() -> None:
 
 def test_card_path_does_not_repeat_the_title() -> None:
     """Issue 11: a heading path that starts with the title ("ConfigMap / ConfigMap") shows only what follows it."""
-    from core.presentation import shown_path
+    from core.records.presentation import shown_path
 
     assert shown_path("ConfigMap", ("ConfigMap", "使用 ConfigMap")) == "使用 ConfigMap"
     assert shown_path("ConfigMap", ("ConfigMap",)) == ""

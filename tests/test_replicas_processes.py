@@ -160,10 +160,10 @@ def test_a_record_written_by_one_process_is_replayed_by_the_other_with_identical
 
 def _ingest_without_vectors(tmp_path: Path, url: str, copies: int) -> tuple[int, int]:
     """The docs ingested in this process without vectors; (distinct embedding texts, active chunks)."""
-    from core.catalog import embedding_text
-    from core.embeddings import HashingEmbedder
-    from core.index import KnowledgeIndex
-    from core.ingest import ingest
+    from core.ingest.run import ingest
+    from core.store.catalog import embedding_text
+    from core.store.embeddings import HashingEmbedder
+    from core.store.index import KnowledgeIndex
 
     settings = make_settings(
         tmp_path / "ingest", embedding="hash", database_url=url, chroma_host=CHROMA_HOST, chroma_port=CHROMA_PORT
@@ -179,9 +179,9 @@ def _ingest_without_vectors(tmp_path: Path, url: str, copies: int) -> tuple[int,
 
 def _state(tmp_path: Path, url: str) -> dict[str, int]:
     """What a fresh replica sees: vectors in the cache, queued texts, dense coverage on the server."""
-    from core.embedding_claims import queued
-    from core.embeddings import HashingEmbedder
-    from core.index import KnowledgeIndex
+    from core.store.embedding_claims import queued
+    from core.store.embeddings import HashingEmbedder
+    from core.store.index import KnowledgeIndex
 
     settings = make_settings(
         tmp_path / "check", embedding="hash", database_url=url, chroma_host=CHROMA_HOST, chroma_port=CHROMA_PORT
@@ -228,9 +228,9 @@ def test_two_embed_worker_processes_embed_every_text_once_into_the_chroma_server
 
 VICTIM = """
 import sys, time
-from core.catalog import Catalog
-from core.embedding_claims import run_worker
-from core.embeddings import HashingEmbedder
+from core.store.catalog import Catalog
+from core.store.embedding_claims import run_worker
+from core.store.embeddings import HashingEmbedder
 
 class Stuck(HashingEmbedder):
     def embed(self, texts, kind):

@@ -36,8 +36,8 @@ def _free_port() -> int:
 
 
 def test_replicas_script_starts_two_apps_sharing_one_knowledge_base_and_stops_everything(tmp_path) -> None:
-    from core.embeddings import HashingEmbedder
-    from core.index import KnowledgeIndex
+    from core.store.embeddings import HashingEmbedder
+    from core.store.index import KnowledgeIndex
 
     corpus = tmp_path / "corpus"
     corpus.mkdir()

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from core.embeddings import HashingEmbedder
 from core.errors import ConfigError
-from core.index import KnowledgeIndex, reset_index
-from core.ingest import ingest
-from core.records import RecordStore
+from core.ingest.run import ingest
+from core.records.store import RecordStore
+from core.store.embeddings import HashingEmbedder
+from core.store.index import KnowledgeIndex, reset_index
 
 from .conftest import SAMPLE, make_settings
 

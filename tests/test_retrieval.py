@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from core.embeddings import HashingEmbedder
 from core.errors import EmbeddingError, EmbeddingMismatchError, IndexError_, RetrievalError
-from core.index import KnowledgeIndex
-from core.ingest import ingest
-from core.retrieval import HybridRetriever
+from core.ingest.run import ingest
+from core.retrieval.hybrid import HybridRetriever
+from core.store.embeddings import HashingEmbedder
+from core.store.index import KnowledgeIndex
 from tests.conftest import make_settings
 
 
@@ -26,7 +26,7 @@ def test_evidence_threshold_overrides_the_fitted_decision_threshold(sample_engin
     """YINZHENG_EVIDENCE_THRESHOLD (issue 12 item 6): unset, the mode's fitted threshold decides;
     set, that probability does, and the record's config reports the one applied."""
     from core.config import load_settings
-    from core.sufficiency import load_model
+    from core.retrieval.sufficiency import load_model
 
     assert load_settings(env={}).evidence_threshold is None
     assert load_settings(env={"YINZHENG_EVIDENCE_THRESHOLD": "0.6"}).evidence_threshold == 0.6
@@ -44,7 +44,7 @@ def test_evidence_threshold_overrides_the_fitted_decision_threshold(sample_engin
 def test_once_answered_chunks_near_the_threshold_are_evidence_too(sample_engine):
     """The best chunk decides whether to answer; chunks at or above EVIDENCE_SHARE × the threshold
     are then evidence too (issue 12: the English dev-025 gold sat at 0.38 under a 0.41 threshold)."""
-    from core.sufficiency import EVIDENCE_SHARE
+    from core.retrieval.sufficiency import EVIDENCE_SHARE
 
     q = "Deployment 和 StatefulSet 有什么区别？"
     scores = sorted(HybridRetriever(sample_engine.index).retrieve(q).decision.scores.values(), reverse=True)
@@ -224,10 +224,10 @@ def test_outcome_does_not_drift_while_vectors_are_built(tmp_path):
     without a vector takes its BM25 rank in the dense ranking's place): a partial build leaves this
     question's top 5 as it was; at 100% dense scores every returned chunk."""
     from core.config import Settings
-    from core.embeddings import HashingEmbedder
-    from core.index import KnowledgeIndex
-    from core.ingest import ingest
-    from core.retrieval import HybridRetriever
+    from core.ingest.run import ingest
+    from core.retrieval.hybrid import HybridRetriever
+    from core.store.embeddings import HashingEmbedder
+    from core.store.index import KnowledgeIndex
     from tests.conftest import SAMPLE
 
     index = KnowledgeIndex(Settings(data_dir=tmp_path, embedding="hash"), HashingEmbedder())

@@ -1,4 +1,4 @@
-"""The second vector set (``core.second_vectors``, issue 12): its ranking joins the fusion only
+"""The second vector set (``core.store.second_vectors``, issue 12): its ranking joins the fusion only
 when every chunk has its second vector, the knowledge-base / document / access filters apply to
 it, the record names the state (``hybrid2``), the background pass fills it and resumes, and a
 changed chunk has its vector redone. A fake "concept" embedder stands in for USE: it relates
@@ -13,19 +13,19 @@ import numpy as np
 import pytest
 
 from components.answer_view import render_answer
-from core.catalog import embedding_text
 from core.config import Settings, load_settings
-from core.embedding_worker import EmbeddingWorker, fill_cache
-from core.embeddings import HashingEmbedder, ModelEmbedder, make_second_embedder
+from core.engine import Engine
 from core.errors import ConfigError
 from core.generators.extractive import ExtractiveGenerator
-from core.index import KnowledgeIndex
-from core.ingest import ingest
+from core.ingest.run import ingest
 from core.models import sha256_hex
-from core.pipeline import Engine
-from core.records import RecordStore
-from core.retrieval import HybridRetriever, current_mode
-from core.sufficiency import ModeModel, SufficiencyModel
+from core.records.store import RecordStore
+from core.retrieval.hybrid import HybridRetriever, current_mode
+from core.retrieval.sufficiency import ModeModel, SufficiencyModel
+from core.store.catalog import embedding_text
+from core.store.embedding_worker import EmbeddingWorker, fill_cache
+from core.store.embeddings import HashingEmbedder, ModelEmbedder, make_second_embedder
+from core.store.index import KnowledgeIndex
 
 #: each group is one direction of the fake embedding space: words of a group are "synonyms"
 GROUPS = (("灰度", "金丝雀"), ("机器", "节点"), ("容器组", "Pod"))
@@ -183,7 +183,7 @@ def test_the_record_and_the_details_name_the_state(index):
     assert record.retrieval["second_embedding_model"] == "fake2/concepts"
     assert record.retrieval["second_coverage"] == "5/5"
     retriever = _retriever(index)
-    from core.pipeline import ask
+    from core.engine import ask
 
     rec2 = ask(QUESTION, retriever=retriever, generator=ExtractiveGenerator(), records=None, settings=index.settings)
     assert rec2.sufficiency.mode == "hybrid2" and rec2.retrieval["retrieval_mode"] == "hybrid2"

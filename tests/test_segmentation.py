@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from core import segmentation
-from core.lexical import _term, tokenize
+from core.retrieval.lexical import _term, tokenize
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "data" / "k8s-zh-sample" / "docs"
@@ -71,7 +71,7 @@ def test_tags_name_people_and_places():
 
 
 def test_general_frequencies_are_the_counts_of_jiebas_dictionary():
-    # dict.txt of jieba 0.42.1 (the figures core.query's GENERAL_FREQ_MAX was chosen with)
+    # dict.txt of jieba 0.42.1 (the figures core.retrieval.query's GENERAL_FREQ_MAX was chosen with)
     assert [segmentation.general_frequency(w) for w in ("带来", "分别", "探针", "挂起")] == [6670, 16537, 64, 3]
     assert segmentation.general_frequency("赤狐平台值班") == 0
     assert segmentation.general_frequency("") == 0

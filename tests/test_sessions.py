@@ -1,13 +1,13 @@
 """When a signed-in session is over (issue 25 item 5): a copied session cookie outlived
 退出登录 for the cookie's 30 days, and the ID token's ``exp`` was never checked.
-``core.sessions``: the per-user sign-out time in the answer store's database (shared by
+``core.records.sessions``: the per-user sign-out time in the answer store's database (shared by
 replicas) and the rule every run applies to ``st.user``'s claims."""
 
 from __future__ import annotations
 
 import pytest
 
-from core.sessions import SessionLedger, session_over
+from core.records.sessions import SessionLedger, session_over
 
 ALICE, BOB = "a" * 32, "b" * 32
 NOW = 1_800_000_000.0
@@ -53,7 +53,7 @@ def test_signing_out_ends_every_session_of_that_user_on_every_replica(ledger, da
 
 
 def test_the_ledger_shares_the_answer_stores_database(database_location) -> None:
-    from core.records import RecordStore
+    from core.records.store import RecordStore
 
     store = RecordStore(database_location)  # migrated first by the answer store ...
     try:

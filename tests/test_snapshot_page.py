@@ -8,7 +8,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from core.presentation import snippet
+from core.records.presentation import snippet
 
 ROOT = Path(__file__).resolve().parent.parent
 

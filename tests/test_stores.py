@@ -1,4 +1,4 @@
-"""The stores behind ``KnowledgeIndex`` (issue 11): one SQL adapter (``core.sql``) for the
+"""The stores behind ``KnowledgeIndex`` (issue 11): one SQL adapter (``core.store.sql``) for the
 catalog and the answer store, every Chroma call mapped into the error tree
 (including the write in ``embed_pending``'s flush), and nothing lost on a failure."""
 
@@ -7,14 +7,14 @@ from __future__ import annotations
 import pytest
 import sqlalchemy as sa
 
-from core.catalog import Catalog, embedding_text, read_index_id
-from core.embeddings import HashingEmbedder
 from core.errors import IndexError_, RecordError
-from core.index import KnowledgeIndex
-from core.ingest import ingest
+from core.ingest.run import ingest
 from core.models import sha256_hex
-from core.records import RecordStore
-from core.sql import SqlDatabase
+from core.records.store import RecordStore
+from core.store.catalog import Catalog, embedding_text, read_index_id
+from core.store.embeddings import HashingEmbedder
+from core.store.index import KnowledgeIndex
+from core.store.sql import SqlDatabase
 
 from .conftest import SAMPLE, make_settings
 
@@ -83,7 +83,7 @@ def test_the_answer_store_maps_sqlite_errors_to_record_errors(tmp_path):
 
 
 def test_database_transactions_roll_back_as_a_whole(database_location):
-    """``core.sql.SqlDatabase`` on each backend: a failing block leaves nothing; SQLite files are WAL."""
+    """``core.store.sql.SqlDatabase`` on each backend: a failing block leaves nothing; SQLite files are WAL."""
     db = SqlDatabase(database_location, error=RecordError, label="a test store", migrations="records")
     insert = sa.text("INSERT INTO meta_test VALUES (:k, :v)")
     try:

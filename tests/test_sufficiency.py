@@ -1,4 +1,4 @@
-"""core.sufficiency: named things, question types, the shipped model, and the
+"""core.retrieval.sufficiency: named things, question types, the shipped model, and the
 decision end to end on a tiny knowledge base (hash embedder, seconds)."""
 
 from __future__ import annotations
@@ -7,15 +7,15 @@ import json
 
 import pytest
 
-from core import sufficiency as suf
 from core.config import Settings
-from core.embeddings import HashingEmbedder
+from core.engine import Engine
 from core.generators.extractive import ExtractiveGenerator
-from core.index import KnowledgeIndex
-from core.ingest import ingest
+from core.ingest.run import ingest
 from core.models import AnswerRecord
-from core.pipeline import Engine
-from core.records import RecordStore
+from core.records.store import RecordStore
+from core.retrieval import sufficiency as suf
+from core.store.embeddings import HashingEmbedder
+from core.store.index import KnowledgeIndex
 
 QINGNIAO = """# 青鸟值班手册
 
@@ -150,8 +150,8 @@ def test_keyword_mode_is_recorded_while_vectors_are_missing(duty_engine):
 def test_display_threshold_spares_chunks_the_decision_accepted():
     from datetime import datetime, timezone
 
+    from core.engine import _apply_display_threshold
     from core.models import ChunkSnapshot, Support, sha256_hex
-    from core.pipeline import _apply_display_threshold
 
     def snap(cid: str, relevance: float) -> ChunkSnapshot:
         return ChunkSnapshot(
@@ -176,7 +176,7 @@ def test_display_threshold_spares_chunks_the_decision_accepted():
 
 
 def test_uncovered_part_gets_a_note_when_the_rest_is_answered(duty_engine):
-    from core.retrieval import HybridRetriever
+    from core.retrieval.hybrid import HybridRetriever
 
     lenient = suf.SufficiencyModel(
         hybrid=suf.ModeModel(("coverage",), (1.0,), 0.0, 0.01),
@@ -195,7 +195,7 @@ def test_uncovered_part_gets_a_note_when_the_rest_is_answered(duty_engine):
 @pytest.mark.parametrize("question", ["？？？", "a", "  "])
 def test_a_question_without_a_word_to_look_for_is_refused(question):
     """Issue 26: "？？？" and "a" were answered with Pod sentences (the dense ranking always finds something)."""
-    from core.lexical import LexicalIndex
+    from core.retrieval.lexical import LexicalIndex
 
     lex = LexicalIndex(["c1"], ["Pod 是 Kubernetes 中最小的可部署单元。"])
     cand = suf.Candidate("c1", "Pod 是 Kubernetes 中最小的可部署单元。", 1.0, 0.99, 1, 1, 1)
@@ -210,7 +210,7 @@ def test_the_general_features_are_computed_only_for_a_model_that_reads_them():
     """The shipped model does not read them: a question should not pay their dictionary lookups."""
     from dataclasses import replace
 
-    from core.lexical import LexicalIndex
+    from core.retrieval.lexical import LexicalIndex
 
     text = "赤狐平台的值班轮换周期是十天，每次交接必须在周五上午十点完成。"
     lex = LexicalIndex(["c1"], [text])

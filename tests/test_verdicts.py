@@ -20,10 +20,10 @@ from components.answer_view import render_answer
 from components.cards import quote_card_html
 from components.verdict_view import highlight_html
 from core.errors import RecordError
-from core.export import to_markdown
 from core.models import SCHEMA_VERSION, AlignedQuote, AnswerRecord, Support, migrate_record_data
-from core.records import RecordStore
-from core.verdicts import MarkerVerdict, marker_verdicts, snapshot_quote
+from core.records.export import to_markdown
+from core.records.store import RecordStore
+from core.verification.verdicts import MarkerVerdict, marker_verdicts, snapshot_quote
 from tests.checked import INVENTED, UNSUPPORTED, checked_record
 from tests.test_render import assert_safe, chunk, parse_html, record, visible
 

@@ -1,4 +1,4 @@
-"""The offline support verifier (core/verification.py): one test per kind of
+"""The offline support verifier (core/verification/support.py): one test per kind of
 contradiction, a paraphrase that must pass, an invented sentence that must fail,
 aligned-quote offsets in code points, record verification and the pipeline
 call for a Gemini answer from a recorded response.
@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 import pytest
 
 from core.models import AnswerRecord, ChunkSnapshot, GeneratorInfo, Support, sha256_hex
-from core.verification import verify, verify_record
+from core.verification.support import verify, verify_record
 
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
@@ -87,7 +87,7 @@ def test_paraphrase_passes(sentence, chunk):
     v = verify(sentence, [chunk, CLASS])
     assert v.verdict == "supported", v
     assert v.chunk_id == chunk.chunk_id
-    assert v.reason is None and v.score >= 0.5  # a probability of support (core.support_model)
+    assert v.reason is None and v.score >= 0.5  # a probability of support (core.verification.support_model)
 
 
 @pytest.mark.parametrize(
@@ -172,11 +172,11 @@ def test_gemini_recorded_response_sentence_its_chunk_does_not_support_needs_revi
     cites the right chunk for a changed number: the pipeline keeps the support
     and marks it needs_review with a verdict other than supported."""
     from core.config import Settings
+    from core.engine import ask
     from core.generators.gemini import default_retry_options, make_gemini_generator
     from core.models import Chunk, RetrievedChunk
-    from core.pipeline import ask
-    from core.query import ResolvedQuery
-    from core.retrieval import RetrievalResult
+    from core.retrieval.hybrid import RetrievalResult
+    from core.retrieval.query import ResolvedQuery
     from tests.gemini_server import Reply, StubGemini
 
     texts = [BACKUP.text, STORAGE.text]
@@ -237,7 +237,7 @@ def test_gemini_recorded_response_sentence_its_chunk_does_not_support_needs_revi
 
 
 def test_numbers_keep_units_and_skip_numbers_inside_names():
-    from core.verification_cues import numbers
+    from core.verification.cues import numbers
 
     found = numbers("删除操作带有30秒钟的宽限期，v1.25 起上限是 1 MiB，端口8080；UTF-8、k8s、e5 不算。")
     assert [(v, u) for v, u, _ in found] == [("30", "秒"), ("1.25", ""), ("1", "mib"), ("8080", "")]

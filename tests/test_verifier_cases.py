@@ -1,5 +1,5 @@
 """The three faults a new user met (issue 28), each with the exact words of the issue, plus the
-verifier's public API (``core.verification.verify_passages``): long and many passages, joint support,
+verifier's public API (``core.verification.support.verify_passages``): long and many passages, joint support,
 odd input. Chunk texts are the sample's visible Markdown (cron-jobs.md, time zone section) or written here.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from core.models import AnswerRecord, ChunkSnapshot, GeneratorInfo, Support, sha256_hex
-from core.verification import verify, verify_passages, verify_record
+from core.verification.support import verify, verify_passages, verify_record
 
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
@@ -180,11 +180,11 @@ def test_check_page_path_marks_utc_against_the_sample_chunk_contradicted(tmp_pat
     """核查 through the knowledge base (``check_text``), with the sample's cron-jobs.md ingested."""
     import shutil
 
-    from core.check import check_text
     from core.config import Settings
-    from core.embeddings import HashingEmbedder
-    from core.ingest import ingest
-    from core.pipeline import Engine
+    from core.engine import Engine
+    from core.ingest.run import ingest
+    from core.store.embeddings import HashingEmbedder
+    from core.verification.check import check_text
 
     src = ROOT.parent / "shared" / "corpus" / "k8s-zh-sample" / "docs" / "concepts" / "workloads" / "controllers"
     corpus = tmp_path / "docs"

@@ -10,15 +10,15 @@ import threading
 import pytest
 
 from components.answer_view import render_answer
-from core.embeddings import HashingEmbedder
+from core.engine import Engine
 from core.generators.extractive import ExtractiveGenerator
-from core.index import KnowledgeIndex
-from core.ingest import ingest
-from core.library import ingest_uploads, safe_name
+from core.ingest.library import ingest_uploads, safe_name
+from core.ingest.run import ingest
 from core.models import DEFAULT_KB, Chunk, source_key
-from core.pipeline import Engine
-from core.records import RecordStore
-from core.replay import current_counterpart, snapshot_state
+from core.records.replay import current_counterpart, snapshot_state
+from core.records.store import RecordStore
+from core.store.embeddings import HashingEmbedder
+from core.store.index import KnowledgeIndex
 from tests.conftest import SAMPLE, make_settings
 
 DOCS = [

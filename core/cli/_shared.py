@@ -56,10 +56,10 @@ def _user_id(value: str) -> str:
 
 
 def user_of(args: argparse.Namespace):
-    """The ``core.access.User`` of ``--user``/``--email``, or None (operator: local mode).
+    """The ``core.records.access.User`` of ``--user``/``--email``, or None (operator: local mode).
     Raises ``ConfigError`` for ``--email`` without ``--user``."""
-    from core.access import User
     from core.errors import ConfigError
+    from core.records.access import User
 
     user_id, email = getattr(args, "user", None), getattr(args, "email", None)
     if user_id is None:
@@ -84,17 +84,17 @@ def as_user(engine, args: argparse.Namespace):
 
 def progress_printer(label: str) -> Callable[..., None]:
     """A ``progress(done, total)`` callback printing ``label`` lines to stderr."""
-    from core.progress import progress_printer as printer
+    from core.ingest.progress import progress_printer as printer
 
     return printer(label)
 
 
 def open_engine(args: argparse.Namespace):
-    """``core.pipeline.Engine`` over the settings, with ``--store`` (if the command has it)
+    """``core.engine.Engine`` over the settings, with ``--store`` (if the command has it)
     as the File Search store, as ``--user`` (if given: :func:`as_user`). Raises ``AppError``
     when the index cannot be opened."""
     from core.config import load_settings
-    from core.pipeline import Engine
+    from core.engine import Engine
 
     settings = load_settings()
     if getattr(args, "store", None):
@@ -106,7 +106,7 @@ def ensure_ingested(engine, *, embed: bool) -> None:
     """Ingest the configured corpus when the index is empty (first start)."""
     if engine.index.active_chunks():
         return
-    from core.ingest import ingest
+    from core.ingest.run import ingest
 
     print(f"index is empty: ingesting {engine.settings.corpus_dir}", file=sys.stderr)
     ingest(
@@ -142,7 +142,7 @@ def repair_vectors(engine) -> None:
 
 def owner_note(engine) -> str | None:
     """Why this process leaves the vector store alone (another process owns the
-    embedded folder; see ``core.store_lock``), or None when it may use it."""
+    embedded folder; see ``core.store.store_lock``), or None when it may use it."""
     owner = engine.index.store_owner()
     if owner is None:
         return None

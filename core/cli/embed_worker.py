@@ -1,8 +1,8 @@
 """``python -m core embed-worker [--follow] [--batch N] [--lease SECONDS]``: one embedding
-worker (``core.embedding_claims``). It queues the active chunks' texts that have no vector of
+worker (``core.store.embedding_claims``). It queues the active chunks' texts that have no vector of
 the configured model (``YINZHENG_EMBEDDING``), then claims, embeds and stores batches in the
 catalog's embedding cache until nothing is left, then does the same for the second model
-(``YINZHENG_SECOND_EMBEDDING``, ``core.second_vectors``; none behind ``hash``), as the app's
+(``YINZHENG_SECOND_EMBEDDING``, ``core.store.second_vectors``; none behind ``hash``), as the app's
 own embedding process does (``--follow``: keeps watching for new
 documents until interrupted). Any number of workers, on any machines sharing the catalog
 database, split the work; each text is embedded once. Without ``--follow`` it waits while
@@ -27,7 +27,7 @@ import uuid
 
 def register(sub) -> None:
     """Add ``embed-worker`` to the ``python -m core`` subparsers ``sub``."""
-    from core.embedding_claims import CLAIM_BATCH, LEASE_SECONDS
+    from core.store.embedding_claims import CLAIM_BATCH, LEASE_SECONDS
 
     p = sub.add_parser("embed-worker", help="embed pending chunks, shared with other workers")
     p.add_argument("--follow", action="store_true", help="keep running and embed new documents as they come")
@@ -42,10 +42,10 @@ def register(sub) -> None:
 
 
 def cmd_embed_worker(args: argparse.Namespace) -> int:
-    from core.catalog import Catalog
     from core.config import load_settings
-    from core.embedding_claims import FOLLOW_POLL_SECONDS, run_worker
-    from core.embeddings import make_embedder, make_second_embedder
+    from core.store.catalog import Catalog
+    from core.store.embedding_claims import FOLLOW_POLL_SECONDS, run_worker
+    from core.store.embeddings import make_embedder, make_second_embedder
 
     settings = load_settings()
     embedder = make_embedder(settings.embedding)  # loads the model
@@ -58,7 +58,7 @@ def cmd_embed_worker(args: argparse.Namespace) -> int:
     stored = {embedder.name: 0, **({second.name: 0} if second is not None else {})}
     try:
         while True:
-            # the primary model first: the second set joins retrieval only once complete (core.second_vectors)
+            # the primary model first: the second set joins retrieval only once complete (core.store.second_vectors)
             stored[embedder.name] += run_worker(
                 catalog,
                 embedder,
@@ -98,7 +98,7 @@ def _server_copy(settings, embedder):  # noqa: ANN001, ANN202 - Settings, Embedd
     each batch (``idle`` False) or empty claim (True) and copies when this worker stored
     something since the last copy and the queue had nothing free or :data:`COPY_SECONDS`
     passed (one Chroma id read per copy, not per batch)."""
-    from core.index import KnowledgeIndex
+    from core.store.index import KnowledgeIndex
 
     index = KnowledgeIndex(settings, embedder)
     state = {"last": time.monotonic(), "dirty": False}

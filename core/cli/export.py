@@ -23,7 +23,7 @@ def register(sub) -> None:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from core.config import load_settings
-    from core.records import RecordStore
+    from core.records.store import RecordStore
 
     settings = load_settings()
     from core.models import DEFAULT_KB
@@ -38,11 +38,11 @@ def cmd_export(args: argparse.Namespace) -> int:
         print(f"no answer with id {args.answer_id!r}{where}", file=sys.stderr)
         return 1
     if args.format == "json":
-        from core.export import record_json
+        from core.records.export import record_json
 
         print(record_json(record), end="")
     else:
-        from core.export import to_markdown
+        from core.records.export import to_markdown
 
         print(to_markdown(record))
     return 0

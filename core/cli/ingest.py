@@ -26,10 +26,10 @@ def register(sub) -> None:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    from core import store_lock
     from core.config import load_settings
-    from core.index import reset_index
-    from core.ingest import ingest
+    from core.ingest.run import ingest
+    from core.store import store_lock
+    from core.store.index import reset_index
 
     if args.rebuild:
         settings = load_settings()

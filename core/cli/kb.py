@@ -1,5 +1,5 @@
 """``python -m core kb list|create|rename|hide|show``: the knowledge bases of the data folder
-(``core.knowledge_bases``). ``list`` prints one line per knowledge base (name, hidden mark,
+(``core.store.knowledge_bases``). ``list`` prints one line per knowledge base (name, hidden mark,
 title) or, with ``--json``, a JSON list; the others print the changed one.
 Exit 1 (``KnowledgeBaseError``, message on stderr) for a bad, unknown or duplicate name."""
 
@@ -55,7 +55,7 @@ def _line(kb) -> str:  # noqa: ANN001 - KnowledgeBase
 
 def _store(settings):  # noqa: ANN001, ANN202 - Settings → KnowledgeBaseStore
     """The knowledge-base store of the data folder's catalog (no embedder or Chroma needed)."""
-    from core.catalog import Catalog
+    from core.store.catalog import Catalog
 
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     return Catalog(settings.catalog_location).knowledge_bases

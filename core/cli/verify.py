@@ -1,5 +1,5 @@
 """``python -m core verify --json FILE|-``: the support verifier for other systems
-(``core.verification.verify_passages``; no knowledge base, no model download).
+(``core.verification.support.verify_passages``; no knowledge base, no model download).
 
 Input: JSON Lines, one object a line, UTF-8: ``{"sentence": "…", "passages": ["…", …]}``.
 Output: one JSON line per input line, in order: ``{"verdict", "score", "passage", "start",
@@ -48,7 +48,7 @@ def parse_line(raw: bytes, n: int) -> tuple[str, list[str]] | dict:
 
 def results(stream: BinaryIO) -> Iterator[dict]:
     """One output object per non-blank input line (see the module docstring)."""
-    from core.verification import verify_passages
+    from core.verification.support import verify_passages
 
     for n, raw in enumerate(stream, start=1):
         if not raw.strip():

@@ -1,5 +1,5 @@
 """Evaluation library: retrieval, answer, citation, abstention and latency
-figures for one configuration, through the same ``core.pipeline.ask`` the UI
+figures for one configuration, through the same ``core.engine.ask`` the UI
 uses. The command ``python -m core eval QUESTIONS DOCS...`` (``core/cli/evaluate.py``)
 parses arguments and prints; this package has no ``main``.
 
@@ -27,7 +27,7 @@ A JSON Lines file, one question per line, in one of two formats.
 
   ``kind`` is one of ``paraphrase | english | followup | multi |
   unanswerable``; ``history`` holds earlier user questions, oldest first, and
-  is passed to ``core.pipeline.ask`` as the conversation; an empty ``gold``
+  is passed to ``core.engine.ask`` as the conversation; an empty ``gold``
   means unanswerable. For ``multi`` every gold entry is required, for the
   other kinds each entry is an acceptable alternative. The documents (folders or files) are ingested into a temporary data
 folder (or ``--data-dir``, which keeps the embedding cache between runs; it is
@@ -60,7 +60,7 @@ Metrics (every share is a fraction 0..1; latency in milliseconds)
   one chunk it cites contains the cited answer text (``answer_text[start:end]``,
   stripped) verbatim — the extractive generator quotes verbatim — or contains a
   gold answer that the cited text states. ``precision`` is valid supports / all
-  supports; ``recall`` is answer sentences (``core.layout.sentence_spans``
+  supports; ``recall`` is answer sentences (``core.grounding.layout.sentence_spans``
   units with visible text) overlapped by a valid support / all answer sentences.
 * **Abstention**: ``unanswerable_no_evidence`` is the share of unanswerable
   questions answered ``no_evidence`` (higher is better);

@@ -9,9 +9,9 @@ import re
 import string
 from typing import Any, Sequence
 
-from core import grounding
 from core.evaluation.questions import EvalQuestion, GoldPassage
-from core.layout import sentence_spans
+from core.grounding import supports as grounding
+from core.grounding.layout import sentence_spans
 from core.models import AnswerRecord
 
 RECALL_KS = (1, 5, 10)
@@ -191,8 +191,8 @@ def answer_contains_all_gold(answer: str, golds: Sequence[str]) -> bool:
 
 
 def first_sentence(answer: str) -> str:
-    """The answer's first sentence with visible text (``core.layout.sentence_spans`` units), or ""."""
-    from core.layout import sentence_spans
+    """The answer's first sentence with visible text (``core.grounding.layout.sentence_spans`` units), or ""."""
+    from core.grounding.layout import sentence_spans
 
     for start, end in sentence_spans(answer):
         if answer[start:end].strip():

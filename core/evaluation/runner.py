@@ -1,5 +1,5 @@
 """The evaluation run: index the documents, ask every question through
-``core.pipeline.ask``, and hand the per-question rows to ``core.evaluation.report``."""
+``core.engine.ask``, and hand the per-question rows to ``core.evaluation.report``."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ from core.errors import AppError
 from core.evaluation import metrics
 from core.evaluation.questions import EvalQuestion, load_questions
 from core.evaluation.report import summarize
+from core.ingest.progress import progress_printer
 from core.models import AnswerRecord
-from core.progress import progress_printer
-from core.query import ResolvedQuery
-from core.retrieval import HybridRetriever, RetrievalResult
+from core.retrieval.hybrid import HybridRetriever, RetrievalResult
+from core.retrieval.query import ResolvedQuery
 
 log = logging.getLogger(__name__)
 
@@ -89,12 +89,12 @@ def run_eval(
     Shares are fractions 0..1 (None when nothing to count); latency in ms.
     """
     from core.config import load_settings
-    from core.embedding_worker import fill_cache
-    from core.embeddings import make_embedder, make_second_embedder
-    from core.index import KnowledgeIndex
-    from core.ingest import ingest
-    from core.pipeline import Engine, ask
-    from core.records import RecordStore
+    from core.engine import Engine, ask
+    from core.ingest.run import ingest
+    from core.records.store import RecordStore
+    from core.store.embedding_worker import fill_cache
+    from core.store.embeddings import make_embedder, make_second_embedder
+    from core.store.index import KnowledgeIndex
 
     questions = load_questions(questions_path, limit)
     base = load_settings()

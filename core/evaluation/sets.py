@@ -4,7 +4,7 @@
 Each set is its own knowledge base: its documents are indexed into their own data folder
 (``data_root/NAME`` when a root is given, which keeps the embedding cache between runs; else a
 temporary folder) and only its questions are asked against it, through ``run_eval`` (the UI's
-``core.pipeline.ask``). One coefficient set and one threshold serve every set: nothing here is
+``core.engine.ask``). One coefficient set and one threshold serve every set: nothing here is
 per corpus.
 
 The result is ``{"sets": {NAME: report}, "goals": {NAME: {goal: {"value", "target", "met"}}},
@@ -106,9 +106,9 @@ def run_sets(
 
 
 def shipped_fit() -> dict[str, Any] | None:
-    """The cross-validation figures recorded by the sufficiency fit (``core/sufficiency.json``
+    """The cross-validation figures recorded by the sufficiency fit (``core/retrieval/sufficiency.json``
     ``fit.cv``: per mode, per held-out corpus), or None when the file records none."""
-    path = Path(__file__).resolve().parent.parent / "sufficiency.json"
+    path = Path(__file__).resolve().parent.parent / "retrieval" / "sufficiency.json"
     try:
         fit = json.loads(path.read_text(encoding="utf-8")).get("fit") or {}
     except (OSError, ValueError):

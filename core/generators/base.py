@@ -36,12 +36,12 @@ class Generator(ABC):
     #: Whether that own retrieval reads *our* documents through an index we cannot limit to
     #: a selection (a File Search store built from the knowledge bases). The pipeline then
     #: refuses it unless the question may search every knowledge base
-    #: (``core.pipeline.own_retrieval_refusal``); Google Search reads only the public web.
+    #: (``core.engine.own_retrieval_refusal``); Google Search reads only the public web.
     reads_knowledge_bases: bool = False
 
     #: Whether the generator reads the earlier turns itself (an LLM). One that does not
     #: (the extractive one) is given the question resolved against them instead
-    #: (``core.pipeline.ask``).
+    #: (``core.engine.ask``).
     uses_history: bool = True
 
     @property

@@ -9,7 +9,7 @@ date for 多少/几/何时/哪一年/how many/when, a person name for 谁/who, a
 哪里/where: ``core.generators.question_types``, and ``FORM_BONUS`` per form of the question it answers in
 kind: a yes/no question and a sentence that says no or only, a question about a case and a sentence that
 states one; for a question for drawbacks, its subject's words plus
-``DRAWBACK_BONUS`` for a sentence that states a drawback or sits in a limits section, ``core.aspects``).
+``DRAWBACK_BONUS`` for a sentence that states a drawback or sits in a limits section, ``core.retrieval.aspects``).
 
 What is kept (``select``):
 * only sentences that address the question: at least one question term in the
@@ -41,7 +41,6 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from core.aspects import DRAWBACK_EVIDENCE, asks_drawback, is_limits_section, without_drawback_words
 from core.generators.base import Generator, OnText
 from core.generators.compare import Side, compared_sides, is_about, missing_note
 from core.generators.question_types import (  # noqa: F401 (has_wanted, question_wants re-exported)
@@ -50,9 +49,10 @@ from core.generators.question_types import (  # noqa: F401 (has_wanted, question
     question_forms,
     question_wants,
 )
-from core.lexical import STOPWORDS, tokenize
 from core.models import Draft, DraftSupport, RetrievedChunk
-from core.query import question_parts
+from core.retrieval.aspects import DRAWBACK_EVIDENCE, asks_drawback, is_limits_section, without_drawback_words
+from core.retrieval.lexical import STOPWORDS, tokenize
+from core.retrieval.query import question_parts
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
@@ -81,7 +81,7 @@ _PRONOUN = re.compile(r"^(?:这|那些|那个|该|此|它|其|他们|上述|以�
 #: for 多少/几/何时, a person for 谁, a place for 哪里); measured on CMRC dev (docs/measurements.md).
 TYPE_BONUS = 0.15
 #: Added, for a question for drawbacks, to a sentence that states one or sits in a limits section
-#: (``core.aspects``); no dev question asks for drawbacks (set on the probe questions in docs/measurements.md).
+#: (``core.retrieval.aspects``); no dev question asks for drawbacks (set on the probe questions in docs/measurements.md).
 DRAWBACK_BONUS = 0.3
 #: Added for each form of the question a sentence answers in kind (``core.generators.question_types``):
 #: a yes/no question and a sentence that says no or only (不/无法/仅…), a question about a case
@@ -270,7 +270,7 @@ class ExtractiveGenerator(Generator):
             return None
         wants, forms = question_wants(question), question_forms(question)
         # a question for drawbacks is scored by its subject's words, plus DRAWBACK_BONUS for a sentence
-        # that states a drawback or sits in a limits section (core.aspects); 限制 alone is not one
+        # that states a drawback or sits in a limits section (core.retrieval.aspects); 限制 alone is not one
         drawback = asks_drawback(question)
         limits = [drawback and is_limits_section(rc.chunk.heading_path[1:]) for rc in chunks]
         worded = without_drawback_words(question) if drawback else question

@@ -15,7 +15,7 @@ Three generators, made by ``make_gemini_generator(name, settings)``:
     Structured output (``response_mime_type="application/json"``,
     ``response_schema`` = ``StructuredAnswer``: a list of ``{text, chunk_ids}``
     sentences), parsed by ``structured`` into one ``DraftSupport`` per
-    cited sentence in **code points**; ids are checked later by ``core.grounding``.
+    cited sentence in **code points**; ids are checked later by ``core.grounding.supports``.
 ``gemini-search`` — ``GeminiSearchGenerator`` (Google Search tool)
 ``gemini-file-search`` — ``GeminiFileSearchGenerator`` (File Search tool over
     one File Search store)
@@ -43,7 +43,7 @@ environment. The SDK's own base-URL resolution (``GOOGLE_GEMINI_BASE_URL``)
 is left alone; ``base_url`` / ``http_options`` exist for tests.
 
 ``GeminiGenerator.rewrite_query`` asks for the search query of a follow-up or
-foreign-language question (``Settings.llm_query_help``; ``core.pipeline`` fuses it
+foreign-language question (``Settings.llm_query_help``; ``core.engine`` fuses it
 with the local resolution).
 
 Just over 400 lines: what is left is the SDK-bound code only (client, retry,

@@ -6,7 +6,7 @@ SDK's ``Interaction`` object): text blocks with ``url_citation`` /
 Annotation ``start_index`` / ``end_index`` are **UTF-8 byte offsets** relative
 to their text block; each block becomes one part and the offsets are passed
 through as ``DraftSupport(unit="utf8", part_index=<block>)``;
-``core.grounding`` converts them to code points and audits them.
+``core.grounding.supports`` converts them to code points and audits them.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ Offsets
 ``Content.parts[segment.part_index].text``; they are passed through unchanged
 as ``DraftSupport(unit="utf8", part_index=...)`` with ``part_index`` remapped
 to ``Draft.parts`` (thought parts and non-text parts are dropped from the
-answer). ``core.grounding`` converts to code points and audits.
+answer). ``core.grounding.supports`` converts to code points and audits.
 
 Nothing here validates offsets or chunk ids: a support that points at an
 invalid chunk index keeps a placeholder id (``gemini:invalid-chunk-index:<i>``)

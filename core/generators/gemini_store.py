@@ -128,7 +128,7 @@ def create_file_search_store(
     1. ``client.file_search_stores.create(config={"display_name": ...})``
        → ``POST /{v}/fileSearchStores`` (``{"displayName": ...}``); returns
        ``types.FileSearchStore`` whose ``name`` is ``fileSearchStores/<id>``.
-    2. per file (``core.corpus.iter_source_files(paths)``; ``.md .markdown .txt``
+    2. per file (``core.ingest.corpus.iter_source_files(paths)``; ``.md .markdown .txt``
        as ``text/plain``, ``.html .htm`` as ``text/html``, ``.pdf`` as
        ``application/pdf``),
        ``client.file_search_stores.upload_to_file_search_store(file_search_store_name=...,
@@ -158,7 +158,7 @@ def create_file_search_store(
     ``client`` (a ready ``genai.Client``), ``base_url``, ``request_timeout_s``
     (per HTTP request, seconds) and ``retry_options`` exist for tests.
     """
-    from core.corpus import iter_source_files  # local: keeps this module light to import
+    from core.ingest.corpus import iter_source_files  # local: keeps this module light to import
 
     if not display_name or not display_name.strip():
         raise ConfigError("the File Search store needs a display name (--name)")

@@ -19,7 +19,7 @@ of this generator. The schema sent asks for at least one sentence and lists the 
 as the only ``chunk_ids`` (``enum``), so a grammar-constrained server cannot cite another.
 ``max_tokens`` (``YINZHENG_LLM_MAX_TOKENS``) bounds an answer. Supports are built
 in **code points** (``unit="codepoint"``, part 0); ids that were not sent (a server
-that ignores the schema) are dropped and audited later by ``core.grounding``. With ``on_text`` the request is
+that ignores the schema) are dropped and audited later by ``core.grounding.supports``. With ``on_text`` the request is
 streamed (SSE) and the visible sentences go to the callback as they arrive.
 
 Errors (``raise X from exc``, by ``map_error``)::

@@ -1,7 +1,7 @@
 """What a question's type asks for, and whether a sentence has it: a number or date for
 多少/几/何时/哪一年 (how many, when), a person for 谁 (who), a place for 哪里 (where), a reason for
 为什么 (why), an effect for 什么影响 (what effect). The extractive generator adds ``TYPE_BONUS`` to
-a sentence that has it (a question for drawbacks is scored in its 限制 wording instead, ``core.aspects``).
+a sentence that has it (a question for drawbacks is scored in its 限制 wording instead, ``core.retrieval.aspects``).
 
 Pure functions over ``str``; person and place names by jieba part-of-speech tags (jieba-rs,
 ``core.segmentation.tagged``).

@@ -86,7 +86,7 @@ def label(name: str, settings: Any) -> str:
 def offered(settings: Any, *, every_knowledge_base: bool = True) -> list[str]:
     """Names of the generators ``settings`` make usable, in registry order; without
     ``every_knowledge_base`` (the asker may not search every knowledge base) none that
-    ``reads_knowledge_bases``: the pipeline would refuse it (``core.pipeline.own_retrieval_refusal``)."""
+    ``reads_knowledge_bases``: the pipeline would refuse it (``core.engine.own_retrieval_refusal``)."""
     return [e.name for e in REGISTRY if e.offered(settings) and (every_knowledge_base or not e.reads_knowledge_bases)]
 
 

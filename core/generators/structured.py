@@ -6,7 +6,7 @@
 (JSON text, possibly streamed, possibly inside a ```json fence) is parsed here
 into a one-part ``Draft`` whose supports are built by us in **code points** of
 the assembled answer text (``unit="codepoint"``, part 0). Ids are passed
-through unchecked; ``core.grounding`` drops and audits ids that were not sent.
+through unchecked; ``core.grounding.supports`` drops and audits ids that were not sent.
 ``StructuredStreamPreview`` turns the growing JSON into visible answer text.
 """
 

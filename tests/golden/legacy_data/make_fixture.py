@@ -17,12 +17,12 @@ from pathlib import Path
 
 import core
 from core.config import Settings
-from core.embeddings import HashingEmbedder
+from core.engine import Engine
 from core.generators.extractive import ExtractiveGenerator
-from core.index import KnowledgeIndex
-from core.ingest import ingest
-from core.pipeline import Engine
-from core.records import RecordStore
+from core.ingest.run import ingest
+from core.records.store import RecordStore
+from core.store.embeddings import HashingEmbedder
+from core.store.index import KnowledgeIndex
 
 assert "knowledge_bases" not in Path(core.__file__).with_name("models.py").read_text(), "run with the old code"
 out = Path(sys.argv[1])

@@ -1,5 +1,0 @@
-"""Alembic environment of the answer store (``core.migrations.run``)."""
-
-from core.migrations import run
-
-run()

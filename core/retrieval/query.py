@@ -1,0 +1,319 @@
+"""What retrieval searches for: a question resolved against its conversation,
+and the plan of how each ranking reads it.
+
+* ``resolve_query(question, history, lexical)`` turns a follow-up ("那如果我压根不设置它呢？")
+  into a self-contained query by carrying the subject of the earlier user turns:
+  when the question refers back (它/这个/这两个/那…, it/this/they…) or has no salient
+  term of its own, the salient terms of the previous turn (itself resolved the same
+  way, so a subject survives several follow-ups) are put in front of it. A salient
+  term is a term of the knowledge base (``LexicalIndex`` document frequency > 0)
+  that is rare there (at most ``SALIENT_DF`` of the chunks) or an ASCII name
+  (``CronJob``, ``.spec.startingDeadlineSeconds``). Measured on the dev set: see
+  docs/measurements.md "Retrieval: what users type".
+* ``plan_query(text, lexical, glossary)`` says how the two rankings read the query:
+  an English question over a Chinese knowledge base (``cross_script``) gets the
+  dense ranking weighted ``CROSS_SCRIPT_DENSE_WEIGHT`` in the fusion (the
+  multilingual E5 embedder relates English and Chinese; BM25 only matches the
+  English names the Chinese text contains), and its BM25 query is expanded with
+  the Chinese terms the knowledge base itself glosses ("边车（sidecar）").
+* ``mine_glossary(texts)`` finds those glosses: ``中文（English）`` and
+  ``English（中文）`` pairs in the chunk texts.
+
+Everything here is pure (no I/O, no model); strings are Python ``str`` and all
+lengths are code points.
+"""
+
+from __future__ import annotations
+
+import re
+import weakref
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Sequence
+
+from core.retrieval.aspects import DRAWBACK_QUERY_WORDS, drawback_expansion, is_drawback_word, limits_wording
+from core.retrieval.lexical import LexicalIndex, general_frequency, tokenize
+from core.retrieval.sufficiency_terms import _ASKING, _QUESTION_WORDS, named_terms
+
+#: A CJK term counts as salient when it occurs in at most this share of the chunks.
+SALIENT_DF = 0.01
+#: ... and is not an everyday word: at most this count in jieba's general dictionary
+#: (``core.retrieval.lexical.general_frequency``; 带来 6670, 分别 16537 are dropped, 探针 64, 挂起 3 kept).
+GENERAL_FREQ_MAX = 1000
+#: At most this many terms are carried from an earlier turn.
+MAX_CARRIED = 6
+#: A turn with no salient term carries at most this many ``topic_terms``, each in at most this
+#: share of the chunks.
+TOPIC_TERMS = 3
+TOPIC_DF = 0.15
+#: RRF weight of the dense ranking for a cross-script query (BM25 keeps weight 1). Measured on the
+#: 13 English questions of the dev sets, MRR@10 with weight 1 / 2 / 3 / 5: 0.631 / 0.667 / 0.718 / 0.769 (docs/measurements.md).
+CROSS_SCRIPT_DENSE_WEIGHT = 5.0
+#: A query is cross-script when at most this share of its letters are CJK while at least
+#: ``CJK_CORPUS`` of the knowledge base's terms are (``LexicalIndex.cjk_share``), or the reverse:
+#: at least ``1 - CROSS_SCRIPT_SHARE`` CJK letters over a knowledge base at most ``CROSS_SCRIPT_SHARE`` CJK.
+CROSS_SCRIPT_SHARE = 0.2
+CJK_CORPUS = 0.5
+
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_LATIN = re.compile(r"[A-Za-z]")
+# Words that point back at an earlier turn.
+_ANAPHORA = re.compile(
+    r"它|他们|她们|这个|那个|这两|那两|这几|这些|那些|这种|那种|这类|该字段|该功能|该策略|此字段|上述|前者|后者|两者|二者"
+    r"|^(?:那|那么|那要是|要是|如果这样|还有|另外)"
+    r"|\b(?:it|its|they|them|their|this|that|these|those|both)\b",
+    re.IGNORECASE,
+)
+# A name as written: identifiers with dots/dashes (``.spec.os.name``, ``kube-proxy``).
+_NAME = re.compile(r"\.?[A-Za-z][A-Za-z0-9]*(?:[.\-/_][A-Za-z0-9]+)*")
+_GLOSS_ZH_EN = re.compile(r"([\u4e00-\u9fff]{2,6})[（(]([A-Za-z][A-Za-z .\-]{1,40}?)[）)]")
+_GLOSS_EN_ZH = re.compile(r"([A-Za-z][A-Za-z\-]{1,40})[（(]([\u4e00-\u9fff]{2,6})[）)]")
+
+
+@dataclass(frozen=True)
+class ResolvedQuery:
+    """The query retrieval uses for one question.
+
+    ``text`` is what the rankings search (the question itself, or the carried
+    terms of earlier turns, a space, then the question); ``carried`` the carried
+    terms (as written in the earlier turn); ``reason`` a short English
+    explanation for the record (``standalone``, ``follow-up: refers back``,
+    ``follow-up: no salient term``, ``rewritten by the generator (…)``).
+    ``also`` are further query texts whose rankings are fused with those of
+    ``text`` (an LLM rewrite keeps the local resolution here); the decision and
+    the relevance scores read ``text`` only.
+    """
+
+    question: str
+    text: str
+    carried: tuple[str, ...] = ()
+    reason: str = "standalone"
+    also: tuple[str, ...] = ()
+
+    @property
+    def rewritten(self) -> bool:
+        return self.text != self.question
+
+
+# Where a question with several parts divides: after a question mark or semicolon, or before
+# 另外/此外/还有/以及/同时 that follows a comma.
+_PART_END = re.compile(
+    r"(?<=[？?；;])\s*|[，,]\s*(?=(?:另外|此外|还有|以及|同时|并且|and also\b|also\b))", re.IGNORECASE
+)
+_PART_LEAD = re.compile(r"^(?:另外|此外|还有|以及|同时|并且|and also\b|also\b|and\b)[，,]?\s*", re.IGNORECASE)
+#: A part shorter than this (characters, without its lead word) is not a part of its own.
+PART_MIN_CHARS = 4
+
+
+def question_parts(question: str) -> list[str]:
+    """The parts of a question that asks several things (``"…能不能一起用？另外，…会怎样？"`` → two
+    parts), each without its lead word (另外/此外…); ``[question]`` for a question with one part.
+    Each part is stripped of surrounding white space; one shorter than ``PART_MIN_CHARS`` (characters,
+    final punctuation aside) joins the one before."""
+    parts: list[str] = []
+    for raw in _PART_END.split(question):
+        raw = raw.strip()
+        piece = _PART_LEAD.sub("", raw)
+        if not piece:
+            continue
+        if parts and len(piece.rstrip("？?；;。.")) < PART_MIN_CHARS:
+            parts[-1] += (" " if raw[:1].isascii() and parts[-1][-1:].isascii() else "") + raw
+        else:
+            parts.append(piece)
+    return parts or [question]
+
+
+def cjk_share(text: str) -> float:
+    """Share (0..1) of the letters of ``text`` that are CJK ideographs (0 for no letters)."""
+    cjk = len(_CJK.findall(text))
+    latin = len(_LATIN.findall(text))
+    return cjk / (cjk + latin) if cjk + latin else 0.0
+
+
+def salient_terms(text: str, lexical: LexicalIndex) -> list[str]:
+    """The salient terms of ``text`` as written, best first (see module doc).
+
+    ASCII names keep their spelling (a leading dot stripped); CJK terms are
+    ``core.retrieval.lexical.tokenize`` terms. Ordered by IDF, highest first, unique.
+    """
+    n = max(1, len(lexical))
+    scored: dict[str, float] = {}
+    for m in _NAME.finditer(text):
+        name = m.group(0).lstrip(".")
+        parts = tokenize(name)
+        seen = [lexical.idf(p) for p in parts if lexical.df(p) > 0]
+        if _identifier(name) and seen:
+            scored.setdefault(name, max(seen) + 1.0)
+    for term in tokenize(_NAME.sub(" ", text)):
+        df = lexical.df(term)
+        rare = 0 < df <= SALIENT_DF * n and general_frequency(term) <= GENERAL_FREQ_MAX
+        if rare and len(term) >= 2 and _CJK.search(term):
+            scored.setdefault(term, lexical.idf(term))
+    return [t for t, _ in sorted(scored.items(), key=lambda kv: -kv[1])]
+
+
+def key_terms(question: str, lexical: LexicalIndex, n: int = 2) -> list[str]:
+    """The question's ``n`` most specific terms, lower-case: its names and the knowledge-base
+    terms that are rare there and not everyday words (``core.retrieval.query.salient_terms``), without
+    interrogatives (多长时间, 最多…)."""
+    terms = [t for t in salient_terms(question, lexical) if not any(w in t for w in _QUESTION_WORDS | _ASKING)]
+    return [t.lower() for t in terms[:n]]
+
+
+def _identifier(name: str) -> bool:
+    """A name worth carrying: it has a capital letter or an inner dot (``CronJob``,
+    ``spec.os.name``, ``gRPC``) or 8+ letters; no path-like ``foo/bar``; ``true``/``foo`` are not."""
+    if "/" in name or len(name) < 3:
+        return False
+    return any(ch.isupper() for ch in name) or "." in name or len(name) >= 8
+
+
+def refers_back(question: str) -> bool:
+    """Whether ``question`` points at an earlier turn (它/这个/这两个/那…, it/this…)."""
+    return bool(_ANAPHORA.search(question.strip()))
+
+
+def resolve_query(question: str, history: Sequence[str] = (), lexical: LexicalIndex | None = None) -> ResolvedQuery:
+    """Resolve ``question`` against ``history`` (earlier user questions, oldest first).
+
+    Without history or a lexical index the question is returned as is. Does not
+    mutate its inputs.
+    """
+    question = question.strip()
+    if not history or lexical is None:
+        return ResolvedQuery(question, question)
+    subject: list[str] = []
+    for turn in history:
+        subject = _carry(turn.strip(), subject, lexical) or subject
+    own = salient_terms(limits_wording(question), lexical)  # 不足之处 asks, it names nothing (之处 is rare)
+    if refers_back(question):
+        reason = "follow-up: refers back"
+    elif not own and not _names_unknown_thing(question, lexical):
+        reason = "follow-up: no salient term"
+    else:
+        return ResolvedQuery(question, question)
+    carried = tuple(t for t in subject if t.lower() not in question.lower())[:MAX_CARRIED]
+    if not carried:
+        return ResolvedQuery(question, question)
+    return ResolvedQuery(question, " ".join(carried) + " " + question, carried, reason)
+
+
+def _names_unknown_thing(question: str, lexical: LexicalIndex) -> bool:
+    """Whether ``question`` names something (``core.retrieval.sufficiency_terms.named_terms``: a product,
+    name, field, version) none of whose terms occurs in the knowledge base: its own subject, which
+    the sufficiency decision will report as missing, so nothing is carried from earlier turns."""
+    return any(all(lexical.df(p) == 0 for p in tokenize(name) or [name]) for name in named_terms(question))
+
+
+def topic_terms(text: str, lexical: LexicalIndex) -> list[str]:
+    """For a turn with no salient term ("拓扑感知路由有哪些限制？": 拓扑 感知 路由 are in 2–4% of the
+    sample's chunks, 路由 and 网络 are everyday words): its ``TOPIC_TERMS`` rarest Chinese terms of 2+
+    characters that occur in at most ``TOPIC_DF`` of the chunks, interrogatives and the words of
+    drawbacks/limits aside, best (highest IDF) first."""
+    n = max(1, len(lexical))
+    scored: dict[str, float] = {}
+    for term in tokenize(_NAME.sub(" ", text)):
+        if len(term) < 2 or not _CJK.search(term) or any(w in term for w in _QUESTION_WORDS | _ASKING):
+            continue
+        if term in DRAWBACK_QUERY_WORDS or is_drawback_word(term):
+            continue
+        if 0 < lexical.df(term) <= TOPIC_DF * n:
+            scored.setdefault(term, lexical.idf(term))
+    return [t for t, _ in sorted(scored.items(), key=lambda kv: -kv[1])][:TOPIC_TERMS]
+
+
+def _carry(turn: str, subject: list[str], lexical: LexicalIndex) -> list[str]:
+    """The subject after ``turn``: its own salient terms, plus the earlier subject when it refers back;
+    a turn with no salient term adds its ``topic_terms`` in front of the earlier subject."""
+    own = salient_terms(limits_wording(turn), lexical)
+    if not own:
+        return list(dict.fromkeys(topic_terms(turn, lexical) + subject))[:MAX_CARRIED]
+    if refers_back(turn):
+        return list(dict.fromkeys(own + subject))[:MAX_CARRIED]
+    return own[:MAX_CARRIED]
+
+
+# ------------------------------------------------------------------ plans
+
+
+@dataclass(frozen=True)
+class QueryPlan:
+    """How the rankings read one query: ``lexical_text`` for BM25, ``dense_text``
+    for the embedder, and the RRF weight of each ranking."""
+
+    lexical_text: str
+    dense_text: str
+    lexical_weight: float = 1.0
+    dense_weight: float = 1.0
+    cross_script: bool = False
+    expansion: tuple[str, ...] = ()
+
+
+def mine_glossary(texts: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    """English ↔ Chinese glosses the texts themselves write, lowercased English keys.
+
+    ``干扰预算（Disruption Budget）`` gives ``{"disruption budget": ("干扰预算",), "干扰预算":
+    ("Disruption Budget",)}``; ``Ready（就绪）`` likewise. Both directions are keys.
+    """
+    pairs: dict[str, dict[str, None]] = {}
+    for text in texts:
+        for m in _GLOSS_ZH_EN.finditer(text):
+            zh, en = _head_term(m.group(1)), m.group(2).strip()
+            if zh:
+                pairs.setdefault(en.lower(), {})[zh] = None
+                pairs.setdefault(zh, {})[en] = None
+        for m in _GLOSS_EN_ZH.finditer(text):
+            en, zh = m.group(1), m.group(2)
+            pairs.setdefault(en.lower(), {})[zh] = None
+            pairs.setdefault(zh, {})[en] = None
+    return {k: tuple(v) for k, v in pairs.items()}
+
+
+def _head_term(run: str) -> str:
+    """The term a CJK run ends with, before a gloss: its last jieba word, or the last two when that word is one character."""
+    words = [w for w in tokenize(run) if _CJK.search(w)]
+    if not words:
+        return ""
+    last = words[-1]
+    return run[-4:] if len(last) < 2 else last
+
+
+_GLOSSARIES: "weakref.WeakKeyDictionary[LexicalIndex, dict[str, tuple[str, ...]]]" = weakref.WeakKeyDictionary()
+
+
+def glossary_for(lexical: LexicalIndex, texts: Iterable[str]) -> Mapping[str, tuple[str, ...]]:
+    """``mine_glossary(texts)``, computed once per lexical index (the index and
+    its texts are swapped together, so the glossary follows every ingest)."""
+    g = _GLOSSARIES.get(lexical)
+    if g is None:
+        g = mine_glossary(texts)
+        _GLOSSARIES[lexical] = g
+    return g
+
+
+def plan_query(text: str, lexical: LexicalIndex, glossary: Mapping[str, tuple[str, ...]] | None = None) -> QueryPlan:
+    """The plan for ``text`` (see module doc): cross-script weighting and glossary expansion, and
+    over a Chinese knowledge base a question for drawbacks is searched in its 限制 wording plus
+    ``core.retrieval.aspects.DRAWBACK_QUERY_WORDS`` (``core.retrieval.aspects.limits_wording``, ``drawback_expansion``)."""
+    corpus_cjk = lexical.cjk_share()
+    q_cjk = cjk_share(text)
+    cross = (q_cjk <= CROSS_SCRIPT_SHARE and corpus_cjk >= CJK_CORPUS) or (
+        q_cjk >= 1 - CROSS_SCRIPT_SHARE and corpus_cjk <= CROSS_SCRIPT_SHARE
+    )
+    # a question for drawbacks searches the words a Chinese knowledge base states limits with
+    aspect = list(drawback_expansion(text)) if corpus_cjk >= CJK_CORPUS else []
+    if not cross:
+        if not aspect:
+            return QueryPlan(text, text)
+        return QueryPlan(limits_wording(text) + " " + " ".join(aspect), limits_wording(text), expansion=tuple(aspect))
+    low, glossary = text.lower(), glossary or {}
+    if q_cjk <= CROSS_SCRIPT_SHARE:  # English question: the Chinese terms glossed with its words
+        extra = [zh for en, zhs in glossary.items() if _LATIN.match(en) and _contains_phrase(low, en) for zh in zhs]
+    else:  # Chinese question over English text: the English terms glossed with its words
+        extra = [en for zh, ens in glossary.items() if _CJK.match(zh) and zh in text for en in ens]
+    extra = list(dict.fromkeys(extra + aspect))
+    lex_text = text + (" " + " ".join(extra) if extra else "")
+    return QueryPlan(lex_text, text, 1.0, CROSS_SCRIPT_DENSE_WEIGHT, True, tuple(extra))
+
+
+def _contains_phrase(haystack: str, phrase: str) -> bool:
+    return re.search(r"(?<![a-z])" + re.escape(phrase) + r"(?![a-z])", haystack) is not None

@@ -1,0 +1,358 @@
+"""The question-side signals of the sufficiency decision (``core.retrieval.sufficiency``):
+what a question asks for and names, and how much of it the knowledge base lacks.
+
+* ``type_match`` — does a chunk have what the question type asks for (a number for
+  多少/多久, steps for 怎么/如何, …);
+* ``named_terms`` / ``_in_kb`` / ``_coordinated`` — names (products, fields, acronyms,
+  versions) in a question, whether the knowledge base contains them, whether two are
+  coordinated ("A 和 B");
+* ``absent_share`` / ``salient_share`` — IDF-weighted evidence of absence and the share of
+  the question's rarest terms a chunk holds;
+* ``asks_detail`` / ``detail_in`` — a question asking for one specific detail (a number,
+  limit, version, default, port, range) and whether a text states one.
+
+Pure functions over ``str`` (lengths and offsets in code points) and a ``LexicalIndex``;
+no I/O, no model.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+import weakref
+from typing import Any, Mapping, Sequence
+
+from core.retrieval.lexical import LexicalIndex, _query_terms, general_frequency
+from core.segmentation import tagged
+
+# ------------------------------------------------------------ question type
+
+_ASKS_NUMBER = re.compile(
+    r"多少|多久|多长|多大|多高|几[个次天秒分小种条台倍]|几|上限|下限|默认值|how (many|much|long|often)|what (port|value|range)",
+    re.I,
+)
+_ASKS_STEPS = re.compile(r"怎么|怎样|如何|步骤|方法|how (do|can|to|should)", re.I)
+_HAS_NUMBER = re.compile(r"\d|[一二三四五六七八九十两百千万]+\s*[个次天秒分钟小时倍条台%]")
+# Steps: a numbered or bulleted line, a code block, a shell prompt, or a command in inline code
+# (a lower-case word, a space, its arguments: `tool sub --flag`), whatever the tool is called.
+_HAS_STEPS = re.compile(r"^\s*(\d+[.)、]|[-*+] )|```|\$ |`[a-z][\w.-]* [^`\n]+`", re.M)
+
+
+def type_match(question: str, chunk_text: str) -> int:
+    """+1 / -1 / 0: the question asks for a number or steps and the chunk has / lacks one, or asks neither."""
+    asks = []
+    if _ASKS_NUMBER.search(question):
+        asks.append(bool(_HAS_NUMBER.search(chunk_text)))
+    if _ASKS_STEPS.search(question):
+        asks.append(bool(_HAS_STEPS.search(chunk_text)))
+    if not asks:
+        return 0
+    return 1 if any(asks) else -1
+
+
+# ------------------------------------------------------------ named things
+
+_CJK = re.compile(r"[\u3400-\u9fff]")
+_ASCII_NAME = re.compile(r"(?<![\w.\-])\.?([A-Za-z][A-Za-z0-9]*(?:[._\-/][A-Za-z0-9]+)*)")
+_VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)+(?![\w.])")
+_PRODUCT_SUFFIX = ("平台", "系统", "产品", "公司", "项目", "团队", "框架", "引擎")
+_PROPER_FLAGS = frozenset({"nz", "nt"})
+_COORD = re.compile(r"\s*(和|与|跟|及|以及|还是|或|、|对比|vs\.?|versus|and|or)\s*", re.I)
+# ASCII words that are ordinary English in a Chinese question, not names.
+_PLAIN = frozenset(
+    """a an the is are to of in on for and or vs what how why which does do can with not
+    yes no ok id url api""".split()
+)
+
+
+def _identifier_like(word: str) -> bool:
+    core = word.lstrip(".")
+    return (
+        any(ch.isupper() for ch in core[1:])  # camelCase / PascalCase / acronym
+        or any(ch in "._/" for ch in core)
+        or any(ch.isdigit() for ch in core)
+    )
+
+
+def named_terms(question: str) -> list[str]:
+    """Names in ``question``: products, people, fields, acronyms, versions (first-seen order, each once).
+
+    ASCII: in a question with Chinese text every ASCII word of 2+ letters (``Kafka``,
+    ``nftables``, ``worker_connections``); in an English question only identifier-like
+    words (inner capital ``IngressClass``, acronym ``ICMP``, ``a.b``, ``a_b``, digits).
+    Versions (``0.9``, ``v1.2.3``). Chinese: a word jieba tags as a proper noun
+    (``nz``/``nt``) or one followed by a product word (赤狐平台 → 赤狐), 2+ characters.
+    """
+    out: list[str] = []
+    cjk = bool(_CJK.search(question))
+    for m in _VERSION.finditer(question):
+        out.append(m.group(0))
+    for m in _ASCII_NAME.finditer(question):
+        word = m.group(1)
+        if len(word) < 2 or word.lower() in _PLAIN or _VERSION.fullmatch(word):
+            continue
+        if cjk and not _identifier_like(word) and len(word) < 3:
+            continue
+        if cjk or _identifier_like(word):
+            out.append(word)
+    if cjk:
+        words = tagged(question)
+        for i, (word, tag) in enumerate(words):
+            if not _CJK.search(word) or len(word) < 2:
+                continue
+            nxt = words[i + 1][0] if i + 1 < len(words) else ""
+            if tag in _PROPER_FLAGS or nxt in _PRODUCT_SUFFIX:
+                out.append(word)
+    return list(dict.fromkeys(out))
+
+
+def _contains(haystack_lower: str, term: str) -> bool:
+    t = term.lower().lstrip(".")
+    if _VERSION.fullmatch(t):
+        return re.search(r"(?<![\d.])" + re.escape(t) + r"(?![\d])", haystack_lower) is not None
+    return t in haystack_lower
+
+
+_PLURAL = re.compile(r"[A-Za-z]{3,}(?:es|s)")
+
+
+def _in_kb(kb_lower: str, term: str) -> bool:
+    """Whether the knowledge base contains ``term``; a hyphenated compound (``IPv6-only``)
+    counts as contained when each of its parts is, an English plural (``CronJobs``,
+    ``StatefulSets``, ``Ingresses``) when its singular is."""
+    if _contains(kb_lower, term):
+        return True
+    if _PLURAL.fullmatch(term) and any(_contains(kb_lower, s) for s in (term[:-1], term[:-2]) if len(s) >= 3):
+        return True
+    parts = [p for p in term.split("-") if p]
+    return len(parts) > 1 and all(_contains(kb_lower, p) for p in parts)
+
+
+def _coordinated(question: str, a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` are joined by a coordinating word (A 和 B, A vs B) in ``question``."""
+    for x, y in ((a, b), (b, a)):
+        i, j = question.find(x), question.find(y)
+        if i < 0 or j < 0 or j <= i:
+            continue
+        between = question[i + len(x) : j]
+        for suffix in _PRODUCT_SUFFIX:
+            between = between.removeprefix(suffix)
+        if len(between) <= 6 and _COORD.fullmatch(between):
+            return True
+    return False
+
+
+_UNSEEN = "\uffff"  # a term no tokenizer produces: its IDF is the unseen-term maximum
+
+
+_KB_TEXT: "weakref.WeakKeyDictionary[LexicalIndex, str]" = weakref.WeakKeyDictionary()
+
+
+def kb_text(lexical: LexicalIndex, chunks: Mapping[str, Any]) -> str:
+    """The lower-cased heading paths and texts of ``chunks`` (the chunks ``lexical``
+    indexes), joined; cached per lexical index (a new index after an ingest gets a new text)."""
+    try:
+        return _KB_TEXT[lexical]
+    except KeyError:
+        pass
+    text = "\n".join((" ".join(c.heading_path) + "\n" + c.text).lower() for c in chunks.values())
+    _KB_TEXT[lexical] = text
+    return text
+
+
+# Interrogative words: asking "how long" is not a topic the knowledge base lacks.
+_QUESTION_WORDS = frozenset(
+    """多久 多长 多大 多高 多远 多少 哪 哪里 哪儿 哪种 哪几种 几种 怎么办 怎么样 能否 能不能 是不是
+    有没有 何时 什么 什么样 时候 why when where who whom whose""".split()
+)
+
+
+def absent_share(question: str, lexical: LexicalIndex, *, cross_script: bool = False) -> float:
+    """IDF-weighted share (0..1) of the question's terms (interrogatives aside) that occur
+    in no chunk of the knowledge base.
+
+    ``cross_script`` (an English question over Chinese text, ``core.retrieval.query.plan_query``): ordinary
+    Latin-script words are left out, since a Chinese knowledge base lacking the English word
+    "expose" is no evidence that it lacks the topic; named things (``named_terms``) still count.
+    """
+    terms = [t for t in dict.fromkeys(_query_terms(question)) if t not in _QUESTION_WORDS]
+    if cross_script:
+        names = {w.lower().lstrip(".") for w in named_terms(question)}
+        terms = [t for t in terms if _CJK.search(t) or t.lower() in names]
+    if not terms or not len(lexical):
+        return 0.0
+    weights = [lexical.idf(t) for t in terms]
+    unseen = lexical.idf(_UNSEEN)
+    total = sum(weights) or 1.0
+    return sum(w for w in weights if w >= unseen - 1e-9) / total
+
+
+#: ``general_weight`` of a word jieba's dictionary lacks (a name, a domain term, most English words).
+_DICT_TOTAL = 60_000_000
+
+
+@functools.lru_cache(maxsize=4096)
+def general_weight(term: str) -> float:
+    """How informative ``term`` is in general language, 0..1, independent of any knowledge base:
+    ``ln((T + 1) / (f + 1)) / ln(T + 1)`` with ``f`` its count in jieba's bundled dictionary
+    (``core.retrieval.lexical.general_frequency``) and ``T`` ≈ 60 million, that dictionary's total. A word the
+    dictionary lacks (a name, a domain term, an English word) weighs 1. Used where the knowledge
+    base's own IDF misbehaves on a base of one or three documents (every term has the same IDF)."""
+    f = general_frequency(term)
+    return math.log((_DICT_TOTAL + 1) / (f + 1)) / math.log(_DICT_TOTAL + 1)
+
+
+def _content_terms(question: str) -> list[str]:
+    """The question's terms (``_query_terms``) without interrogative words, in order, once each."""
+    return [t for t in dict.fromkeys(_query_terms(question)) if t not in _QUESTION_WORDS]
+
+
+def general_coverage(question: str, chunk_terms: frozenset[str] | None) -> float:
+    """Share (0..1) of the question's content terms (interrogatives aside) that the chunk holds,
+    each weighted by ``general_weight``: the same on a one-document base as on the full archive."""
+    terms = _content_terms(question)
+    if not terms or chunk_terms is None:
+        return 0.0
+    weights = [general_weight(t) for t in terms]
+    total = sum(weights) or 1.0
+    return sum(w for t, w in zip(terms, weights) if t in chunk_terms) / total
+
+
+def general_salient(question: str, chunk_terms: frozenset[str] | None) -> float:
+    """Share (0..1) of the question's (up to) three most informative content terms (``general_weight``)
+    that the chunk holds."""
+    terms = sorted(_content_terms(question), key=lambda t: -general_weight(t))[:3]
+    if not terms or chunk_terms is None:
+        return 0.0
+    return sum(1 for t in terms if t in chunk_terms) / len(terms)
+
+
+def general_absent(question: str, lexical: LexicalIndex, *, cross_script: bool = False) -> float:
+    """``absent_share`` with ``general_weight`` instead of the knowledge base's IDF: the share
+    (0..1) of the question's content-term weight that occurs in no chunk of the knowledge base."""
+    terms = _content_terms(question)
+    if cross_script:
+        names = {w.lower().lstrip(".") for w in named_terms(question)}
+        terms = [t for t in terms if _CJK.search(t) or t.lower() in names]
+    if not terms or not len(lexical):
+        return 0.0
+    weights = [general_weight(t) for t in terms]
+    total = sum(weights) or 1.0
+    return sum(w for t, w in zip(terms, weights) if lexical.df(t) == 0) / total
+
+
+def salient_share(question: str, lexical: LexicalIndex, chunk_terms: frozenset[str] | None) -> float:
+    """Share (0..1) of the question's three highest-IDF terms that the chunk contains."""
+    terms = sorted(dict.fromkeys(_query_terms(question)), key=lambda t: -lexical.idf(t))[:3]
+    if not terms or chunk_terms is None:
+        return 0.0
+    return sum(1 for t in terms if t in chunk_terms) / len(terms)
+
+
+# ------------------------------------------------------------ specific details
+
+# A question asks for one specific detail: a default, limit, threshold, range, port, version, count.
+_ASKS_DETAIL = re.compile(
+    r"默认|缺省|阈值|上限|下限|范围|最多|最少|最大|最小|多少|多久|多长|几[个次天秒分种条台倍]|哪个端口|版本号"
+    r"|\bdefault\b|\blimit\b|\bthreshold\b|\brange\b|how (many|much|long)|\bmaximum\b|\bminimum\b",
+    re.I,
+)
+_SENTENCE = re.compile(r"[^。！？!?；;\n]+")
+# Digits that are not a value: a list marker ("5. "), an ordinal ("第 10 个").
+_NOT_VALUE = re.compile(r"^\s*\d+[.)、]\s|第\s*\d+")
+# A question asking for the default/threshold value itself ("默认…多少", "默认阈值是多少", "default … range").
+_ASKS_DEFAULT_VALUE = re.compile(
+    r"(默认|缺省)[^，。？?]{0,30}?(多少|多久|多长|多大|范围|阈值|几)|(阈值|上限|下限)[^，。？?]{0,6}?(是多少|多大|多少)"
+    r"|\bdefault\b[^,.?]{0,40}?\b(value|range|threshold|limit|how many|how long)\b",
+    re.I,
+)
+_RANGE = re.compile(r"\d[\d,.]*\s*(?:-|–|~|～|到|至)\s*\d")
+_DETAIL_VALUE = re.compile(
+    r"\d|[一二三四五六七八九十两百千万]+\s*(?:个|次|天|秒|分钟|小时|倍|条|台|周|年|月|%)|无限|不限|没有限制|unlimited",
+    re.I,
+)
+
+
+def asks_detail(question: str) -> bool:
+    """Whether ``question`` asks for one specific detail (a default, limit, threshold, range, count…)."""
+    return bool(_ASKS_DETAIL.search(question))
+
+
+def detail_in(question: str, chunk_text: str, key_terms: Sequence[str]) -> int:
+    """+1 / -1 / 0: the question asks for a detail (``asks_detail``) and the chunk has / lacks a
+    sentence that states a value (a digit, a counted Chinese numeral, 无限…) next to one of
+    ``key_terms`` (the question's rarest terms, lower-case); 0 when it asks for no detail.
+
+    Sentence-level on purpose: most Kubernetes chunks hold some number, so "the chunk has a
+    number" does not separate a chunk that names the flag from one that gives its value.
+    """
+    if not asks_detail(question):
+        return 0
+    return 1 if _value_sentence(chunk_text, key_terms, _DETAIL_VALUE) else -1
+
+
+def _value_sentence(text: str, key_terms: Sequence[str], value: re.Pattern[str]) -> str | None:
+    """The first sentence of ``text`` that holds ``value`` (list markers and ordinals aside) and,
+    when ``key_terms`` are given, one of them (lower-case substring match)."""
+    keys = [k for k in key_terms if k]
+    for m in _SENTENCE.finditer(text):
+        s = m.group(0)
+        if value.search(_NOT_VALUE.sub(" ", s)) and (not keys or any(k in s.lower() for k in keys)):
+            return s
+    return None
+
+
+def asks_default_value(question: str) -> bool:
+    """Whether ``question`` asks for a default/threshold value itself ("默认…多少", "默认阈值是多少",
+    "默认…端口范围", "default … range"): narrower than ``asks_detail``."""
+    return bool(_ASKS_DEFAULT_VALUE.search(question))
+
+
+def default_value_missing(
+    question: str, evidence_texts: Sequence[str], key_terms: Sequence[str], question_terms: Sequence[str] = ()
+) -> bool:
+    """True when ``question`` asks for a default/threshold value (``asks_default_value``) and no
+    evidence text has a sentence that gives one: a value (a range when it asks for a 范围/range)
+    next to one of ``key_terms`` (its rarest terms), or a stated default ("默认为 30 秒") next to
+    any of ``question_terms`` (lower-case). False when it asks for no such value or has no key terms."""
+    if not asks_default_value(question) or not key_terms or not evidence_texts:
+        return False
+    if re.search(r"范围|\brange\b", question, re.I):
+        return not any(_value_sentence(t, key_terms, _RANGE) for t in evidence_texts)
+    others = [t for t in question_terms if t not in _ASKING and t not in _QUESTION_WORDS]
+    return not any(
+        _value_sentence(t, key_terms, _DETAIL_VALUE) or (others and _stated_default_of_kind(question, t, others))
+        for t in evidence_texts
+    )
+
+
+# A default stated with its value: "默认为 30 秒", "默认值是 10", "defaults to 5".
+_DEFAULT_IS = re.compile(r"(默认|缺省|defaults? (?:to|is))[^。；;\n]{0,8}?\d", re.I)
+# ... and the unit after that value: a duration or not.
+_DEFAULT_VALUE = re.compile(
+    r"(?:默认|缺省|defaults? (?:to|is))[^。；;\n\d]{0,8}?\d+(?:\.\d+)?\s*([^\s\d，。；,;]{0,3})", re.I
+)
+_DURATION_UNIT = re.compile(r"^(?:秒|分钟|分|小时|天|周|毫秒|ms|s|m|h|d)(?![a-z])", re.I)
+_ASKS_DURATION = re.compile(r"多长时间|多久|多少秒|多少分钟|多少小时|多少天|how long", re.I)
+_ASKS_COUNT = re.compile(r"多少个|几个|多少条|多少次|how many", re.I)
+
+
+def _stated_default_of_kind(question: str, text: str, terms: Sequence[str]) -> bool:
+    """Whether ``text`` has a sentence stating a default with its value ("默认为 30 秒") next to one of
+    ``terms``, of the kind the question asks: a duration for 多久/多长时间, not a duration for
+    多少个/几个 (dev-058: "默认要积累多少个已终止的 Pod" is not answered by "期限，默认为 30 秒")."""
+    sentence = _value_sentence(text, terms, _DEFAULT_IS)
+    if sentence is None:
+        return False
+    m = _DEFAULT_VALUE.search(sentence)
+    duration = bool(m and _DURATION_UNIT.match(m.group(1)))
+    if _ASKS_DURATION.search(question):
+        return duration
+    if _ASKS_COUNT.search(question):
+        return not duration
+    return True
+
+
+# Words that ask rather than name (besides ``_QUESTION_WORDS``).
+_ASKING = frozenset("最多 最少 最大 最小 上限 下限 阈值 默认".split())

@@ -1,0 +1,5 @@
+"""Alembic environment of the catalog (``core.store.migrations.run``)."""
+
+from core.store.migrations import run
+
+run()

@@ -1,0 +1,5 @@
+"""Alembic environment of the answer store (``core.store.migrations.run``)."""
+
+from core.store.migrations import run
+
+run()
