@@ -7,15 +7,15 @@ from components.auth import scoped
 from components.chat_view import show_answer_assets, show_export_buttons, show_record
 from components.errors import page_guard, show_app_error
 from components.resources import ensure_ready
+from core import readable
 from core.errors import RecordError
-from core.records import readable
 
 try:
-    from core.verification.check import check_text
+    from core.check import check_text
 except ImportError:  # the verifier is not installed in this build
     check_text = None
 try:
-    from core.verification.check import check_against
+    from core.check import check_against
 except ImportError:
     check_against = None
 
@@ -48,7 +48,7 @@ with page_guard("核查"):
         if not text.strip():
             st.warning("请先输入要核查的文本。")
         elif (check_against if pasted else check_text) is None:
-            st.error("核查功能在此版本中不可用（缺少 core.verification.check）。")
+            st.error("核查功能在此版本中不可用（缺少 core.check）。")
         else:
             with st.spinner("正在逐句对照粘贴的来源核对…" if pasted else "正在逐句检索与核对…"):
                 # an AppError here is shown by page_guard

@@ -241,7 +241,7 @@ def _reset(settings: Any) -> None:
 # ------------------------------------------------------------- ingest process
 def _ingest_phase(root: str, data_dir: str, embedding: str, embed_limit: int | None, workdir: str) -> dict[str, Any]:
     from core.ingest.corpus import load_sources
-    from core.retrieval.lexical import tokenize
+    from core.lexical import tokenize
     from core.store.embeddings import make_embedder
     from core.store.index import KnowledgeIndex, embedding_text
 

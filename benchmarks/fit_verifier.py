@@ -29,7 +29,8 @@ from sklearn.preprocessing import StandardScaler
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core.verification import citecheck_eval, support_model  # noqa: E402
+from core.evaluation import citecheck as citecheck_eval  # noqa: E402
+from core.verification import support_model  # noqa: E402
 from core.verification.support import assess, split_marked  # noqa: E402
 
 

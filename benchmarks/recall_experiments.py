@@ -69,7 +69,7 @@ def main() -> int:
     )
     args = ap.parse_args()
     from core.config import Settings
-    from core.retrieval.lexical import general_frequency, tokenize
+    from core.lexical import general_frequency, tokenize
     from core.retrieval.query import glossary_for, plan_query, resolve_query
     from core.store.embeddings import make_embedder
     from core.store.index import KnowledgeIndex, embedding_text

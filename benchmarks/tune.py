@@ -25,8 +25,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import core.ingest.corpus as corpus  # noqa: E402
+import core.lexical as lexical  # noqa: E402
 import core.retrieval.hybrid as retrieval  # noqa: E402
-import core.retrieval.lexical as lexical  # noqa: E402
 import core.segmentation as core_segmentation  # noqa: E402
 from core.evaluation import run_eval  # noqa: E402
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core.verification import citecheck_eval  # noqa: E402
+from core.evaluation import citecheck as citecheck_eval  # noqa: E402
 from core.verification.support import split_marked, verify_passages  # noqa: E402
 
 QUOTE_CHARS = 300

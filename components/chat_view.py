@@ -15,9 +15,9 @@ from components.errors import show_app_error
 from components.library_view import vector_status
 from components.plain import plain
 from components.render_cache import answer_html
+from core import readable
 from core.errors import UnsavedRecordError
 from core.models import AnswerRecord
-from core.records import readable
 from core.records.export import conversation_to_json, conversation_to_markdown, record_json, to_markdown
 from core.records.store import conversation_history, conversation_turns, version_label
 from core.retrieval.hybrid import RetrievalOptions
@@ -252,7 +252,7 @@ def ask_and_show(
 
 def show_index_status(engine, worker) -> None:  # noqa: ANN001 - Engine / EmbeddingWorker
     """The size of what ``engine``'s user may ask (documents and chunks of the knowledge bases
-    ``core.records.readable.askable_bases`` offers: 全部知识库 when that is every one, else 可检索的知识库)
+    ``core.readable.askable_bases`` offers: 全部知识库 when that is every one, else 可检索的知识库)
     and the vector build's progress (``components.library_view.vector_status``; without counts
     when the user may not ask every base), drawn on each run.
     Not an auto-rerunning fragment: with one in the sidebar the browser benchmark lost

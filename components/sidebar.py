@@ -15,9 +15,9 @@ from components.conversation_view import current_conversation, show_conversation
 from components.kb_view import kb_label
 from components.plain import plain
 from components.resources import embedding_worker, get_engine
+from core import readable
 from core.generators import registry as generator_registry
 from core.models import DEFAULT_KB
-from core.records import readable
 from core.retrieval import sufficiency
 from core.retrieval.hybrid import RetrievalOptions, current_mode
 
@@ -92,7 +92,7 @@ def show_generator_choice(engine) -> None:  # noqa: ANN001 - Engine (scoped)
 def selected_knowledge_bases(engine) -> tuple[str, ...]:  # noqa: ANN001 - Engine (scoped)
     """What a question of the chat searches now: the 检索的知识库 selection of the session
     (the widget's, else the copy kept across pages) less every name the selector does not offer
-    this user (:func:`core.records.readable.askable_bases`: a forged widget value, a base hidden or
+    this user (:func:`core.readable.askable_bases`: a forged widget value, a base hidden or
     revoked since), then ``Engine.searchable`` (none: ``default``, if the user may ask it)."""
     offered = readable.askable_bases(engine)
     kept = st.session_state.get(SELECTED_KEY) or st.session_state.get(_KEPT_KEY) or []
@@ -101,7 +101,7 @@ def selected_knowledge_bases(engine) -> tuple[str, ...]:  # noqa: ANN001 - Engin
 
 def offered_documents(engine) -> dict[str, str]:  # noqa: ANN001 - Engine (scoped)
     """source_id → title of the documents 只检索这些文档 offers: those of
-    :func:`selected_knowledge_bases`, read through ``core.records.readable.documents``."""
+    :func:`selected_knowledge_bases`, read through ``core.readable.documents``."""
     rows = readable.documents(engine, selected_knowledge_bases(engine))
     return {row.document.source_id: row.document.title for row in rows}
 
@@ -150,7 +150,7 @@ def retrieval_options(engine) -> RetrievalOptions:  # noqa: ANN001 - Engine (sco
 
 def kb_selector(engine) -> list[str]:  # noqa: ANN001 - Engine (scoped)
     """The chat sidebar's 检索的知识库 multiselect over the knowledge bases that are not
-    hidden and that ``engine``'s user may ask now (``core.records.readable.askable_bases``); returns
+    hidden and that ``engine``'s user may ask now (``core.readable.askable_bases``); returns
     the chosen names (``[]`` means ``default``: ``KnowledgeBaseStore.resolve``)."""
     kbs = readable.askable_bases(engine)
     kept = st.session_state.get(SELECTED_KEY, st.session_state.get(_KEPT_KEY, [DEFAULT_KB]))

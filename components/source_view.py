@@ -139,7 +139,7 @@ def show_snapshot(
     """Show the snapshot of ``chunk_id`` stored in ``record``, or a clear message.
 
     ``current_versions`` and ``current`` are the live side as the user may read it
-    (``core.records.readable``); ``current_readable`` False: the user may not ask the snapshot's
+    (``core.readable``); ``current_readable`` False: the user may not ask the snapshot's
     knowledge base now, so only the stored snapshot is shown (it is their answer), with a
     line that says why, and no state or version of the live document.
     ``support`` is the URL's ``support`` parameter (untrusted): the index of the

@@ -114,7 +114,7 @@ class Engine:
     def may_read(self, knowledge_bases: Iterable[str]) -> tuple[str, ...]:
         """The ones of ``knowledge_bases`` (names, hidden ones too, order kept) that :attr:`user`
         may ask now under :attr:`access`: the access half of :meth:`searchable`, and what every
-        page shows of the live index (``core.records.readable``). All of them without :attr:`access`."""
+        page shows of the live index (``core.readable``). All of them without :attr:`access`."""
         names = tuple(knowledge_bases)
         return names if self.access is None else self.access.askable(self.user, names)
 

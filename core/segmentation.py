@@ -48,7 +48,7 @@ __all__ = ["search_words", "words", "tagged", "general_frequency", "general_freq
 #: with at most one decimal part and a percent sign; any other character alone.
 _ASCII_PART = re.compile(r"[a-zA-Z0-9]+(?:\.\d+)?%?|[^a-zA-Z0-9]")
 
-#: Names the segmentation (part of ``core.retrieval.lexical.TOKENIZER_ID``).
+#: Names the segmentation (part of ``core.lexical.TOKENIZER_ID``).
 SEGMENTER_ID = "jieba-rs/rjieba-" + importlib.metadata.version("rjieba")
 
 

@@ -142,7 +142,7 @@ def test_a_store_made_before_the_user_column_is_migrated_on_open(tmp_path):
 
 
 def test_check_mode_sees_only_the_bases_a_user_may_ask(sample_engine):
-    from core.verification.check import check_text
+    from core.check import check_text
 
     text = "CronJob 的时间表使用 Cron 语法。"
     assert check_text(sample_engine, text, save=False).supports

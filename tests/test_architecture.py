@@ -5,6 +5,8 @@ import re
 import sys
 from pathlib import Path
 
+import pytest
+
 import core
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -348,3 +350,86 @@ def test_only_the_sql_adapter_opens_databases_and_runs_migrations():
         if "create_engine(" in p.read_text(encoding="utf-8")
     }
     assert engines == {"core/store/sql.py"}
+
+
+# ------------------------------------------------------------------ stages (issue 31)
+
+#: The ground floor: values, errors, settings and shared text rules, importable from every stage.
+GROUND = {
+    "models",
+    "errors",
+    "config",
+    "cjk",
+    "cjk_emphasis",
+    "markdown",
+    "segmentation",
+    "textsafe",
+    "controls",
+    "lexical",
+}
+#: What each stage package of ``core/`` may import besides the ground floor (its ``__init__`` says the same).
+STAGES = {
+    "store": set(),
+    "ingest": {"store"},
+    "retrieval": {"store"},
+    "grounding": set(),
+    "verification": {"grounding"},
+    "generators": {"retrieval", "ingest"},
+    "records": {"grounding", "verification", "store", "ingest"},
+}
+#: The turns over the stages: they may import every stage (and ``core.check``/``readable`` the engine).
+TURNS = {"engine", "check", "readable"}
+#: The one ground-floor module that reads upward: settings validate a generator name against the
+#: registry and a database URL with the SQL adapter, so a bad value fails at start.
+GROUND_READS_UP = {("config", "generators"), ("config", "store")}
+
+
+def _stage(module: str) -> str | None:
+    parts = module.split(".")
+    if parts[0] != "core" or len(parts) == 1:
+        return None
+    return "ground" if parts[1] in GROUND else parts[1]
+
+
+def test_every_stage_imports_only_what_its_package_doc_allows():
+    edges = set()
+    for source, targets in import_graph().items():
+        for target in targets:
+            a, b = _stage(source), _stage(target)
+            if a and b and a != b and b != "ground":
+                edges.add((a if a != "ground" else source.split(".")[1], b, source, target))
+    wrong = []
+    for a, b, source, target in sorted(edges):
+        if a in STAGES and b not in STAGES[a]:
+            wrong.append(f"{source} -> {target}")
+        elif a in GROUND and (a, b) not in GROUND_READS_UP:
+            wrong.append(f"{source} -> {target}")
+        elif a in TURNS and b not in set(STAGES) | TURNS:
+            wrong.append(f"{source} -> {target}")
+        elif a not in STAGES and a not in GROUND and a not in TURNS | {"cli", "evaluation", "__main__"}:
+            wrong.append(f"{source} (not in a known stage)")
+    assert wrong == []
+
+
+def test_the_stage_rules_match_the_package_docs():
+    """Each stage package says its job and what it may import; the rules above are the ones it states."""
+    for package, allowed in STAGES.items():
+        doc = (ROOT / "core" / package / "__init__.py").read_text(encoding="utf-8")
+        assert "May import:" in doc, package
+        said = doc.split("May import:", 1)[1]
+        for other in allowed:
+            assert f"core.{other}" in said, (package, other)
+        for other in set(STAGES) - allowed - {package}:
+            assert f"core.{other}`" not in said, (package, other)
+
+
+def test_the_stage_rule_catches_an_import_that_breaks_it(tmp_path, monkeypatch):
+    files = {"core/__init__.py": "", "core/store/__init__.py": "", "core/store/a.py": "from core.engine import x\n"}
+    files |= {"core/engine.py": "", "core/retrieval/__init__.py": "", "core/retrieval/b.py": "import core.store.a\n"}
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    real = import_graph
+    monkeypatch.setattr(sys.modules[__name__], "import_graph", lambda: real(tmp_path))
+    with pytest.raises(AssertionError, match="core.store.a -> core.engine"):
+        test_every_stage_imports_only_what_its_package_doc_allows()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from core.generators.extractive import ExtractiveGenerator
+from core.lexical import LexicalIndex
 from core.retrieval import sufficiency as suf
 from core.retrieval.aspects import (
     DRAWBACK_EVIDENCE,
@@ -19,7 +20,6 @@ from core.retrieval.aspects import (
     without_drawback_words,
 )
 from core.retrieval.hybrid import plan_config
-from core.retrieval.lexical import LexicalIndex
 from core.retrieval.query import plan_query
 from tests.test_sufficiency_terms import LENIENT
 

@@ -118,8 +118,8 @@ def test_snapshot_page_scrolls_to_the_highlighted_quote(check_server, browser): 
 
 
 @pytest.mark.skipif(
-    importlib.util.find_spec("core.verification.check") is None,
-    reason="core.verification.check is not in this build yet",
+    importlib.util.find_spec("core.check") is None,
+    reason="core.check is not in this build yet",
 )
 def test_checking_a_pasted_text(check_server, browser):  # noqa: F811
     page = _open(browser, f"{check_server}/check", "desktop")
@@ -137,8 +137,8 @@ def test_checking_a_pasted_text(check_server, browser):  # noqa: F811
 
 
 @pytest.mark.skipif(
-    importlib.util.find_spec("core.verification.check") is None,
-    reason="core.verification.check is not in this build yet",
+    importlib.util.find_spec("core.check") is None,
+    reason="core.check is not in this build yet",
 )
 def test_checking_against_pasted_sources(check_server, browser):  # noqa: F811
     """Another system's answer checked against the sources it was given (issue 28): the card of the

@@ -1,4 +1,4 @@
-"""核查 mode in core (core/verification/check.py) and its command line (`python -m core check`),
+"""核查 mode in core (core/check.py) and its command line (`python -m core check`),
 over a small corpus written here, with the hashing embedder (no model)."""
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def span(text: str, sentence: str) -> tuple[int, int]:
 
 
 def test_check_text_marks_each_sentence_and_stores_the_record(engine):
-    from core.verification.check import check_text
+    from core.check import check_text
 
     record = check_text(engine, TEXT)
     assert record.generator.name == "check" and record.answer_text == TEXT and record.status == "answered"
@@ -75,7 +75,7 @@ def test_check_text_marks_each_sentence_and_stores_the_record(engine):
 
 
 def test_check_text_refuses_empty_and_too_long_text_with_a_record(engine):
-    from core.verification.check import MAX_CHECK_CHARS, check_text
+    from core.check import MAX_CHECK_CHARS, check_text
 
     empty = check_text(engine, "  \n", save=False)
     assert empty.status == "error" and empty.error and empty.answer_text == "  \n"
@@ -84,7 +84,7 @@ def test_check_text_refuses_empty_and_too_long_text_with_a_record(engine):
 
 
 def test_check_text_with_nothing_verifiable_is_unverifiable(engine):
-    from core.verification.check import check_text
+    from core.check import check_text
 
     record = check_text(engine, UNSUPPORTED, save=False)
     assert record.status == "unverifiable" and record.supports == () and record.answer_text == UNSUPPORTED
@@ -147,11 +147,11 @@ def test_cli_check_file_and_json_lines_on_stdin(tmp_path, corpus):
     assert p.returncode == 1 and "missing.txt" in p.stderr
 
 
-# ----------------------------------------------------------------- the measure (core/verification/claims_eval.py)
+# ----------------------------------------------------------------- the measure (core/evaluation/claims.py)
 
 
 def test_quote_matching_ignores_markup_whitespace_and_shortcodes():
-    from core.verification.claims_eval import quote_in
+    from core.evaluation.claims import quote_in
 
     chunk = "静态 Pod 的 `spec` 不能引用其他的 API 对象（例如：ServiceAccount、ConfigMap、Secret 等）。"
     assert quote_in("静态 Pod 的 `spec` 不能引用其他的 API 对象（例如：", chunk)
@@ -162,8 +162,8 @@ def test_quote_matching_ignores_markup_whitespace_and_shortcodes():
 
 
 def test_scores_per_label_flags_kinds_and_latency():
+    from core.evaluation.claims import predicted, score_rows
     from core.models import AnswerRecord, GeneratorInfo, Support
-    from core.verification.claims_eval import predicted, score_rows
 
     record = AnswerRecord(
         query="q",
@@ -210,7 +210,7 @@ def test_extractive_answers_are_verified_too(engine):
 def test_a_lone_surrogate_in_checked_text_is_repaired_not_an_error(tmp_path):
     """Issue 24's hostile set: a lone surrogate (an undecodable byte) in 核查 text gave an error
     record ('utf-8' codec can't encode character '\\ud800'); it becomes U+FFFD, with an audit entry."""
-    from core.verification.check import check_against, check_text
+    from core.check import check_against, check_text
     from tests.fakes import build_engine
 
     docs = tmp_path / "docs"

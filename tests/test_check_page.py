@@ -1,8 +1,8 @@
 """The 核查 page and the highlighted quote on the snapshot page, with AppTest.
 
-The check function is replaced by a fake (``sys.modules["core.verification.check"]``) that
+The check function is replaced by a fake (``sys.modules["core.check"]``) that
 returns a checked text with every verdict over real sample chunks; when the real
-``core.verification.check`` is installed, one more test runs it over the sample.
+``core.check`` is installed, one more test runs it over the sample.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def fake_check(app_env, monkeypatch):
         calls.append(text)
         return sample_checked_record(engine.index.active_chunks(), answer_id=f"fake-{len(calls)}")
 
-    monkeypatch.setitem(sys.modules, "core.verification.check", types.SimpleNamespace(check_text=check_text))
+    monkeypatch.setitem(sys.modules, "core.check", types.SimpleNamespace(check_text=check_text))
     return calls
 
 
@@ -78,7 +78,7 @@ def test_check_page_asks_for_text_first(app_env, fake_check):
 
 
 def test_check_page_says_when_the_checker_is_missing(app_env, monkeypatch):
-    monkeypatch.setitem(sys.modules, "core.verification.check", None)  # import raises ImportError
+    monkeypatch.setitem(sys.modules, "core.check", None)  # import raises ImportError
     at = AppTest.from_file(str(ROOT / "app_pages" / "check.py"), default_timeout=120)
     at.run()
     _check(at, "任意一句话。")
@@ -136,7 +136,7 @@ def test_snapshot_page_with_a_bad_quote_shows_plain_text(app_env):
 
 
 def test_real_check_over_the_sample(app_env):
-    pytest.importorskip("core.verification.check")
+    pytest.importorskip("core.check")
     at = AppTest.from_file(str(ROOT / "app_pages" / "check.py"), default_timeout=180)
     at.run()
     _check(at, "CronJob 创建基于时隔重复调度的 Job。" + INVENTED)
@@ -158,7 +158,7 @@ def test_snapshot_caption_escapes_the_reason_and_sentence(app_env):
 def test_check_page_with_pasted_sources_checks_against_them_only(app_env):
     """Another system's answer checked against the sources it was given (issue 28): the knowledge
     base is not searched; the contradicted sentence cites the pasted passage and its quote is marked."""
-    pytest.importorskip("core.verification.check")
+    pytest.importorskip("core.check")
     at = AppTest.from_file(str(ROOT / "app_pages" / "check.py"), default_timeout=180)
     at.run()
     at.text_area[0].set_value("星河团队每周五下午交接班。交接记录写在共享值班表里。团队每季度组织一次团建。")

@@ -261,7 +261,7 @@ def engine(tmp_path_factory):
 
 
 def test_checked_hostile_text_exports_inert(engine):
-    from core.verification.check import check_text
+    from core.check import check_text
 
     text = "备份任务每天凌晨两点运行 <img src=x onerror=alert(1)>，结果保存在对象存储中。\n\n" + BLOCK.replace(
         HOSTILE[-2], ""

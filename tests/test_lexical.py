@@ -1,4 +1,4 @@
-from core.retrieval.lexical import LexicalIndex, tokenize
+from core.lexical import LexicalIndex, tokenize
 
 
 def test_tokenize_mixed_chinese_english_drops_stopwords_and_punctuation():

@@ -128,7 +128,7 @@ def test_redactor_needs_rules():
 
 
 def test_check_mode_stores_the_text_redacted_with_spans_on_it(pii_engine):
-    from core.verification.check import check_text
+    from core.check import check_text
 
     text = "值班电话是 13812345678。报销款项打入银行卡 6222020200112233446。"
     record = check_text(pii_engine, text)

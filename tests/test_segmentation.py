@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from core import segmentation
-from core.retrieval.lexical import _term, tokenize
+from core.lexical import _term, tokenize
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "data" / "k8s-zh-sample" / "docs"

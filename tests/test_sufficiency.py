@@ -195,7 +195,7 @@ def test_uncovered_part_gets_a_note_when_the_rest_is_answered(duty_engine):
 @pytest.mark.parametrize("question", ["？？？", "a", "  "])
 def test_a_question_without_a_word_to_look_for_is_refused(question):
     """Issue 26: "？？？" and "a" were answered with Pod sentences (the dense ranking always finds something)."""
-    from core.retrieval.lexical import LexicalIndex
+    from core.lexical import LexicalIndex
 
     lex = LexicalIndex(["c1"], ["Pod 是 Kubernetes 中最小的可部署单元。"])
     cand = suf.Candidate("c1", "Pod 是 Kubernetes 中最小的可部署单元。", 1.0, 0.99, 1, 1, 1)
@@ -210,7 +210,7 @@ def test_the_general_features_are_computed_only_for_a_model_that_reads_them():
     """The shipped model does not read them: a question should not pay their dictionary lookups."""
     from dataclasses import replace
 
-    from core.retrieval.lexical import LexicalIndex
+    from core.lexical import LexicalIndex
 
     text = "赤狐平台的值班轮换周期是十天，每次交接必须在周五上午十点完成。"
     lex = LexicalIndex(["c1"], [text])

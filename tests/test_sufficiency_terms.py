@@ -3,9 +3,9 @@ evidence of absence, and a question asking for a default value the evidence does
 
 from __future__ import annotations
 
+from core.lexical import LexicalIndex
 from core.retrieval import sufficiency as suf
 from core.retrieval import sufficiency_terms as terms
-from core.retrieval.lexical import LexicalIndex
 from tests.test_sufficiency import duty_engine  # noqa: F401  (the module fixture, reused)
 
 GC = "kube-controller-manager 提供 terminated-pod-gc-threshold 参数，用于控制已终止 Pod 的垃圾收集。控制器会定期检查。"
@@ -129,7 +129,7 @@ def test_general_weight_does_not_depend_on_the_knowledge_base():
 def test_general_coverage_on_a_one_chunk_base_ignores_the_question_word():
     """Issue 26: a one-document base's IDF gave the unseen question word 多久 five times the weight
     of every word the chunk holds, so the word-for-word answer covered only 0.51 of the question."""
-    from core.retrieval.lexical import tokenize
+    from core.lexical import tokenize
     from core.retrieval.sufficiency_terms import general_coverage
 
     chunk = frozenset(tokenize("赤狐平台的值班轮换周期是十天，每次交接必须在周五上午十点完成。"))

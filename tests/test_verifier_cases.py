@@ -180,11 +180,11 @@ def test_check_page_path_marks_utc_against_the_sample_chunk_contradicted(tmp_pat
     """核查 through the knowledge base (``check_text``), with the sample's cron-jobs.md ingested."""
     import shutil
 
+    from core.check import check_text
     from core.config import Settings
     from core.engine import Engine
     from core.ingest.run import ingest
     from core.store.embeddings import HashingEmbedder
-    from core.verification.check import check_text
 
     src = ROOT.parent / "shared" / "corpus" / "k8s-zh-sample" / "docs" / "concepts" / "workloads" / "controllers"
     corpus = tmp_path / "docs"

@@ -1,5 +1,5 @@
 """``python -m core check FILE|- [--json] [--kb NAME ...] [--user ID [--email ADDRESS]]``: 核查, verify any text against the knowledge base
-(``core.verification.check``); with ``-`` JSON Lines ``{"text": "…"}`` on stdin, one record per line."""
+(``core.check``); with ``-`` JSON Lines ``{"text": "…"}`` on stdin, one record per line."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def _check_lines(stream) -> Iterator[str | dict]:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """0 done (a bad stdin line prints an error line and the batch goes on); 1 FILE unreadable."""
-    from core.verification.check import check_text, format_text
+    from core.check import check_text, format_text
 
     if args.file == "-":
         inputs = _check_lines(sys.stdin)

@@ -1,12 +1,12 @@
 """``python -m core eval QUESTIONS DOCS... [...]`` (quality figures, ``core.evaluation``) and
 ``python -m core eval-claims [ANSWERS.jsonl] [--json]`` (support verification figures,
-``core.verification.claims_eval``): parse arguments, run the library, print the table, write the report.
+``core.evaluation.claims``): parse arguments, run the library, print the table, write the report.
 
 ``eval``: exit 0 ok, 1 a bad questions file or unreadable path (message on stderr). The JSON
 report goes to ``--report PATH``, by default :data:`DEFAULT_REPORT` (``artifacts/`` under the
 current directory: git-ignored, beside the other generated reports and screenshots).
 ``eval-claims``: exit 0 ok, 1 empty knowledge base, 2 no claims file.
-``python -m core eval-citecheck [FILE] [--json]`` (``core.verification.citecheck_eval``: the verifier on CiteCheck
+``python -m core eval-citecheck [FILE] [--json]`` (``core.evaluation.citecheck``: the verifier on CiteCheck
 rows, no knowledge base): exit 0 ok, 1 a malformed file, 2 no file.
 """
 
@@ -161,7 +161,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 def _register_claims(subparsers) -> None:
     p = subparsers.add_parser(
-        "eval-claims", help="measure support verification on a claims set (see core/verification/claims_eval.py)"
+        "eval-claims", help="measure support verification on a claims set (see core/evaluation/claims.py)"
     )
     p.add_argument("answers", nargs="?", default=None, help="claims JSON Lines (default: the shared dev set)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -174,7 +174,7 @@ def cmd_eval_claims(args: argparse.Namespace) -> int:
     """Run ``eval-claims`` over the configured knowledge base (answers are checked, not stored)."""
     from core.config import load_settings
     from core.engine import Engine
-    from core.verification import claims_eval
+    from core.evaluation import claims as claims_eval
 
     path = Path(args.answers) if args.answers else claims_eval.default_set()
     if not path.is_file():
@@ -200,7 +200,7 @@ def cmd_eval_claims(args: argparse.Namespace) -> int:
 
 def _register_citecheck(subparsers) -> None:
     p = subparsers.add_parser(
-        "eval-citecheck", help="measure the support verifier on CiteCheck rows (core/verification/citecheck_eval.py)"
+        "eval-citecheck", help="measure the support verifier on CiteCheck rows (core/evaluation/citecheck.py)"
     )
     p.add_argument("file", nargs="?", default=None, help="CiteCheck JSON Lines (default: the shared dev split)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -209,7 +209,7 @@ def _register_citecheck(subparsers) -> None:
 
 def cmd_eval_citecheck(args: argparse.Namespace) -> int:
     """Run ``eval-citecheck``: every row's statement verified against its quote's passages."""
-    from core.verification import citecheck_eval
+    from core.evaluation import citecheck as citecheck_eval
 
     path = Path(args.file) if args.file else citecheck_eval.default_set()
     if not path.is_file():

@@ -49,9 +49,9 @@ from core.generators.question_types import (  # noqa: F401 (has_wanted, question
     question_forms,
     question_wants,
 )
+from core.lexical import STOPWORDS, tokenize
 from core.models import Draft, DraftSupport, RetrievedChunk
 from core.retrieval.aspects import DRAWBACK_EVIDENCE, asks_drawback, is_limits_section, without_drawback_words
-from core.retrieval.lexical import STOPWORDS, tokenize
 from core.retrieval.query import question_parts
 
 _FENCE = re.compile(r"^\s*(```|~~~)")

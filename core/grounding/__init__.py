@@ -4,5 +4,5 @@ Provider offsets (UTF-8 bytes, UTF-16 units) to code points (``offsets``), suppo
 audited (``supports``), the answer's Markdown structure, sentences and marker placement
 (``answer_doc``, ``placement``, ``layout``: slots and segments).
 
-May import: the ground floor only. Never retrieval, a store, a generator or the UI.
+May import: the ground floor only.
 """

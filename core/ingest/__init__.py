@@ -8,6 +8,6 @@ versions, switch-over, then embedding), library management (``library``) and pro
 (``progress``).
 
 May import: the ground floor (``core.models``, ``core.errors``, ``core.config``, ``core.cjk``,
-``core.markdown``, ``core.textsafe``, ...) and ``core.store`` (``run`` writes the catalog and the
-vectors). Never ``core.engine``, the UI, or a generator.
+``core.markdown``, ``core.lexical``, ...) and ``core.store`` (``run`` writes the catalog and the
+vectors). Nothing else of ``core``, never the UI.
 """

@@ -1,10 +1,10 @@
 """Retrieval: which chunks answer a question, and whether they are enough.
 
-BM25 (``lexical``), what is searched for (``query``: follow-ups, cross-script questions; ``aspects``:
-questions for drawbacks), hybrid retrieval and reciprocal-rank fusion (``hybrid``), and the
-sufficiency decision that says ``no_evidence`` (``sufficiency``, its shipped coefficients in
-``sufficiency_model`` + ``sufficiency.json``, term features in ``sufficiency_terms``).
+What is searched for (``query``: follow-ups, cross-script questions; ``aspects``: questions for
+drawbacks), hybrid retrieval and reciprocal-rank fusion (``hybrid``), and the sufficiency decision
+that says ``no_evidence`` (``sufficiency``, its shipped coefficients in ``sufficiency_model`` +
+``sufficiency.json``, term features in ``sufficiency_terms``). BM25 itself is ``core.lexical`` (the
+store builds it, the verifier and the extractive generator tokenize with it).
 
-May import: the ground floor and ``core.store`` (the index it searches). Never ``core.engine``,
-``core.records``, a generator or the UI.
+May import: the ground floor and ``core.store`` (the index it searches).
 """

@@ -33,7 +33,7 @@ accepted means ``no_evidence``.
 Relevance (0..1) is a per-chunk relevance estimate for display (the display
 threshold compares against it); it is never shown as a confidence. Two signals:
 * the lexical coverage: the IDF-weighted share of the question's terms found in
-  the chunk (``core.retrieval.lexical``), and
+  the chunk (``core.lexical``), and
 * the dense similarity rescaled per model: ``(cos - floor) / (ceil - floor)``
   clipped to 0..1, where floor is about the best cosine an off-topic question
   reaches on the sample corpus and ceil that of a clearly answering chunk
@@ -57,10 +57,10 @@ from dataclasses import dataclass, field
 from typing import Container, Protocol, Sequence
 
 from core.errors import RetrievalError
+from core.lexical import LexicalIndex
 from core.models import Chunk, RetrievedChunk, utc_now
 from core.retrieval import sufficiency
 from core.retrieval.aspects import limits_wording
-from core.retrieval.lexical import LexicalIndex
 from core.retrieval.query import QueryPlan, ResolvedQuery, glossary_for, plan_query, resolve_query
 from core.store.index import KnowledgeIndex, lexical_text
 

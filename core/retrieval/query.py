@@ -30,14 +30,14 @@ import weakref
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
+from core.lexical import LexicalIndex, general_frequency, tokenize
 from core.retrieval.aspects import DRAWBACK_QUERY_WORDS, drawback_expansion, is_drawback_word, limits_wording
-from core.retrieval.lexical import LexicalIndex, general_frequency, tokenize
 from core.retrieval.sufficiency_terms import _ASKING, _QUESTION_WORDS, named_terms
 
 #: A CJK term counts as salient when it occurs in at most this share of the chunks.
 SALIENT_DF = 0.01
 #: ... and is not an everyday word: at most this count in jieba's general dictionary
-#: (``core.retrieval.lexical.general_frequency``; 带来 6670, 分别 16537 are dropped, 探针 64, 挂起 3 kept).
+#: (``core.lexical.general_frequency``; 带来 6670, 分别 16537 are dropped, 探针 64, 挂起 3 kept).
 GENERAL_FREQ_MAX = 1000
 #: At most this many terms are carried from an earlier turn.
 MAX_CARRIED = 6
@@ -133,7 +133,7 @@ def salient_terms(text: str, lexical: LexicalIndex) -> list[str]:
     """The salient terms of ``text`` as written, best first (see module doc).
 
     ASCII names keep their spelling (a leading dot stripped); CJK terms are
-    ``core.retrieval.lexical.tokenize`` terms. Ordered by IDF, highest first, unique.
+    ``core.lexical.tokenize`` terms. Ordered by IDF, highest first, unique.
     """
     n = max(1, len(lexical))
     scored: dict[str, float] = {}

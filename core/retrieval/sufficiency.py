@@ -78,9 +78,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+from core.lexical import LexicalIndex, _query_terms
 from core.models import NOT_FOUND_MESSAGE
 from core.retrieval.aspects import drawback_evidence, limits_wording
-from core.retrieval.lexical import LexicalIndex, _query_terms
 from core.retrieval.query import key_terms
 from core.retrieval.sufficiency_model import (  # noqa: F401  (re-exported: the model is part of the decision's API)
     DEFAULT_MODEL,

@@ -23,7 +23,7 @@ import re
 import weakref
 from typing import Any, Mapping, Sequence
 
-from core.retrieval.lexical import LexicalIndex, _query_terms, general_frequency
+from core.lexical import LexicalIndex, _query_terms, general_frequency
 from core.segmentation import tagged
 
 # ------------------------------------------------------------ question type
@@ -196,7 +196,7 @@ _DICT_TOTAL = 60_000_000
 def general_weight(term: str) -> float:
     """How informative ``term`` is in general language, 0..1, independent of any knowledge base:
     ``ln((T + 1) / (f + 1)) / ln(T + 1)`` with ``f`` its count in jieba's bundled dictionary
-    (``core.retrieval.lexical.general_frequency``) and ``T`` ≈ 60 million, that dictionary's total. A word the
+    (``core.lexical.general_frequency``) and ``T`` ≈ 60 million, that dictionary's total. A word the
     dictionary lacks (a name, a domain term, an English word) weighs 1. Used where the knowledge
     base's own IDF misbehaves on a base of one or three documents (every term has the same IDF)."""
     f = general_frequency(term)

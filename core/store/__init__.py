@@ -7,6 +7,5 @@ the only ``chromadb`` import; ``store_lock``: one owner per embedded store); emb
 background embedder and its queue (``embedding_worker``, ``embedding_claims``, ``priority``), the
 knowledge bases and what a selection serves (``knowledge_bases``, ``kb_views``).
 
-May import: the ground floor and ``core.retrieval.lexical`` / ``core.segmentation`` (the BM25 index a
-selection serves). Never ``core.engine``, ``core.records``, a generator or the UI.
+May import: the ground floor only (``core.lexical`` for the BM25 index a selection serves).
 """

@@ -17,7 +17,7 @@ which version of each source is active, a generation counter, and two caches.
 * ``embeddings``: vectors keyed by model name + SHA-256 of the embedded text
   (``embedding_text``), float32 bytes, so unchanged chunks are never embedded
   twice and a process that does not own the vector store can still score.
-* ``lexical_terms``: BM25 terms keyed by tokenizer id (``core.retrieval.lexical.TOKENIZER_ID``,
+* ``lexical_terms``: BM25 terms keyed by tokenizer id (``core.lexical.TOKENIZER_ID``,
   read at call time) + SHA-256 of ``lexical_text``, so jieba never runs twice
   over a text it has seen.
 * ``source_files``: the parse key (``core.ingest.corpus.parse_key``: file bytes + parse
@@ -28,7 +28,7 @@ which version of each source is active, a generation counter, and two caches.
 Why over 400 lines: every table above is read and written in the same transactions
 (a version switch touches documents, chunks, source_files and meta at once), so the
 SQL that keeps them consistent stays in one class; the knowledge-base table lives in
-``core.store.knowledge_bases``, the tokenizing in ``core.retrieval.lexical`` and the shared embedding
+``core.store.knowledge_bases``, the tokenizing in ``core.lexical`` and the shared embedding
 queue in ``core.store.embedding_claims``.
 
 Every method raises ``IndexError_`` when the database fails (``core.store.sql``). Writes that
@@ -50,10 +50,10 @@ import numpy as np
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from core import lexical
 from core.errors import IndexError_
 from core.markdown import link_text_only
 from core.models import DEFAULT_KB, Chunk, SourceDocument, sha256_hex, source_key, utc_now
-from core.retrieval import lexical
 from core.store import knowledge_bases
 from core.store.sql import SqlDatabase, upsert
 from core.store.sqlite import read_value
@@ -113,7 +113,7 @@ def lexical_text(chunk: Chunk) -> str:
 def chunk_terms(chunks: Sequence[Chunk]) -> dict[str, list[str]]:
     """BM25 terms of ``chunks`` keyed as the term cache keys them (SHA-256 of
     ``lexical_text``); run where a file is parsed (``core.ingest.corpus``'s ``prepare``), then
-    ``Catalog.store_terms``. Uses ``core.retrieval.lexical.tokenize``."""
+    ``Catalog.store_terms``. Uses ``core.lexical.tokenize``."""
     out: dict[str, list[str]] = {}
     for chunk in chunks:
         text = lexical_text(chunk)
@@ -433,7 +433,7 @@ class Catalog:
                 yield from db.execute(sa.select(key, value).where(first, key.in_(part))).all()
 
     def terms_for(self, wanted: Mapping[str, Chunk]) -> dict[str, list[str]]:
-        """BM25 terms per chunk id (``core.retrieval.lexical.tokenize`` of ``lexical_text``): from
+        """BM25 terms per chunk id (``core.lexical.tokenize`` of ``lexical_text``): from
         the term cache, else tokenized now and stored."""
         tokenizer = lexical.TOKENIZER_ID
         keys = {cid: sha256_hex(lexical_text(ch)) for cid, ch in wanted.items()}
@@ -455,7 +455,7 @@ class Catalog:
 
     def store_terms(self, terms: Mapping[str, list[str]], tokenizer: str | None = None) -> None:
         """Add BM25 terms to the term cache, keyed by SHA-256 of ``lexical_text``
-        (``chunk_terms``), for ``tokenizer`` (default: ``core.retrieval.lexical.TOKENIZER_ID`` now)."""
+        (``chunk_terms``), for ``tokenizer`` (default: ``core.lexical.TOKENIZER_ID`` now)."""
         if terms:
             tok = tokenizer or lexical.TOKENIZER_ID
             rows = [

@@ -1,6 +1,6 @@
 """The knowledge-base index: a facade over the catalog (``core.store.catalog``), the
 Chroma adapter (``core.store.vector_store``) and an in-memory BM25 index
-(``core.retrieval.lexical.LexicalIndex``), for one data folder and one embedding model.
+(``core.lexical.LexicalIndex``), for one data folder and one embedding model.
 
 * The catalog (SQLite) holds every document version and chunk, the active set,
   the generation counter, and the term and embedding caches.
@@ -43,8 +43,8 @@ import numpy as np
 
 from core.config import Settings
 from core.errors import ConfigError, IndexError_
+from core.lexical import LexicalIndex
 from core.models import DEFAULT_KB, Chunk, SourceDocument, place_in_knowledge_base, sha256_hex
-from core.retrieval.lexical import LexicalIndex
 from core.store import store_lock
 from core.store.cached_vectors import VectorMatrix
 from core.store.catalog import Catalog, DocumentRow, embedding_text, lexical_text, read_index_id

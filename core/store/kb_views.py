@@ -13,8 +13,8 @@ from __future__ import annotations
 import threading
 from typing import Iterable
 
+from core.lexical import LexicalIndex
 from core.models import DEFAULT_KB, Chunk
-from core.retrieval.lexical import LexicalIndex
 
 
 def kb_of(chunk: Chunk) -> str:

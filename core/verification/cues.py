@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from core.retrieval.lexical import tokenize
+from core.lexical import tokenize
 from core.segmentation import words
 
 

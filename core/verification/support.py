@@ -56,8 +56,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
+from core.lexical import tokenize
 from core.models import AlignedQuote, AnswerRecord, ChunkSnapshot, Support, Verdict
-from core.retrieval.lexical import tokenize
 from core.verification import support_model
 from core.verification.cues import (
     Conflict,

@@ -4,7 +4,7 @@
 Input: JSON Lines in the format of ``../shared/eval-dev/claims/README.md``
 (``answer_text``, ``sentences[{start, end, label, kind, gold[{file, quote}]}]``,
 offsets in code points). Each answer goes through the check path
-(``core.verification.check.check_text``: every sentence retrieved against the knowledge base,
+(``core.check.check_text``: every sentence retrieved against the knowledge base,
 then verified), not stored. A gold sentence's predicted label is
 ``contradicted`` if a contradicted support overlaps it, else ``supported`` if a
 supported one does, else ``unsupported``.
@@ -121,7 +121,7 @@ def run(
     engine: Any, answers: Sequence[dict[str, Any]], *, dense: bool = False
 ) -> tuple[list[dict[str, Any]], list[float]]:
     """Check every answer with ``engine``; per-sentence rows and per-answer latencies (ms)."""
-    from core.verification.check import check_text
+    from core.check import check_text
 
     if answers:
         check_text(engine, answers[0]["answer_text"], save=False, dense=dense)  # warm-up: models, jieba, caches
