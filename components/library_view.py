@@ -17,6 +17,7 @@ import streamlit as st
 from components.answer_view import MODE_LABELS
 from components.errors import page_guard
 from components.plain import plain
+from core.ingest.converters import FORMATS, upload_types
 from core.ingest.run import IngestReport
 from core.models import DEFAULT_KB
 from core.store.catalog import DocumentRow
@@ -26,8 +27,8 @@ RESULT_LABELS = {"added": "新增", "updated": "已更新", "unchanged": "未变
 #: How often the overview (counts, vector progress, table) refreshes by itself.
 REFRESH = timedelta(seconds=3)
 
-#: The file kinds the uploader takes (``st.file_uploader(type=...)``).
-UPLOAD_TYPES = ("md", "markdown", "txt", "html", "htm", "pdf")
+#: The file kinds the uploader takes (``st.file_uploader(type=...)``): the file-format registry's.
+UPLOAD_TYPES = upload_types()
 #: Streamlit's drop zone writes its size limit and types in English ("50MB per file • MD, …", no
 #: option of st.file_uploader changes that in 1.67); hidden in the page's uploader (key
 #: ``library_uploads_N``) because :func:`upload_hint` says the same in Chinese. Its "Upload" button stays.
@@ -41,7 +42,9 @@ def upload_hint() -> str:
     (``server.maxUploadSize``, MB) and the accepted types."""
     limit = st.get_option("server.maxUploadSize")
     kinds = " ".join(f".{t}" for t in UPLOAD_TYPES)
-    return f"拖入文件，或点 Upload 按钮选择（可多选）；每个文件最大 {limit} MB；支持 Markdown、纯文本、HTML 和 PDF（{kinds}）。"
+    names = [f.label for f in FORMATS]
+    named = "、".join(names[:-1]) + f" 和 {names[-1]}" if len(names) > 1 else names[0]
+    return f"拖入文件，或点 Upload 按钮选择（可多选）；每个文件最大 {limit} MB；支持 {named}（{kinds}）。"
 
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")

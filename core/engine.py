@@ -137,16 +137,7 @@ class Engine:
         if name not in self.generators:
             if name not in registry.NAMES:
                 raise GenerationError(f"unknown generator {name!r}; use one of {', '.join(registry.NAMES)}")
-            if name == "openai":
-                from core.generators.openai_chat import make_openai_generator  # noqa: PLC0415
-
-                self.generators[name] = make_openai_generator(self.settings)
-            elif name.startswith("gemini"):
-                from core.generators.gemini import make_gemini_generator  # noqa: PLC0415
-
-                self.generators[name] = make_gemini_generator(name, self.settings)
-            else:
-                raise GenerationError(f"generator {name!r} is not available")
+            self.generators[name] = registry.build(name, self.settings)  # its entry's factory
         return self.generators[name]
 
     def ask(

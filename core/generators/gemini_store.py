@@ -19,22 +19,15 @@ from typing import Any, Callable, Sequence
 from core.config import Settings
 from core.errors import ConfigError, GenerationError, IngestError
 from core.generators.gemini import PROVIDER_ERRORS, RetryOptions, api_error_details, map_error, new_client
+from core.ingest.converters import mime_types
 
 __all__ = ["STORE_MIME_TYPES", "FileSearchStoreResult", "create_file_search_store"]
 
 logger = logging.getLogger(__name__)
 
-STORE_MIME_TYPES: dict[str, str] = {
-    # Markdown goes up as text/plain: the File Search API documents text/plain,
-    # text/html and application/pdf among its accepted types; text/markdown is
-    # only mentioned informally, so plain text is the safe choice.
-    ".md": "text/plain",
-    ".markdown": "text/plain",
-    ".txt": "text/plain",
-    ".html": "text/html",
-    ".htm": "text/html",
-    ".pdf": "application/pdf",
-}
+#: Suffix → media type of each source file, from the one file-format registry
+#: (``core.ingest.converters.FORMATS``; Markdown goes up as text/plain, see there).
+STORE_MIME_TYPES: dict[str, str] = mime_types()
 
 
 @dataclass(frozen=True)

@@ -314,6 +314,11 @@ class OpenAIChatGenerator(Generator):
         return draft_from_structured(answer, self.info)
 
 
+def make_generator(name: str, settings: Settings) -> OpenAIChatGenerator:
+    """The registry's factory (``core.generators.registry``): the ``openai`` generator."""
+    return make_openai_generator(settings)
+
+
 def make_openai_generator(settings: Settings, **kwargs: Any) -> OpenAIChatGenerator:
     """The ``openai`` generator configured from ``settings`` (``openai_base_url``,
     ``openai_api_key``, ``llm_model``, ``llm_max_tokens``); ``kwargs`` go to the constructor and win (tests).

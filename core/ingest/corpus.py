@@ -52,10 +52,9 @@ from urllib.parse import quote
 
 from core.errors import IngestError
 from core.ingest.chunking import parse_front_matter, parse_markdown
+from core.ingest.converters import SOURCE_SUFFIXES, format_of
 from core.ingest.converters import ReadError as _ReadError
-from core.ingest.converters import html_to_markdown, pdf_to_markdown
 from core.ingest.parse_jobs import glossary_digest, parse_key, parser_pool
-from core.ingest.pdf_positions import pdf_chunks
 from core.ingest.sourcetext import UnreadableText, check_text, escape_surrogates
 from core.models import Chunk, SourceDocument
 
@@ -74,7 +73,6 @@ __all__ = [
 #: Public base URL of the Kubernetes zh-cn docs (``docs/`` folder of the corpus).
 
 #: File name endings read as Markdown (lower-cased comparison).
-SOURCE_SUFFIXES = (".md", ".markdown", ".txt", ".html", ".htm", ".pdf")
 
 _INDEX_STEMS = ("_index", "index")
 
@@ -301,20 +299,23 @@ def parse_file(
 def _parse_by_suffix(
     path: Path, source_id: str, glossary: dict[str, str] | None, uri: str | None
 ) -> tuple[SourceDocument, list[Chunk], list[str]]:
-    suffix = path.suffix.lower()
-    if suffix == ".pdf":
+    fmt = format_of(path)
+    if fmt is None:  # the walk lists only registered suffixes; a caller may name any file
+        raise _ReadError(f"文件类型不受支持（支持：{'、'.join(SOURCE_SUFFIXES)}）")
+    if fmt.read is not None:  # a binary format (PDF): its reader makes the Markdown
         if path.is_dir():
             raise _ReadError("是文件夹（directory），不是文件")
-        pdf = pdf_to_markdown(path)
-        head = f"---\ntitle: {json.dumps(pdf.title, ensure_ascii=False)}\n---\n"
-        doc, chunks = parse_markdown(head + pdf.markdown, source_id, glossary=glossary, uri=uri)
-        return doc, pdf_chunks(chunks, pdf), list(pdf.warnings)
+        converted = fmt.read(path)
+        head = f"---\ntitle: {json.dumps(converted.title, ensure_ascii=False)}\n---\n"
+        doc, chunks = parse_markdown(head + converted.markdown, source_id, glossary=glossary, uri=uri)
+        placed = fmt.place(chunks, converted) if fmt.place is not None else chunks
+        return doc, placed, list(converted.warnings)
     try:
         text, warnings = check_text(_read(path))
     except UnreadableText as exc:
         raise _ReadError(str(exc)) from exc
-    if suffix in (".html", ".htm"):
-        md, title = html_to_markdown(text)
+    if fmt.to_markdown is not None:
+        md, title = fmt.to_markdown(text)
         if title:
             md = f"---\ntitle: {json.dumps(title, ensure_ascii=False)}\n---\n" + md
         text = md

