@@ -34,7 +34,7 @@ with page_guard("显示问答页"):
     with st.sidebar:
         knowledge_bases = kb_selector(engine)
 
-    records = engine.records.list(conversation_id=conversation_id, limit=200)
+    records = engine.answers(conversation_id=conversation_id, limit=200)
     with st.sidebar:
         export_slot = st.empty()  # filled after the answer below: the export holds the turn just asked
     show_answer_assets()
@@ -54,7 +54,7 @@ with page_guard("显示问答页"):
             before_answer=wait_until_ingested,  # asked during the first start's ingest: shown, then answered
             where=regenerated,
         )
-        records = engine.records.list(conversation_id=conversation_id, limit=200)
+        records = engine.answers(conversation_id=conversation_id, limit=200)
     if records:
         with export_slot.container():
             st.caption("导出本次对话")

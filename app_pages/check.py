@@ -54,14 +54,14 @@ with page_guard("核查"):
                 # an AppError here is shown by page_guard
                 record = check_against(engine, text, sources) if pasted else check_text(engine, text)
             try:
-                engine.records.save(record)  # idempotent (same answer_id) if check_text stored it already
+                engine.save_answer(record)  # idempotent (same answer_id) if check_text stored it already
                 st.query_params["answer_id"] = record.answer_id
             except RecordError as exc:  # not stored: still show the result, with the error
                 show_app_error(exc, "保存核查结果")
                 show_record(record, None)
 
     if answer_id := st.query_params.get("answer_id"):
-        record = engine.records.get(answer_id)
+        record = engine.answer(answer_id)
         if record is None:
             st.error("找不到这条核查记录：它可能来自另一个数据目录，或链接不完整。")
             st.text(f"记录编号：{answer_id}")  # from the URL: shown as text, never as Markdown

@@ -33,14 +33,14 @@ with page_guard("加载历史回答"):
     by_conversation, by_answer = st.tabs(["按对话", "单条回答"])
     with by_conversation:
         hidden = st.toggle("包括已隐藏的对话", key="history-hidden")
-        conversations = engine.records.conversations(text=text or None, include_hidden=hidden, limit=30)
+        conversations = engine.conversations(text=text or None, include_hidden=hidden, limit=30)
         if conversations:
-            show_conversation_groups(engine.records, conversations)
+            show_conversation_groups(engine, conversations)
         else:
             st.info("还没有符合条件的对话。")
     by_answer.caption("状态和日期筛选只作用于单条回答。")
     with by_answer:
-        records = engine.records.list(
+        records = engine.answers(
             text=text or None,
             status=None if status == "全部" else status,
             since=datetime.combine(since, time.min, tzinfo=timezone.utc) if since else None,

@@ -16,9 +16,9 @@ from components.library_view import (
     progress_callback,
     show_report,
     upload_hint,
+    upload_label,
 )
 from components.resources import embedding_worker, ensure_ready, wait_until_ingested
-from core.ingest.library import ingest_folder, ingest_uploads
 
 UPLOADS_RESET_KEY = "library_uploads_reset"  # counts imports of uploads: the uploader's key changes after each
 
@@ -28,12 +28,12 @@ with page_guard("知识库操作"):
         st.error("只有管理员可以管理知识库。")
         st.stop()
     st.title("知识库")
-    kb = choose_managed_kb(engine.index.knowledge_bases)
+    kb = choose_managed_kb(engine.knowledge_base_store)
 
     with st.expander("添加或更新文档", expanded=True):
         st.html(UPLOAD_CSS)
         uploads = st.file_uploader(
-            "上传 Markdown、纯文本、HTML 或 PDF 文件",
+            upload_label(),
             type=list(UPLOAD_TYPES),
             accept_multiple_files=True,
             key=f"library_uploads_{st.session_state.get(UPLOADS_RESET_KEY, 0)}",  # a new key empties the box
@@ -43,12 +43,8 @@ with page_guard("知识库操作"):
         if st.button("导入上传的文件", disabled=not uploads):
             wait_until_ingested()  # the first start's ingest first: one writer, and counts that agree
             bar, update = progress_callback("正在导入")
-            report = ingest_uploads(
-                engine.index,
-                [(f.name, f.getvalue()) for f in uploads],
-                engine.settings.data_dir / "uploads",
-                progress=update,
-                knowledge_base=kb.name,
+            report = engine.ingest_uploads(
+                [(f.name, f.getvalue()) for f in uploads], progress=update, knowledge_base=kb.name
             )
             bar.empty()
             st.session_state[UPLOADS_RESET_KEY] = st.session_state.get(UPLOADS_RESET_KEY, 0) + 1  # not sent again
@@ -56,13 +52,7 @@ with page_guard("知识库操作"):
         if st.button("导入文件夹", disabled=not folder):
             wait_until_ingested()
             bar, update = progress_callback("正在导入")
-            report = ingest_folder(
-                engine.index,
-                Path(folder),
-                base_url=engine.settings.base_url_for(Path(folder)),
-                progress=update,
-                knowledge_base=kb.name,
-            )
+            report = engine.ingest_folder(Path(folder), progress=update, knowledge_base=kb.name)
             bar.empty()
         if report is not None:
             embedding_worker().wake()
@@ -72,8 +62,8 @@ with page_guard("知识库操作"):
         if (last := st.session_state.get("library_report")) is not None:
             show_report(last)  # stays until the next import
 
-    rows = engine.index.documents(kb.name)  # an index failure here is the page's one message
+    rows = engine.documents(kb.name)  # an index failure here is the page's one message
     overview(engine, embedding_worker(), kb.name)
     hide_controls(engine, embedding_worker(), rows, kb.name)
 
-    show_kb_admin(engine.index.knowledge_bases, kb)
+    show_kb_admin(engine.knowledge_base_store, kb)

@@ -14,7 +14,7 @@ with page_guard("显示来源快照"):
     st.title("来源快照")
     answer_id = st.query_params.get("answer_id", "")
     chunk_id = st.query_params.get("chunk_id", "")
-    record = engine.records.get(answer_id) if answer_id else None
+    record = engine.answer(answer_id) if answer_id else None
     snap = record.chunk(chunk_id) if record else None
     current = readable.current_counterpart(engine, snap) if snap else None  # None: no access to its base now
     show_snapshot(

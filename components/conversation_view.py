@@ -24,6 +24,7 @@ import streamlit as st
 from components.plain import plain
 
 if TYPE_CHECKING:
+    from core.engine import Engine
     from core.records.store import Conversation, RecordStore
 
 CONVERSATION_KEY = "conversation"
@@ -138,7 +139,7 @@ def show_manage_conversation(store: RecordStore, c: Conversation) -> None:
             st.rerun()
 
 
-def show_conversation_groups(store: RecordStore, conversations: list[Conversation]) -> None:
+def show_conversation_groups(engine: Engine, conversations: list[Conversation]) -> None:
     """历史: one bordered box per conversation (title, turns, last update, preview) with
     在问答中打开, and 恢复显示 for a hidden one."""
     for c in conversations:
@@ -152,5 +153,5 @@ def show_conversation_groups(store: RecordStore, conversations: list[Conversatio
                 if st.button("在问答中打开", key=f"open-{c.conversation_id}", icon=":material/forum:"):
                     open_in_chat(c.conversation_id)
                 if c.hidden and st.button("恢复显示", key=f"unhide-{c.conversation_id}"):
-                    store.hide_conversation(c.conversation_id, hidden=False)
+                    engine.hide_conversation(c.conversation_id, hidden=False)
                     st.rerun()

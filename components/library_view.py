@@ -37,6 +37,12 @@ UPLOAD_CSS = (
 )
 
 
+def upload_label() -> str:
+    """The uploader's label, naming every registered format (``core.ingest.converters.FORMATS``)."""
+    names = [f.label for f in FORMATS]
+    return "上传 " + ("、".join(names[:-1]) + " 或 " + names[-1] if len(names) > 1 else names[0]) + " 文件"
+
+
 def upload_hint() -> str:
     """The Chinese line shown beside the uploader: how to add files, the size limit per file
     (``server.maxUploadSize``, MB) and the accepted types."""

@@ -441,3 +441,28 @@ def test_the_stage_rule_catches_an_import_that_breaks_it(tmp_path, monkeypatch):
     monkeypatch.setattr(sys.modules[__name__], "import_graph", lambda: real(tmp_path))
     with pytest.raises(AssertionError, match="core.store.a -> core.engine"):
         test_every_stage_imports_only_what_its_package_doc_allows()
+
+
+def _engine_reaches(path: Path) -> list[str]:
+    """``<x>.index`` / ``<x>.records`` read on a name that holds an engine (``engine``, ``eng``)."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if (
+            isinstance(node, ast.Attribute)
+            and node.attr in ("index", "records")
+            and isinstance(node.value, ast.Name)
+            and node.value.id in ("engine", "eng")
+        ):
+            out.append(f"{path.relative_to(ROOT).as_posix()}:{node.lineno} {node.value.id}.{node.attr}")
+    return out
+
+
+def test_pages_use_the_engine_facade_not_its_stores(tmp_path, monkeypatch):
+    """Pages stay thin: they call ``Engine`` methods (``answers``, ``answer``, ``documents``,
+    ``ingest_uploads``, ...), never ``engine.index`` or ``engine.records`` (issue 31)."""
+    found = [r for p in sorted((ROOT / "app_pages").glob("*.py")) + [ROOT / "app.py"] for r in _engine_reaches(p)]
+    assert found == []
+    probe = tmp_path / "page.py"
+    probe.write_text("rows = engine.index.documents('kb')\nrecords = engine.answers()\n", encoding="utf-8")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    assert _engine_reaches(probe) == ["page.py:1 engine.index"]
