@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from html import escape
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
@@ -31,7 +32,9 @@ from components.plain import plain
 from core.errors import AppError
 from core.models import AnswerRecord, Feedback
 from core.records.export import answer_markdown
-from core.records.store import RecordStore
+
+if TYPE_CHECKING:
+    from core.engine import Engine
 
 PENDING_KEY = "pending-request"
 RATINGS = {0: "down", 1: "up"}  # st.feedback("thumbs") index -> Feedback.rating
@@ -162,34 +165,32 @@ def _notify(answer_id: str, text: str, icon: str) -> None:
     st.session_state[NOTICE_KEY.format(answer_id)] = (text, icon)
 
 
-def _save_feedback(
-    store: RecordStore, answer_id: str, feedback: Feedback | None, *, keep_comment: bool = False
-) -> bool:
+def _save_feedback(engine: Engine, answer_id: str, feedback: Feedback | None, *, keep_comment: bool = False) -> bool:
     """Store ``feedback`` (``keep_comment``: with the comment already stored); a store failure
     becomes a toast (:data:`NOTICE_KEY`; callbacks run outside ``page_guard``)."""
     try:
         if keep_comment and feedback is not None:
-            stored = store.get(answer_id)
+            stored = engine.answer(answer_id)
             if stored is not None and stored.feedback is not None:
                 feedback = feedback.model_copy(update={"comment": stored.feedback.comment})
-        store.set_feedback(answer_id, feedback)
+        engine.set_feedback(answer_id, feedback)
     except AppError as exc:
         _notify(answer_id, app_error_message(exc, "保存反馈"), ":material/error:")
         return False
     return True
 
 
-def _store_rating(store: RecordStore, record: AnswerRecord) -> None:
+def _store_rating(engine: Engine, record: AnswerRecord) -> None:
     index = st.session_state.get(f"fb-{record.answer_id}")
     _save_feedback(
-        store, record.answer_id, None if index is None else Feedback(rating=RATINGS[index]), keep_comment=True
+        engine, record.answer_id, None if index is None else Feedback(rating=RATINGS[index]), keep_comment=True
     )
 
 
-def _store_comment(store: RecordStore, record: AnswerRecord) -> None:
+def _store_comment(engine: Engine, record: AnswerRecord) -> None:
     index = st.session_state.get(f"fb-{record.answer_id}")
     comment = (st.session_state.get(f"fbc-{record.answer_id}") or "").strip() or None
-    if index is not None and _save_feedback(store, record.answer_id, Feedback(rating=RATINGS[index], comment=comment)):
+    if index is not None and _save_feedback(engine, record.answer_id, Feedback(rating=RATINGS[index], comment=comment)):
         _notify(record.answer_id, "已保存反馈，谢谢！", ":material/check:")
 
 
@@ -201,7 +202,7 @@ def _open_row(answer_id: str) -> None:
     st.session_state[MORE_KEY.format(answer_id)] = True
 
 
-def show_answer_actions(store: RecordStore, record: AnswerRecord, *, compact: bool = False) -> None:
+def show_answer_actions(engine: Engine, record: AnswerRecord, *, compact: bool = False) -> None:
     """The actions under one answer (keys derive from ``record.answer_id``). ``compact``: one
     ⋯ button (``more-open-<id>``) until it is clicked, then the full row; otherwise the full
     row at once. The full row is a fragment of its own; the ⋯ button is not (a fragment per
@@ -220,11 +221,11 @@ def show_answer_actions(store: RecordStore, record: AnswerRecord, *, compact: bo
                 args=(aid,),
             )
         else:
-            _actions(store, record)
+            _actions(engine, record)
 
 
 @st.fragment
-def _actions(store: RecordStore, record: AnswerRecord) -> None:
+def _actions(engine: Engine, record: AnswerRecord) -> None:
     aid = record.answer_id
     if notice := st.session_state.pop(NOTICE_KEY.format(aid), None):  # left by a feedback callback
         st.toast(plain(notice[0]), icon=notice[1])
@@ -244,7 +245,7 @@ def _actions(store: RecordStore, record: AnswerRecord) -> None:
             st.text_area("修改问题后重新发送", value=record.query, key=f"edit-{aid}")
             resend = st.button("发送", key=f"resend-{aid}", type="primary", on_click=_request_edit, args=(aid,))
         default = {"up": 1, "down": 0}.get(record.feedback.rating) if record.feedback else None
-        rating = st.feedback("thumbs", key=f"fb-{aid}", default=default, on_change=_store_rating, args=(store, record))
+        rating = st.feedback("thumbs", key=f"fb-{aid}", default=default, on_change=_store_rating, args=(engine, record))
         if rating is not None:
             with st.popover("补充说明", icon=":material/comment:"):
                 st.text_area(
@@ -253,6 +254,6 @@ def _actions(store: RecordStore, record: AnswerRecord) -> None:
                     key=f"fbc-{aid}",
                     max_chars=2000,
                 )
-                st.button("保存说明", key=f"fbc-save-{aid}", on_click=_store_comment, args=(store, record))
+                st.button("保存说明", key=f"fbc-save-{aid}", on_click=_store_comment, args=(engine, record))
     if (regenerate or resend) and st.session_state.get(PENDING_KEY) is not None:
         st.rerun()  # the request is the page's to answer: a full run, not this fragment's

@@ -18,7 +18,6 @@ The opaque user id stays in the engine and the store; nothing here renders it.
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from typing import TYPE_CHECKING, Any, Mapping
 
@@ -124,12 +123,9 @@ def scoped(engine: Engine, user: User | None = None) -> Engine:
     question redacted by the policies of the knowledge bases it searches. The shared parts (index, models) are reused."""
     user = user if user is not None else current_user()
     config = access_config()
-    return dataclasses.replace(
-        engine,
-        records=engine.records.for_user(user.user_id if user else None),
-        user=user,  # retrieval searches only the knowledge bases the user may ask (Engine.searchable)
-        access=config,  # and redaction per question, by the knowledge bases it searches
-    )
+    # retrieval searches only the knowledge bases the user may ask (Engine.searchable), and each
+    # question is redacted by the policies of the knowledge bases it searches
+    return engine.for_user(user, config)
 
 
 def show_user_box(user: User | None, where=None) -> None:  # noqa: ANN001 - a container

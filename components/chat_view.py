@@ -78,7 +78,7 @@ def show_conversation(engine, records: list[AnswerRecord], *, asking: bool = Fal
                 if len(counted) > 1:
                     st.caption(version_label(n, counted))
                 show_record(record, versions)
-                show_answer_actions(engine.records, record, compact=asking or t < len(turns))
+                show_answer_actions(engine, record, compact=asking or t < len(turns))
         if here:
             slot = st.container()
     return slot
@@ -152,7 +152,7 @@ def answer_request(
                 regenerated_from=request.regenerated_from,
                 knowledge_bases=knowledge_bases,
             )
-            show_answer_actions(engine.records, record)
+            show_answer_actions(engine, record)
             if not request.from_input:
                 _scroll_to_turn(this_answer=in_place)
     return record
@@ -262,12 +262,12 @@ def show_index_status(engine, worker) -> None:  # noqa: ANN001 - Engine / Embedd
 
 def _index_status(engine, worker) -> None:  # noqa: ANN001
     askable = readable.askable_bases(engine)  # the sidebar is on every page: every base the user may ask
-    every = set(askable) == {kb.name for kb in engine.index.knowledge_bases.list(include_hidden=True)}
+    every = set(askable) == {kb.name for kb in engine.knowledge_base_store.list(include_hidden=True)}
     rows = readable.documents(engine, askable)
     label = "全部知识库" if every else "可检索的知识库"
     st.caption(f"{label}：{len(rows)} 篇文档，{sum(r.chunk_count for r in rows)} 个片段")
     vector_status(engine, counts=every)
-    owner = engine.index.store_owner()
+    owner = engine.store_owner()
     if owner is not None:
         st.caption("向量库由另一个进程持有：本进程用目录中缓存的向量检索，新向量由它补齐。")
         st.text(owner.describe())  # its command line: text, never Markdown

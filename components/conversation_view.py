@@ -25,7 +25,7 @@ from components.plain import plain
 
 if TYPE_CHECKING:
     from core.engine import Engine
-    from core.records.store import Conversation, RecordStore
+    from core.records.store import Conversation
 
 CONVERSATION_KEY = "conversation"
 CHAT_PAGE = "app_pages/chat.py"
@@ -79,7 +79,7 @@ def asking() -> str | None:
     return st.session_state.get(QUESTION_KEY) or (pending.question if pending is not None else None)
 
 
-def show_conversation_list(store: RecordStore, current: str) -> None:
+def show_conversation_list(engine: Engine, current: str) -> None:
     """The sidebar's conversations: 新对话, a search box, the newest first (the open one
     marked), and 管理当前对话 (rename, hide) for the open one. A conversation whose first
     question is being answered in this run is listed already (titled by that question),
@@ -98,8 +98,8 @@ def show_conversation_list(store: RecordStore, current: str) -> None:
     text = st.text_input(
         "搜索对话", key="conversation-search", placeholder="按标题或问题搜索", label_visibility="collapsed"
     )
-    conversations = store.conversations(text=text.strip() or None, limit=30)
-    summary = store.conversation(current)
+    conversations = engine.conversations(text=text.strip() or None, limit=30)
+    summary = engine.conversation(current)
     question = asking()
     if summary is None and question:
         now = datetime.now(timezone.utc).isoformat()
@@ -122,19 +122,19 @@ def show_conversation_list(store: RecordStore, current: str) -> None:
                 args=(c.conversation_id,),
             )
     if summary is not None:
-        show_manage_conversation(store, summary)
+        show_manage_conversation(engine, summary)
 
 
-def show_manage_conversation(store: RecordStore, c: Conversation) -> None:
+def show_manage_conversation(engine: Engine, c: Conversation) -> None:
     """A popover that renames or hides conversation ``c`` (hiding keeps its records)."""
     with st.popover("管理当前对话", icon=":material/edit:", width="stretch"):
         title = st.text_input("对话标题", value=c.title, key=f"title-{c.conversation_id}", max_chars=80)
         if st.button("保存标题", key=f"rename-{c.conversation_id}"):
-            store.rename_conversation(c.conversation_id, title)
+            engine.rename_conversation(c.conversation_id, title)
             st.rerun()
         st.caption("隐藏后对话不再出现在列表中，记录仍然保留，可在“历史”中恢复。")
         if st.button("隐藏这个对话", key=f"hide-{c.conversation_id}", icon=":material/visibility_off:"):
-            store.hide_conversation(c.conversation_id)
+            engine.hide_conversation(c.conversation_id)
             _open(new_conversation_id())
             st.rerun()
 

@@ -216,22 +216,22 @@ def vector_status(engine, counts: bool = True) -> None:  # noqa: ANN001 - Engine
     with which models: both, and the state's name as the record's 检索详情 gives it
     (``components.answer_view.MODE_LABELS["hybrid2"]``), once the second model's set is complete
     too (``SecondVectors.complete``); until then the second set's progress."""
-    embedded, total = engine.index.dense_coverage()
+    embedded, total = engine.vector_coverage()
     pending = pending_vectors_text(embedded, total, counts)
     if pending:
         st.progress(embedded / total, text=pending)
         return
     if not total:
         return
-    second = engine.index.second
-    if second is not None and second.complete(engine.index.active_chunks()):
+    second = engine.second_vectors()
+    if second is not None and second.complete:
         st.caption(
             f"全部知识库的向量索引已就绪（{plain(engine.embedder.name)} + {plain(second.name)}）：{MODE_LABELS['hybrid2']}"
         )
         return
     st.caption(f"全部知识库的向量索引已就绪（{plain(engine.embedder.name)}）")
     if second is not None:
-        done, of = engine.index.second_coverage()
+        done, of = second.done, second.total
         shown = f"{done}/{of}" if counts else f"{done * 100 // max(of, 1)}%"
         st.caption(f"第二个向量模型（{plain(second.name)}）补齐中 {shown}：已有它的向量的片段已参与它的排序。")
 
@@ -249,8 +249,8 @@ def overview(engine, worker, knowledge_base: str = DEFAULT_KB) -> None:  # noqa:
 
 
 def _overview_body(engine, worker, knowledge_base: str) -> None:  # noqa: ANN001
-    engine.index.refresh_if_changed()
-    rows = engine.index.documents(knowledge_base)
+    engine.refresh()
+    rows = engine.documents(knowledge_base)
     st.caption(f"本知识库：{len(rows)} 篇文档，{sum(r.chunk_count for r in rows)} 个片段")
     vector_status(engine)
     if worker is not None and worker.error:
@@ -284,7 +284,7 @@ def hide_controls(engine, worker, rows: list[DocumentRow], knowledge_base: str =
             st.text(document_label(by_id[pending]))
             c1, c2 = st.columns(2)
             if c1.button("确认隐藏", type="primary"):
-                engine.index.hide(pending, knowledge_base)
+                engine.hide_document(pending, knowledge_base)
                 state["library_message"] = (
                     "已隐藏这篇文档；可在“已隐藏的文档”中恢复：",
                     document_label(by_id[pending]),
@@ -294,7 +294,7 @@ def hide_controls(engine, worker, rows: list[DocumentRow], knowledge_base: str =
             if c2.button("取消"):
                 state.pop("library_confirm", None)
                 st.rerun()
-    hidden = engine.index.hidden_documents(knowledge_base)
+    hidden = engine.hidden_documents(knowledge_base)
     with st.expander(f"已隐藏的文档（{len(hidden)}）"):
         if not hidden:
             st.caption("没有隐藏的文档。")
@@ -302,7 +302,7 @@ def hide_controls(engine, worker, rows: list[DocumentRow], knowledge_base: str =
             c1, c2 = st.columns([5, 1])
             c1.text(document_label(r))  # titles and paths are untrusted: text, never Markdown
             if c2.button("恢复", key=f"unhide-{r.document.source_id}"):
-                engine.index.unhide(r.document.source_id, knowledge_base)
+                engine.unhide_document(r.document.source_id, knowledge_base)
                 if worker is not None:
                     worker.wake()
                 state["library_message"] = ("已恢复这篇文档：它会重新被检索（向量在后台补齐）：", document_label(r))

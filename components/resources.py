@@ -14,7 +14,6 @@ import streamlit as st
 from components.pdf_view import use_data_dir
 from core.engine import Engine
 from core.ingest.progress import BackgroundJob
-from core.ingest.run import ingest
 from core.store.embedding_worker import EmbeddingWorker
 
 
@@ -42,18 +41,9 @@ def first_ingest() -> BackgroundJob | None:
     per process), or None when the knowledge base already has chunks. Its result is the
     ``IngestReport``; parsing and BM25 take seconds, dense vectors follow in the background."""
     engine = get_engine()
-    if engine.index.active_chunks():
+    if engine.has_chunks():
         return None
-    return BackgroundJob(
-        lambda progress: ingest(
-            engine.index,
-            [engine.settings.corpus_dir],
-            base_url=engine.settings.corpus_base_url,
-            progress=progress,
-            embed=False,
-        ),
-        name="first-ingest",
-    ).start()
+    return BackgroundJob(lambda progress: engine.ingest_corpus(progress=progress), name="first-ingest").start()
 
 
 def ensure_ready(show_progress: bool = True) -> Engine:

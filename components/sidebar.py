@@ -19,7 +19,7 @@ from core import readable
 from core.generators import registry as generator_registry
 from core.models import DEFAULT_KB
 from core.retrieval import sufficiency
-from core.retrieval.hybrid import RetrievalOptions, current_mode
+from core.retrieval.hybrid import RetrievalOptions
 
 #: ``st.session_state`` keys of the retrieval settings panel.
 TOP_K_KEY, OWN_THRESHOLD_KEY, THRESHOLD_KEY, DOCUMENTS_KEY = "top_k", "own_threshold", "evidence_threshold", "documents"
@@ -36,11 +36,11 @@ def show_sidebar(*, conversations: bool = False, where=None) -> None:  # noqa: A
     engine = scoped(get_engine())  # the signed-in user's conversations only
     with where if where is not None else st.sidebar:
         if conversations:
-            show_conversation_list(engine.records, current_conversation())
+            show_conversation_list(engine, current_conversation())
         st.subheader("设置")
         show_generator_choice(engine)
         show_retrieval_settings(engine)
-        if engine.index.active_chunks():
+        if engine.has_chunks():
             show_index_status(engine, embedding_worker())
         attributions = [p.attribution for p in engine.profiles() if p.attribution]
         if attributions:  # what the collections' corpus profiles ask to be credited (plain text)
@@ -54,7 +54,7 @@ def may_search_every_knowledge_base(engine) -> bool:  # noqa: ANN001 - Engine (s
     hidden ones included: the one case in which ``core.engine.own_retrieval_refusal`` lets a
     generator that ``reads_knowledge_bases`` (Gemini File Search) answer. A hidden base cannot be
     selected, so while one exists no question can."""
-    kbs = engine.index.knowledge_bases
+    kbs = engine.knowledge_base_store
     every = {kb.name for kb in kbs.list(include_hidden=True)}
     visible = [kb.name for kb in kbs.list(include_hidden=False)]
     return every <= set(engine.searchable(visible))
@@ -123,7 +123,7 @@ def show_retrieval_settings(engine) -> None:  # noqa: ANN001 - Engine
             + (f"，双向量混合模式 {model.hybrid2.threshold:.2f}。" if model.hybrid2 is not None else "。"),
         )
         if st.session_state.get(OWN_THRESHOLD_KEY):
-            mode = current_mode(engine.index, model)  # the mode questions use now
+            mode = engine.retrieval_mode(model)  # the mode questions use now
             calibrated = getattr(model, mode).threshold
             st.slider(
                 "证据阈值（片段作为证据所需的充分性概率）", 0.0, 1.0, round(calibrated, 2), 0.01, key=THRESHOLD_KEY

@@ -18,19 +18,17 @@ import dataclasses
 import logging
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from core import textsafe
 from core.config import Settings, load_settings, secrets_section
+from core.engine_views import EngineViews
 from core.errors import AppError, GenerationError, RecordError, UnsavedRecordError
 from core.generators import registry
 from core.generators.base import Generator
 from core.generators.extractive import ExtractiveGenerator
 from core.grounding import supports as grounding
 from core.ingest.corpus_profile import CorpusProfile, profiles_of
-from core.ingest.library import ingest_folder, ingest_uploads
-from core.ingest.run import IngestReport
 from core.models import (  # MAX_QUESTION_CHARS: here, so the chat shows its input before this module loads
     MAX_QUESTION_CHARS,
     AnswerRecord,
@@ -46,13 +44,11 @@ from core.models import (  # MAX_QUESTION_CHARS: here, so the chat shows its inp
 from core.records.access import AccessConfig, User
 from core.records.links import links_for_record
 from core.records.redaction import Redactor, redaction_audit
-from core.records.store import Conversation, RecordList, RecordStore
+from core.records.store import RecordStore
 from core.retrieval.hybrid import HybridRetriever, RetrievalOptions, RetrievalResult
 from core.retrieval.query import ResolvedQuery
-from core.store.catalog import DocumentRow
 from core.store.embeddings import Embedder, make_embedder, make_second_embedder
 from core.store.index import KnowledgeIndex
-from core.store.knowledge_bases import KnowledgeBaseStore
 from core.store.priority import question_in_flight
 from core.verification.support import verify_record
 
@@ -60,7 +56,7 @@ log = logging.getLogger(__name__)
 
 
 @dataclass
-class Engine:
+class Engine(EngineViews):
     settings: Settings
     embedder: Embedder
     index: KnowledgeIndex
@@ -136,54 +132,6 @@ class Engine:
         if self.redactor is not None:
             return self.redactor
         return self.access.redactor(knowledge_bases) if self.access is not None else None
-
-    # ---------------------------------------------------------- what the pages read and write
-    # The pages call these, never ``engine.index`` or ``engine.records`` (issue 31): the engine is
-    # their one facade over the stores (``tests/test_architecture.py`` holds app_pages/ to it).
-
-    def answers(self, **filters: Any) -> RecordList:
-        """The stored answers :attr:`records` shows this engine's user, newest first
-        (``RecordStore.list``: ``conversation_id``, ``text``, ``status``, ``since``, ``limit``).
-        Raises ``RecordError`` when the store cannot be read."""
-        return self.records.list(**filters)
-
-    def answer(self, answer_id: str) -> AnswerRecord | None:
-        """One stored answer by id, or None (not stored, or another user's). ``RecordError`` on a store failure."""
-        return self.records.get(answer_id)
-
-    def save_answer(self, record: AnswerRecord) -> None:
-        """Store ``record`` as this engine's user's (idempotent for the same ``answer_id``)."""
-        self.records.save(record)
-
-    def conversations(self, **filters: Any) -> list[Conversation]:
-        """This user's conversations, newest first (``RecordStore.conversations``: ``text``,
-        ``include_hidden``, ``limit``)."""
-        return self.records.conversations(**filters)
-
-    def hide_conversation(self, conversation_id: str, *, hidden: bool = True) -> None:
-        """Hide (or show again) one of this user's conversations (``RecordStore.hide_conversation``)."""
-        self.records.hide_conversation(conversation_id, hidden=hidden)
-
-    def documents(self, knowledge_base: str) -> list[DocumentRow]:
-        """The served documents of ``knowledge_base`` with their chunk and vector counts
-        (``KnowledgeIndex.documents``). Raises ``IndexError_`` when the catalog cannot be read."""
-        return self.index.documents(knowledge_base)
-
-    @property
-    def knowledge_base_store(self) -> KnowledgeBaseStore:
-        """The store of knowledge bases (names, titles, hidden, settings) the index serves."""
-        return self.index.knowledge_bases
-
-    def ingest_uploads(self, files: Sequence[tuple[str, bytes]], **options: Any) -> IngestReport:
-        """Ingest uploaded ``(file name, bytes)`` pairs (``core.ingest.library.ingest_uploads``;
-        kept under ``<data_dir>/uploads``; ``knowledge_base``, ``progress``)."""
-        return ingest_uploads(self.index, files, self.settings.data_dir / "uploads", **options)
-
-    def ingest_folder(self, folder: Path, **options: Any) -> IngestReport:
-        """Ingest a folder on the server (``core.ingest.library.ingest_folder``; its corpus profile's
-        base URL unless ``base_url`` is given; ``knowledge_base``, ``progress``)."""
-        options.setdefault("base_url", self.settings.base_url_for(folder))
-        return ingest_folder(self.index, folder, **options)
 
     def generator(self, name: str | None = None) -> Generator:
         name = name or self.settings.generator

@@ -67,6 +67,19 @@ def link_text_only(text: str) -> str:
     return _WEB_LINK.sub(r"\1", text)
 
 
+#: A bare http(s) URL in text (no linkify: it stays text, and a cut inside it would break it in two).
+_BARE_URL = re.compile(r"https?://[^\s<>\[\]()（）“”‘’，。；！？]+", re.IGNORECASE)
+
+
+def unbreakable_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` code-point spans no chunk cut may fall inside: the ``[text](url)`` web links
+    (:func:`web_link_spans`) and bare ``http(s)://`` URLs of ``text``."""
+    spans = web_link_spans(text)
+    if "://" in text:
+        spans += [m.span() for m in _BARE_URL.finditer(text)]
+    return spans
+
+
 def web_link_spans(text: str) -> list[tuple[int, int]]:
     """``(start, end)`` code-point spans of the ``[text](http(s) URL)`` links of ``text``
     (no cut of a chunk may fall inside one)."""
@@ -154,6 +167,7 @@ __all__ = [
     "free_placeholder_chars",
     "insert_at",
     "link_text_only",
+    "unbreakable_spans",
     "web_link_spans",
     "markdown_parser",
     "parse_render",

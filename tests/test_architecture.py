@@ -386,7 +386,7 @@ STAGES = {
     "records": {"grounding", "verification", "store", "ingest"},
 }
 #: The turns over the stages: they may import every stage (and ``core.check``/``readable`` the engine).
-TURNS = {"engine", "check", "readable"}
+TURNS = {"engine", "engine_views", "check", "readable"}
 #: The one ground-floor module that reads upward: settings validate a generator name against the
 #: registry and a database URL with the SQL adapter, so a bad value fails at start.
 GROUND_READS_UP = {("config", "generators"), ("config", "store")}
@@ -457,10 +457,12 @@ def _engine_reaches(path: Path) -> list[str]:
     return out
 
 
-def test_pages_use_the_engine_facade_not_its_stores(tmp_path, monkeypatch):
-    """Pages stay thin: they call ``Engine`` methods (``answers``, ``answer``, ``documents``,
-    ``ingest_uploads``, ...), never ``engine.index`` or ``engine.records`` (issue 31)."""
-    found = [r for p in sorted((ROOT / "app_pages").glob("*.py")) + [ROOT / "app.py"] for r in _engine_reaches(p)]
+def test_the_ui_uses_the_engine_facade_not_its_stores(tmp_path, monkeypatch):
+    """Pages and components call ``Engine`` methods (``core/engine_views.py``: ``answers``,
+    ``answer``, ``documents``, ``ingest_uploads``, ``vector_coverage``, ...), never
+    ``engine.index`` or ``engine.records`` (issue 31)."""
+    ui = sorted((ROOT / "app_pages").glob("*.py")) + sorted((ROOT / "components").rglob("*.py")) + [ROOT / "app.py"]
+    found = [r for p in ui for r in _engine_reaches(p)]
     assert found == []
     probe = tmp_path / "page.py"
     probe.write_text("rows = engine.index.documents('kb')\nrecords = engine.answers()\n", encoding="utf-8")

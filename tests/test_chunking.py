@@ -633,3 +633,40 @@ def test_random_markdown_never_breaks_invariants(parts, max_chars):
         assert c.ordinal == i and norm[c.char_start : c.char_end] == c.text
         assert not re.search("[\ue000-\ue004]", c.text)
         assert c.heading_path[0] == doc.title and all(c.heading_path)
+
+
+# ---------------------------------------------------------------- cuts never break a URL or a number
+
+
+def test_a_long_paragraph_is_never_cut_inside_a_bare_url():
+    """Found by tests/test_chunking_fidelity_property.py: a paragraph of reference-style lines
+    (text, since definitions cannot interrupt a paragraph) was cut after ``https:``, so one chunk
+    ended "…https:" and the next began "//example.com/13"."""
+    lines = [f"[文档{n}]: https://example.com/docs/{n}?tab=参数" for n in range(2, 60)]
+    doc = "版本的说明。\n" + "\n".join(lines) + "\n"
+    _, chunks = parse_markdown(doc, "refs.md")
+    assert len(chunks) > 1  # long enough to be cut
+    for n in range(2, 60):
+        url = f"https://example.com/docs/{n}?tab=参数"
+        assert any(url in c.text for c in chunks), url
+    assert not any(c.text.rstrip().endswith(("https:", "http:")) for c in chunks)
+
+
+def test_a_long_clause_list_is_never_cut_inside_a_number_with_a_comma_or_colon():
+    from core.ingest.chunking.splitting import _CLAUSE_END, _pieces
+
+    clause = "门诊在 08:30 开门，挂号费 1,200 元，see: https://example.org/a,b 或 Note: 见下"
+    pieces = _pieces(clause, _CLAUSE_END)
+    assert "".join(pieces) == clause
+    assert not any(p.endswith(("08:", "1,", "https:", "/a,")) for p in pieces), pieces
+    assert "see:" in [p.strip() for p in pieces] or any(p.endswith("see:") or p.endswith("see: ") for p in pieces)
+    clause = "门诊在 08:30 开门，挂号费 1,200 元，"
+    doc = "## 价格\n\n" + clause * 40 + "详见前台。\n"
+    _, chunks = parse_markdown(doc, "prices.md")
+    assert len(chunks) > 1
+    for c in chunks:
+        body = c.text.split("\n\n", 1)[-1]
+        assert not body.lstrip().startswith(("30", "200")), body[:20]
+        assert not body.rstrip().endswith(("08:", "1,")), body[-20:]
+    assert sum(c.text.count("1,200") for c in chunks) == 40
+    assert sum(c.text.count("08:30") for c in chunks) == 40

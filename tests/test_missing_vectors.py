@@ -221,9 +221,9 @@ def test_sidebar_says_how_many_vectors_are_pending():
 
 def test_the_sidebar_line_while_a_vector_is_pending(index):
     """The line ``components.library_view.vector_status`` draws (sidebar and 知识库 page), by AppTest."""
-    from types import SimpleNamespace
-
     from streamlit.testing.v1 import AppTest
+
+    from core.engine import Engine
 
     def page(engine):  # noqa: ANN001
         from components.library_view import vector_status
@@ -231,7 +231,7 @@ def test_the_sidebar_line_while_a_vector_is_pending(index):
         vector_status(engine)
 
     _delete_vector(index, "deadline.md")
-    at = AppTest.from_function(page, args=(SimpleNamespace(index=index, embedder=index.embedder),), default_timeout=30)
+    at = AppTest.from_function(page, args=(Engine(index.settings, index.embedder, index, None),), default_timeout=30)
     at.run()
     assert not at.exception, at.exception
     texts = [el.proto.text for el in at.get("progress")]

@@ -242,16 +242,16 @@ def test_a_cross_script_question_stays_in_the_hybrid_state(index):
 
 def _sidebar_status(index) -> list[str]:  # noqa: ANN001
     """The captions ``components.library_view.vector_status`` draws for ``index`` (the sidebar's line)."""
-    from types import SimpleNamespace
-
     from streamlit.testing.v1 import AppTest
+
+    from core.engine import Engine
 
     def page(engine):  # noqa: ANN001
         from components.library_view import vector_status
 
         vector_status(engine)
 
-    at = AppTest.from_function(page, args=(SimpleNamespace(index=index, embedder=index.embedder),), default_timeout=30)
+    at = AppTest.from_function(page, args=(Engine(index.settings, index.embedder, index, None),), default_timeout=30)
     at.run()
     assert not at.exception, at.exception
     return [c.value for c in at.caption]

@@ -11,6 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import components.resources as resources
+from core import engine_views
 from core.errors import IndexError_
 from core.ingest.progress import BackgroundJob
 from core.ingest.run import ingest as real_ingest
@@ -51,7 +52,7 @@ def test_chat_is_shown_while_the_first_ingest_runs_and_answers_after_it(page_env
         release.wait(60)
         return real_ingest(*args, **kwargs)
 
-    monkeypatch.setattr(resources, "ingest", slow_ingest)
+    monkeypatch.setattr(engine_views, "ingest", slow_ingest)
     at = AppTest.from_file(str(ROOT / "app_pages" / "chat.py"), default_timeout=120)
     at.run()
     assert not at.exception, at.exception
@@ -79,7 +80,7 @@ def test_a_question_asked_during_the_first_ingest_is_shown_before_it_waits(page_
         release.wait(60)
         raise IndexError_("语料损坏")
 
-    monkeypatch.setattr(resources, "ingest", failing_ingest)
+    monkeypatch.setattr(engine_views, "ingest", failing_ingest)
     waits = []
     real_wait = resources.wait_until_ingested
 

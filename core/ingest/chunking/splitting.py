@@ -21,7 +21,7 @@ import unicodedata
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 
-from core.markdown import web_link_spans
+from core.markdown import unbreakable_spans
 
 #: Hard upper bound on ``len(chunk.text)``, in Unicode **code points**.
 #: The default embedder, ``intfloat/multilingual-e5-small``, has a maximum
@@ -60,7 +60,8 @@ class Block:
 
 _LIST_OR_QUOTE = re.compile(r"\s*(?:[-*+]|\d+[.)]|>)(?:\s|$)")
 _SENTENCE_END = re.compile(r"(?<=[。！？；!?;])[”’」』）)\]]*|(?<=\.)[ \t]+|\n")
-_CLAUSE_END = re.compile(r"(?<=[，、：,:）)])|(?<=[ \t])")
+# ASCII "," and ":" end a clause unless a digit follows (1,000 and 10:30 stay whole)
+_CLAUSE_END = re.compile(r"(?<=[，、：）)])|(?<=[,:])(?!\d)|(?<=[ \t])")
 
 
 def _safe_cut(s: str, limit: int) -> int:
@@ -83,10 +84,10 @@ def _safe_cut(s: str, limit: int) -> int:
 
 
 def _pieces(text: str, pattern: re.Pattern[str]) -> list[str]:
-    """``text`` cut after each match of ``pattern``, never inside a Markdown web link."""
+    """``text`` cut after each match of ``pattern``, never inside a Markdown web link or a bare URL."""
     out: list[str] = []
     pos = 0
-    links = web_link_spans(text)
+    links = unbreakable_spans(text)
     for m in pattern.finditer(text):
         end = m.end()
         if any(start < end < stop for start, stop in links):
