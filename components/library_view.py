@@ -37,10 +37,15 @@ UPLOAD_CSS = (
 )
 
 
-def upload_label() -> str:
-    """The uploader's label, naming every registered format (``core.ingest.converters.FORMATS``)."""
+def _format_names(last_joiner: str) -> str:
+    """The registered formats' Chinese names (``core.ingest.converters.FORMATS``): "A、B、C 和 D"."""
     names = [f.label for f in FORMATS]
-    return "上传 " + ("、".join(names[:-1]) + " 或 " + names[-1] if len(names) > 1 else names[0]) + " 文件"
+    return "、".join(names[:-1]) + f" {last_joiner} {names[-1]}" if len(names) > 1 else names[0]
+
+
+def upload_label() -> str:
+    """The uploader's label, naming every registered format."""
+    return f"上传 {_format_names('或')} 文件"
 
 
 def upload_hint() -> str:
@@ -48,9 +53,7 @@ def upload_hint() -> str:
     (``server.maxUploadSize``, MB) and the accepted types."""
     limit = st.get_option("server.maxUploadSize")
     kinds = " ".join(f".{t}" for t in UPLOAD_TYPES)
-    names = [f.label for f in FORMATS]
-    named = "、".join(names[:-1]) + f" 和 {names[-1]}" if len(names) > 1 else names[0]
-    return f"拖入文件，或点 Upload 按钮选择（可多选）；每个文件最大 {limit} MB；支持 {named}（{kinds}）。"
+    return f"拖入文件，或点 Upload 按钮选择（可多选）；每个文件最大 {limit} MB；支持 {_format_names('和')}（{kinds}）。"
 
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")

@@ -61,14 +61,15 @@ def test_every_registered_suffix_is_walked_and_parsed_by_its_format(tmp_path, su
         assert doc.title == "退款规则" or fmt.name == "text"
 
 
-def test_a_file_of_no_registered_type_is_refused_with_the_supported_list(tmp_path):
-    from core.ingest.converters import ReadError
-
+def test_a_named_file_of_no_registered_type_is_read_as_markdown_text_as_before(tmp_path):
+    """The folder walk skips it (above); named explicitly (``python -m core ingest notes.rst``) it is
+    read as Markdown text, as before the registry."""
     path = tmp_path / "a.rst"
-    path.write_text("正文", encoding="utf-8")
+    path.write_text("# 说明\n\n订单签收后 7 天内可以申请退款。\n", encoding="utf-8")
     assert format_of(path) is None
-    with pytest.raises(ReadError, match=r"\.md"):
-        parse_file(path, "a.rst")
+    doc, chunks, _ = parse_file(path, "a.rst")
+    assert doc.title == "说明"
+    assert any("7 天内可以申请退款" in c.text for c in chunks)
 
 
 def test_format_of_reads_the_last_suffix_only():

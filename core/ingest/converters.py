@@ -94,8 +94,11 @@ class FileFormat:
     place: Callable[[list[Chunk], Any], list[Chunk]] | None = None
 
 
+#: Markdown is also how a file of no registered suffix is read when it is named explicitly.
+MARKDOWN = FileFormat("markdown", "Markdown", (".md", ".markdown"), "text/plain")
+
 FORMATS: tuple[FileFormat, ...] = (
-    FileFormat("markdown", "Markdown", (".md", ".markdown"), "text/plain"),
+    MARKDOWN,
     FileFormat("text", "纯文本", (".txt",), "text/plain"),
     FileFormat("html", "HTML", (".html", ".htm"), "text/html", to_markdown=html_to_markdown),
     FileFormat("pdf", "PDF", (".pdf",), "application/pdf", read=pdf_to_markdown, place=pdf_chunks),

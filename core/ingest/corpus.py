@@ -52,7 +52,7 @@ from urllib.parse import quote
 
 from core.errors import IngestError
 from core.ingest.chunking import parse_front_matter, parse_markdown
-from core.ingest.converters import SOURCE_SUFFIXES, format_of
+from core.ingest.converters import MARKDOWN, SOURCE_SUFFIXES, format_of
 from core.ingest.converters import ReadError as _ReadError
 from core.ingest.parse_jobs import glossary_digest, parse_key, parser_pool
 from core.ingest.sourcetext import UnreadableText, check_text, escape_surrogates
@@ -299,9 +299,9 @@ def parse_file(
 def _parse_by_suffix(
     path: Path, source_id: str, glossary: dict[str, str] | None, uri: str | None
 ) -> tuple[SourceDocument, list[Chunk], list[str]]:
-    fmt = format_of(path)
-    if fmt is None:  # the walk lists only registered suffixes; a caller may name any file
-        raise _ReadError(f"文件类型不受支持（支持：{'、'.join(SOURCE_SUFFIXES)}）")
+    # The walk lists only registered suffixes; a file named on the command line with another
+    # suffix (or none) is read as Markdown text, as it always was.
+    fmt = format_of(path) or MARKDOWN
     if fmt.read is not None:  # a binary format (PDF): its reader makes the Markdown
         if path.is_dir():
             raise _ReadError("是文件夹（directory），不是文件")

@@ -257,6 +257,13 @@ class EmbedderEntry:
     build: Callable[[str], Embedder]
     dense_scale: tuple[float, float]
 
+    def argument(self, spec: str) -> str | None:
+        """What ``spec`` passes to :attr:`build` (``""`` for a plain spec), or None when it is not this entry's."""
+        if not self.spec.endswith(":"):
+            return "" if spec == self.spec else None
+        rest = spec[len(self.spec) :] if spec.startswith(self.spec) else ""
+        return rest or None
+
 
 #: The one list of embedding backends: settings validate against it, ``make_embedder`` builds from
 #: it, retrieval reads each family's dense scale from it. A new backend is its class and one line.
@@ -272,10 +279,7 @@ DEFAULT_DENSE_SCALE = (0.3, 0.7)
 
 def embedder_entry(spec: str) -> EmbedderEntry | None:
     """The registry entry for a ``YINZHENG_EMBEDDING`` value, or None (a prefix needs its argument)."""
-    for e in EMBEDDERS:
-        if spec == e.spec if not e.spec.endswith(":") else spec.startswith(e.spec) and len(spec) > len(e.spec):
-            return e
-    return None
+    return next((e for e in EMBEDDERS if e.argument(spec) is not None), None)
 
 
 def embedding_specs() -> str:
@@ -297,7 +301,7 @@ def make_embedder(spec: str) -> Embedder:
     entry = embedder_entry(spec)
     if entry is None:
         raise EmbeddingError(f"unknown embedding backend {spec!r}")
-    return entry.build(spec[len(entry.spec) :] if entry.spec.endswith(":") else "")
+    return entry.build(entry.argument(spec))
 
 
 def make_second_embedder(spec: str, primary: str) -> Embedder | None:

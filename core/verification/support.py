@@ -46,6 +46,9 @@ Limits: no real entailment — a paraphrase with few shared words scores low
 Chinese (三十秒) are not compared. Chunks without text (Google Search web
 sources) cannot be checked and give ``unsupported``. Cue lists are Chinese and
 English only. A 100k-character chunk takes ~2 s (every window is scored).
+
+Why over 400 lines: the verifier is one decision (align, score, verdict) and the record-level
+walk that applies it; its cues are already apart (``core.verification.cues``).
 """
 
 from __future__ import annotations
