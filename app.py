@@ -11,7 +11,7 @@ import streamlit as st
 
 from components.auth import is_admin, require_sign_in, show_user_box
 from components.errors import page_guard, show_app_error
-from core.errors import AppError
+from core.public import AppError
 
 st.set_page_config(page_title="引证 Yinzheng", page_icon="📑", layout="wide")
 # 知识库 (knowledge-base management) is for administrators only (everyone in local mode).

@@ -7,15 +7,14 @@ from components.auth import scoped
 from components.chat_view import show_answer_assets, show_export_buttons, show_record
 from components.errors import page_guard, show_app_error
 from components.resources import ensure_ready
-from core import readable
-from core.errors import RecordError
+from core.public import RecordError, readable
 
 try:
-    from core.check import check_text
+    from core.public import check_text
 except ImportError:  # the verifier is not installed in this build
     check_text = None
 try:
-    from core.check import check_against
+    from core.public import check_against
 except ImportError:
     check_against = None
 

@@ -10,7 +10,7 @@ from components.chat_view import show_answer_assets, show_export_buttons, show_r
 from components.conversation_view import show_conversation_groups
 from components.errors import page_guard
 from components.resources import get_engine
-from core import readable
+from core.public import readable
 
 engine = get_engine()  # outside the guard: app.py says 启动应用失败 when it cannot open
 with page_guard("加载历史回答"):

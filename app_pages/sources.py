@@ -6,7 +6,7 @@ from components.auth import scoped
 from components.errors import page_guard
 from components.resources import get_engine
 from components.source_view import show_snapshot
-from core import readable
+from core.public import readable
 
 engine = get_engine()  # outside the guard: app.py says 启动应用失败 when it cannot open
 with page_guard("显示来源快照"):

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pydantic import ValidationError
 
 from components.answer_view import ANSWER_CSS, render_answer
-from core.models import AnswerRecord
+from core.public import AnswerRecord
 
 
 def _fail(message: str) -> int:

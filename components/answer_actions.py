@@ -29,12 +29,10 @@ import streamlit as st
 
 from components.errors import app_error_message
 from components.plain import plain
-from core.errors import AppError
-from core.models import AnswerRecord, Feedback
-from core.records.export import answer_markdown
+from core.public import AnswerRecord, AppError, Feedback, answer_markdown
 
 if TYPE_CHECKING:
-    from core.engine import Engine
+    from core.public import Engine
 
 PENDING_KEY = "pending-request"
 RATINGS = {0: "down", 1: "up"}  # st.feedback("thumbs") index -> Feedback.rating

@@ -39,11 +39,7 @@ from components.sanitize import sanitize as _sanitize
 from components.snapshot_html import panels_html
 from components.static import style
 from components.verdict_view import VERDICT_CSS, slot_marks_html
-from core.grounding.layout import Layout, MarkerSlot
-from core.grounding.supports import answer_status
-from core.markdown import insert_at, markdown_parser, placeholder_codes, safe_link
-from core.models import AnswerRecord, AuditEntry, ChunkSnapshot, SourceCard
-from core.records.presentation import (
+from core.public import (
     BLOCKED_MESSAGE,
     CANDIDATES_TITLE,
     CHECK_NOTE,
@@ -58,11 +54,22 @@ from core.records.presentation import (
     REPHRASE_HINT,
     UNSUPPORTED_LABEL,
     UNVERIFIABLE_MESSAGE,
+    AnswerRecord,
+    AuditEntry,
+    ChunkSnapshot,
+    Layout,
+    MarkerSlot,
+    SourceCard,
+    answer_status,
     cited_span,
     display_title,
     error_message,
+    insert_at,
     mark_answer,
+    markdown_parser,
     no_evidence_message,
+    placeholder_codes,
+    safe_link,
 )
 
 __all__ = ["ANSWER_CSS", "ANSWER_SCRIPT", "render_answer", "source_cards", "snapshot_url", "display_title"]

@@ -23,11 +23,10 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 import streamlit as st
 
-from core.records.access import AccessConfig, User
+from core.public import AccessConfig, User
 
 if TYPE_CHECKING:  # app.py imports this before the heavy modules (core.engine loads jieba, chromadb)
-    from core.engine import Engine
-    from core.records.sessions import SessionLedger
+    from core.public import Engine, SessionLedger
 
 
 def _secret(name: str) -> Mapping[str, Any]:
@@ -65,8 +64,10 @@ def session_ledger() -> SessionLedger:
     """The sign-out times in the answer store's database (``Settings.records_location``),
     opened once per process. Cached here, not in ``components.resources``: it is needed
     before the engine's modules load, and only in signed-in mode (SQLAlchemy, no engine)."""
-    from core.config import load_settings  # noqa: PLC0415 - local mode never imports SQLAlchemy here
-    from core.records.sessions import SessionLedger  # noqa: PLC0415
+    from core.public import (
+        SessionLedger,  # noqa: PLC0415
+        load_settings,  # noqa: PLC0415 - local mode never imports SQLAlchemy here
+    )
 
     return SessionLedger(load_settings().records_location)
 
@@ -74,7 +75,7 @@ def session_ledger() -> SessionLedger:
 def _end_if_over(user: User) -> None:
     """Sign this session out and stop the run when its ID token has expired or ``user``
     signed out after it was issued (``core.records.sessions.session_over``)."""
-    from core.records.sessions import session_over  # noqa: PLC0415 - see session_ledger
+    from core.public import session_over  # noqa: PLC0415 - see session_ledger
 
     if session_over(st.user.to_dict(), session_ledger().ended_at(user.user_id), time.time()) is not None:
         st.logout()  # clears st.user for this session and sends the browser to /auth/logout (cookie deleted)

@@ -20,9 +20,11 @@ from urllib.parse import quote
 from components.pdf_view import page_label
 from components.snapshot_html import marker_support, popover_id
 from components.verdict_view import aria_suffix, card_verdict_html, sup_class
-from core.markdown import safe_link, web_link_spans
-from core.models import AnswerRecord, SourceCard
-from core.records.presentation import (
+from core.public import (
+    QUOTE_LABEL,
+    AnswerRecord,
+    MarkerVerdict,
+    SourceCard,
     card_facts,
     display_title,
     document_groups,
@@ -30,12 +32,13 @@ from core.records.presentation import (
     link_domain,
     outside_code,
     page_number,
+    safe_link,
     shown_path,
+    snapshot_state,
     snippet,
     snippet_parts,
+    web_link_spans,
 )
-from core.records.replay import snapshot_state
-from core.verification.verdicts import QUOTE_LABEL, MarkerVerdict
 
 
 def e(text: object) -> str:

@@ -15,12 +15,19 @@ from components.errors import show_app_error
 from components.library_view import vector_status
 from components.plain import plain
 from components.render_cache import answer_html
-from core import readable
-from core.errors import UnsavedRecordError
-from core.models import AnswerRecord
-from core.records.export import conversation_to_json, conversation_to_markdown, record_json, to_markdown
-from core.records.store import conversation_history, conversation_turns, version_label
-from core.retrieval.hybrid import RetrievalOptions
+from core.public import (
+    AnswerRecord,
+    RetrievalOptions,
+    UnsavedRecordError,
+    conversation_history,
+    conversation_to_json,
+    conversation_to_markdown,
+    conversation_turns,
+    readable,
+    record_json,
+    to_markdown,
+    version_label,
+)
 
 #: What every answer on a page shares, drawn once per page by :func:`show_answer_assets`: the
 #: answer stylesheet, the copy buttons' style and handler, the action row's phone fit, the snapshot

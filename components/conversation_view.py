@@ -24,8 +24,7 @@ import streamlit as st
 from components.plain import plain
 
 if TYPE_CHECKING:
-    from core.engine import Engine
-    from core.records.store import Conversation
+    from core.public import Conversation, Engine
 
 CONVERSATION_KEY = "conversation"
 CHAT_PAGE = "app_pages/chat.py"
@@ -84,7 +83,7 @@ def show_conversation_list(engine: Engine, current: str) -> None:
     marked), and 管理当前对话 (rename, hide) for the open one. A conversation whose first
     question is being answered in this run is listed already (titled by that question),
     so the page need not run again to show it."""
-    from core.records.store import Conversation  # noqa: PLC0415 - see the module doc
+    from core.public import Conversation  # noqa: PLC0415 - see the module doc
 
     st.button(
         "新对话",

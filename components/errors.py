@@ -18,7 +18,7 @@ from contextlib import contextmanager
 import streamlit as st
 
 from components.plain import plain
-from core.errors import (
+from core.public import (
     AppError,
     ConfigError,
     EmbeddingError,

@@ -11,8 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from components.plain import plain
-from core.models import DEFAULT_KB, KnowledgeBase
-from core.store.knowledge_bases import KnowledgeBaseError, KnowledgeBaseStore, name_from_title
+from core.public import DEFAULT_KB, KnowledgeBase, KnowledgeBaseError, KnowledgeBaseStore, name_from_title
 
 #: Session key of the managed knowledge base.
 MANAGED_KEY = "managed_kb"

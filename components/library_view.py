@@ -17,10 +17,7 @@ import streamlit as st
 from components.answer_view import MODE_LABELS
 from components.errors import page_guard
 from components.plain import plain
-from core.ingest.converters import FORMATS, upload_types
-from core.ingest.run import IngestReport
-from core.models import DEFAULT_KB
-from core.store.catalog import DocumentRow
+from core.public import DEFAULT_KB, FORMATS, DocumentRow, IngestReport, upload_types
 
 RESULT_LABELS = {"added": "新增", "updated": "已更新", "unchanged": "未变化", "removed": "已移除", "failed": "失败"}
 

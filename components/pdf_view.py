@@ -20,9 +20,7 @@ import html
 from pathlib import Path
 
 from components.static import style
-from core.ingest.pdf_pages import PageUnavailable, page_size, render_page
-from core.ingest.pdf_positions import pages_of, quote_boxes
-from core.models import ChunkSnapshot
+from core.public import ChunkSnapshot, PageUnavailable, page_size, pages_of, quote_boxes, render_page
 
 #: The page view's stylesheet (``components/static/pdf.css``) as a ``<style>`` element.
 PDF_CSS = style("pdf.css")

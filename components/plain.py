@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import string
 
-from core.controls import clean_controls
+from core.public import clean_controls
 
 _PUNCTUATION = re.compile("([" + re.escape(string.punctuation) + "])")
 # emoji and icon shortcodes (``:ok:``, ``:material/face:``) are matched on the text after its

@@ -18,8 +18,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 
 from components.answer_view import render_answer
-from core.models import AnswerRecord
-from core.records.replay import snapshot_state
+from core.public import AnswerRecord, snapshot_state
 
 __all__ = ["RenderCache", "answer_html", "version_state"]
 

@@ -12,9 +12,7 @@ import time
 import streamlit as st
 
 from components.pdf_view import use_data_dir
-from core.engine import Engine
-from core.ingest.progress import BackgroundJob
-from core.store.embedding_worker import EmbeddingWorker
+from core.public import BackgroundJob, EmbeddingWorker, Engine
 
 
 @st.cache_resource(show_spinner="正在加载模型与索引…")

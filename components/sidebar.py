@@ -15,11 +15,15 @@ from components.conversation_view import current_conversation, show_conversation
 from components.kb_view import kb_label
 from components.plain import plain
 from components.resources import embedding_worker, get_engine
-from core import readable
-from core.generators import registry as generator_registry
-from core.models import DEFAULT_KB
-from core.retrieval import sufficiency
-from core.retrieval.hybrid import RetrievalOptions
+from core.public import (
+    DEFAULT_KB,
+    RetrievalOptions,
+    generator_entry,
+    generator_hints,
+    generator_label,
+    offered_generators,
+    readable,
+)
 
 #: ``st.session_state`` keys of the retrieval settings panel.
 TOP_K_KEY, OWN_THRESHOLD_KEY, THRESHOLD_KEY, DOCUMENTS_KEY = "top_k", "own_threshold", "evidence_threshold", "documents"
@@ -66,7 +70,7 @@ def show_generator_choice(engine) -> None:  # noqa: ANN001 - Engine (scoped)
     with File Search chosen, a line that says when it answers."""
     settings = engine.settings
     every = may_search_every_knowledge_base(engine)
-    options = generator_registry.offered(settings, every_knowledge_base=every)
+    options = offered_generators(settings, every_knowledge_base=every)
     if st.session_state.get("generator") not in options:
         st.session_state.pop("generator", None)  # chosen before it was withheld: back to the default
     default = options.index(settings.generator) if settings.generator in options else 0
@@ -75,17 +79,17 @@ def show_generator_choice(engine) -> None:  # noqa: ANN001 - Engine (scoped)
         options,
         index=default,
         key="generator",
-        format_func=lambda name: generator_registry.label(name, settings),
+        format_func=lambda name: generator_label(name, settings),
     )
-    withheld = [n for n in generator_registry.offered(settings) if n not in options]
+    withheld = [n for n in offered_generators(settings) if n not in options]
     for name in withheld:
         st.caption(
-            f"{plain(generator_registry.label(name, settings))} 不可用：它在自己的存储中查找全部知识库的文档，"
+            f"{plain(generator_label(name, settings))} 不可用：它在自己的存储中查找全部知识库的文档，"
             "无法限定到你可以检索的知识库。"
         )
-    if generator_registry.entry(chosen).reads_knowledge_bases:
+    if generator_entry(chosen).reads_knowledge_bases:
         st.caption("它只在“检索的知识库”选中全部知识库时回答；只选部分时不会调用它。")
-    for hint in generator_registry.hints(settings):
+    for hint in generator_hints(settings):
         st.caption(hint)
 
 
@@ -110,7 +114,7 @@ def show_retrieval_settings(engine) -> None:  # noqa: ANN001 - Engine
     """The 检索设置 panel: top-k, the evidence threshold (calibrated unless the person sets
     one) and the documents to search (by title; none chosen = all) among
     :func:`offered_documents`. Read back with :func:`retrieval_options`."""
-    model = sufficiency.load_model()
+    thresholds = engine.calibrated_thresholds()
     docs = offered_documents(engine)
     with st.expander("检索设置", icon=":material/tune:"):
         st.slider(
@@ -119,12 +123,11 @@ def show_retrieval_settings(engine) -> None:  # noqa: ANN001 - Engine
         st.toggle(
             "自定义证据阈值",
             key=OWN_THRESHOLD_KEY,
-            help=f"默认用校准值：关键词模式 {model.keyword.threshold:.2f}，混合模式 {model.hybrid.threshold:.2f}"
-            + (f"，双向量混合模式 {model.hybrid2.threshold:.2f}。" if model.hybrid2 is not None else "。"),
+            help=f"默认用校准值：关键词模式 {thresholds['keyword']:.2f}，混合模式 {thresholds['hybrid']:.2f}"
+            + (f"，双向量混合模式 {thresholds['hybrid2']:.2f}。" if "hybrid2" in thresholds else "。"),
         )
         if st.session_state.get(OWN_THRESHOLD_KEY):
-            mode = engine.retrieval_mode(model)  # the mode questions use now
-            calibrated = getattr(model, mode).threshold
+            calibrated = thresholds[engine.retrieval_mode()]  # the mode questions use now
             st.slider(
                 "证据阈值（片段作为证据所需的充分性概率）", 0.0, 1.0, round(calibrated, 2), 0.01, key=THRESHOLD_KEY
             )

@@ -22,10 +22,17 @@ from collections.abc import Mapping, Sequence
 
 from components.pdf_view import is_pdf_chunk, snapshot_body_html
 from components.verdict_view import highlight_html
-from core.markdown import insert_at, markdown_parser, placeholder_codes
-from core.models import AnswerRecord, ChunkSnapshot, SourceCard
-from core.records.presentation import cited_span, shown_path
-from core.verification.verdicts import MarkerVerdict
+from core.public import (
+    AnswerRecord,
+    ChunkSnapshot,
+    MarkerVerdict,
+    SourceCard,
+    cited_span,
+    insert_at,
+    markdown_parser,
+    placeholder_codes,
+    shown_path,
+)
 
 _MD = markdown_parser()
 _TAG = re.compile(r"(<[^>]*>)")

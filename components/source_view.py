@@ -29,11 +29,21 @@ from components.sanitize import sanitize
 from components.snapshot_html import section_html
 from components.static import style
 from components.verdict_view import VERDICT_CSS
-from core.markdown import safe_link
-from core.models import AnswerRecord, Chunk, ChunkSnapshot
-from core.records.presentation import cited_span, shown_path
-from core.records.replay import char_diff, snapshot_state
-from core.verification.verdicts import CONTRADICTED_LABEL, REVIEW_LABEL, snapshot_quote, support_kind, support_reason
+from core.public import (
+    CONTRADICTED_LABEL,
+    REVIEW_LABEL,
+    AnswerRecord,
+    Chunk,
+    ChunkSnapshot,
+    char_diff,
+    cited_span,
+    safe_link,
+    shown_path,
+    snapshot_quote,
+    snapshot_state,
+    support_kind,
+    support_reason,
+)
 
 SCROLL_TO_QUOTE = """<script>
 (function () {

@@ -12,12 +12,7 @@ from __future__ import annotations
 import html
 
 from components.static import style
-from core.verification.verdicts import (
-    CONTRADICTED_LABEL,
-    REVIEW_LABEL,
-    SUPPORTED_LABEL,
-    MarkerVerdict,
-)
+from core.public import CONTRADICTED_LABEL, REVIEW_LABEL, SUPPORTED_LABEL, MarkerVerdict
 
 #: The verdict styles (``components/static/verdict.css``) as a ``<style>`` element; read once at import.
 VERDICT_CSS = style("verdict.css")

@@ -19,6 +19,7 @@ from core.ingest.run import IngestReport, ingest
 from core.models import AnswerRecord, Feedback
 from core.records.store import Conversation, RecordList
 from core.retrieval.hybrid import current_mode
+from core.retrieval.sufficiency_model import load_model as load_sufficiency_model
 from core.store.catalog import DocumentRow
 from core.store.knowledge_bases import KnowledgeBaseStore
 from core.store.store_lock import StoreOwner
@@ -163,3 +164,11 @@ class EngineViews:
     def retrieval_mode(self, model: Any = None) -> str:
         """The sufficiency mode a question uses now (``keyword`` / ``hybrid`` / ``hybrid2``)."""
         return current_mode(self.index, model)
+
+    def calibrated_thresholds(self) -> dict[str, float]:
+        """mode -> the shipped sufficiency fit's evidence threshold (probability 0..1): ``keyword``,
+        ``hybrid`` and, when the fit has one, ``hybrid2`` (``core/retrieval/sufficiency.json``);
+        the sidebar shows them and starts a person's own threshold at the current mode's."""
+        model = load_sufficiency_model()
+        modes = {"keyword": model.keyword, "hybrid": model.hybrid, "hybrid2": model.hybrid2}
+        return {mode: m.threshold for mode, m in modes.items() if m is not None}

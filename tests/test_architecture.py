@@ -330,12 +330,17 @@ def test_string_import_finder_on_hand_made_code(tmp_path, monkeypatch):
 
 
 def test_core_does_not_import_upper_layers_by_name():
-    """The one import by name in ``core/`` is the generator registry's factory lookup, and every
-    factory it names is a module of ``core/generators/`` (never an upper layer)."""
+    """The imports by name in ``core/`` are the generator registry's factory lookup and the UI's
+    public-name table; every module either names is a module of ``core/`` (never an upper layer)."""
+    from core import public
     from core.generators import registry
 
     found = set().union(*(_string_imports(p) for p in sorted((ROOT / "core").rglob("*.py"))))
-    assert found == {("core/generators/registry.py", "build")}, f"imports by name from core/: {sorted(found)}"
+    expected = {("core/generators/registry.py", "build"), ("core/public.py", "__getattr__")}
+    assert found == expected, f"imports by name from core/: {sorted(found)}"
+    for where in public.NAMES.values():
+        module = where.partition(":")[0]
+        assert module.startswith("core.") and (ROOT / (module.replace(".", "/") + ".py")).is_file(), where
     for e in registry.REGISTRY:
         module, _, function = e.factory.partition(":")
         assert module.startswith("core.generators.") and function, e.name
@@ -386,7 +391,7 @@ STAGES = {
     "records": {"grounding", "verification", "store", "ingest"},
 }
 #: The turns over the stages: they may import every stage (and ``core.check``/``readable`` the engine).
-TURNS = {"engine", "engine_views", "check", "readable"}
+TURNS = {"engine", "engine_views", "check", "readable", "public"}
 #: The one ground-floor module that reads upward: settings validate a generator name against the
 #: registry and a database URL with the SQL adapter, so a bad value fails at start.
 GROUND_READS_UP = {("config", "generators"), ("config", "store")}
@@ -468,3 +473,56 @@ def test_the_ui_uses_the_engine_facade_not_its_stores(tmp_path, monkeypatch):
     probe.write_text("rows = engine.index.documents('kb')\nrecords = engine.answers()\n", encoding="utf-8")
     monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
     assert _engine_reaches(probe) == ["page.py:1 engine.index"]
+
+
+def _core_imports(path: Path) -> list[str]:
+    """``path:line module`` for each import of a ``core`` module other than ``core.public``."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            modules = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            modules = [node.module]
+        else:
+            continue
+        for module in modules:
+            if (module == "core" or module.startswith("core.")) and module != "core.public":
+                out.append(f"{path.relative_to(ROOT).as_posix()}:{node.lineno} {module}")
+    return out
+
+
+def test_the_ui_imports_core_only_through_its_public_names(tmp_path, monkeypatch):
+    """``app.py``, ``app_pages/`` and ``components/`` import from ``core`` through ``core.public`` only
+    (issue 31): a stage's internals can move without touching the UI."""
+    ui = sorted((ROOT / "app_pages").glob("*.py")) + sorted((ROOT / "components").rglob("*.py")) + [ROOT / "app.py"]
+    assert [r for p in ui for r in _core_imports(p)] == []
+    probe = tmp_path / "page.py"
+    probe.write_text(
+        "from core.public import AnswerRecord\nfrom core.records.store import RecordStore\nimport core.engine\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    assert _core_imports(probe) == ["page.py:2 core.records.store", "page.py:3 core.engine"]
+
+
+def test_every_public_name_is_its_owners_object():
+    """Each name of ``core.public`` resolves, is the owning module's own object (not a copy) and is
+    imported only when asked for: importing ``core.public`` loads no stage."""
+    import importlib
+    import subprocess
+
+    from core import public
+
+    for name, where in public.NAMES.items():
+        module, _, attribute = where.partition(":")
+        owner = importlib.import_module(module)
+        expected = owner if ":" in where and not attribute else getattr(owner, attribute or name)
+        assert getattr(public, name) is expected, name
+    with pytest.raises(ImportError):
+        exec("from core.public import no_such_name", {})
+    probe = (
+        "import sys, core\nbefore = set(sys.modules)\nimport core.public\n"
+        "print(sorted(m for m in set(sys.modules) - before if m != 'core.public'))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
