@@ -50,6 +50,7 @@ from core.retrieval.query import ResolvedQuery
 from core.store.embeddings import Embedder, make_embedder, make_second_embedder
 from core.store.index import KnowledgeIndex
 from core.store.priority import question_in_flight
+from core.store.sentence_vectors import SentenceSimilarity
 from core.verification.support import verify_record
 
 log = logging.getLogger(__name__)
@@ -139,7 +140,15 @@ class Engine(EngineViews):
             if name not in registry.NAMES:
                 raise GenerationError(f"unknown generator {name!r}; use one of {', '.join(registry.NAMES)}")
             self.generators[name] = registry.build(name, self.settings)  # its entry's factory
-        return self.generators[name]
+        return self.equip(self.generators[name])
+
+    def equip(self, generator: Generator) -> Generator:
+        """``generator`` with the engine's sentence similarity (``Generator.sentence_similarity``:
+        the second embedder's, ``core.store.sentence_vectors``) unless it has one or the engine has
+        none (no second embedder); returns it."""
+        if generator.sentence_similarity is None and self.index.second is not None:
+            generator.sentence_similarity = SentenceSimilarity(self.index.second.embedder)
+        return generator
 
     def ask(
         self,
@@ -168,7 +177,7 @@ class Engine(EngineViews):
         return ask(
             question,
             retriever=retriever,
-            generator=generator if isinstance(generator, Generator) else self._safe_generator(generator),
+            generator=self.equip(generator) if isinstance(generator, Generator) else self._safe_generator(generator),
             records=self.records if save else None,
             settings=self.settings,
             conversation_id=conversation_id,

@@ -43,6 +43,11 @@ class Generator(ABC):
     #: (the extractive one) is given the question resolved against them instead
     #: (``core.engine.ask``).
     uses_history: bool = True
+    #: ``(question, sentences) -> cosines`` (-1..1, one per sentence) from a multilingual sentence
+    #: embedder, set by the engine when it has one (``core.store.sentence_vectors``); None without.
+    #: A generator may read it (the extractive one does, for a question in another script than its
+    #: evidence); others ignore it.
+    sentence_similarity: Callable[[str, Sequence[str]], list[float]] | None = None
 
     @property
     def info(self) -> GeneratorInfo:

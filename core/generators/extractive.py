@@ -40,11 +40,13 @@ are read together, and the formatter (issue 31) put the argument lists one per l
 
 from __future__ import annotations
 
+import logging
 import math
 import re
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
+from core.errors import AppError
 from core.generators.base import Generator, OnText
 from core.generators.compare import Side, compared_sides, is_about, missing_note
 from core.generators.question_types import (  # noqa: F401 (has_wanted, question_wants re-exported)
@@ -57,6 +59,8 @@ from core.lexical import STOPWORDS, tokenize
 from core.models import Draft, DraftSupport, RetrievedChunk
 from core.retrieval.aspects import DRAWBACK_EVIDENCE, asks_drawback, is_limits_section, without_drawback_words
 from core.retrieval.query import question_parts
+
+log = logging.getLogger(__name__)
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
@@ -96,6 +100,11 @@ FORM_BONUS = 0.1
 #: (``ExtractiveGenerator._cover_parts``; measured on every dev set, docs/measurements.md, issue 27).
 PART_COVERED = 0.8
 PART_CONTEXT = 0.3
+#: For a question in another script than its evidence, a sentence's relevance is its cosine with the
+#: question (``Generator.sentence_similarity``) plus these shares of the chunk-rank prior and of the
+#: question-type match (measured on every dev set's English questions, docs/measurements.md, issue 27).
+CROSS_RANK = 0.05
+CROSS_TYPE_BONUS = 0.05
 
 
 @dataclass(frozen=True)
@@ -306,15 +315,44 @@ class ExtractiveGenerator(Generator):
             return score
 
         pool = [c for c in cands if any(t in c.terms for t in weight)]
-        if not pool:
+        semantic = None if pool else self._semantic(question, cands)
+        if semantic is not None:
             # nothing in the sentences matches the question's words (e.g. an English question over
-            # Chinese text): the opening sentence of the best-ranked chunk that has one standing on
-            # its own (a chunk of commands and announcements may have none), which retrieval chose
+            # Chinese text): the sentences closest in meaning (``sentence_similarity``), with a small
+            # share of the chunk-rank prior and of the question-type match
+
+            def by_meaning(c: _Candidate) -> float:
+                p = parts(c)
+                return (
+                    semantic.get((c.chunk_index, c.position), -1.0)
+                    + CROSS_RANK * p["rank"]
+                    + CROSS_TYPE_BONUS * p["typ"]
+                )
+
+            return _Scoring(cands, previous, by_meaning, parts, list(cands), wants)
+        if not pool:
+            # ... and without a sentence similarity: the opening sentence of the best-ranked chunk that
+            # has one standing on its own (a chunk of commands and announcements may have none), which
+            # retrieval chose
             first = min(
                 (c for c in cands if not c.needs_previous), key=lambda c: (c.chunk_index, c.position), default=None
             )
             pool = [first] if first is not None else []
         return _Scoring(cands, previous, relevance, parts, pool, wants)
+
+    def _semantic(self, question: str, cands: list[_Candidate]) -> dict[tuple[int, int], float] | None:
+        """(chunk index, position) of each candidate → cosine of ``question`` and the sentence (``sentence_similarity``); None
+        without a similarity or when it fails (logged; the lexical fallback then stands)."""
+        if self.sentence_similarity is None or not cands:
+            return None
+        try:
+            cosines = self.sentence_similarity(question, [c.text for c in cands])
+        except AppError:
+            log.warning(
+                "sentence similarity failed; the extractive answer falls back to the first sentence", exc_info=True
+            )
+            return None
+        return {(c.chunk_index, c.position): v for c, v in zip(cands, cosines)}
 
     def _select(self, scored, previous, relevance) -> list[list[_Candidate]]:  # noqa: ANN001
         """Units (a sentence, or a sentence with the predecessor it needs), best first."""
