@@ -34,8 +34,11 @@ from core.lexical import LexicalIndex, general_frequency, tokenize
 from core.retrieval.aspects import DRAWBACK_QUERY_WORDS, drawback_expansion, is_drawback_word, limits_wording
 from core.retrieval.sufficiency_terms import _ASKING, _QUESTION_WORDS, named_terms
 
-#: A CJK term counts as salient when it occurs in at most this share of the chunks.
+#: A CJK term counts as salient when it occurs in at most this share of the chunks, or in one chunk
+#: (``SALIENT_MIN_DF``): on a base under 100 chunks a share of 1% is less than one chunk, so nothing was
+#: salient on a one-document base and no follow-up carried its subject (issue 26).
 SALIENT_DF = 0.01
+SALIENT_MIN_DF = 1
 #: ... and is not an everyday word: at most this count in jieba's general dictionary
 #: (``core.lexical.general_frequency``; 带来 6670, 分别 16537 are dropped, 探针 64, 挂起 3 kept).
 GENERAL_FREQ_MAX = 1000
@@ -45,6 +48,8 @@ MAX_CARRIED = 6
 #: share of the chunks.
 TOPIC_TERMS = 3
 TOPIC_DF = 0.15
+#: ... or in at most this many chunks, whatever the base's size (15% of a 7-chunk base is one chunk).
+TOPIC_MIN_DF = 2
 #: RRF weight of the dense ranking for a cross-script query (BM25 keeps weight 1). Measured on the
 #: 13 English questions of the dev sets, MRR@10 with weight 1 / 2 / 3 / 5: 0.631 / 0.667 / 0.718 / 0.769 (docs/measurements.md).
 CROSS_SCRIPT_DENSE_WEIGHT = 5.0
@@ -145,7 +150,7 @@ def salient_terms(text: str, lexical: LexicalIndex) -> list[str]:
             scored.setdefault(name, max(seen) + 1.0)
     for term in tokenize(_NAME.sub(" ", text)):
         df = lexical.df(term)
-        rare = 0 < df <= SALIENT_DF * n and general_frequency(term) <= GENERAL_FREQ_MAX
+        rare = 0 < df <= max(SALIENT_DF * n, SALIENT_MIN_DF) and general_frequency(term) <= GENERAL_FREQ_MAX
         if rare and len(term) >= 2 and _CJK.search(term):
             scored.setdefault(term, lexical.idf(term))
     return [t for t, _ in sorted(scored.items(), key=lambda kv: -kv[1])]
@@ -216,7 +221,7 @@ def topic_terms(text: str, lexical: LexicalIndex) -> list[str]:
             continue
         if term in DRAWBACK_QUERY_WORDS or is_drawback_word(term):
             continue
-        if 0 < lexical.df(term) <= TOPIC_DF * n:
+        if 0 < lexical.df(term) <= max(TOPIC_DF * n, TOPIC_MIN_DF):
             scored.setdefault(term, lexical.idf(term))
     return [t for t, _ in sorted(scored.items(), key=lambda kv: -kv[1])][:TOPIC_TERMS]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from core.lexical import LexicalIndex
 from core.retrieval.query import (
     cjk_share,
     mine_glossary,
@@ -120,3 +121,34 @@ def test_a_question_naming_what_the_knowledge_base_lacks_is_its_own_subject(lexi
     subject, not a follow-up."""
     r = resolve_query(question, ["How do I expose a Deployment outside the cluster?"], lexical)
     assert r.text == question and not r.carried
+
+
+#: The one document of the clinic's one-document dev base (``own/clinic/single``), one text per
+#: section as the chunker cuts it (heading path first): seven chunks.
+INSURANCE = (
+    "医保报销 在青禾社区卫生服务中心看门诊，可以使用医保卡或医保电子凭证结算。下面说明报销比例和需要注意的情况。",
+    "医保报销 可以直接结算的人员 本市职工医保和城乡居民医保的参保人，在收费窗口或自助机刷卡即可即时结算，只需支付个人负担部分。"
+    "外地医保的参保人，只有已经办理了异地就医备案的才能直接结算。",
+    "医保报销 报销比例 职工医保：每个自然年的门诊起付线为 200 元，超过起付线的部分报销 90%；退休职工报销 95%。"
+    "城乡居民医保：没有起付线，报销 60%，每人每年门诊报销的上限为 800 元。",
+    "医保报销 不能报销的项目 健康体检、洗牙和牙齿美白等非治疗性口腔项目、自费疫苗、中药代煎的加工费，都不能用医保报销，需要全部自费。",
+    "医保报销 没有备案的外地医保 没有办理异地就医备案的外地参保人，需要先全额自费，就诊后 6 个月内带上发票、费用明细清单和门诊病历，"
+    "回参保地的医保经办机构申请报销。",
+    "医保报销 慢性病长处方 已签约家庭医生、病情稳定的高血压、糖尿病患者，一次最多可以开 12 周的用量，药费按正常比例报销。",
+    "医保报销 发票 电子发票可以在公众号“我的账单”里下载。需要纸质发票的，请在就诊后 90 天内到收费窗口补打，超过 90 天不再补打。",
+)
+
+
+def test_a_follow_up_on_a_one_document_base_carries_its_subject():
+    """issue 26, clinic-single-004: on a base of seven chunks 1% of the chunks is less than one, so no
+    term was salient and "那回去报销有没有时间限制？" was searched without 异地就医 / 备案 (refused). A term
+    in one chunk that is not an everyday word is salient on any base; a turn's topic terms may be in
+    two chunks."""
+    lexical = LexicalIndex([f"c{i}" for i in range(len(INSURANCE))], list(INSURANCE))
+    assert "体检" in salient_terms("健康体检能用医保吗？", lexical)  # in one chunk of seven
+    assert "医保" not in salient_terms("健康体检能用医保吗？", lexical)  # in every chunk
+    resolved = resolve_query(
+        "那回去报销有没有时间限制？", ["没办异地就医备案的外地医保，在这里看病怎么结算？"], lexical
+    )
+    assert resolved.carried and {"备案", "外地"} & set(resolved.carried), resolved
+    assert resolved.text.endswith("那回去报销有没有时间限制？")
