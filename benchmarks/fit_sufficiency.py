@@ -226,9 +226,6 @@ _G_KEYWORD = ("g_coverage", "g_salient", "g_absent", "type_match", "detail", "cr
 VARIANTS = {
     "current": {m: f for m, (_, _, f) in MODES.items()},
     "general": {"hybrid2": _G_KEYWORD + ("dense", "dense2"), "hybrid": _G_KEYWORD + ("dense",), "keyword": _G_KEYWORD},
-    # the current features with the knowledge base's absence weighted by general language (issue 26: on a
-    # one-document base most ordinary words occur nowhere, and the base's IDF gave them the most weight)
-    "current+gabsent": {m: tuple("g_absent" if x == "absent" else x for x in f) for m, (_, _, f) in MODES.items()},
     "general+rr": {
         "hybrid2": _G_KEYWORD + ("dense", "dense2", "bm25_rr", "dense_rr", "dense2_rr"),
         "hybrid": _G_KEYWORD + ("dense", "bm25_rr", "dense_rr"),
