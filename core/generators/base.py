@@ -45,8 +45,8 @@ class Generator(ABC):
     uses_history: bool = True
     #: ``(question, sentences) -> cosines`` (-1..1, one per sentence) from a multilingual sentence
     #: embedder, set by the engine when it has one (``core.store.sentence_vectors``); None without.
-    #: A generator may read it (the extractive one does, for a question in another script than its
-    #: evidence); others ignore it.
+    #: A generator may read it (the extractive one does, when no sentence of the evidence shares a term
+    #: with the question); others ignore it.
     sentence_similarity: Callable[[str, Sequence[str]], list[float]] | None = None
 
     @property

@@ -19,6 +19,9 @@ What is kept (``select``):
   (不过/但是/因此/此外/否则…) is used only together with the sentence before it
   in its chunk, and one that starts with a pronoun (这/该/此/它/其…) only when it
   opens its chunk (its heading names the subject) or comes with its predecessor;
+* when no sentence shares a term with the question (an English question over Chinese chunks), the
+  sentences closest in meaning lead (``Generator.sentence_similarity``, the second embedder's cosine;
+  without one, the best chunk's first sentence that stands on its own);
 * near-duplicates are skipped (maximal marginal relevance on term sets,
   Carbonell & Goldstein 1998), at most ``max_per_chunk`` per chunk;
 * a comparison ("X 和 Y 有什么区别", "difference between X and Y") gets the best
@@ -100,9 +103,10 @@ FORM_BONUS = 0.1
 #: (``ExtractiveGenerator._cover_parts``; measured on every dev set, docs/measurements.md, issue 27).
 PART_COVERED = 0.8
 PART_CONTEXT = 0.3
-#: For a question in another script than its evidence, a sentence's relevance is its cosine with the
-#: question (``Generator.sentence_similarity``) plus these shares of the chunk-rank prior and of the
-#: question-type match (measured on every dev set's English questions, docs/measurements.md, issue 27).
+#: When no sentence shares a term with the question (an English question over Chinese chunks), a
+#: sentence's relevance is its cosine with the question (``Generator.sentence_similarity``) plus these
+#: small shares of the chunk-rank prior and of the question-type match, so the cosine decides. Set, not
+#: tuned (one dev question changed: clinic-018; docs/measurements.md, "Session 9", issue 27).
 CROSS_RANK = 0.05
 CROSS_TYPE_BONUS = 0.05
 

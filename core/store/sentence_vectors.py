@@ -33,10 +33,6 @@ class SentenceSimilarity:
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
 
-    @property
-    def name(self) -> str:
-        return self.embedder.name
-
     def __call__(self, question: str, sentences: Sequence[str]) -> list[float]:
         if not sentences:
             return []
