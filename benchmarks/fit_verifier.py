@@ -43,8 +43,8 @@ def feature_rows(rows: list[dict]) -> list[dict[str, float]]:
     key = hashlib.sha256(
         json.dumps(rows, sort_keys=True).encode()
         + Path(support_model.__file__).read_bytes()
-        + (ROOT / "core" / "verification_cues.py").read_bytes()
-        + (ROOT / "core" / "verification.py").read_bytes()
+        + (ROOT / "core" / "verification" / "cues.py").read_bytes()
+        + (ROOT / "core" / "verification" / "support.py").read_bytes()
     ).hexdigest()[:16]
     cache = Path(f"/tmp/verifier-features-{key}.json")
     if cache.exists():

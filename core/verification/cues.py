@@ -30,8 +30,9 @@ def jieba_words(text: str) -> list[str]:
 
 @dataclass(frozen=True)
 class Conflict:
-    """``kind``: number · negation · quantifier · entity; ``reason`` in Chinese;
-    ``name``: for an entity conflict, the sentence's name the passage lacks."""
+    """``kind``: number · negation · quantifier · entity · subject (the statement is made of
+    another object type: not a contradiction, the sentence is unsupported); ``reason`` in Chinese;
+    ``name``: for an entity or subject conflict, the sentence's name the passage lacks."""
 
     kind: str
     reason: str
@@ -248,14 +249,15 @@ _CLASH = {("universal", "restrictive"), ("universal", "partial"), ("partial", "u
 # fmt: on
 
 
-def _quant_classes(text: str) -> set[str]:
+def quantifier_classes(text: str) -> set[str]:
+    """The scope classes (universal / any / restrictive / default / partial) whose cue words ``text`` uses."""
     low = plain(text).lower()
     return {c for c, cues in _QUANT.items() if any(q in low for q in cues)}
 
 
 def quantifier_conflict(sentence: str, passage: str) -> Conflict | None:
     """The sentence's scope (all / only / some / by default) clashes with the passage's."""
-    s, p = _quant_classes(sentence), _quant_classes(passage)
+    s, p = quantifier_classes(sentence), quantifier_classes(passage)
     names = {"universal": "所有/总是", "any": "任何", "restrictive": "只/仅", "default": "默认", "partial": "部分/某个"}
     for a in sorted(s - p):
         for b in sorted(p - s):
@@ -277,6 +279,9 @@ def entity_conflict(sentence: str, passage: str) -> Conflict | None:
         if _present(name, low_p):
             continue
         other = next((r_shown for _, (r_shape, r_shown) in sorted(rivals.items()) if r_shape == shape), None)
+        if other is not None and shape == "kind":
+            # Another object type: the passage says this of that type and nothing of the sentence's.
+            return Conflict("subject", f"来源说的是 `{other}`，没有说 `{shown}`", name)
         if other is not None:
             return Conflict("entity", f"来源写的是 `{other}`，句子写的是 `{shown}`", name)
     return None

@@ -9,9 +9,13 @@ lexical features, fit offline on the CiteCheck dev split) and decides a verdict:
   runner-up: a number (same unit), a negation, a quantifier (所有/只/默认…), an
   opposite word (内部/外部…), a named object (backticked identifier, ``.spec.x``
   path, CamelCase) or a swapped modifier (``UTC 时区…`` / ``本地时区…``)
-  disagrees (``core.verification.cues``); the cue overrides the model;
+  disagrees (``core.verification.cues``); the cue overrides the model. A cue does not
+  count on a chunk that lacks a named object of the sentence (it is about something
+  else), nor a scope cue on a runner-up when the best passage states the sentence's scope;
 * ``unsupported`` — the sentence names an object (identifier) no chunk contains,
-  or the probability is below the model's threshold (0.5);
+  the passage says the same of another object type (``DaemonSet`` where it says
+  ``StatefulSet``: a ``subject`` cue, reason "来源说的是 …，没有说 …"), or the probability is
+  below the model's threshold (0.5);
 * ``supported`` — otherwise.
 
 ``score`` is the model's probability that the chunks support the sentence
@@ -66,10 +70,13 @@ from core.verification.cues import (
     Conflict,
     entity_conflict,
     find_conflict,
+    identifiers,
     missing_names,
     named,
     numbers,
     plain,
+    quantifier_classes,
+    quantifier_conflict,
     without_names,
 )
 
@@ -180,6 +187,24 @@ def passages(sentence: str, chunks: Sequence[ChunkSnapshot], max_window: int = M
     return out
 
 
+def _about_another_thing(sentence: str, found: Conflict, chunk: ChunkSnapshot, best: Passage, p: Passage) -> bool:
+    """A cue that fired on a passage about something else is no contradiction: the chunk does not
+    name an object the sentence names (a number about a CronJob name is no conflict with a sentence
+    about a ConfigMap key), or, on a runner-up, the best passage states the sentence's own scope
+    (the best passage says 只允许, a runner-up about another case says 任何)."""
+    if found.kind not in ("entity", "subject"):
+        low = plain(chunk.text).lower()
+        if any(i not in low for i in identifiers(sentence)):
+            return True
+    if found.kind == "quantifier" and p is not best:
+        _, b_chunk, (a, b) = best
+        if quantifier_conflict(sentence, b_chunk.text[a:b]) is None and quantifier_classes(
+            sentence
+        ) <= quantifier_classes(b_chunk.text[a:b]):
+            return True
+    return False
+
+
 def _conflicting(
     sentence: str, ranked: Sequence[Passage], known: Mapping[str, frozenset[str]] | None = None
 ) -> tuple[Conflict, Passage] | None:
@@ -197,6 +222,8 @@ def _conflicting(
             continue
         seen.append((chunk.chunk_id, a, b))
         found = find_conflict(sentence, chunk.text[a:b], known.get(chunk.chunk_id, frozenset()))
+        if found is not None and _about_another_thing(sentence, found, chunk, ranked[0], p):
+            continue
         if found is not None:
             return found, p
     # The same statement made about another object: align on the words without
@@ -276,6 +303,8 @@ def verify(sentence: str, chunks: Sequence[ChunkSnapshot], *, joint: bool = True
     if a.conflict is not None:
         conflict, (_, c_chunk, (ca, cb)) = a.conflict
         c_quote = AlignedQuote(chunk_id=c_chunk.chunk_id, start=ca, end=cb)
+        if conflict.kind == "subject":
+            return Verification("unsupported", min(p, CONTRADICTED_CAP), c_quote, conflict.reason, c_chunk.chunk_id)
         return Verification("contradicted", min(p, CONTRADICTED_CAP), c_quote, conflict.reason, c_chunk.chunk_id)
     shown = {low: name for low, (_, name) in named(sentence).items()}
     absent = "、".join(f"`{shown.get(m, m)}`" for m in a.missing[:3])

@@ -200,3 +200,60 @@ def test_check_page_path_marks_utc_against_the_sample_chunk_contradicted(tmp_pat
     sup = record.supports[0]
     chunk = record.chunk(sup.chunk_ids[0])
     assert "本地时区" in chunk.text[sup.aligned_quote.start : sup.aligned_quote.end]
+
+
+# Claims dev sentences the verifier got wrong (issue 28); chunk texts are the sample's visible text
+# (network-policies.md, cron-jobs.md, stateful-set.md) cut to the units that matter.
+
+POLICY_ONE = snap(
+    "```yaml\n  ingress:\n  - from:\n    - namespaceSelector:\n        matchLabels:\n          user: alice\n"
+    "      podSelector:\n        matchLabels:\n          role: client\n```\n\n"
+    "此策略在 `from` 数组中仅包含一个元素，只允许来自标有 `role=client` 的 Pod "
+    "且该 Pod 所在的名字空间中标有 `user=alice` 的连接。但是**这项**策略：",
+    "docs/network-policies.md@v1#14",
+)
+POLICY_TWO = snap(
+    "```yaml\n  ingress:\n  - from:\n    - namespaceSelector:\n        matchLabels:\n          user: alice\n"
+    "    - podSelector:\n        matchLabels:\n          role: client\n```\n\n"
+    "它在 `from` 数组中包含两个元素，允许来自本地名字空间中标有 `role=client` 的 "
+    "Pod 的连接，**或**来自任何名字空间中标有 `user=alice` 的任何 Pod 的连接。\n\n"
+    "如有疑问，请使用 `kubectl describe` 查看 Kubernetes 如何解释该策略。",
+    "docs/network-policies.md@v1#15",
+)
+
+
+def test_a_runner_up_about_another_case_does_not_contradict_the_scope_the_best_passage_states():
+    # The best passage says 只允许; the runner-up (the two-element policy) says 任何: no clash.
+    s = "写在 `from` 的同一个元素里时，只允许来自特定名字空间里特定 Pod 的连接。"
+    v = verify(s, [POLICY_ONE, POLICY_TWO])
+    assert v.verdict == "supported", v
+    # With only the runner-up the scope does clash.
+    assert verify(s, [POLICY_TWO]).verdict == "contradicted"
+
+
+def test_the_same_statement_about_another_object_type_is_unsupported_not_contradicted():
+    chunk = snap(
+        "StatefulSet 的 `.spec.updateStrategy` 字段让你可以配置和禁用 Pod 的自动滚动更新。"
+        "默认的更新策略是 `RollingUpdate`，另一个可选值是 `OnDelete`。",
+        "docs/stateful-set.md@v1#9",
+    )
+    other = snap("DaemonSet 确保全部（或者某些）节点上运行一个 Pod 的副本。", "docs/daemonset.md@v1#0")
+    v = verify("DaemonSet 的默认更新策略是 `RollingUpdate`，另一个可选值是 `OnDelete`。", [chunk, other])
+    assert v.verdict == "unsupported", v
+    assert "StatefulSet" in v.reason and "DaemonSet" in v.reason
+    # A swapped value (not an object type) stays a contradiction.
+    policy = snap(
+        "* `Forbid`： CronJob 不允许并发任务执行；如果新任务的执行时间到了而老任务没有执行完，CronJob 会忽略新任务的执行。\n"
+        "* `Replace`：如果新任务的执行时间到了而老任务没有执行完，CronJob 会用新任务替换当前正在运行的任务。"
+    )
+    w = verify("如果设成 `Replace`，老任务还没跑完时 CronJob 会直接忽略这次新任务。", [policy])
+    assert w.verdict == "contradicted", w
+
+
+def test_a_number_in_a_chunk_that_does_not_name_the_sentences_object_is_no_contradiction():
+    chunk = snap("控制器会在你提供的名称后附加 11 个字符，名称的最大长度不能超过 63 个字符。")
+    v = verify("另外，ConfigMap 的单个键名长度不能超过 64 个字符。", [chunk])
+    assert v.verdict == "unsupported", v
+    # The same numbers in a chunk about ConfigMap keys are a contradiction.
+    same = snap("ConfigMap 的单个键名长度不能超过 63 个字符。")
+    assert verify("另外，ConfigMap 的单个键名长度不能超过 64 个字符。", [same]).verdict == "contradicted"
