@@ -10,6 +10,7 @@ import string
 from typing import Any, Sequence
 
 from core.evaluation.questions import EvalQuestion, GoldPassage
+from core.generators.question_types import is_note
 from core.grounding import supports as grounding
 from core.grounding.layout import sentence_spans
 from core.models import AnswerRecord
@@ -219,12 +220,17 @@ def support_valid(record: AnswerRecord, support_index: int, golds: Sequence[str]
 def citation_counts(record: AnswerRecord, golds: Sequence[str] = ()) -> dict[str, int]:
     """``supports``/``valid_supports`` and ``sentences``/``covered_sentences`` of one record.
 
-    Sentences are the ``sentence_spans`` units with visible text; a
-    sentence is covered when a valid support's span overlaps it (code points).
+    Sentences are the ``sentence_spans`` units with visible text, less the generator's own notes
+    (``core.generators.question_types.is_note``: "检索到的内容没有直接说明…", "知识库中没有找到关于…",
+    which cite nothing by design); a sentence is covered when a valid support's span overlaps it (code points).
     """
     valid = [i for i in range(len(record.supports)) if support_valid(record, i, golds)]
     text = record.answer_text
-    spans = [(s, e) for s, e in sentence_spans(text) if grounding.has_visible_text(text[s:e])] if text else []
+    spans = (
+        [(s, e) for s, e in sentence_spans(text) if grounding.has_visible_text(text[s:e]) and not is_note(text[s:e])]
+        if text
+        else []
+    )
     covered = sum(
         1 for s, e in spans if any(record.supports[i].start < e and s < record.supports[i].end for i in valid)
     )

@@ -71,6 +71,12 @@ def _kind_figures(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "no_evidence": round(ratio(sum(1 for r in rows if r["status"] == "no_evidence"), len(rows)) or 0.0, 4)
         if rows
         else None,
+        # refused (no_evidence) or answered with "the documents do not state …" (``not_stated``)
+        "declined": round(
+            ratio(sum(1 for r in rows if r["status"] == "no_evidence" or r.get("not_stated")), len(rows)) or 0.0, 4
+        )
+        if rows
+        else None,
         "gold_in_cited": share(ans, "gold_in_cited"),
         "gold_in_cited_any": share(ans, "gold_in_cited_any"),
         "cited_precision": share(answered, "gold_in_cited"),

@@ -220,6 +220,8 @@ def _row(q: EvalQuestion, record: AnswerRecord, deep: Sequence[Any], elapsed_ms:
     }
     row["kind"] = q.kind
     row["answered"] = record.status in ("answered", "unverifiable")
+    # the answer says the documents do not state the asked detail (core.generators.question_types.unstated)
+    row["not_stated"] = any(e.detail.get("kind") == "not_stated" for e in record.audit)
     if record.sufficiency is not None:
         row["sufficiency"] = record.sufficiency.score
         row["mode"] = record.sufficiency.mode

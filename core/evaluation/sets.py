@@ -16,6 +16,8 @@ Goal figures (issues 26 and 27), per set:
 
 * ``unanswerable_no_evidence`` ≥ 0.90 and ``answerable_no_evidence`` ≤ 0.15, reworded
   (``paraphrase``) questions counted apart (``paraphrase_no_evidence``, reported, no target);
+  ``unanswerable_declined`` ≥ 0.90 counts an answer that says the documents do not state the asked
+  detail (the ``declined`` column: no_evidence or ``not_stated``) as declining too;
 * ``cited_precision`` ≥ 0.90: of the answered answerable questions, the cited evidence holds
   the gold;
 * gold in cited evidence per kind: ``lexical`` ≥ 0.95, ``english`` ≥ 0.80, ``followup`` ≥ 0.80,
@@ -131,6 +133,8 @@ def set_goals(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     if "unanswerable" in kinds:
         out["unanswerable_no_evidence"] = _goal(kinds["unanswerable"]["no_evidence"], 0.90)
+        if kinds["unanswerable"].get("declined") is not None:
+            out["unanswerable_declined"] = _goal(kinds["unanswerable"]["declined"], 0.90)
     direct = [r for r in rows if r["answerable"] and r.get("kind") != "paraphrase"]
     if direct:
         out["answerable_no_evidence"] = _goal(
@@ -172,6 +176,7 @@ def set_goals(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
 _COLS = (
     "n",
     "no_evidence",
+    "declined",
     "gold_in_cited",
     "cited_precision",
     "recall@5",
@@ -179,7 +184,7 @@ _COLS = (
     "answered_contains_gold",
     "answered_first_contains_gold",
 )
-_HEAD = ("n", "no_ev", "gold∈cited", "cited_prec", "R@5", "ans⊇gold", "answered⊇gold", "first⊇gold")
+_HEAD = ("n", "no_ev", "declined", "gold∈cited", "cited_prec", "R@5", "ans⊇gold", "answered⊇gold", "first⊇gold")
 
 
 def format_sets_table(result: dict[str, Any]) -> str:

@@ -53,13 +53,16 @@ from core.errors import AppError
 from core.generators.base import Generator, OnText
 from core.generators.compare import Side, compared_sides, is_about, missing_note
 from core.generators.question_types import (  # noqa: F401 (has_wanted, question_wants re-exported)
+    NOT_STATED,
+    UNSTATED_DETAIL,
     forms_answered,
     has_wanted,
     question_forms,
     question_wants,
+    unstated,
 )
 from core.lexical import STOPWORDS, tokenize
-from core.models import Draft, DraftSupport, RetrievedChunk
+from core.models import AuditEntry, Draft, DraftSupport, RetrievedChunk
 from core.retrieval.aspects import DRAWBACK_EVIDENCE, asks_drawback, is_limits_section, without_drawback_words
 from core.retrieval.query import question_parts
 
@@ -236,7 +239,9 @@ class ExtractiveGenerator(Generator):
         if units:
             self._cover_parts(question, chunks, units, scoring)
         note = _cover_both_sides(question, units, cands, chunks, previous, relevance) if units else ""
-        return self._draft(units, chunks, relevance, note)
+        draft = self._draft(units, chunks, relevance, note)
+        missing = unstated(question, [c.text for u in units for c in u]) if units else None
+        return _not_stated(draft, missing) if missing else draft
 
     def _cover_parts(
         self, question: str, chunks: Sequence[RetrievedChunk], units: list[list[_Candidate]], scoring: "_Scoring"
@@ -495,6 +500,21 @@ def _cover_both_sides(question, units, cands, chunks, previous, relevance) -> st
         else:
             missing.append(side.name)
     return missing_note(missing)
+
+
+def _not_stated(draft: Draft, kind: str) -> Draft:
+    """``draft`` led by the line that says the documents do not state the asked detail (``NOT_STATED``),
+    its sentences kept as the nearest facts (offsets shifted), and a ``flagged`` audit entry
+    ``{"kind": "not_stated", "asks": kind}`` that the record and the evaluation read."""
+    lead = NOT_STATED.format(UNSTATED_DETAIL[kind]) + "\n\n"
+    shift = len(lead)
+    supports = tuple(s.model_copy(update={"start": s.start + shift, "end": s.end + shift}) for s in draft.supports)
+    entry = AuditEntry(
+        action="flagged", reason=NOT_STATED.format(UNSTATED_DETAIL[kind]), detail={"kind": "not_stated", "asks": kind}
+    )
+    return draft.model_copy(
+        update={"parts": (lead + draft.text,), "supports": supports, "audit": (*draft.audit, entry)}
+    )
 
 
 def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:

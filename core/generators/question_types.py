@@ -11,12 +11,20 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import Sequence
 
 from core.segmentation import tagged
 
 _NUMBER_QUESTION = re.compile(
     r"多少|多久|多长|多大|多高|多远|多重|几[个次秒分天年月岁种名位层届]|何时|什么时候|哪一?年|哪一?天|哪个月|年份|日期|时间是"
-    r"|how many|how long|how much|when|what year",
+    r"|\b(?:how many|how long|how much|when|what year)\b",
+    re.IGNORECASE,
+)
+# A question for a bound: a superlative next to a quantity question word (最多可以调到多少条, 最长能等多久),
+# 上限/下限, at most / maximum. 最大的优点 (a superlative of a thing) is not one.
+_BOUND_QUESTION = re.compile(
+    r"(?:最多|最大|最长|最高|最少|最小|最短|最低|至多|至少)[^，,。？?；;]{0,12}?(?:多少|几|多久|多长|多大|多高|多远)"
+    r"|上限|下限|\b(?:at most|at least|maximum|minimum|max|min|upper limit|lower limit)\b",
     re.IGNORECASE,
 )
 _PERSON_QUESTION = re.compile(r"谁|哪位|哪一位|什么人|哪个人|\bwho\b", re.IGNORECASE)
@@ -30,6 +38,12 @@ _EFFECT_QUESTION = re.compile(
 _HAS_REASON = re.compile(r"因为|由于|之所以|原因|是为了|以便|\bbecause\b|\bdue to\b", re.IGNORECASE)
 _HAS_EFFECT = re.compile(
     r"引起|导致|造成|使得|致使|以致|从而|结果|\b(?:leads? to|causes?|results? in)\b", re.IGNORECASE
+)
+# A sentence that states a bound (a limit, a maximum or a minimum).
+_HAS_BOUND = re.compile(
+    r"最多|最大|最长|最高|最少|最小|最短|最低|至多|至少|上限|下限|不超过|不能超过|超过|不少于|不低于|不高于|不大于|不小于"
+    r"|以内|之内|以上|以下|\b(?:at most|at least|maximum|minimum|max|min|up to|limit|exceeds?)\b",
+    re.IGNORECASE,
 )
 # A number or date in a sentence: digits, or Chinese numerals with a unit or a date word.
 _HAS_NUMBER = re.compile(
@@ -75,7 +89,8 @@ def forms_answered(sentence: str, forms: frozenset[str]) -> frozenset[str]:
 
 
 def question_wants(question: str) -> frozenset[str]:
-    """What the question type asks for: ``number`` (多少/几/何时/哪一年, how many, when),
+    """What the question type asks for: ``number`` (多少/几/何时/哪一年, how many, when), ``bound``
+    (最多…多少/上限, at most: a limit, maximum or minimum),
     ``person`` (谁/哪位, who), ``place`` (哪里/在哪, where), ``reason`` (为什么/为何, why),
     ``effect`` (什么影响/后果, what effect);
     empty for other questions."""
@@ -86,6 +101,8 @@ def question_wants(question: str) -> frozenset[str]:
         out.add("effect")
     if _NUMBER_QUESTION.search(question):
         out.add("number")
+    if _BOUND_QUESTION.search(question):
+        out.add("bound")
     if _PERSON_QUESTION.search(question):
         out.add("person")
     if _PLACE_QUESTION.search(question):
@@ -95,10 +112,13 @@ def question_wants(question: str) -> frozenset[str]:
 
 @functools.lru_cache(maxsize=4096)
 def has_wanted(sentence: str, wants: frozenset[str]) -> bool:
-    """Whether ``sentence`` has one of ``wants`` (``question_wants``): a number or date, a person
+    """Whether ``sentence`` has one of ``wants`` (``question_wants``): a number or date, a bound
+    (最多/上限/不超过/以内…, at most/up to), a person
     name or a place name (jieba part-of-speech tags ``nr`` / ``ns``), a reason (因为/由于…) or an
     effect (引起/导致/从而…)."""
     if "number" in wants and _HAS_NUMBER.search(sentence):
+        return True
+    if "bound" in wants and _HAS_BOUND.search(sentence):
         return True
     if ("reason" in wants and _HAS_REASON.search(sentence)) or ("effect" in wants and _HAS_EFFECT.search(sentence)):
         return True
@@ -107,3 +127,37 @@ def has_wanted(sentence: str, wants: frozenset[str]) -> bool:
         flags |= {"ns", "nsf"} if "place" in wants else set()
         return any(tag in flags for _, tag in tagged(sentence))
     return False
+
+
+#: What the offline answer says when its sentences lack what the question asks for (issue 27):
+#: the asked detail by kind, and the line that goes before the nearest sentences.
+UNSTATED_DETAIL = {"bound": "上限或下限", "number": "具体数字或时间"}
+NOT_STATED = "检索到的内容没有直接说明所问的{}。以下是最接近的内容，不一定回答了这个问题："
+
+
+def unstated(question: str, sentences: Sequence[str]) -> str | None:
+    """The detail the question asks for (``bound`` before ``number``, see ``question_wants``) that
+    none of ``sentences`` states, or None when they state it or the question asks for neither.
+    Only these two kinds are checked: a number and a bound are found by their form; a person, a place
+    or a reason is too often stated in words the patterns miss."""
+    wants = question_wants(question)
+    for kind in ("bound", "number"):
+        if kind in wants and not any(has_wanted(s, frozenset({kind})) for s in sentences):
+            return kind
+    return None
+
+
+def is_note(sentence: str) -> bool:
+    """Whether ``sentence`` (a sentence or a piece of one) is part of a line the extractive generator
+    writes itself (``NOT_STATED``, or ``core.generators.compare.MISSING_SIDE``) rather than one it
+    quotes: such a line states what the evidence lacks and cites nothing by design (the evaluation's
+    citation recall leaves it out)."""
+    from core.generators.compare import MISSING_SIDE
+
+    text = sentence.strip()
+    if not text:
+        return False
+    head, tail = MISSING_SIDE.split("{}")
+    return any(text in NOT_STATED.format(d) for d in UNSTATED_DETAIL.values()) or (
+        text.startswith(head) and text.endswith(tail)
+    )

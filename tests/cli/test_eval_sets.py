@@ -165,3 +165,18 @@ def test_eval_command_refuses_positional_files_beside_sets(tmp_path):
         env={"PATH": "/usr/bin:/bin"},
     )
     assert out.returncode == 1 and "not both" in out.stderr
+
+
+def test_an_answer_that_says_the_detail_is_not_stated_counts_as_declined_not_as_no_evidence():
+    rows = [
+        _row("unanswerable", "no_evidence", answerable=False),
+        _row("unanswerable", "answered", answerable=False, not_stated=True),
+        _row("unanswerable", "answered", answerable=False),
+        _row("lexical", "answered"),
+    ]
+    report = _report(rows)
+    assert report["by_kind"]["unanswerable"]["no_evidence"] == round(1 / 3, 4)
+    assert report["by_kind"]["unanswerable"]["declined"] == round(2 / 3, 4)
+    goals = set_goals(report)
+    assert goals["unanswerable_declined"]["value"] == round(2 / 3, 4)
+    assert goals["unanswerable_declined"]["met"] is False

@@ -156,3 +156,71 @@ def test_a_one_part_question_leads_with_its_answer_and_not_the_list_around_it():
     one = ExtractiveGenerator().generate("平时做 B 超多久能拿到报告？", chunks)
     assert quotes(one)[0] == "B 超：检查后约 30 分钟。"
     assert "血常规" not in one.text and "X 光片" not in one.text
+
+
+# ---------------------------------------------------------------- the asked detail not stated (issue 27)
+
+from core.generators.question_types import NOT_STATED, UNSTATED_DETAIL, question_wants, unstated  # noqa: E402
+
+DEADLOCKS = (
+    "要调整 `DEADLOCKS` 表中可以容纳的死锁事件数量，可通过 TiDB 配置文件中的 "
+    "`pessimistic-txn.deadlock-history-capacity` 配置项进行调整，默认容纳最近 10 次死锁错误的信息。"
+)
+
+
+@pytest.mark.parametrize(
+    "question, bound",
+    [
+        ("`pessimistic-txn.deadlock-history-capacity` 最多可以调到多少条？", True),  # tidb-050
+        ("悲观事务等行锁默认最多等多久？", True),
+        ("城乡居民医保每人每年门诊报销的上限是多少？", True),
+        ("At most how many statements per transaction are kept?", True),
+        ("这个方案最大的优点是什么？", False),  # a superlative of a thing, not a bound
+        ("默认容纳多少次死锁错误的信息？", False),
+    ],
+)
+def test_a_question_for_a_bound(question, bound):
+    assert ("bound" in question_wants(question)) is bound
+
+
+def test_an_english_question_word_inside_a_name_is_not_a_question_word():
+    # "when" in whenDeleted made a follow-up about defaults a question for a number or time (k8s dev-032)
+    assert "number" not in question_wants("StatefulSet whenDeleted whenScaled 这两个策略不写的话默认是什么？")
+    assert "number" in question_wants("When does the job run?")
+
+
+def test_unstated_names_the_detail_no_sentence_states():
+    assert unstated("最多可以调到多少条？", [DEADLOCKS]) == "bound"
+    assert unstated("默认容纳多少条？", [DEADLOCKS]) is None
+    assert (
+        unstated("医保个人账户里还剩多少钱？", ["外地医保的参保人，只有已经办理了异地就医备案的才能直接结算。"])
+        == "number"
+    )
+    assert unstated("最多可以调到多少条？", ["该配置项最大可以设为 10000。"]) is None
+    assert unstated("这个配置项有什么用？", [DEADLOCKS]) is None
+
+
+def test_an_answer_without_the_asked_bound_says_the_documents_do_not_state_it():
+    # tidb-050 (unanswerable): the chunk gives the default, not the maximum; before, the default
+    # sentence was presented as the answer.
+    chunk = rc("deadlocks.md#3", ("DEADLOCKS",), DEADLOCKS, 1)
+    draft = ExtractiveGenerator().generate("`pessimistic-txn.deadlock-history-capacity` 最多可以调到多少条？", [chunk])
+    lead = NOT_STATED.format(UNSTATED_DETAIL["bound"])
+    assert draft.text.startswith(lead + "\n\n")
+    assert [s.quote for s in draft.supports] == [DEADLOCKS]
+    for s in draft.supports:  # offsets shifted past the line: each support still spans its quote
+        assert draft.text[s.start : s.end] == s.quote
+    assert [e.detail for e in draft.audit] == [{"kind": "not_stated", "asks": "bound"}]
+    # The question for the default is answered by the same sentence, with no such line.
+    plain = ExtractiveGenerator().generate("死锁历史默认容纳多少次？", [chunk])
+    assert plain.text.startswith(DEADLOCKS) and plain.audit == ()
+
+
+def test_the_generators_own_lines_are_notes_and_quoted_sentences_are_not():
+    from core.generators.compare import MISSING_SIDE
+    from core.generators.question_types import is_note
+
+    line = NOT_STATED.format(UNSTATED_DETAIL["number"])
+    head, rest = line.split("。", 1)
+    assert is_note(head + "。") and is_note(rest) and is_note(MISSING_SIDE.format("Kafka"))
+    assert not is_note(DEADLOCKS) and not is_note("以下是默认值。") and not is_note("  ")
