@@ -132,7 +132,7 @@ def has_wanted(sentence: str, wants: frozenset[str]) -> bool:
 #: What the offline answer says when its sentences lack what the question asks for (issue 27):
 #: the asked detail by kind, and the line that goes before the nearest sentences.
 UNSTATED_DETAIL = {"bound": "上限或下限", "number": "具体数字或时间"}
-NOT_STATED = "检索到的内容没有直接说明所问的{}。以下是最接近的内容，不一定回答了这个问题："
+NOT_STATED = "检索到的内容没有直接说明所问的{}，以下是最接近的内容，不一定回答了这个问题："
 
 
 def unstated(question: str, sentences: Sequence[str]) -> str | None:
