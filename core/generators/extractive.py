@@ -506,12 +506,11 @@ def _not_stated(draft: Draft, kind: str) -> Draft:
     """``draft`` led by the line that says the documents do not state the asked detail (``NOT_STATED``),
     its sentences kept as the nearest facts (offsets shifted), and a ``flagged`` audit entry
     ``{"kind": "not_stated", "asks": kind}`` that the record and the evaluation read."""
-    lead = NOT_STATED.format(UNSTATED_DETAIL[kind]) + "\n\n"
+    line = NOT_STATED.format(UNSTATED_DETAIL[kind])
+    lead = line + "\n\n"
     shift = len(lead)
     supports = tuple(s.model_copy(update={"start": s.start + shift, "end": s.end + shift}) for s in draft.supports)
-    entry = AuditEntry(
-        action="flagged", reason=NOT_STATED.format(UNSTATED_DETAIL[kind]), detail={"kind": "not_stated", "asks": kind}
-    )
+    entry = AuditEntry(action="flagged", reason=line, detail={"kind": "not_stated", "asks": kind})
     return draft.model_copy(
         update={"parts": (lead + draft.text,), "supports": supports, "audit": (*draft.audit, entry)}
     )

@@ -13,6 +13,7 @@ import functools
 import re
 from typing import Sequence
 
+from core.generators.compare import MISSING_SIDE
 from core.segmentation import tagged
 
 _NUMBER_QUESTION = re.compile(
@@ -152,8 +153,6 @@ def is_note(sentence: str) -> bool:
     writes itself (``NOT_STATED``, or ``core.generators.compare.MISSING_SIDE``) rather than one it
     quotes: such a line states what the evidence lacks and cites nothing by design (the evaluation's
     citation recall leaves it out)."""
-    from core.generators.compare import MISSING_SIDE
-
     text = sentence.strip()
     if not text:
         return False

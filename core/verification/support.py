@@ -76,7 +76,6 @@ from core.verification.cues import (
     numbers,
     plain,
     quantifier_classes,
-    quantifier_conflict,
     without_names,
 )
 
@@ -198,9 +197,9 @@ def _about_another_thing(sentence: str, found: Conflict, chunk: ChunkSnapshot, b
             return True
     if found.kind == "quantifier" and p is not best:
         _, b_chunk, (a, b) = best
-        if quantifier_conflict(sentence, b_chunk.text[a:b]) is None and quantifier_classes(
-            sentence
-        ) <= quantifier_classes(b_chunk.text[a:b]):
+        # every scope word of the sentence is in the best passage: no clash there (quantifier_conflict
+        # compares only the classes one side has and the other lacks)
+        if quantifier_classes(sentence) <= quantifier_classes(b_chunk.text[a:b]):
             return True
     return False
 
