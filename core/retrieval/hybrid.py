@@ -61,7 +61,15 @@ from core.lexical import LexicalIndex
 from core.models import Chunk, RetrievedChunk, utc_now
 from core.retrieval import sufficiency
 from core.retrieval.aspects import limits_wording
-from core.retrieval.query import QueryPlan, ResolvedQuery, glossary_for, plan_query, resolve_query
+from core.retrieval.parts import with_part_evidence
+from core.retrieval.query import (
+    QueryPlan,
+    ResolvedQuery,
+    glossary_for,
+    plan_query,
+    question_parts,
+    resolve_query,
+)
 from core.store.embeddings import dense_scale
 from core.store.index import KnowledgeIndex, lexical_text
 
@@ -265,11 +273,24 @@ class HybridRetriever:
 
     def retrieve(self, question: str | ResolvedQuery) -> RetrievalResult:
         """The ``top_k`` best chunks for ``question`` (a plain question, or one resolved
-        against its conversation by ``resolve``: its ``text`` is searched).
+        against its conversation by ``resolve``: its ``text`` is searched), and the evidence.
+        A question with several parts (``question_parts``) that is answered also gets, as
+        evidence, the best chunk of each part judged on its own (``core.retrieval.parts``; a
+        follow-up's carried terms go in front of each part).
 
         Raises ``RetrievalError`` for an empty question, ``EmbeddingError`` when the query
         cannot be embedded, ``IndexError_`` when the vector store fails (each as its adapter
         raised it, so the page shows that error's hint)."""
+        result = self._retrieve_one(question)
+        own = question.question if isinstance(question, ResolvedQuery) else question
+        parts = question_parts(own.strip())
+        if len(parts) < 2 or result.no_evidence:
+            return result
+        carried = " ".join(question.carried) + " " if isinstance(question, ResolvedQuery) and question.carried else ""
+        return with_part_evidence(result, [self._retrieve_one(carried + p) for p in parts])
+
+    def _retrieve_one(self, question: str | ResolvedQuery) -> RetrievalResult:
+        """``retrieve`` for one query, without the parts."""
         also = question.also if isinstance(question, ResolvedQuery) else ()
         # names are read in the person's own words: carried terms are the knowledge base's, and
         # Chinese ones in front of an English follow-up would make its every word look like a name

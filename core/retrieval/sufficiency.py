@@ -110,6 +110,14 @@ from core.retrieval.sufficiency_terms import (  # noqa: F401  (re-exported: the 
 #: Measured on the k8s dev sets (decision evidence, top-k 5; docs/measurements.md "Closing the gaps"): k8s gold in
 #: evidence 21 → 23 of 45 (English 7 → 8), no_evidence decisions unchanged; 0.9: 22; 0.8–0.4: 23.
 EVIDENCE_SHARE = 0.8
+#: A cross-script question that shares no word with any of the top-k chunks (an English question over
+#: Chinese documents that have no English terms: the clinic's, a user's handbook) is scored by the chunks'
+#: ranks alone, which do not tell the top-k apart; once it is answered, every top-k chunk is evidence and
+#: the answer's sentences are chosen by their meaning (``core.generators.extractive``'s cosine fallback).
+#: Measured on every dev set (docs/measurements.md, session 11): clinic English gold cited 40% → 100%,
+#: clinic-single 0 → 1 of 1; k8s and tidb, whose English questions share identifiers with their chunks,
+#: unchanged.
+BLIND_EVIDENCE_SHARE = 0.0
 
 # fmt: off
 HYBRID_FEATURES = (
@@ -314,11 +322,12 @@ def decide(
     best = 0.0 if top is None else scores[top]
     cut = cuts[top] if top is not None else models[mode].threshold if threshold is None else threshold  # type: ignore[union-attr]
     # the checks below read the chunks that reach their threshold; the evidence adds those near it
+    # (every top-k chunk when nothing but their ranks tells them apart: BLIND_EVIDENCE_SHARE)
+    blind = cross_script and all(c.coverage == 0 for c in candidates)
+    share = BLIND_EVIDENCE_SHARE if blind else EVIDENCE_SHARE
     deciding = tuple(c.chunk_id for c in candidates if scores[c.chunk_id] >= cuts[c.chunk_id])
     evidence = (
-        tuple(c.chunk_id for c in candidates if scores[c.chunk_id] >= EVIDENCE_SHARE * cuts[c.chunk_id])
-        if deciding
-        else ()
+        tuple(c.chunk_id for c in candidates if scores[c.chunk_id] >= share * cuts[c.chunk_id]) if deciding else ()
     )
     reasons = [
         f"{mode} model: best chunk {best:.2f} vs threshold {cut:.2f}" + ("" if threshold is None else " (overridden)")

@@ -222,3 +222,45 @@ def test_the_general_features_are_computed_only_for_a_model_that_reads_them():
     reader = replace(suf.DEFAULT_MODEL, hybrid=replace(suf.DEFAULT_MODEL.hybrid, features=("g_coverage",), coef=(1.0,)))
     read = suf.decide("赤狐平台的值班轮换周期是多久？", [cand], lex, kb_text=text.lower(), hybrid=True, model=reader)
     assert read.features["c1"]["g_coverage"] == 1.0
+
+
+def _handbook_candidates():
+    from core.lexical import LexicalIndex
+
+    texts = [
+        "如果检查结果属于危急值，检验科会在 2 小时内电话通知患者本人。",
+        "投诉热线 020-5550 1199，工作日 8:30–17:00 接听。",
+        "专家门诊只能通过公众号预约，不接受电话预约。",
+    ]
+    ids = ["c1", "c2", "c3"]
+    lex = LexicalIndex(ids, texts)
+    # no word of the English question is in these chunks: coverage 0, only the dense ranks differ
+    cands = [suf.Candidate(cid, t, 0.0, 0.0, None, n, n) for n, (cid, t) in enumerate(zip(ids, texts), start=1)]
+    return lex, cands, "\n".join(texts).lower()
+
+
+def test_a_cross_script_question_sharing_no_word_gets_every_top_k_chunk_as_evidence():
+    """Session 11, clinic English: "Can I book a specialist appointment over the phone?" over Chinese chunks is
+    scored by rank alone, so rank 1 (危急值 电话通知) was the evidence and the answer (不接受电话预约, rank 3) was
+    not; answered, every top-k chunk is evidence and the sentences' meaning picks."""
+    lex, cands, kb = _handbook_candidates()
+    q = "Can I book a specialist appointment over the phone?"
+    d = suf.decide(q, cands, lex, kb_text=kb, hybrid=True, model=suf.load_model(), cross_script=True)
+    assert d.sufficient
+    assert d.scores["c3"] < suf.EVIDENCE_SHARE * d.threshold  # the old rule left the answering chunk out
+    assert d.evidence_ids == ("c1", "c2", "c3")
+
+
+def test_a_question_that_shares_words_keeps_the_evidence_share():
+    """The blind rule is only for a cross-script question with no shared word: a same-script question, or a
+    cross-script one that shares a term with a chunk, keeps EVIDENCE_SHARE × the threshold."""
+    from dataclasses import replace
+
+    lex, cands, kb = _handbook_candidates()
+    q = "Can I book a specialist appointment over the phone?"
+    same_script = suf.decide(q, cands, lex, kb_text=kb, hybrid=True, model=suf.load_model(), cross_script=False)
+    shared = [replace(cands[0], coverage=0.2), *cands[1:]]
+    sharing = suf.decide(q, shared, lex, kb_text=kb, hybrid=True, model=suf.load_model(), cross_script=True)
+    for d in (same_script, sharing):
+        assert "c3" not in d.evidence_ids
+        assert all(d.scores[c] >= suf.EVIDENCE_SHARE * d.threshold for c in d.evidence_ids)

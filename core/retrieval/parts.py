@@ -1,0 +1,64 @@
+"""Evidence for each part of a question that asks several things.
+
+"晚上去夜间门诊能做 B 超吗？平时做 B 超多久能拿到报告？" asks two things that two sections answer. Judged
+as one question, the chunk that answers the second part scores against words it does not have and falls
+under the evidence cut, so the answer leaves that part out (issue 27, the ``multi`` rows of every dev
+set: the second gold passage was among the top five retrieved but not in the evidence). Here each part
+(``core.retrieval.query.question_parts``) is retrieved and judged as a question of its own, and the
+chunks that reach the part's own threshold join the evidence of the whole question.
+
+Only an answered question gains evidence: whether the knowledge base answers at all stays the whole
+question's decision, so a question that is refused as a whole is not answered through one part.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Sequence
+
+from core.models import RetrievedChunk
+
+#: The chunks one part may add: its best ones that reach the part's own threshold (measured on every dev
+#: set's ``multi`` rows; docs/measurements.md, session 11).
+PART_EVIDENCE = 1
+
+
+def part_evidence(result, part_results: Sequence) -> tuple[RetrievedChunk, ...]:
+    """The chunks the parts add to ``result`` (a ``RetrievalResult`` of the whole question), best part
+    first: from each of ``part_results`` (one ``RetrievalResult`` per part) whose decision is sufficient and
+    carries no message, its first ``PART_EVIDENCE`` chunks at or above the part's threshold that the
+    whole question's evidence lacks. Empty when ``result`` has no evidence or a message (a refused or
+    narrowed question stays so)."""
+    decision = result.decision
+    if result.no_evidence or decision is None or decision.message is not None:
+        return ()
+    seen = {rc.chunk_id for rc in result.evidence}
+    added: list[RetrievedChunk] = []
+    for part in part_results:
+        d = part.decision
+        if d is None or not d.sufficient or d.message is not None:
+            continue
+        own = [rc for rc in part.evidence if d.scores.get(rc.chunk_id, 0.0) >= d.threshold]
+        for rc in own[:PART_EVIDENCE]:
+            if rc.chunk_id not in seen:
+                seen.add(rc.chunk_id)
+                added.append(rc)
+    return tuple(added)
+
+
+def with_part_evidence(result, part_results: Sequence):
+    """``result`` with the chunks ``part_evidence`` adds appended to its evidence (and to its chunks when
+    they were not among them, ranked after them); the config's ``part_evidence`` counts them. ``result``
+    itself when nothing is added."""
+    added = part_evidence(result, part_results)
+    if not added:
+        return result
+    ids = {rc.chunk_id for rc in result.chunks}
+    chunks = list(result.chunks)
+    for rc in added:
+        if rc.chunk_id not in ids:
+            chunks.append(rc.model_copy(update={"rank": len(chunks) + 1}))
+    by_id = {rc.chunk_id: rc for rc in chunks}
+    evidence = (*result.evidence, *(by_id[rc.chunk_id] for rc in added))
+    config = {**result.config, "part_evidence": len(added)}
+    return dataclasses.replace(result, chunks=tuple(chunks), evidence=evidence, config=config)
