@@ -319,9 +319,14 @@ class ExtractiveGenerator(Generator):
             # (measured: CMRC answers containing gold 78.8% → 82.7%, k8s-dev unchanged; docs/measurements.md)
             p = parts(c)
             score = p["cov"] + 0.5 * p["head"] + 0.15 * p["rank"] + TYPE_BONUS * p["typ"] + FORM_BONUS * p["form"]
-            if drawback and (limits[c.chunk_index] or DRAWBACK_EVIDENCE.search(c.text)):
-                score += DRAWBACK_BONUS
-            return score
+            return score + states_drawback(c)
+
+        def states_drawback(c: _Candidate) -> float:
+            # DRAWBACK_BONUS for a question for drawbacks and a sentence that states one or sits in a limits
+            # section, unless it is listed under the section's advantages
+            if not drawback or not (limits[c.chunk_index] or DRAWBACK_EVIDENCE.search(c.text)):
+                return 0.0
+            return 0.0 if _under_advantages(chunks[c.chunk_index].chunk.text, c.position) else DRAWBACK_BONUS
 
         pool = [c for c in cands if any(t in c.terms for t in weight)]
         semantic = None if pool else self._semantic(question, cands)
@@ -336,15 +341,18 @@ class ExtractiveGenerator(Generator):
                     semantic.get((c.chunk_index, c.position), -1.0)
                     + CROSS_RANK * p["rank"]
                     + CROSS_TYPE_BONUS * p["typ"]
+                    + states_drawback(c)
                 )
 
             return _Scoring(cands, previous, by_meaning, parts, list(cands), wants)
         if not pool:
             # ... and without a sentence similarity: the opening sentence of the best-ranked chunk that
             # has one standing on its own (a chunk of commands and announcements may have none), which
-            # retrieval chose
+            # retrieval chose; for a question for drawbacks, the first that states one
             first = min(
-                (c for c in cands if not c.needs_previous), key=lambda c: (c.chunk_index, c.position), default=None
+                (c for c in cands if not c.needs_previous),
+                key=lambda c: (-states_drawback(c), c.chunk_index, c.position),
+                default=None,
             )
             pool = [first] if first is not None else []
         return _Scoring(cands, previous, relevance, parts, pool, wants)
@@ -443,6 +451,19 @@ def _candidates(
             if len(sent) <= _MAX_CHARS and not is_filler(sent):
                 cands.append(c)
     return cands, every
+
+
+# A lead-in line that announces advantages ("TiDB 事务有如下优点："), among the lines that end with a colon.
+_ADVANTAGES = re.compile(r"优点|好处|优势|\b(?:advantages?|benefits?|pros)\b", re.IGNORECASE)
+_LEAD_IN_LINE = re.compile(r"[^\n]*[：:][ \t]*$", re.MULTILINE)
+
+
+def _under_advantages(text: str, position: int) -> bool:
+    """Whether the sentence at ``position`` (code points into the chunk ``text``) is an item under a lead-in
+    that announces advantages: the last line before it that ends with a colon names 优点/好处/advantages.
+    A limits section such as "优缺点分析" lists both; only its drawbacks answer a question for them."""
+    leads = list(_LEAD_IN_LINE.finditer(text, 0, position))
+    return bool(leads) and bool(_ADVANTAGES.search(leads[-1].group(0)))
 
 
 def _unit(c: _Candidate, previous: dict[tuple[int, int], _Candidate], depth: int = 2) -> list[_Candidate] | None:

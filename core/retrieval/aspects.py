@@ -54,7 +54,8 @@ DRAWBACK_EVIDENCE = re.compile(
 )
 #: A section heading that announces limits ("限制", "CronJob 的限制", "局限性", "注意事项", "Limitations").
 LIMITS_HEADING = re.compile(
-    r"(?:.{0,20}的)?(?:限制|局限性?|缺点|不足之处|已知问题|已知限制|注意事项|警告)|(?:known )?(?:limitations?|caveats?|issues)",
+    r"(?:.{0,20}的)?(?:限制|局限性?|优缺点|缺点|不足之处|已知问题|已知限制|注意事项|警告)(?:分析|说明)?"
+    r"|(?:known )?(?:limitations?|caveats?|issues)|pros and cons",
     re.I,
 )
 #: The refusal when nothing retrieved speaks of a drawback or limit.
@@ -110,6 +111,15 @@ def is_limits_section(heading: Sequence[str]) -> bool:
     return any(LIMITS_HEADING.fullmatch(h.strip()) for h in heading)
 
 
+_OF_PART = re.compile(r"(.{1,20}?)的(?=限制|局限|缺点|不足)")
+
+
+def _of_another_part(heading: str, question: str) -> bool:
+    """Whether a limits ``heading`` names what it limits ("重试的局限性": 重试) and ``question`` does not name it."""
+    m = _OF_PART.match(heading.strip())
+    return bool(m) and m.group(1).strip().lower() not in question.lower()
+
+
 def _about(c: _Candidate, subject: Sequence[str]) -> bool:
     """Whether the candidate's heading path names one of ``subject`` (lower-case terms); True without a subject."""
     line = c.text.split("\n", 1)[0].lower()
@@ -136,7 +146,11 @@ def drawback_evidence(
         return evidence, None, None
     docs = {c.document for c in candidates if c.chunk_id in deciding and c.document}
     ours = [c for c in candidates if c.document in docs and _about(c, subject)]
-    sections = tuple(c.chunk_id for c in ours if is_limits_section(c.heading))
+    limits = [c for c in ours if is_limits_section(c.heading)]
+    # "重试的局限性" states the limits of a part (重试); a section about the limits of the thing itself
+    # ("优缺点分析", "限制") answers "它有哪些缺点" before it, unless the question names that part
+    whole = [c for c in limits if not any(_of_another_part(h, question) for h in c.heading)]
+    sections = tuple(c.chunk_id for c in (whole or limits))
     if sections:
         return sections, "asks for drawbacks: evidence is the limits sections of the deciding chunks' documents", None
     kept = tuple(c.chunk_id for c in ours if c.chunk_id in evidence and DRAWBACK_EVIDENCE.search(c.text))

@@ -60,7 +60,7 @@ from core.errors import RetrievalError
 from core.lexical import LexicalIndex
 from core.models import Chunk, RetrievedChunk, utc_now
 from core.retrieval import sufficiency
-from core.retrieval.aspects import limits_wording
+from core.retrieval.aspects import asks_drawback, is_limits_section, limits_wording
 from core.retrieval.parts import with_part_evidence
 from core.retrieval.query import (
     QueryPlan,
@@ -395,6 +395,7 @@ class HybridRetriever:
                 )
             )
         chunks = tuple(out[: self.top_k])
+        sections = limits_sections(question, chunks, active, out, now) if asks_drawback(question) else ()
         decision = self.decide_evidence(
             question,
             chunks,
@@ -408,7 +409,10 @@ class HybridRetriever:
             dense2=main.dense2 if hybrid2 else None,
             dense2_score=dense2_score,
             names_text=own,
+            sections=sections,
         )
+        # a limits section from outside the top-k that a drawback question's evidence took, ranked after them
+        chunks += tuple(rc for rc in sections if rc.chunk_id in decision.evidence_ids)
         evidence = tuple(rc for rc in chunks if rc.chunk_id in decision.evidence_ids)
         config = {
             "embedding_model": self.index.embedder.name,
@@ -494,6 +498,7 @@ class HybridRetriever:
         dense2: Sequence[tuple[str, float]] | None = None,
         dense2_score: dict[str, float] | None = None,
         names_text: str | None = None,
+        sections: Sequence[RetrievedChunk] = (),
     ) -> sufficiency.Decision:
         """The sufficiency decision over the top-k ``chunks`` (see ``core.retrieval.sufficiency``).
 
@@ -507,6 +512,8 @@ class HybridRetriever:
         model has one fit with that model), ``dense2_score`` its cosines of the top-k chunks.
         ``names_text``: the person's own question, when ``question`` carries terms of earlier turns
         (its named things are read there, ``core.retrieval.sufficiency.decide``).
+        ``sections``: limits sections outside ``chunks`` that a drawback question's evidence may take
+        (``limits_sections``); they are not scored.
         """
         model = self.model or sufficiency.load_model()
         family = self.index.embedder.name.split("/")[0]
@@ -543,6 +550,20 @@ class HybridRetriever:
             )
             for rc in chunks
         ]
+        extra = [
+            sufficiency.Candidate(
+                chunk_id=rc.chunk_id,
+                text=lexical_text(rc.chunk),
+                coverage=0.0,
+                dense=None,
+                bm25_rank=None,
+                dense_rank=None,
+                fused_rank=rc.rank,
+                document=rc.chunk.document_id,
+                heading=tuple(rc.chunk.heading_path[1:]),
+            )
+            for rc in sections
+        ]
         return sufficiency.decide(
             question,
             candidates,
@@ -554,7 +575,41 @@ class HybridRetriever:
             threshold=self.threshold_override,
             hybrid2=hybrid2,
             names_text=names_text,
+            sections=extra,
         )
+
+
+#: At most this many limits sections a drawback question may take from outside its top-k.
+MAX_SECTIONS = 3
+
+
+def limits_sections(
+    question: str,
+    chunks: Sequence[RetrievedChunk],
+    active: dict[str, Chunk],
+    ranking: Sequence[RetrievedChunk],
+    now,  # noqa: ANN001 - the retrieval's timestamp
+) -> tuple[RetrievedChunk, ...]:
+    """For a question for drawbacks: the limits sections (``core.retrieval.aspects.is_limits_section``) of
+    the documents of the top-k ``chunks`` that are not among them, at most ``MAX_SECTIONS``, in document
+    order (the one of the best chunk first). "那它有哪些缺点？" after a turn about TiDB's optimistic
+    transactions found that model's 原理 chunks, while its 优缺点分析 section was ranked further down: the
+    decision may now take it (``core.retrieval.aspects.drawback_evidence``). Each is the fused ranking's
+    ``RetrievedChunk`` when it is in ``ranking``, else one ranked after it with no scores."""
+    docs = list(dict.fromkeys(rc.chunk.document_id for rc in chunks))
+    seen = {rc.chunk_id for rc in chunks}
+    ranked = {rc.chunk_id: rc for rc in ranking}
+    found = [
+        c
+        for d in docs
+        for c in active.values()
+        if c.document_id == d and c.chunk_id not in seen and is_limits_section(c.heading_path[1:])
+    ]
+    out = []
+    for c in found[:MAX_SECTIONS]:
+        rc = ranked.get(c.chunk_id) or RetrievedChunk(chunk=c, rank=len(ranking) + len(out) + 1, retrieved_at=now)
+        out.append(rc)
+    return tuple(out)
 
 
 def _coverage_of(rc: RetrievedChunk, lexical: LexicalIndex, question: str) -> float:

@@ -265,6 +265,7 @@ def decide(
     threshold: float | None = None,
     hybrid2: bool = False,
     names_text: str | None = None,
+    sections: Sequence[Candidate] = (),
 ) -> Decision:
     """Decide whether ``candidates`` (the top-k, best first) answer ``question``.
 
@@ -281,6 +282,8 @@ def decide(
     (``core.retrieval.aspects.drawback_evidence``).
     ``names_text`` (default ``question``): the text whose named things must be in the knowledge base,
     the person's own words when ``question`` is a follow-up with carried terms in front.
+    ``sections``: limits sections of the knowledge base outside ``candidates`` (not scored) that a question
+    for drawbacks may take as evidence (``core.retrieval.aspects.drawback_evidence``).
     Never raises for an empty candidate list (that is no_evidence).
     """
     model = model or load_model()
@@ -378,7 +381,9 @@ def decide(
         evidence = ()
     if message is None:
         # the subject is matched against headings: not across scripts (English words, Chinese headings)
-        evidence, why, message = drawback_evidence(asked, candidates, deciding, evidence, () if cross_script else keys)
+        evidence, why, message = drawback_evidence(
+            asked, [*candidates, *sections], deciding, evidence, () if cross_script else keys
+        )
         reasons.extend([why] if why else [])
     sufficient = bool(evidence)
     if not sufficient and message is None:

@@ -267,3 +267,63 @@ def test_the_limits_must_be_about_the_subject():
     )
     assert drawback_evidence(q, [topo], ("t",), ("t",), subject=("拓扑",))[0] == ("t",)
     assert drawback_evidence("What are the downsides of topology aware routing?", [topo], ("t",), ("t",))[0] == ("t",)
+
+
+#: TiDB's optimistic-transaction page in short (pingcap/docs-cn, CC BY-SA 3.0; ../shared/eval-dev/own/tidb).
+_PRINCIPLE = "TiDB 中事务使用两阶段提交，流程如下：客户端开始一个事务。"
+_PROS_CONS = (
+    "通过分析 TiDB 中事务的处理流程，可以发现 TiDB 事务有如下优点：\n\n* 实现原理简单，易于理解。\n"
+    "* 基于单实例事务实现了跨节点事务。\n\n但 TiDB 事务也存在以下缺点：\n\n* 两阶段提交使网络交互增多。\n"
+    "* 事务数据量过大时易导致内存暴涨。"
+)
+_RETRY = "TiDB 默认不进行事务重试，因为重试事务可能会导致更新丢失。"
+
+
+def _optimistic_page():
+    from tests.fakes import retrieved
+
+    title = "TiDB 乐观事务模型"
+    return [
+        retrieved("o.md@v1#0", _PRINCIPLE, heading_path=(title, "乐观事务原理")),
+        retrieved("o.md@v1#1", _PROS_CONS, heading_path=(title, "优缺点分析")),
+        retrieved("o.md@v1#2", _RETRY, heading_path=(title, "事务的重试", "重试的局限性")),
+        retrieved("p.md@v1#0", "悲观事务的限制：不支持 gap locking。", heading_path=("TiDB 悲观事务模式", "限制")),
+    ]
+
+
+def test_the_limits_sections_of_the_top_documents_are_found_outside_the_top_k():
+    """tidb-031 (session 11): "那它有哪些缺点？" after a turn on the optimistic model found that page's 原理 chunks;
+    its 优缺点分析 section, ranked further down, was never seen, so the question was refused."""
+    from core.retrieval.hybrid import MAX_SECTIONS, limits_sections
+
+    principle, pros_cons, retry, other = _optimistic_page()
+    active = {rc.chunk_id: rc.chunk for rc in (principle, pros_cons, retry, other)}
+    found = limits_sections("乐观事务有哪些缺点？", (principle,), active, (principle, retry), principle.retrieved_at)
+    assert [rc.chunk_id for rc in found] == [pros_cons.chunk_id, retry.chunk_id]  # not the other page's 限制
+    assert found[1] is retry  # from the fused ranking when it is there, with its scores
+    assert found[0].rank == 3 and found[0].relevance == 0.0  # else ranked after it, unscored
+    assert is_limits_section(("优缺点分析",)) and MAX_SECTIONS >= 2
+
+
+def test_the_limits_of_the_thing_come_before_the_limits_of_a_part_of_it():
+    """ "重试的局限性" states the limits of retrying, not of the optimistic model: "它有哪些缺点" takes 优缺点分析 alone,
+    unless the question names the part."""
+    from core.retrieval.aspects import drawback_evidence
+
+    principle, pros_cons, retry, _ = _optimistic_page()
+    cands = [
+        suf.Candidate(rc.chunk_id, " ".join(rc.chunk.heading_path) + "\n" + rc.chunk.text, 0.5, 0.5, 1, 1, 1,
+                      document=rc.chunk.document_id, heading=rc.chunk.heading_path[1:])
+        for rc in (principle, pros_cons, retry)
+    ]  # fmt: skip
+    ids = (principle.chunk_id,)
+    assert drawback_evidence("乐观 TiDB 那它有哪些缺点？", cands, ids, ids)[0] == (pros_cons.chunk_id,)
+    assert drawback_evidence("乐观事务的重试有哪些缺点？", cands, ids, ids)[0] == (pros_cons.chunk_id, retry.chunk_id)
+
+
+def test_a_drawback_question_is_not_answered_with_the_listed_advantages():
+    """A 优缺点分析 section lists advantages, then drawbacks: the answer leads with a drawback."""
+    _, pros_cons, _, _ = _optimistic_page()
+    draft = ExtractiveGenerator().generate("乐观 TiDB 那它有哪些缺点？", [pros_cons])
+    assert draft.text.startswith(("两阶段提交使网络交互增多。", "事务数据量过大时易导致内存暴涨。")), draft.text
+    assert "实现原理简单" not in draft.text and "跨节点事务" not in draft.text.split("\n")[0]

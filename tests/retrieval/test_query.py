@@ -152,3 +152,26 @@ def test_a_follow_up_on_a_one_document_base_carries_its_subject():
     )
     assert resolved.carried and {"备案", "外地"} & set(resolved.carried), resolved
     assert resolved.text.endswith("那回去报销有没有时间限制？")
+
+
+def test_a_name_every_chunk_shares_is_not_a_turns_topic():
+    """tidb-031 (issue 26: "它 resolved to the product's name"): after "TiDB 的乐观事务模型是怎么工作的？" the
+    follow-up "那它有哪些缺点？" carried only TiDB, which is in every chunk of TiDB's docs; it now carries the turn's
+    topic terms (乐观, 模型) before it, and not 工作 (an everyday word rare in these docs)."""
+    texts = [
+        "TiDB 乐观事务模型 乐观事务原理：TiDB 的事务使用两阶段提交。",
+        "TiDB 乐观事务模型 优缺点分析：两阶段提交使网络交互增多。",
+        "TiDB 悲观事务模式：TiDB 支持悲观事务。",
+        "TiDB 事务概览：TiDB 支持分布式事务。",
+        "TiDB GC 机制：TiDB 定期清理旧版本。",
+        "TiDB 锁视图：TiDB 提供锁等待信息。",
+        "TiDB 读历史数据：TiDB 支持 Stale Read。",
+        "TiDB 非事务 DML：TiDB 把语句拆成多个 batch。",
+    ]
+    lexical = LexicalIndex([f"c{i}" for i in range(len(texts))], texts)
+    assert salient_terms("TiDB 的乐观事务模型是怎么工作的？", lexical) == ["TiDB"]  # the name alone was carried
+    r = resolve_query("那它有哪些缺点？", ["TiDB 的乐观事务模型是怎么工作的？"], lexical)
+    assert "乐观" in r.carried and r.carried.index("乐观") < r.carried.index("TiDB"), r
+    assert "工作" not in r.carried
+    # a name that only some chunks share is still the turn's subject, carried alone
+    assert resolve_query("那它有哪些缺点？", ["Stale Read 是什么？"], lexical).carried[0] in ("Stale", "Stale Read")
