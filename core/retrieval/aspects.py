@@ -30,6 +30,8 @@ import re
 from collections.abc import Sequence
 from typing import Protocol
 
+from core.models import Chunk, RetrievedChunk
+
 # The question asks for drawbacks: a Chinese drawback word in a question frame ("有什么缺点",
 # "缺点是什么", "的局限性有哪些", "…的优缺点？"), or an English one. Bare 不足 is not one: "资源不足时…"
 # asks what happens when something is insufficient; nor 局限于 ("confined to"), nor a word that
@@ -160,3 +162,36 @@ def drawback_evidence(
     if stated:
         return stated, "asks for drawbacks: evidence is the limits stated in the deciding chunks' documents", None
     return (), "asks for drawbacks; no evidence states a drawback or limit", NO_DRAWBACK_MESSAGE
+
+
+#: At most this many limits sections a drawback question may take from outside its top-k.
+MAX_SECTIONS = 3
+
+
+def limits_sections(
+    question: str,
+    chunks: Sequence[RetrievedChunk],
+    active: dict[str, Chunk],
+    ranking: Sequence[RetrievedChunk],
+    now,  # noqa: ANN001 - the retrieval's timestamp
+) -> tuple[RetrievedChunk, ...]:
+    """For a question for drawbacks: the limits sections (``core.retrieval.aspects.is_limits_section``) of
+    the documents of the top-k ``chunks`` that are not among them, at most ``MAX_SECTIONS``, in document
+    order (the one of the best chunk first). "那它有哪些缺点？" after a turn about TiDB's optimistic
+    transactions found that model's 原理 chunks, while its 优缺点分析 section was ranked further down: the
+    decision may now take it (``core.retrieval.aspects.drawback_evidence``). Each is the fused ranking's
+    ``RetrievedChunk`` when it is in ``ranking``, else one ranked after it with no scores."""
+    docs = list(dict.fromkeys(rc.chunk.document_id for rc in chunks))
+    seen = {rc.chunk_id for rc in chunks}
+    ranked = {rc.chunk_id: rc for rc in ranking}
+    found = [
+        c
+        for d in docs
+        for c in active.values()
+        if c.document_id == d and c.chunk_id not in seen and is_limits_section(c.heading_path[1:])
+    ]
+    out = []
+    for c in found[:MAX_SECTIONS]:
+        rc = ranked.get(c.chunk_id) or RetrievedChunk(chunk=c, rank=len(ranking) + len(out) + 1, retrieved_at=now)
+        out.append(rc)
+    return tuple(out)

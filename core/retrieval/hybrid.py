@@ -60,7 +60,7 @@ from core.errors import RetrievalError
 from core.lexical import LexicalIndex
 from core.models import Chunk, RetrievedChunk, utc_now
 from core.retrieval import sufficiency
-from core.retrieval.aspects import asks_drawback, is_limits_section, limits_wording
+from core.retrieval.aspects import asks_drawback, limits_sections, limits_wording
 from core.retrieval.parts import with_part_evidence
 from core.retrieval.query import (
     QueryPlan,
@@ -577,39 +577,6 @@ class HybridRetriever:
             names_text=names_text,
             sections=extra,
         )
-
-
-#: At most this many limits sections a drawback question may take from outside its top-k.
-MAX_SECTIONS = 3
-
-
-def limits_sections(
-    question: str,
-    chunks: Sequence[RetrievedChunk],
-    active: dict[str, Chunk],
-    ranking: Sequence[RetrievedChunk],
-    now,  # noqa: ANN001 - the retrieval's timestamp
-) -> tuple[RetrievedChunk, ...]:
-    """For a question for drawbacks: the limits sections (``core.retrieval.aspects.is_limits_section``) of
-    the documents of the top-k ``chunks`` that are not among them, at most ``MAX_SECTIONS``, in document
-    order (the one of the best chunk first). "那它有哪些缺点？" after a turn about TiDB's optimistic
-    transactions found that model's 原理 chunks, while its 优缺点分析 section was ranked further down: the
-    decision may now take it (``core.retrieval.aspects.drawback_evidence``). Each is the fused ranking's
-    ``RetrievedChunk`` when it is in ``ranking``, else one ranked after it with no scores."""
-    docs = list(dict.fromkeys(rc.chunk.document_id for rc in chunks))
-    seen = {rc.chunk_id for rc in chunks}
-    ranked = {rc.chunk_id: rc for rc in ranking}
-    found = [
-        c
-        for d in docs
-        for c in active.values()
-        if c.document_id == d and c.chunk_id not in seen and is_limits_section(c.heading_path[1:])
-    ]
-    out = []
-    for c in found[:MAX_SECTIONS]:
-        rc = ranked.get(c.chunk_id) or RetrievedChunk(chunk=c, rank=len(ranking) + len(out) + 1, retrieved_at=now)
-        out.append(rc)
-    return tuple(out)
 
 
 def _coverage_of(rc: RetrievedChunk, lexical: LexicalIndex, question: str) -> float:

@@ -294,7 +294,7 @@ def _optimistic_page():
 def test_the_limits_sections_of_the_top_documents_are_found_outside_the_top_k():
     """tidb-031 (session 11): "那它有哪些缺点？" after a turn on the optimistic model found that page's 原理 chunks;
     its 优缺点分析 section, ranked further down, was never seen, so the question was refused."""
-    from core.retrieval.hybrid import MAX_SECTIONS, limits_sections
+    from core.retrieval.aspects import MAX_SECTIONS, limits_sections
 
     principle, pros_cons, retry, other = _optimistic_page()
     active = {rc.chunk_id: rc.chunk for rc in (principle, pros_cons, retry, other)}
