@@ -39,7 +39,8 @@ def draw_sidebar() -> None:
 
     with page_guard("加载侧边栏"):  # a failing sidebar does not take the page with it
         show_user_box(user, where=sidebar)
-        show_sidebar(conversations=page.url_path == "", where=sidebar)  # the chat (default page) lists conversations
+        # the chat (default page) lists conversations; the 知识库 page shows the index status live itself
+        show_sidebar(conversations=page.url_path == "", index_status=page.url_path != "library", where=sidebar)
 
 
 first_run = not st.session_state.get(SIDEBAR_FIRST)

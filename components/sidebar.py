@@ -34,8 +34,11 @@ SELECTED_KEY = "knowledge_bases"
 _KEPT_KEY = "_knowledge_bases_kept"
 
 
-def show_sidebar(*, conversations: bool = False, where=None) -> None:  # noqa: ANN001 - a container
+def show_sidebar(*, conversations: bool = False, index_status: bool = True, where=None) -> None:  # noqa: ANN001
     """The sidebar of every page; ``conversations``: the chat page's conversation list first.
+    ``index_status``: the index's size and vector progress (drawn once per run); the 知识库 page leaves it
+    out, its overview shows the same live (a sidebar line that said 0/2 pending beside an overview that
+    said ready confused the person watching an upload's vectors being built).
     ``where``: a container in the sidebar to draw into (default: the end of the sidebar)."""
     engine = scoped(get_engine())  # the signed-in user's conversations only
     with where if where is not None else st.sidebar:
@@ -44,7 +47,7 @@ def show_sidebar(*, conversations: bool = False, where=None) -> None:  # noqa: A
         st.subheader("设置")
         show_generator_choice(engine)
         show_retrieval_settings(engine)
-        if engine.has_chunks():
+        if index_status and engine.has_chunks():
             show_index_status(engine, embedding_worker())
         attributions = [p.attribution for p in engine.profiles() if p.attribution]
         if attributions:  # what the collections' corpus profiles ask to be credited (plain text)

@@ -53,13 +53,8 @@ def run_app(data_dir: Path, *, port: int | None = None, extra_args: tuple[str, .
     """``streamlit run app.py`` on ``port`` (default: a free one) with ``data_dir`` and
     ``extra_args`` for streamlit; yields its base URL."""
     port = port or _free_port()
-    env = dict(
-        os.environ,
-        YINZHENG_DATA_DIR=str(data_dir),
-        YINZHENG_BACKGROUND_EMBEDDING="0",
-        HF_HUB_OFFLINE="1",
-        **env_extra,
-    )
+    env = dict(os.environ, YINZHENG_DATA_DIR=str(data_dir), YINZHENG_BACKGROUND_EMBEDDING="0", HF_HUB_OFFLINE="1")
+    env.update(env_extra)  # may turn the background embedding on
     proc = subprocess.Popen(
         [
             sys.executable,
