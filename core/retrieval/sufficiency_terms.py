@@ -58,6 +58,12 @@ _ASCII_NAME = re.compile(r"(?<![\w.\-])\.?([A-Za-z][A-Za-z0-9]*(?:[._\-/][A-Za-z
 _VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)+(?![\w.])")
 _PRODUCT_SUFFIX = ("平台", "系统", "产品", "公司", "项目", "团队", "框架", "引擎")
 _PROPER_FLAGS = frozenset({"nz", "nt"})
+#: A Chinese word is a name only when it is rare in the language (jieba's dictionary count,
+#: ``core.lexical.general_frequency``): jieba tags everyday words as proper nouns too (上班族 216, 德语 274),
+#: and a question word can stand before a product word (哪个 1874 in "由哪个公司发行"); each refused an
+#: answerable dev question as "知识库中没有关于「上班族」的内容" (clinic-008, cmrc DEV_426_QUERY_2). Names the dev
+#: questions use: 赤狐 6, 税务局 43, 新闻台 4, 嘎龙 0 (session 11).
+NAME_GENERAL_MAX = 100
 _COORD = re.compile(r"\s*(和|与|跟|及|以及|还是|或|、|对比|vs\.?|versus|and|or)\s*", re.I)
 # ASCII words that are ordinary English in a Chinese question, not names.
 _PLAIN = frozenset(
@@ -82,7 +88,8 @@ def named_terms(question: str) -> list[str]:
     ``nftables``, ``worker_connections``); in an English question only identifier-like
     words (inner capital ``IngressClass``, acronym ``ICMP``, ``a.b``, ``a_b``, digits).
     Versions (``0.9``, ``v1.2.3``). Chinese: a word jieba tags as a proper noun
-    (``nz``/``nt``) or one followed by a product word (赤狐平台 → 赤狐), 2+ characters.
+    (``nz``/``nt``) or one followed by a product word (赤狐平台 → 赤狐), 2+ characters, that is rare in the
+    language (``NAME_GENERAL_MAX``).
     """
     out: list[str] = []
     cjk = bool(_CJK.search(question))
@@ -102,7 +109,7 @@ def named_terms(question: str) -> list[str]:
             if not _CJK.search(word) or len(word) < 2:
                 continue
             nxt = words[i + 1][0] if i + 1 < len(words) else ""
-            if tag in _PROPER_FLAGS or nxt in _PRODUCT_SUFFIX:
+            if (tag in _PROPER_FLAGS or nxt in _PRODUCT_SUFFIX) and general_frequency(word) <= NAME_GENERAL_MAX:
                 out.append(word)
     return list(dict.fromkeys(out))
 
