@@ -54,7 +54,7 @@ def type_match(question: str, chunk_text: str) -> int:
 # ------------------------------------------------------------ named things
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
-_ASCII_NAME = re.compile(r"(?<![\w.\-])\.?([A-Za-z][A-Za-z0-9]*(?:[._\-/][A-Za-z0-9]+)*)")
+_ASCII_NAME = re.compile(r"(?<![A-Za-z0-9_.\-])\.?([A-Za-z][A-Za-z0-9]*(?:[._\-/][A-Za-z0-9]+)*)")
 _VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)+(?![\w.])")
 _PRODUCT_SUFFIX = ("平台", "系统", "产品", "公司", "项目", "团队", "框架", "引擎")
 _PROPER_FLAGS = frozenset({"nz", "nt"})

@@ -73,7 +73,12 @@ def test_workload_question_retrieves_workload_docs(sample_engine):
 
 @pytest.mark.parametrize(
     "question",
-    ["消息队列的消费者重平衡是怎么工作的？", "Kafka consumer group rebalancing 怎么配置？", "今天上海的天气怎么样？"],
+    [
+        "消息队列的消费者重平衡是怎么工作的？",
+        "Kafka consumer group rebalancing 怎么配置？",
+        "今天上海的天气怎么样？",
+        "Deployment里怎么配置Kafka的消费者组？",  # names written against Chinese characters
+    ],
 )
 def test_unanswerable_question_has_no_evidence(sample_engine, question):
     assert sample_engine.retriever().retrieve(question).no_evidence

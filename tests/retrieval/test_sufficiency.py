@@ -49,6 +49,9 @@ DEPLOY = """# 发布流程
         ("我是上班族交的那种医保，一年里看门诊得自己先掏多少钱？", []),
         ("均由哪个公司发行？", []),
         ("青鸟公司的值班表在哪里？", ["青鸟"]),
+        # an ASCII name written against Chinese characters, as people type it (no space either side)
+        ("赤狐平台用Kafka吗？", ["Kafka", "赤狐"]),
+        ("在首播期间曾经录制成VHS和LD，均由哪个公司发行？", ["VHS", "LD"]),
     ],
 )
 def test_named_terms(question, names):
