@@ -58,13 +58,13 @@ def segmentation(mode: str) -> Iterator[None]:
     if mode == "precise":
         core_segmentation.search_words = core_segmentation.words  # type: ignore[assignment]
         lexical.TOKENIZER_ID = index.TOKENIZER_ID = old_id + "+precise"  # cached terms are keyed by it
-    lexical._query_terms.cache_clear()
+    lexical.query_terms.cache_clear()
     try:
         yield
     finally:
         core_segmentation.search_words = old_cut  # type: ignore[assignment]
         lexical.TOKENIZER_ID = index.TOKENIZER_ID = old_id
-        lexical._query_terms.cache_clear()
+        lexical.query_terms.cache_clear()
 
 
 @contextmanager

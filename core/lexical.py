@@ -82,7 +82,7 @@ def general_frequency(word: str) -> int:
 
 
 @functools.lru_cache(maxsize=256)
-def _query_terms(query: str) -> tuple[str, ...]:
+def query_terms(query: str) -> tuple[str, ...]:
     """``tokenize(query)``, cached: a question is searched and then scored for coverage."""
     return tuple(tokenize(query))
 
@@ -155,7 +155,7 @@ class LexicalIndex:
 
         ``allowed``: chunk ids to rank (None: all); the others are removed before the
         top ``k`` is taken, so a restricted search still returns up to ``k`` chunks."""
-        terms = list(_query_terms(query))
+        terms = list(query_terms(query))
         if not terms or self._bm25 is None:
             return []
         scores = self._bm25.get_scores(terms)
@@ -170,7 +170,7 @@ class LexicalIndex:
 
     def coverage(self, query: str, chunk_id_positions: Sequence[int]) -> list[float]:
         """IDF-weighted share (0..1) of the query's terms present in each given chunk."""
-        terms = list(dict.fromkeys(_query_terms(query)))
+        terms = list(dict.fromkeys(query_terms(query)))
         if not terms:
             return [0.0 for _ in chunk_id_positions]
         weights = [self.idf(t) for t in terms]

@@ -226,7 +226,9 @@ def test_cli_ingest_while_the_app_owns_the_store_leaves_vectors_to_its_worker(tm
 
 def test_worker_embeds_a_new_generation_even_when_a_question_reloaded_first(tmp_path):
     index = owned_index(tmp_path)
-    worker = started_worker(index, 1.0)
+    # a poll interval well past the other ingest's duration, so the question's reload comes first (at 1 s
+    # the worker sometimes polled first on a loaded machine, and the reload found nothing new)
+    worker = started_worker(index, 5.0)
     try:
         other = KnowledgeIndex(index.settings, index.embedder)  # e.g. another session's ingest
         ingest(other, [copy_docs(MORE_FILES[:1], tmp_path / "more")], embed=False)

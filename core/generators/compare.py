@@ -1,7 +1,7 @@
 """Comparison questions: the two things compared, and which evidence is about each.
 
-``compared_sides`` finds the two names in "X 和 Y 有什么区别", "X 跟 Y 相比有什么不同", "X 和 Y 各有什么不同",
-"比较 X 与 Y", "X vs Y", "difference between X and Y", "compare X with Y".
+The two names ("X 和 Y 有什么区别", "X 跟 Y 相比有什么不同", "比较 X 与 Y", "X vs Y", "difference between X and Y",
+"compare X with Y") are read with the rest of the question (``core.retrieval.question``, ``QuestionAnalysis.sides``).
 
 ``Side`` matches a name in text: case-insensitive; a name that begins or ends with a
 Latin letter or digit only matches as a whole word ("Job" is not in "CronJob", "Pod" not
@@ -25,44 +25,7 @@ from typing import Sequence
 
 MISSING_SIDE = "知识库中没有找到关于「{}」的说明。"
 
-_NAME = r"[\w.\-/]"
-_COMPARE = re.compile(
-    rf"(?P<x>{_NAME}+?)\s*(?:和|与|跟|及|同|vs\.?|versus)\s*(?P<y>{_NAME}+?)\s*(?:相比|相比较|比较|对比|比起来)?\s*(?:之间)?\s*"
-    r"(?:各自?|分别)?(?:的|有)?(?:什么|何|哪些)?(?:区别|差别|不同|不一样|差异|异同)"
-    rf"|(?:比较|对比)(?:一下)?\s*(?P<x2>{_NAME}+?)\s*(?:和|与|跟)\s*(?P<y2>{_NAME}+)"
-    rf"|difference between (?:(?:a|an|the) )?(?P<x3>[\w.\-/ ]+?) and (?:(?:a|an|the) )?(?P<y3>{_NAME}+)"
-    rf"|compare (?:(?:a|an|the) )?(?P<x4>[\w.\-/ ]+?) (?:and|with|to) (?:(?:a|an|the) )?(?P<y4>{_NAME}+)"
-    rf"|(?P<x5>{_NAME}+)\s+(?:vs\.?|versus)\s+(?P<y5>{_NAME}+)",
-    re.IGNORECASE,
-)
-# Words that open a question before the first side ("请问 X 和 Y…").
-_LEAD_WORDS = re.compile(r"^(?:请问|我想(?:知道|问问?)|想知道|问一下|说说|讲讲|介绍一下|解释一下)")
-_CJK = re.compile(r"[\u3400-\u9fff]")
-# A Latin name glued to Chinese words around it: at the end of the first side
-# ("K8s里的Deployment"), at the start of the second ("StatefulSet各有什么不同").
-_LATIN_TAIL = re.compile(r"[A-Za-z0-9][A-Za-z0-9.\-/_]*$")
-_LATIN_HEAD = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.\-/_]*")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|[\s\-_]+")
-
-
-def compared_sides(question: str) -> tuple[str, str] | None:
-    """The two things a comparison question names (``"X 和 Y 有什么区别"`` → ``(X, Y)``),
-    as written in the question, or None for a question that compares nothing."""
-    m = _COMPARE.search(question)
-    if not m:
-        return None
-    pairs = [(m.group(f"x{i}"), m.group(f"y{i}")) for i in ("", "2", "3", "4", "5")]
-    x, y = next(((a.strip(), b.strip()) for a, b in pairs if a and b), ("", ""))
-    x = _LEAD_WORDS.sub("", x) or x
-    tail = _LATIN_TAIL.search(x)
-    if tail and _CJK.search(x[: tail.start()]):
-        x = tail.group(0)
-    head = _LATIN_HEAD.search(y)
-    if head and _CJK.search(y[head.end() :]):
-        y = head.group(0)
-    if not x or not y or x.lower() == y.lower():
-        return None
-    return x, y
 
 
 @dataclass(frozen=True)

@@ -51,20 +51,12 @@ from typing import Any, Callable, Sequence
 
 from core.errors import AppError
 from core.generators.base import Generator, OnText
-from core.generators.compare import Side, compared_sides, is_about, missing_note
-from core.generators.question_types import (  # noqa: F401 (has_wanted, question_wants re-exported)
-    NOT_STATED,
-    UNSTATED_DETAIL,
-    forms_answered,
-    has_wanted,
-    question_forms,
-    question_wants,
-    unstated,
-)
+from core.generators.compare import Side, is_about, missing_note
+from core.generators.question_types import NOT_STATED, UNSTATED_DETAIL, forms_answered, has_wanted, unstated
 from core.lexical import STOPWORDS, tokenize
 from core.models import AuditEntry, Draft, DraftSupport, RetrievedChunk
-from core.retrieval.aspects import DRAWBACK_EVIDENCE, asks_drawback, is_limits_section, without_drawback_words
-from core.retrieval.query import question_parts
+from core.retrieval.aspects import DRAWBACK_EVIDENCE, is_limits_section, without_drawback_words
+from core.retrieval.question import analyse
 
 log = logging.getLogger(__name__)
 
@@ -246,12 +238,12 @@ class ExtractiveGenerator(Generator):
     def _cover_parts(
         self, question: str, chunks: Sequence[RetrievedChunk], units: list[list[_Candidate]], scoring: "_Scoring"
     ) -> None:
-        """For a question with several parts (``question_parts``: "…能一起用吗？另外，…会怎样？"): a part
+        """For a question with several parts (``QuestionAnalysis.parts``: "…能一起用吗？另外，…会怎样？"): a part
         that no chosen sentence answers as well as ``PART_COVERED`` of its best sentence gets that best
         sentence as a unit of its own. A part is scored as a question of its own (its words, type and
         form) plus ``PART_CONTEXT`` of the whole question's relevance (its subject may be in another
         part: "…打流感疫苗…那个时段能打吗？要不要花钱？"). Mutates ``units``."""
-        parts = question_parts(question)
+        parts = analyse(question).parts
         if len(parts) < 2:
             return
         for part in parts:
@@ -290,13 +282,14 @@ class ExtractiveGenerator(Generator):
             cands, previous = _candidates(chunks, lead_ins=True)
         if not cands:
             return None
-        wants, forms = question_wants(question), question_forms(question)
+        q = analyse(question)
+        wants, forms = q.wants, q.forms
         # a question for drawbacks is scored by its subject's words, plus DRAWBACK_BONUS for a sentence
         # that states a drawback or sits in a limits section (core.retrieval.aspects); 限制 alone is not one
-        drawback = asks_drawback(question)
+        drawback = q.drawback
         limits = [drawback and is_limits_section(rc.chunk.heading_path[1:]) for rc in chunks]
         worded = without_drawback_words(question) if drawback else question
-        q_terms = [t for t in dict.fromkeys(tokenize(worded)) if t not in STOPWORDS]
+        q_terms = [t for t in dict.fromkeys(tokenize(worded) if drawback else q.terms) if t not in STOPWORDS]
 
         def found(t: str, c: _Candidate) -> bool:
             # a term of the sentence, or a Chinese term of two or more characters inside its text: jieba cuts
@@ -509,11 +502,11 @@ def _continue_lead(
 
 
 def _cover_both_sides(question, units, cands, chunks, previous, relevance) -> str:  # noqa: ANN001
-    """For a comparison question (``compare.compared_sides``): a side no unit is about
+    """For a comparison question (``QuestionAnalysis.sides``): a side no unit is about
     (``compare.is_about``) gets the best sentence about it as a unit of its own; the sides
     nothing is about are named in the returned note (empty when both are covered or the
     question compares nothing). Mutates ``units``."""
-    names = compared_sides(question)
+    names = analyse(question).sides
     if not names:
         return ""
     sides = Side(names[0]), Side(names[1])

@@ -1,7 +1,9 @@
-"""What a question's type asks for, and whether a sentence has it: a number or date for
-多少/几/何时/哪一年 (how many, when), a person for 谁 (who), a place for 哪里 (where), a reason for
-为什么 (why), an effect for 什么影响 (what effect). The extractive generator adds ``TYPE_BONUS`` to
-a sentence that has it (a question for drawbacks is scored in its 限制 wording instead, ``core.retrieval.aspects``).
+"""Whether a sentence has what a question asks for: a number or date for 多少/几/何时/哪一年 (how many,
+when), a bound for 最多…多少, a person for 谁 (who), a place for 哪里 (where), a reason for 为什么 (why), an
+effect for 什么影响 (what effect); whether it answers in the question's form (no/only for a yes/no question, a
+case for 如果…). What the question asks is read once by ``core.retrieval.question.analyse`` (its ``wants`` and
+``forms``); the extractive generator adds ``TYPE_BONUS`` to a sentence that has it (a question for drawbacks
+is scored in its 限制 wording instead, ``core.retrieval.aspects``).
 
 Pure functions over ``str``; person and place names by jieba part-of-speech tags (jieba-rs,
 ``core.segmentation.tagged``).
@@ -14,27 +16,9 @@ import re
 from typing import Sequence
 
 from core.generators.compare import MISSING_SIDE
+from core.retrieval.question import analyse
 from core.segmentation import tagged
 
-_NUMBER_QUESTION = re.compile(
-    r"多少|多久|多长|多大|多高|多远|多重|几[个次秒分天年月岁种名位层届]|何时|什么时候|哪一?年|哪一?天|哪个月|年份|日期|时间是"
-    r"|\b(?:how many|how long|how much|when|what year)\b",
-    re.IGNORECASE,
-)
-# A question for a bound: a superlative next to a quantity question word (最多可以调到多少条, 最长能等多久),
-# 上限/下限, at most / maximum. 最大的优点 (a superlative of a thing) is not one.
-_BOUND_QUESTION = re.compile(
-    r"(?:最多|最大|最长|最高|最少|最小|最短|最低|至多|至少)[^，,。？?；;]{0,12}?(?:多少|几|多久|多长|多大|多高|多远)"
-    r"|上限|下限|\b(?:at most|at least|maximum|minimum|max|min|upper limit|lower limit)\b",
-    re.IGNORECASE,
-)
-_PERSON_QUESTION = re.compile(r"谁|哪位|哪一位|什么人|哪个人|\bwho\b", re.IGNORECASE)
-_PLACE_QUESTION = re.compile(r"哪里|哪儿|在哪|何地|何处|什么地方|哪个(?:国家|城市|省|地区)|\bwhere\b", re.IGNORECASE)
-_REASON_QUESTION = re.compile(r"为什么|为何|什么原因|何故|原因是|\bwhy\b", re.IGNORECASE)
-_EFFECT_QUESTION = re.compile(
-    r"(?:什么|怎样|怎么样|哪些|何种|有何)的?(?:影响|后果|结果)|影响是|后果是|\b(?:effect|impact|consequence)s?\b",
-    re.IGNORECASE,
-)
 # A sentence that gives a reason / an effect (for why / what-effect questions).
 _HAS_REASON = re.compile(r"因为|由于|之所以|原因|是为了|以便|\bbecause\b|\bdue to\b", re.IGNORECASE)
 _HAS_EFFECT = re.compile(
@@ -52,13 +36,6 @@ _HAS_NUMBER = re.compile(
 )
 
 
-# The form of a question (``question_forms``), and a sentence that answers in that form.
-_YESNO_QUESTION = re.compile(
-    r"吗\s*[？?]|吗\s*$|能否|是否|可否|可不可以|能不能|会不会|是不是|有没有|要不要|需不需要"
-    r"|^\s*(?:can|could|does|do|did|is|are|was|were|will|would|should|must|may|has|have)\b",
-    re.IGNORECASE,
-)
-_CASE_QUESTION = re.compile(r"如果|要是|假如|假设|万一|倘若|一旦|的话|\bif\b|\bwhat happens\b", re.IGNORECASE)
 # A sentence that says no, not or only (the answer to most yes/no questions a document settles).
 _SAYS_NO_OR_ONLY = re.compile(r"不|没有|无法|未|仅|只|禁止|\bnot\b|\bonly\b|\bnever\b|\bcannot\b|n't\b", re.IGNORECASE)
 # A sentence that states a case and what follows in it.
@@ -67,19 +44,8 @@ _STATES_CASE = re.compile(
 )
 
 
-def question_forms(question: str) -> frozenset[str]:
-    """The form of a question, apart from what it asks for: ``yesno`` (…吗？/能否/是否/能不能, can/does/is…)
-    and ``case`` (如果/要是/假如/万一…的话, if/what happens); empty for others."""
-    out = set()
-    if _YESNO_QUESTION.search(question):
-        out.add("yesno")
-    if _CASE_QUESTION.search(question):
-        out.add("case")
-    return frozenset(out)
-
-
 def forms_answered(sentence: str, forms: frozenset[str]) -> frozenset[str]:
-    """Which of ``forms`` (``question_forms``) ``sentence`` answers in kind: ``yesno`` when it says
+    """Which of ``forms`` (``QuestionAnalysis.forms``) ``sentence`` answers in kind: ``yesno`` when it says
     no, not or only (不/没有/无法/仅/只, not/only), ``case`` when it states a case (如果/若/当…时/否则, if/when)."""
     out = set()
     if "yesno" in forms and _SAYS_NO_OR_ONLY.search(sentence):
@@ -89,31 +55,9 @@ def forms_answered(sentence: str, forms: frozenset[str]) -> frozenset[str]:
     return frozenset(out)
 
 
-def question_wants(question: str) -> frozenset[str]:
-    """What the question type asks for: ``number`` (多少/几/何时/哪一年, how many, when), ``bound``
-    (最多…多少/上限, at most: a limit, maximum or minimum),
-    ``person`` (谁/哪位, who), ``place`` (哪里/在哪, where), ``reason`` (为什么/为何, why),
-    ``effect`` (什么影响/后果, what effect);
-    empty for other questions."""
-    out = set()
-    if _REASON_QUESTION.search(question):
-        out.add("reason")
-    if _EFFECT_QUESTION.search(question):
-        out.add("effect")
-    if _NUMBER_QUESTION.search(question):
-        out.add("number")
-    if _BOUND_QUESTION.search(question):
-        out.add("bound")
-    if _PERSON_QUESTION.search(question):
-        out.add("person")
-    if _PLACE_QUESTION.search(question):
-        out.add("place")
-    return frozenset(out)
-
-
 @functools.lru_cache(maxsize=4096)
 def has_wanted(sentence: str, wants: frozenset[str]) -> bool:
-    """Whether ``sentence`` has one of ``wants`` (``question_wants``): a number or date, a bound
+    """Whether ``sentence`` has one of ``wants`` (``QuestionAnalysis.wants``): a number or date, a bound
     (最多/上限/不超过/以内…, at most/up to), a person
     name or a place name (jieba part-of-speech tags ``nr`` / ``ns``), a reason (因为/由于…) or an
     effect (引起/导致/从而…)."""
@@ -137,11 +81,11 @@ NOT_STATED = "检索到的内容没有直接说明所问的{}，以下是最接�
 
 
 def unstated(question: str, sentences: Sequence[str]) -> str | None:
-    """The detail the question asks for (``bound`` before ``number``, see ``question_wants``) that
+    """The detail the question asks for (``bound`` before ``number``, see ``QuestionAnalysis.wants``) that
     none of ``sentences`` states, or None when they state it or the question asks for neither.
     Only these two kinds are checked: a number and a bound are found by their form; a person, a place
     or a reason is too often stated in words the patterns miss."""
-    wants = question_wants(question)
+    wants = analyse(question).wants
     for kind in ("bound", "number"):
         if kind in wants and not any(has_wanted(s, frozenset({kind})) for s in sentences):
             return kind

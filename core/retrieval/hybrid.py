@@ -60,16 +60,16 @@ from core.errors import RetrievalError
 from core.lexical import LexicalIndex
 from core.models import Chunk, RetrievedChunk, utc_now
 from core.retrieval import sufficiency
-from core.retrieval.aspects import asks_drawback, limits_sections, limits_wording
+from core.retrieval.aspects import limits_sections, limits_wording
 from core.retrieval.parts import with_part_evidence
 from core.retrieval.query import (
     QueryPlan,
     ResolvedQuery,
     glossary_for,
     plan_query,
-    question_parts,
     resolve_query,
 )
+from core.retrieval.question import analyse
 from core.store.embeddings import dense_scale
 from core.store.index import KnowledgeIndex, lexical_text
 
@@ -274,7 +274,7 @@ class HybridRetriever:
     def retrieve(self, question: str | ResolvedQuery) -> RetrievalResult:
         """The ``top_k`` best chunks for ``question`` (a plain question, or one resolved
         against its conversation by ``resolve``: its ``text`` is searched), and the evidence.
-        A question with several parts (``question_parts``) that is answered also gets, as
+        A question with several parts (``QuestionAnalysis.parts``) that is answered also gets, as
         evidence, the best chunk of each part judged on its own (``core.retrieval.parts``; a
         follow-up's carried terms go in front of each part).
 
@@ -283,7 +283,7 @@ class HybridRetriever:
         raised it, so the page shows that error's hint)."""
         result = self._retrieve_one(question)
         own = question.question if isinstance(question, ResolvedQuery) else question
-        parts = question_parts(own.strip())
+        parts = analyse(own.strip()).parts
         if len(parts) < 2 or result.no_evidence:
             return result
         carried = " ".join(question.carried) + " " if isinstance(question, ResolvedQuery) and question.carried else ""
@@ -395,7 +395,7 @@ class HybridRetriever:
                 )
             )
         chunks = tuple(out[: self.top_k])
-        sections = limits_sections(question, chunks, active, out, now) if asks_drawback(question) else ()
+        sections = limits_sections(question, chunks, active, out, now) if analyse(question).drawback else ()
         decision = self.decide_evidence(
             question,
             chunks,

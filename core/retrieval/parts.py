@@ -4,7 +4,7 @@
 as one question, the chunk that answers the second part scores against words it does not have and falls
 under the evidence cut, so the answer leaves that part out (issue 27, the ``multi`` rows of every dev
 set: the second gold passage was among the top five retrieved but not in the evidence). Here each part
-(``core.retrieval.query.question_parts``) is retrieved and judged as a question of its own, and the
+(``core.retrieval.question.QuestionAnalysis.parts``) is retrieved and judged as a question of its own, and the
 chunks that reach the part's own threshold join the evidence of the whole question.
 
 Only an answered question gains evidence: whether the knowledge base answers at all stays the whole

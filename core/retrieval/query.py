@@ -32,7 +32,7 @@ from typing import Iterable, Mapping, Sequence
 
 from core.lexical import LexicalIndex, general_frequency, tokenize
 from core.retrieval.aspects import DRAWBACK_QUERY_WORDS, drawback_expansion, is_drawback_word, limits_wording
-from core.retrieval.sufficiency_terms import _ASKING, _QUESTION_WORDS, named_terms
+from core.retrieval.question import ASKING, QUESTION_WORDS, analyse
 
 #: A CJK term counts as salient when it occurs in at most this share of the chunks, or in one chunk
 #: (``SALIENT_MIN_DF``): on a base under 100 chunks a share of 1% is less than one chunk, so nothing was
@@ -103,34 +103,6 @@ class ResolvedQuery:
         return self.text != self.question
 
 
-# Where a question with several parts divides: after a question mark or semicolon, or before
-# 另外/此外/还有/以及/同时 that follows a comma.
-_PART_END = re.compile(
-    r"(?<=[？?；;])\s*|[，,]\s*(?=(?:另外|此外|还有|以及|同时|并且|and also\b|also\b))", re.IGNORECASE
-)
-_PART_LEAD = re.compile(r"^(?:另外|此外|还有|以及|同时|并且|and also\b|also\b|and\b)[，,]?\s*", re.IGNORECASE)
-#: A part shorter than this (characters, without its lead word) is not a part of its own.
-PART_MIN_CHARS = 4
-
-
-def question_parts(question: str) -> list[str]:
-    """The parts of a question that asks several things (``"…能不能一起用？另外，…会怎样？"`` → two
-    parts), each without its lead word (另外/此外…); ``[question]`` for a question with one part.
-    Each part is stripped of surrounding white space; one shorter than ``PART_MIN_CHARS`` (characters,
-    final punctuation aside) joins the one before."""
-    parts: list[str] = []
-    for raw in _PART_END.split(question):
-        raw = raw.strip()
-        piece = _PART_LEAD.sub("", raw)
-        if not piece:
-            continue
-        if parts and len(piece.rstrip("？?；;。.")) < PART_MIN_CHARS:
-            parts[-1] += (" " if raw[:1].isascii() and parts[-1][-1:].isascii() else "") + raw
-        else:
-            parts.append(piece)
-    return parts or [question]
-
-
 def cjk_share(text: str) -> float:
     """Share (0..1) of the letters of ``text`` that are CJK ideographs (0 for no letters)."""
     cjk = len(_CJK.findall(text))
@@ -164,7 +136,7 @@ def key_terms(question: str, lexical: LexicalIndex, n: int = 2) -> list[str]:
     """The question's ``n`` most specific terms, lower-case: its names and the knowledge-base
     terms that are rare there and not everyday words (``core.retrieval.query.salient_terms``), without
     interrogatives (多长时间, 最多…)."""
-    terms = [t for t in salient_terms(question, lexical) if not any(w in t for w in _QUESTION_WORDS | _ASKING)]
+    terms = [t for t in salient_terms(question, lexical) if not any(w in t for w in QUESTION_WORDS | ASKING)]
     return [t.lower() for t in terms[:n]]
 
 
@@ -207,10 +179,10 @@ def resolve_query(question: str, history: Sequence[str] = (), lexical: LexicalIn
 
 
 def _names_unknown_thing(question: str, lexical: LexicalIndex) -> bool:
-    """Whether ``question`` names something (``core.retrieval.sufficiency_terms.named_terms``: a product,
+    """Whether ``question`` names something (``QuestionAnalysis.named``: a product,
     name, field, version) none of whose terms occurs in the knowledge base: its own subject, which
     the sufficiency decision will report as missing, so nothing is carried from earlier turns."""
-    return any(all(lexical.df(p) == 0 for p in tokenize(name) or [name]) for name in named_terms(question))
+    return any(all(lexical.df(p) == 0 for p in tokenize(name) or [name]) for name in analyse(question).named)
 
 
 def _everywhere(term: str, lexical: LexicalIndex) -> bool:
@@ -230,7 +202,7 @@ def topic_terms(text: str, lexical: LexicalIndex) -> list[str]:
     n = max(1, len(lexical))
     scored: dict[str, float] = {}
     for term in tokenize(_NAME.sub(" ", text)):
-        if len(term) < 2 or not _CJK.search(term) or any(w in term for w in _QUESTION_WORDS | _ASKING):
+        if len(term) < 2 or not _CJK.search(term) or any(w in term for w in QUESTION_WORDS | ASKING):
             continue
         if term in DRAWBACK_QUERY_WORDS or is_drawback_word(term):
             continue

@@ -55,7 +55,7 @@ Coefficients and thresholds are fit offline by
 ``benchmarks/fit_sufficiency.py`` (scikit-learn, cross-validated on the dev
 sets) and shipped in ``core/retrieval/sufficiency.json``; nothing is fit at run time.
 
-Named things are checked first (``named_terms``): a product, name, field
+Named things are checked first (``core.retrieval.question.named_terms``): a product, name, field
 (``spec.burstPolicy``), acronym or version that the question names and the
 knowledge base does not contain anywhere makes the decision ``no_evidence``
 with the missing term named (「赤狐」), unless it is one side of a coordination
@@ -78,10 +78,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from core.lexical import LexicalIndex, _query_terms
+from core.lexical import LexicalIndex
 from core.models import NOT_FOUND_MESSAGE
 from core.retrieval.aspects import drawback_evidence, limits_wording
 from core.retrieval.query import key_terms
+from core.retrieval.question import analyse
 from core.retrieval.sufficiency_model import (  # noqa: F401  (re-exported: the model is part of the decision's API)
     DEFAULT_MODEL,
     MODEL_FILE,
@@ -90,18 +91,16 @@ from core.retrieval.sufficiency_model import (  # noqa: F401  (re-exported: the 
     load_model,
 )
 from core.retrieval.sufficiency_terms import (  # noqa: F401  (re-exported: the decision's public names)
-    _contains,
-    _content_terms,
-    _coordinated,
-    _in_kb,
     absent_share,
+    contains_term,
+    coordinated,
     default_value_missing,
     detail_in,
     general_absent,
     general_coverage,
     general_salient,
+    in_kb,
     kb_text,
-    named_terms,
     salient_share,
     type_match,
 )
@@ -205,7 +204,7 @@ class Decision:
 
 def _question_kb_terms(question: str, lexical: LexicalIndex) -> list[str]:
     """The question's terms of 2+ code points that occur in the knowledge base, lower-case."""
-    return [t.lower() for t in dict.fromkeys(_query_terms(question)) if len(t) >= 2 and lexical.df(t) > 0]
+    return [t.lower() for t in dict.fromkeys(analyse(question).terms) if len(t) >= 2 and lexical.df(t) > 0]
 
 
 def _rr(rank: int | None) -> float:
@@ -348,18 +347,18 @@ def decide(
     if absent > 0:
         reasons.append(f"{absent:.0%} of the question's term weight occurs nowhere in the knowledge base")
 
-    if not _content_terms(asked):  # "？？？", "a": nothing to look for (a follow-up carries its topic here)
+    if not analyse(asked).content_terms:  # "？？？", "a": nothing to look for (a follow-up carries its topic here)
         reasons.append("the question has no word to look for")
         message = "这个问题里没有可以检索的词语：请写出想问的对象或内容。"
         return Decision(False, best, cut, mode, scores, (), tuple(reasons), (), message, None, feats)
-    names = named_terms(limits_wording(names_text) if names_text else question)
-    missing = [t for t in names if not _in_kb(kb_text, t)]
+    names = analyse(limits_wording(names_text) if names_text else question).named
+    missing = [t for t in names if not in_kb(kb_text, t)]
     evidence_text = "\n".join(c.text for c in candidates if c.chunk_id in deciding).lower()
-    present = [t for t in names if t not in missing and _contains(evidence_text, t)]
+    present = [t for t in names if t not in missing and contains_term(evidence_text, t)]
     note = message = None
     if missing:
         reasons.append("named but absent from the knowledge base: " + ", ".join(missing))
-        partial = evidence and present and all(any(_coordinated(question, m, p) for p in present) for m in missing)
+        partial = evidence and present and all(any(coordinated(question, m, p) for p in present) for m in missing)
         quoted = "、".join(f"「{t}」" for t in missing)
         if partial:
             note = f"知识库中没有关于{quoted}的内容，以下只回答问题的其余部分。"

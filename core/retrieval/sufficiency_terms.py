@@ -3,13 +3,15 @@ what a question asks for and names, and how much of it the knowledge base lacks.
 
 * ``type_match`` — does a chunk have what the question type asks for (a number for
   多少/多久, steps for 怎么/如何, …);
-* ``named_terms`` / ``_in_kb`` / ``_coordinated`` — names (products, fields, acronyms,
-  versions) in a question, whether the knowledge base contains them, whether two are
-  coordinated ("A 和 B");
+* ``in_kb`` / ``contains_term`` / ``coordinated`` — whether the knowledge base contains a name the
+  question names (``QuestionAnalysis.named``), whether two names are coordinated ("A 和 B");
 * ``absent_share`` / ``salient_share`` — IDF-weighted evidence of absence and the share of
   the question's rarest terms a chunk holds;
-* ``asks_detail`` / ``detail_in`` — a question asking for one specific detail (a number,
-  limit, version, default, port, range) and whether a text states one.
+* ``detail_in`` / ``default_value_missing`` — whether a text states the one specific detail a question
+  asks for (a number, limit, version, default, port, range).
+
+What the question asks is read once by ``core.retrieval.question.analyse``; these functions take the
+question's text and read that value.
 
 Pure functions over ``str`` (lengths and offsets in code points) and a ``LexicalIndex``;
 no I/O, no model.
@@ -23,16 +25,11 @@ import re
 import weakref
 from typing import Any, Mapping, Sequence
 
-from core.lexical import LexicalIndex, _query_terms, general_frequency
-from core.segmentation import tagged
+from core.lexical import LexicalIndex, general_frequency
+from core.retrieval.question import ASKING, CJK, PRODUCT_SUFFIX, QUESTION_WORDS, VERSION, analyse
 
 # ------------------------------------------------------------ question type
 
-_ASKS_NUMBER = re.compile(
-    r"多少|多久|多长|多大|多高|几[个次天秒分小种条台倍]|几|上限|下限|默认值|how (many|much|long|often)|what (port|value|range)",
-    re.I,
-)
-_ASKS_STEPS = re.compile(r"怎么|怎样|如何|步骤|方法|how (do|can|to|should)", re.I)
 _HAS_NUMBER = re.compile(r"\d|[一二三四五六七八九十两百千万]+\s*[个次天秒分钟小时倍条台%]")
 # Steps: a numbered or bulleted line, a code block, a shell prompt, or a command in inline code
 # (a lower-case word, a space, its arguments: `tool sub --flag`), whatever the tool is called.
@@ -41,10 +38,11 @@ _HAS_STEPS = re.compile(r"^\s*(\d+[.)、]|[-*+] )|```|\$ |`[a-z][\w.-]* [^`\n]+`
 
 def type_match(question: str, chunk_text: str) -> int:
     """+1 / -1 / 0: the question asks for a number or steps and the chunk has / lacks one, or asks neither."""
+    q = analyse(question)
     asks = []
-    if _ASKS_NUMBER.search(question):
+    if q.asks_number:
         asks.append(bool(_HAS_NUMBER.search(chunk_text)))
-    if _ASKS_STEPS.search(question):
+    if q.asks_steps:
         asks.append(bool(_HAS_STEPS.search(chunk_text)))
     if not asks:
         return 0
@@ -53,70 +51,12 @@ def type_match(question: str, chunk_text: str) -> int:
 
 # ------------------------------------------------------------ named things
 
-_CJK = re.compile(r"[\u3400-\u9fff]")
-_ASCII_NAME = re.compile(r"(?<![A-Za-z0-9_.\-])\.?([A-Za-z][A-Za-z0-9]*(?:[._\-/][A-Za-z0-9]+)*)")
-_VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)+(?![\w.])")
-_PRODUCT_SUFFIX = ("平台", "系统", "产品", "公司", "项目", "团队", "框架", "引擎")
-_PROPER_FLAGS = frozenset({"nz", "nt"})
-#: A Chinese word is a name only when it is rare in the language (jieba's dictionary count,
-#: ``core.lexical.general_frequency``): jieba tags everyday words as proper nouns too (上班族 216, 德语 274),
-#: and a question word can stand before a product word (哪个 1874 in "由哪个公司发行"); each refused an
-#: answerable dev question as "知识库中没有关于「上班族」的内容" (clinic-008, cmrc DEV_426_QUERY_2). Names the dev
-#: questions use: 赤狐 6, 税务局 43, 新闻台 4, 嘎龙 0 (session 11).
-NAME_GENERAL_MAX = 100
 _COORD = re.compile(r"\s*(和|与|跟|及|以及|还是|或|、|对比|vs\.?|versus|and|or)\s*", re.I)
-# ASCII words that are ordinary English in a Chinese question, not names.
-_PLAIN = frozenset(
-    """a an the is are to of in on for and or vs what how why which does do can with not
-    yes no ok id url api""".split()
-)
 
 
-def _identifier_like(word: str) -> bool:
-    core = word.lstrip(".")
-    return (
-        any(ch.isupper() for ch in core[1:])  # camelCase / PascalCase / acronym
-        or any(ch in "._/" for ch in core)
-        or any(ch.isdigit() for ch in core)
-    )
-
-
-def named_terms(question: str) -> list[str]:
-    """Names in ``question``: products, people, fields, acronyms, versions (first-seen order, each once).
-
-    ASCII: in a question with Chinese text every ASCII word of 2+ letters (``Kafka``,
-    ``nftables``, ``worker_connections``); in an English question only identifier-like
-    words (inner capital ``IngressClass``, acronym ``ICMP``, ``a.b``, ``a_b``, digits).
-    Versions (``0.9``, ``v1.2.3``). Chinese: a word jieba tags as a proper noun
-    (``nz``/``nt``) or one followed by a product word (赤狐平台 → 赤狐), 2+ characters, that is rare in the
-    language (``NAME_GENERAL_MAX``).
-    """
-    out: list[str] = []
-    cjk = bool(_CJK.search(question))
-    for m in _VERSION.finditer(question):
-        out.append(m.group(0))
-    for m in _ASCII_NAME.finditer(question):
-        word = m.group(1)
-        if len(word) < 2 or word.lower() in _PLAIN or _VERSION.fullmatch(word):
-            continue
-        if cjk and not _identifier_like(word) and len(word) < 3:
-            continue
-        if cjk or _identifier_like(word):
-            out.append(word)
-    if cjk:
-        words = tagged(question)
-        for i, (word, tag) in enumerate(words):
-            if not _CJK.search(word) or len(word) < 2:
-                continue
-            nxt = words[i + 1][0] if i + 1 < len(words) else ""
-            if (tag in _PROPER_FLAGS or nxt in _PRODUCT_SUFFIX) and general_frequency(word) <= NAME_GENERAL_MAX:
-                out.append(word)
-    return list(dict.fromkeys(out))
-
-
-def _contains(haystack_lower: str, term: str) -> bool:
+def contains_term(haystack_lower: str, term: str) -> bool:
     t = term.lower().lstrip(".")
-    if _VERSION.fullmatch(t):
+    if VERSION.fullmatch(t):
         return re.search(r"(?<![\d.])" + re.escape(t) + r"(?![\d])", haystack_lower) is not None
     return t in haystack_lower
 
@@ -124,26 +64,26 @@ def _contains(haystack_lower: str, term: str) -> bool:
 _PLURAL = re.compile(r"[A-Za-z]{3,}(?:es|s)")
 
 
-def _in_kb(kb_lower: str, term: str) -> bool:
+def in_kb(kb_lower: str, term: str) -> bool:
     """Whether the knowledge base contains ``term``; a hyphenated compound (``IPv6-only``)
     counts as contained when each of its parts is, an English plural (``CronJobs``,
     ``StatefulSets``, ``Ingresses``) when its singular is."""
-    if _contains(kb_lower, term):
+    if contains_term(kb_lower, term):
         return True
-    if _PLURAL.fullmatch(term) and any(_contains(kb_lower, s) for s in (term[:-1], term[:-2]) if len(s) >= 3):
+    if _PLURAL.fullmatch(term) and any(contains_term(kb_lower, s) for s in (term[:-1], term[:-2]) if len(s) >= 3):
         return True
     parts = [p for p in term.split("-") if p]
-    return len(parts) > 1 and all(_contains(kb_lower, p) for p in parts)
+    return len(parts) > 1 and all(contains_term(kb_lower, p) for p in parts)
 
 
-def _coordinated(question: str, a: str, b: str) -> bool:
+def coordinated(question: str, a: str, b: str) -> bool:
     """Whether ``a`` and ``b`` are joined by a coordinating word (A 和 B, A vs B) in ``question``."""
     for x, y in ((a, b), (b, a)):
         i, j = question.find(x), question.find(y)
         if i < 0 or j < 0 or j <= i:
             continue
         between = question[i + len(x) : j]
-        for suffix in _PRODUCT_SUFFIX:
+        for suffix in PRODUCT_SUFFIX:
             between = between.removeprefix(suffix)
         if len(between) <= 6 and _COORD.fullmatch(between):
             return True
@@ -168,13 +108,6 @@ def kb_text(lexical: LexicalIndex, chunks: Mapping[str, Any]) -> str:
     return text
 
 
-# Interrogative words: asking "how long" is not a topic the knowledge base lacks.
-_QUESTION_WORDS = frozenset(
-    """多久 多长 多大 多高 多远 多少 哪 哪里 哪儿 哪种 哪几种 几种 怎么办 怎么样 能否 能不能 是不是
-    有没有 何时 什么 什么样 时候 why when where who whom whose""".split()
-)
-
-
 def absent_share(question: str, lexical: LexicalIndex, *, cross_script: bool = False) -> float:
     """IDF-weighted share (0..1) of the question's terms (interrogatives aside) that occur
     in no chunk of the knowledge base.
@@ -183,10 +116,11 @@ def absent_share(question: str, lexical: LexicalIndex, *, cross_script: bool = F
     Latin-script words are left out, since a Chinese knowledge base lacking the English word
     "expose" is no evidence that it lacks the topic; named things (``named_terms``) still count.
     """
-    terms = [t for t in dict.fromkeys(_query_terms(question)) if t not in _QUESTION_WORDS]
+    q = analyse(question)
+    terms = list(q.content_terms)
     if cross_script:
-        names = {w.lower().lstrip(".") for w in named_terms(question)}
-        terms = [t for t in terms if _CJK.search(t) or t.lower() in names]
+        names = {w.lower().lstrip(".") for w in q.named}
+        terms = [t for t in terms if CJK.search(t) or t.lower() in names]
     if not terms or not len(lexical):
         return 0.0
     weights = [lexical.idf(t) for t in terms]
@@ -210,15 +144,10 @@ def general_weight(term: str) -> float:
     return math.log((_DICT_TOTAL + 1) / (f + 1)) / math.log(_DICT_TOTAL + 1)
 
 
-def _content_terms(question: str) -> list[str]:
-    """The question's terms (``_query_terms``) without interrogative words, in order, once each."""
-    return [t for t in dict.fromkeys(_query_terms(question)) if t not in _QUESTION_WORDS]
-
-
 def general_coverage(question: str, chunk_terms: frozenset[str] | None) -> float:
     """Share (0..1) of the question's content terms (interrogatives aside) that the chunk holds,
     each weighted by ``general_weight``: the same on a one-document base as on the full archive."""
-    terms = _content_terms(question)
+    terms = analyse(question).content_terms
     if not terms or chunk_terms is None:
         return 0.0
     weights = [general_weight(t) for t in terms]
@@ -229,7 +158,7 @@ def general_coverage(question: str, chunk_terms: frozenset[str] | None) -> float
 def general_salient(question: str, chunk_terms: frozenset[str] | None) -> float:
     """Share (0..1) of the question's (up to) three most informative content terms (``general_weight``)
     that the chunk holds."""
-    terms = sorted(_content_terms(question), key=lambda t: -general_weight(t))[:3]
+    terms = sorted(analyse(question).content_terms, key=lambda t: -general_weight(t))[:3]
     if not terms or chunk_terms is None:
         return 0.0
     return sum(1 for t in terms if t in chunk_terms) / len(terms)
@@ -238,10 +167,11 @@ def general_salient(question: str, chunk_terms: frozenset[str] | None) -> float:
 def general_absent(question: str, lexical: LexicalIndex, *, cross_script: bool = False) -> float:
     """``absent_share`` with ``general_weight`` instead of the knowledge base's IDF: the share
     (0..1) of the question's content-term weight that occurs in no chunk of the knowledge base."""
-    terms = _content_terms(question)
+    q = analyse(question)
+    terms = list(q.content_terms)
     if cross_script:
-        names = {w.lower().lstrip(".") for w in named_terms(question)}
-        terms = [t for t in terms if _CJK.search(t) or t.lower() in names]
+        names = {w.lower().lstrip(".") for w in q.named}
+        terms = [t for t in terms if CJK.search(t) or t.lower() in names]
     if not terms or not len(lexical):
         return 0.0
     weights = [general_weight(t) for t in terms]
@@ -251,7 +181,7 @@ def general_absent(question: str, lexical: LexicalIndex, *, cross_script: bool =
 
 def salient_share(question: str, lexical: LexicalIndex, chunk_terms: frozenset[str] | None) -> float:
     """Share (0..1) of the question's three highest-IDF terms that the chunk contains."""
-    terms = sorted(dict.fromkeys(_query_terms(question)), key=lambda t: -lexical.idf(t))[:3]
+    terms = sorted(dict.fromkeys(analyse(question).terms), key=lambda t: -lexical.idf(t))[:3]
     if not terms or chunk_terms is None:
         return 0.0
     return sum(1 for t in terms if t in chunk_terms) / len(terms)
@@ -259,31 +189,14 @@ def salient_share(question: str, lexical: LexicalIndex, chunk_terms: frozenset[s
 
 # ------------------------------------------------------------ specific details
 
-# A question asks for one specific detail: a default, limit, threshold, range, port, version, count.
-_ASKS_DETAIL = re.compile(
-    r"默认|缺省|阈值|上限|下限|范围|最多|最少|最大|最小|多少|多久|多长|几[个次天秒分种条台倍]|哪个端口|版本号"
-    r"|\bdefault\b|\blimit\b|\bthreshold\b|\brange\b|how (many|much|long)|\bmaximum\b|\bminimum\b",
-    re.I,
-)
 _SENTENCE = re.compile(r"[^。！？!?；;\n]+")
 # Digits that are not a value: a list marker ("5. "), an ordinal ("第 10 个").
 _NOT_VALUE = re.compile(r"^\s*\d+[.)、]\s|第\s*\d+")
-# A question asking for the default/threshold value itself ("默认…多少", "默认阈值是多少", "default … range").
-_ASKS_DEFAULT_VALUE = re.compile(
-    r"(默认|缺省)[^，。？?]{0,30}?(多少|多久|多长|多大|范围|阈值|几)|(阈值|上限|下限)[^，。？?]{0,6}?(是多少|多大|多少)"
-    r"|\bdefault\b[^,.?]{0,40}?\b(value|range|threshold|limit|how many|how long)\b",
-    re.I,
-)
 _RANGE = re.compile(r"\d[\d,.]*\s*(?:-|–|~|～|到|至)\s*\d")
 _DETAIL_VALUE = re.compile(
     r"\d|[一二三四五六七八九十两百千万]+\s*(?:个|次|天|秒|分钟|小时|倍|条|台|周|年|月|%)|无限|不限|没有限制|unlimited",
     re.I,
 )
-
-
-def asks_detail(question: str) -> bool:
-    """Whether ``question`` asks for one specific detail (a default, limit, threshold, range, count…)."""
-    return bool(_ASKS_DETAIL.search(question))
 
 
 def detail_in(question: str, chunk_text: str, key_terms: Sequence[str]) -> int:
@@ -294,7 +207,7 @@ def detail_in(question: str, chunk_text: str, key_terms: Sequence[str]) -> int:
     Sentence-level on purpose: most Kubernetes chunks hold some number, so "the chunk has a
     number" does not separate a chunk that names the flag from one that gives its value.
     """
-    if not asks_detail(question):
+    if not analyse(question).asks_detail:
         return 0
     return 1 if _value_sentence(chunk_text, key_terms, _DETAIL_VALUE) else -1
 
@@ -310,12 +223,6 @@ def _value_sentence(text: str, key_terms: Sequence[str], value: re.Pattern[str])
     return None
 
 
-def asks_default_value(question: str) -> bool:
-    """Whether ``question`` asks for a default/threshold value itself ("默认…多少", "默认阈值是多少",
-    "默认…端口范围", "default … range"): narrower than ``asks_detail``."""
-    return bool(_ASKS_DEFAULT_VALUE.search(question))
-
-
 def default_value_missing(
     question: str, evidence_texts: Sequence[str], key_terms: Sequence[str], question_terms: Sequence[str] = ()
 ) -> bool:
@@ -323,11 +230,12 @@ def default_value_missing(
     evidence text has a sentence that gives one: a value (a range when it asks for a 范围/range)
     next to one of ``key_terms`` (its rarest terms), or a stated default ("默认为 30 秒") next to
     any of ``question_terms`` (lower-case). False when it asks for no such value or has no key terms."""
-    if not asks_default_value(question) or not key_terms or not evidence_texts:
+    q = analyse(question)
+    if not q.asks_default_value or not key_terms or not evidence_texts:
         return False
-    if re.search(r"范围|\brange\b", question, re.I):
+    if q.asks_range:
         return not any(_value_sentence(t, key_terms, _RANGE) for t in evidence_texts)
-    others = [t for t in question_terms if t not in _ASKING and t not in _QUESTION_WORDS]
+    others = [t for t in question_terms if t not in ASKING and t not in QUESTION_WORDS]
     return not any(
         _value_sentence(t, key_terms, _DETAIL_VALUE) or (others and _stated_default_of_kind(question, t, others))
         for t in evidence_texts
@@ -341,8 +249,6 @@ _DEFAULT_VALUE = re.compile(
     r"(?:默认|缺省|defaults? (?:to|is))[^。；;\n\d]{0,8}?\d+(?:\.\d+)?\s*([^\s\d，。；,;]{0,3})", re.I
 )
 _DURATION_UNIT = re.compile(r"^(?:秒|分钟|分|小时|天|周|毫秒|ms|s|m|h|d)(?![a-z])", re.I)
-_ASKS_DURATION = re.compile(r"多长时间|多久|多少秒|多少分钟|多少小时|多少天|how long", re.I)
-_ASKS_COUNT = re.compile(r"多少个|几个|多少条|多少次|how many", re.I)
 
 
 def _stated_default_of_kind(question: str, text: str, terms: Sequence[str]) -> bool:
@@ -354,12 +260,9 @@ def _stated_default_of_kind(question: str, text: str, terms: Sequence[str]) -> b
         return False
     m = _DEFAULT_VALUE.search(sentence)
     duration = bool(m and _DURATION_UNIT.match(m.group(1)))
-    if _ASKS_DURATION.search(question):
+    q = analyse(question)
+    if q.asks_duration:
         return duration
-    if _ASKS_COUNT.search(question):
+    if q.asks_count:
         return not duration
     return True
-
-
-# Words that ask rather than name (besides ``_QUESTION_WORDS``).
-_ASKING = frozenset("最多 最少 最大 最小 上限 下限 阈值 默认".split())

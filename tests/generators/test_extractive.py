@@ -7,16 +7,11 @@ from datetime import datetime, timezone
 
 import pytest
 
-from core.generators.compare import MISSING_SIDE, compared_sides
-from core.generators.extractive import (
-    ExtractiveGenerator,
-    has_wanted,
-    is_filler,
-    needs_previous,
-    question_wants,
-    split_sentences,
-)
+from core.generators.compare import MISSING_SIDE
+from core.generators.extractive import ExtractiveGenerator, is_filler, needs_previous, split_sentences
+from core.generators.question_types import has_wanted
 from core.models import Chunk, RetrievedChunk
+from core.retrieval.question import compared_sides, question_wants
 
 
 def rc(cid: str, heading: tuple[str, ...], text: str, rank: int, source: str | None = None) -> RetrievedChunk:

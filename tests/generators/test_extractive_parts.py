@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from core.generators.extractive import ExtractiveGenerator
-from core.generators.question_types import forms_answered, question_forms
+from core.generators.question_types import forms_answered
 from core.models import Chunk, RetrievedChunk
-from core.retrieval.query import question_parts
+from core.retrieval.question import question_forms, question_parts
 
 
 def rc(cid: str, heading: tuple[str, ...], text: str, rank: int, relevance: float = 0.9) -> RetrievedChunk:
@@ -160,7 +160,8 @@ def test_a_one_part_question_leads_with_its_answer_and_not_the_list_around_it():
 
 # ---------------------------------------------------------------- the asked detail not stated (issue 27)
 
-from core.generators.question_types import NOT_STATED, UNSTATED_DETAIL, question_wants, unstated  # noqa: E402
+from core.generators.question_types import NOT_STATED, UNSTATED_DETAIL, unstated  # noqa: E402
+from core.retrieval.question import question_wants  # noqa: E402
 
 DEADLOCKS = (
     "要调整 `DEADLOCKS` 表中可以容纳的死锁事件数量，可通过 TiDB 配置文件中的 "

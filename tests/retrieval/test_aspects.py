@@ -193,11 +193,11 @@ def test_a_follow_up_for_drawbacks_is_not_answered_with_a_sentence_on_something_
 
 def test_an_english_plural_is_in_the_knowledge_base_when_its_singular_is():
     """ "What are CronJobs used for?" was refused with 知识库中没有关于「CronJobs」的内容。"""
-    from core.retrieval.sufficiency_terms import _in_kb
+    from core.retrieval.sufficiency_terms import in_kb
 
     kb = "cronjob 创建基于时隔重复调度的 job。ingress 公开从集群外部到集群内服务的 http 路由。"
-    assert _in_kb(kb, "CronJobs") and _in_kb(kb, "Ingresses") and _in_kb(kb, "CronJob")
-    assert not _in_kb(kb, "Kafkas") and not _in_kb(kb, "Helm")
+    assert in_kb(kb, "CronJobs") and in_kb(kb, "Ingresses") and in_kb(kb, "CronJob")
+    assert not in_kb(kb, "Kafkas") and not in_kb(kb, "Helm")
     cand = suf.Candidate("c", kb, 0.8, 0.9, 1, 1, 1)
     dec = suf.decide("如何暂停 CronJobs？", [cand], LexicalIndex(["c"], [kb]), kb_text=kb, hybrid=True, model=LENIENT)
     assert dec.missing_terms == () and dec.sufficient

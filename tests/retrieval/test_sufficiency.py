@@ -14,6 +14,8 @@ from core.ingest.run import ingest
 from core.models import AnswerRecord
 from core.records.store import RecordStore
 from core.retrieval import sufficiency as suf
+from core.retrieval.question import named_terms
+from core.retrieval.sufficiency_terms import contains_term, in_kb
 from core.store.embeddings import HashingEmbedder
 from core.store.index import KnowledgeIndex
 
@@ -55,14 +57,14 @@ DEPLOY = """# 发布流程
     ],
 )
 def test_named_terms(question, names):
-    assert suf.named_terms(question) == names
+    assert named_terms(question) == names
 
 
 def test_hyphenated_compound_counts_as_present_when_its_parts_are():
     kb = "dual-stack 与 ipv6 网络 only"
-    assert suf._in_kb(kb, "IPv6-only")
-    assert not suf._in_kb(kb, "maxmemory-policy")
-    assert suf._contains("版本 1.29 和 0.95", "1.29") and not suf._contains("版本 0.95", "0.9")
+    assert in_kb(kb, "IPv6-only")
+    assert not in_kb(kb, "maxmemory-policy")
+    assert contains_term("版本 1.29 和 0.95", "1.29") and not contains_term("版本 0.95", "0.9")
 
 
 @pytest.mark.parametrize(

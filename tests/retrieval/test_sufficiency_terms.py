@@ -6,6 +6,7 @@ from __future__ import annotations
 from core.lexical import LexicalIndex
 from core.retrieval import sufficiency as suf
 from core.retrieval import sufficiency_terms as terms
+from core.retrieval.question import analyse
 from tests.retrieval.test_sufficiency import duty_engine  # noqa: F401  (the module fixture, reused)
 
 GC = "kube-controller-manager 提供 terminated-pod-gc-threshold 参数，用于控制已终止 Pod 的垃圾收集。控制器会定期检查。"
@@ -24,7 +25,7 @@ def test_english_question_words_absent_from_a_chinese_kb_are_not_evidence_of_abs
 
 def test_a_named_thing_still_counts_as_absent_in_a_cross_script_question():
     q = "What does the RedFoxScheduler do with a Deployment?"
-    assert "RedFoxScheduler" in terms.named_terms(q)
+    assert "RedFoxScheduler" in analyse(q).named
     assert terms.absent_share(q, KB, cross_script=True) > 0.0
 
 
@@ -36,11 +37,12 @@ def test_cross_script_feature_is_set_for_the_model():
 
 
 def test_asks_default_value():
-    assert terms.asks_default_value("terminated-pod-gc-threshold 默认要积累多少个已终止的 Pod 才开始回收？")
-    assert terms.asks_default_value("系统默认会从哪个端口范围里分配节点端口？")
-    assert terms.asks_default_value("判断过载能否接受时，默认阈值是多少？")
-    assert not terms.asks_default_value("什么是灰度发布？")
-    assert not terms.asks_default_value("默认调度器会怎样处理这个 Pod？")  # asks how, not a value
+    """The question analysis reads whether a question asks for a default/threshold value itself."""
+    assert analyse("terminated-pod-gc-threshold 默认要积累多少个已终止的 Pod 才开始回收？").asks_default_value
+    assert analyse("系统默认会从哪个端口范围里分配节点端口？").asks_default_value
+    assert analyse("判断过载能否接受时，默认阈值是多少？").asks_default_value
+    assert not analyse("什么是灰度发布？").asks_default_value
+    assert not analyse("默认调度器会怎样处理这个 Pod？").asks_default_value  # asks how, not a value
 
 
 def test_a_flag_named_without_its_default_does_not_answer_the_default():

@@ -1,0 +1,313 @@
+"""The question analysis: what a question asks, read once into one value (issue 26, "one question analysis").
+
+``analyse(question)`` returns a frozen ``QuestionAnalysis`` (cached by the question's text). Every stage that
+reads a person's question reads this value instead of parsing the text again: the query plan and the follow-up
+resolution (``core.retrieval.query``), the sufficiency decision (``core.retrieval.sufficiency`` and
+``sufficiency_terms``), the parts' evidence (``core.retrieval.hybrid``) and the offline answer
+(``core.generators.extractive``, ``question_types``, ``compare``). Its fields:
+
+* ``terms`` / ``content_terms``: the question's search terms (``core.lexical.query_terms``: jieba search mode,
+  stopwords out), and those without interrogative words (``QUESTION_WORDS``), once each, in order;
+* ``named``: names — products, people, fields, acronyms, versions (``named_terms``);
+* ``wants`` / ``forms``: what the answer must contain (a number, a bound, a person, a place, a reason, an
+  effect) and the form it asks in (yes/no, a case) — for the extractive answer's sentence choice;
+* ``asks_number`` / ``asks_steps`` / ``asks_detail`` / ``asks_default_value`` / ``asks_range`` /
+  ``asks_duration`` / ``asks_count``: the sufficiency decision's readings (its ``type_match`` feature and the
+  missing-default rule were fit and measured with exactly these patterns; they are kept apart from ``wants``);
+* ``drawback``: it asks for drawbacks (``core.retrieval.aspects`` owns their vocabulary);
+* ``parts``: the questions it asks one after another ("…能一起用吗？另外，…会怎样？");
+* ``sides``: the two things a comparison names ("X 和 Y 有什么区别").
+
+What depends on the knowledge base (salient and key terms, a follow-up's carried subject, whether the question
+is in another script than the documents) is read with its ``LexicalIndex`` in ``core.retrieval.query``.
+General Chinese/English language knowledge only: no word of any one document collection.
+
+Pure functions over ``str``; person and place names by jieba part-of-speech tags (``core.segmentation.tagged``).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+from core.lexical import general_frequency, query_terms
+from core.retrieval.aspects import asks_drawback
+from core.segmentation import tagged
+
+# ------------------------------------------------------------ what the answer must contain
+
+_NUMBER_QUESTION = re.compile(
+    r"多少|多久|多长|多大|多高|多远|多重|几[个次秒分天年月岁种名位层届]|何时|什么时候|哪一?年|哪一?天|哪个月|年份|日期|时间是"
+    r"|\b(?:how many|how long|how much|when|what year)\b",
+    re.IGNORECASE,
+)
+# A question for a bound: a superlative next to a quantity question word (最多可以调到多少条, 最长能等多久),
+# 上限/下限, at most / maximum. 最大的优点 (a superlative of a thing) is not one.
+_BOUND_QUESTION = re.compile(
+    r"(?:最多|最大|最长|最高|最少|最小|最短|最低|至多|至少)[^，,。？?；;]{0,12}?(?:多少|几|多久|多长|多大|多高|多远)"
+    r"|上限|下限|\b(?:at most|at least|maximum|minimum|max|min|upper limit|lower limit)\b",
+    re.IGNORECASE,
+)
+_PERSON_QUESTION = re.compile(r"谁|哪位|哪一位|什么人|哪个人|\bwho\b", re.IGNORECASE)
+_PLACE_QUESTION = re.compile(r"哪里|哪儿|在哪|何地|何处|什么地方|哪个(?:国家|城市|省|地区)|\bwhere\b", re.IGNORECASE)
+_REASON_QUESTION = re.compile(r"为什么|为何|什么原因|何故|原因是|\bwhy\b", re.IGNORECASE)
+_EFFECT_QUESTION = re.compile(
+    r"(?:什么|怎样|怎么样|哪些|何种|有何)的?(?:影响|后果|结果)|影响是|后果是|\b(?:effect|impact|consequence)s?\b",
+    re.IGNORECASE,
+)
+_YESNO_QUESTION = re.compile(
+    r"吗\s*[？?]|吗\s*$|能否|是否|可否|可不可以|能不能|会不会|是不是|有没有|要不要|需不需要"
+    r"|^\s*(?:can|could|does|do|did|is|are|was|were|will|would|should|must|may|has|have)\b",
+    re.IGNORECASE,
+)
+_CASE_QUESTION = re.compile(r"如果|要是|假如|假设|万一|倘若|一旦|的话|\bif\b|\bwhat happens\b", re.IGNORECASE)
+
+
+def question_forms(question: str) -> frozenset[str]:
+    """The form of a question, apart from what it asks for: ``yesno`` (…吗？/能否/是否/能不能, can/does/is…)
+    and ``case`` (如果/要是/假如/万一…的话, if/what happens); empty for others."""
+    out = set()
+    if _YESNO_QUESTION.search(question):
+        out.add("yesno")
+    if _CASE_QUESTION.search(question):
+        out.add("case")
+    return frozenset(out)
+
+
+def question_wants(question: str) -> frozenset[str]:
+    """What the question type asks for: ``number`` (多少/几/何时/哪一年, how many, when), ``bound``
+    (最多…多少/上限, at most: a limit, maximum or minimum),
+    ``person`` (谁/哪位, who), ``place`` (哪里/在哪, where), ``reason`` (为什么/为何, why),
+    ``effect`` (什么影响/后果, what effect);
+    empty for other questions."""
+    out = set()
+    if _REASON_QUESTION.search(question):
+        out.add("reason")
+    if _EFFECT_QUESTION.search(question):
+        out.add("effect")
+    if _NUMBER_QUESTION.search(question):
+        out.add("number")
+    if _BOUND_QUESTION.search(question):
+        out.add("bound")
+    if _PERSON_QUESTION.search(question):
+        out.add("person")
+    if _PLACE_QUESTION.search(question):
+        out.add("place")
+    return frozenset(out)
+
+
+# ------------------------------------------------------------ the sufficiency decision's readings
+
+_ASKS_NUMBER = re.compile(
+    r"多少|多久|多长|多大|多高|几[个次天秒分小种条台倍]|几|上限|下限|默认值|how (many|much|long|often)|what (port|value|range)",
+    re.I,
+)
+_ASKS_STEPS = re.compile(r"怎么|怎样|如何|步骤|方法|how (do|can|to|should)", re.I)
+# A question asks for one specific detail: a default, limit, threshold, range, port, version, count.
+_ASKS_DETAIL = re.compile(
+    r"默认|缺省|阈值|上限|下限|范围|最多|最少|最大|最小|多少|多久|多长|几[个次天秒分种条台倍]|哪个端口|版本号"
+    r"|\bdefault\b|\blimit\b|\bthreshold\b|\brange\b|how (many|much|long)|\bmaximum\b|\bminimum\b",
+    re.I,
+)
+# A question asking for the default/threshold value itself ("默认…多少", "默认阈值是多少", "default … range").
+_ASKS_DEFAULT_VALUE = re.compile(
+    r"(默认|缺省)[^，。？?]{0,30}?(多少|多久|多长|多大|范围|阈值|几)|(阈值|上限|下限)[^，。？?]{0,6}?(是多少|多大|多少)"
+    r"|\bdefault\b[^,.?]{0,40}?\b(value|range|threshold|limit|how many|how long)\b",
+    re.I,
+)
+_ASKS_RANGE = re.compile(r"范围|\brange\b", re.I)
+_ASKS_DURATION = re.compile(r"多长时间|多久|多少秒|多少分钟|多少小时|多少天|how long", re.I)
+_ASKS_COUNT = re.compile(r"多少个|几个|多少条|多少次|how many", re.I)
+
+#: Interrogative words: asking "how long" is not a topic the knowledge base lacks.
+QUESTION_WORDS = frozenset(
+    """多久 多长 多大 多高 多远 多少 哪 哪里 哪儿 哪种 哪几种 几种 怎么办 怎么样 能否 能不能 是不是
+    有没有 何时 什么 什么样 时候 why when where who whom whose""".split()
+)
+#: Words that ask rather than name (besides ``QUESTION_WORDS``).
+ASKING = frozenset("最多 最少 最大 最小 上限 下限 阈值 默认".split())
+
+
+# ------------------------------------------------------------ named things
+
+CJK = re.compile(r"[\u3400-\u9fff]")
+_ASCII_NAME = re.compile(r"(?<![A-Za-z0-9_.\-])\.?([A-Za-z][A-Za-z0-9]*(?:[._\-/][A-Za-z0-9]+)*)")
+#: A version number (``0.9``, ``v1.2.3``).
+VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)+(?![\w.])")
+#: Words after a product's name (赤狐平台): the word before them names something.
+PRODUCT_SUFFIX = ("平台", "系统", "产品", "公司", "项目", "团队", "框架", "引擎")
+_PROPER_FLAGS = frozenset({"nz", "nt"})
+#: A Chinese word is a name only when it is rare in the language (jieba's dictionary count,
+#: ``core.lexical.general_frequency``): jieba tags everyday words as proper nouns too (上班族 216, 德语 274),
+#: and a question word can stand before a product word (哪个 1874 in "由哪个公司发行"); each refused an
+#: answerable dev question as "知识库中没有关于「上班族」的内容" (clinic-008, cmrc DEV_426_QUERY_2). Names the dev
+#: questions use: 赤狐 6, 税务局 43, 新闻台 4, 嘎龙 0 (session 11).
+NAME_GENERAL_MAX = 100
+# ASCII words that are ordinary English in a Chinese question, not names.
+_PLAIN = frozenset(
+    """a an the is are to of in on for and or vs what how why which does do can with not
+    yes no ok id url api""".split()
+)
+
+
+def _identifier_like(word: str) -> bool:
+    core = word.lstrip(".")
+    return (
+        any(ch.isupper() for ch in core[1:])  # camelCase / PascalCase / acronym
+        or any(ch in "._/" for ch in core)
+        or any(ch.isdigit() for ch in core)
+    )
+
+
+def named_terms(question: str) -> list[str]:
+    """Names in ``question``: products, people, fields, acronyms, versions (first-seen order, each once).
+
+    ASCII: in a question with Chinese text every ASCII word of 2+ letters (``Kafka``,
+    ``nftables``, ``worker_connections``); in an English question only identifier-like
+    words (inner capital ``IngressClass``, acronym ``ICMP``, ``a.b``, ``a_b``, digits).
+    Versions (``0.9``, ``v1.2.3``). Chinese: a word jieba tags as a proper noun
+    (``nz``/``nt``) or one followed by a product word (赤狐平台 → 赤狐), 2+ characters, that is rare in the
+    language (``NAME_GENERAL_MAX``).
+    """
+    out: list[str] = []
+    cjk = bool(CJK.search(question))
+    for m in VERSION.finditer(question):
+        out.append(m.group(0))
+    for m in _ASCII_NAME.finditer(question):
+        word = m.group(1)
+        if len(word) < 2 or word.lower() in _PLAIN or VERSION.fullmatch(word):
+            continue
+        if cjk and not _identifier_like(word) and len(word) < 3:
+            continue
+        if cjk or _identifier_like(word):
+            out.append(word)
+    if cjk:
+        words = tagged(question)
+        for i, (word, tag) in enumerate(words):
+            if not CJK.search(word) or len(word) < 2:
+                continue
+            nxt = words[i + 1][0] if i + 1 < len(words) else ""
+            if (tag in _PROPER_FLAGS or nxt in PRODUCT_SUFFIX) and general_frequency(word) <= NAME_GENERAL_MAX:
+                out.append(word)
+    return list(dict.fromkeys(out))
+
+
+# ------------------------------------------------------------ parts
+
+# Where a question with several parts divides: after a question mark or semicolon, or before
+# 另外/此外/还有/以及/同时 that follows a comma.
+_PART_END = re.compile(
+    r"(?<=[？?；;])\s*|[，,]\s*(?=(?:另外|此外|还有|以及|同时|并且|and also\b|also\b))", re.IGNORECASE
+)
+_PART_LEAD = re.compile(r"^(?:另外|此外|还有|以及|同时|并且|and also\b|also\b|and\b)[，,]?\s*", re.IGNORECASE)
+#: A part shorter than this (characters, without its lead word) is not a part of its own.
+PART_MIN_CHARS = 4
+
+
+def question_parts(question: str) -> list[str]:
+    """The parts of a question that asks several things (``"…能不能一起用？另外，…会怎样？"`` → two
+    parts), each without its lead word (另外/此外…); ``[question]`` for a question with one part.
+    Each part is stripped of surrounding white space; one shorter than ``PART_MIN_CHARS`` (characters,
+    final punctuation aside) joins the one before."""
+    parts: list[str] = []
+    for raw in _PART_END.split(question):
+        raw = raw.strip()
+        piece = _PART_LEAD.sub("", raw)
+        if not piece:
+            continue
+        if parts and len(piece.rstrip("？?；;。.")) < PART_MIN_CHARS:
+            parts[-1] += (" " if raw[:1].isascii() and parts[-1][-1:].isascii() else "") + raw
+        else:
+            parts.append(piece)
+    return parts or [question]
+
+
+# ------------------------------------------------------------ comparisons
+
+_NAME = r"[\w.\-/]"
+_COMPARE = re.compile(
+    rf"(?P<x>{_NAME}+?)\s*(?:和|与|跟|及|同|vs\.?|versus)\s*(?P<y>{_NAME}+?)\s*(?:相比|相比较|比较|对比|比起来)?\s*(?:之间)?\s*"
+    r"(?:各自?|分别)?(?:的|有)?(?:什么|何|哪些)?(?:区别|差别|不同|不一样|差异|异同)"
+    rf"|(?:比较|对比)(?:一下)?\s*(?P<x2>{_NAME}+?)\s*(?:和|与|跟)\s*(?P<y2>{_NAME}+)"
+    rf"|difference between (?:(?:a|an|the) )?(?P<x3>[\w.\-/ ]+?) and (?:(?:a|an|the) )?(?P<y3>{_NAME}+)"
+    rf"|compare (?:(?:a|an|the) )?(?P<x4>[\w.\-/ ]+?) (?:and|with|to) (?:(?:a|an|the) )?(?P<y4>{_NAME}+)"
+    rf"|(?P<x5>{_NAME}+)\s+(?:vs\.?|versus)\s+(?P<y5>{_NAME}+)",
+    re.IGNORECASE,
+)
+# Words that open a question before the first side ("请问 X 和 Y…").
+_LEAD_WORDS = re.compile(r"^(?:请问|我想(?:知道|问问?)|想知道|问一下|说说|讲讲|介绍一下|解释一下)")
+# A Latin name glued to Chinese words around it: at the end of the first side
+# ("K8s里的Deployment"), at the start of the second ("StatefulSet各有什么不同").
+_LATIN_TAIL = re.compile(r"[A-Za-z0-9][A-Za-z0-9.\-/_]*$")
+_LATIN_HEAD = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.\-/_]*")
+
+
+def compared_sides(question: str) -> tuple[str, str] | None:
+    """The two things a comparison question names (``"X 和 Y 有什么区别"`` → ``(X, Y)``),
+    as written in the question, or None for a question that compares nothing."""
+    m = _COMPARE.search(question)
+    if not m:
+        return None
+    pairs = [(m.group(f"x{i}"), m.group(f"y{i}")) for i in ("", "2", "3", "4", "5")]
+    x, y = next(((a.strip(), b.strip()) for a, b in pairs if a and b), ("", ""))
+    x = _LEAD_WORDS.sub("", x) or x
+    tail = _LATIN_TAIL.search(x)
+    if tail and CJK.search(x[: tail.start()]):
+        x = tail.group(0)
+    head = _LATIN_HEAD.search(y)
+    if head and CJK.search(y[head.end() :]):
+        y = head.group(0)
+    if not x or not y or x.lower() == y.lower():
+        return None
+    return x, y
+
+
+# ------------------------------------------------------------ the value
+
+
+@dataclass(frozen=True)
+class QuestionAnalysis:
+    """One question, read (see the module doc for each field). ``text`` is the question as analysed."""
+
+    text: str
+    terms: tuple[str, ...]
+    content_terms: tuple[str, ...]
+    named: tuple[str, ...]
+    wants: frozenset[str]
+    forms: frozenset[str]
+    asks_number: bool
+    asks_steps: bool
+    asks_detail: bool
+    asks_default_value: bool
+    asks_range: bool
+    asks_duration: bool
+    asks_count: bool
+    drawback: bool
+    parts: tuple[str, ...]
+    sides: tuple[str, str] | None
+
+
+@functools.lru_cache(maxsize=4096)
+def analyse(question: str) -> QuestionAnalysis:
+    """``question`` read once (cached by its text; the value is immutable). Never raises; an empty
+    question has no terms and one part."""
+    terms = tuple(query_terms(question))
+    return QuestionAnalysis(
+        text=question,
+        terms=terms,
+        content_terms=tuple(t for t in dict.fromkeys(terms) if t not in QUESTION_WORDS),
+        named=tuple(named_terms(question)),
+        wants=question_wants(question),
+        forms=question_forms(question),
+        asks_number=bool(_ASKS_NUMBER.search(question)),
+        asks_steps=bool(_ASKS_STEPS.search(question)),
+        asks_detail=bool(_ASKS_DETAIL.search(question)),
+        asks_default_value=bool(_ASKS_DEFAULT_VALUE.search(question)),
+        asks_range=bool(_ASKS_RANGE.search(question)),
+        asks_duration=bool(_ASKS_DURATION.search(question)),
+        asks_count=bool(_ASKS_COUNT.search(question)),
+        drawback=asks_drawback(question),
+        parts=tuple(question_parts(question)),
+        sides=compared_sides(question),
+    )

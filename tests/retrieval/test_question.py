@@ -1,0 +1,70 @@
+"""The question analysis (issue 26, "one question analysis"): one value per question that retrieval, the
+decision and the generator read; no other module of ``core/`` parses the question for what it asks."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from core.retrieval.question import QuestionAnalysis, analyse
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_one_value_holds_what_the_question_asks():
+    q = analyse("赤狐平台的值班轮换周期最多是多少天？另外，和青鸟平台比较有什么区别？")
+    assert isinstance(q, QuestionAnalysis) and q.text.startswith("赤狐平台")
+    assert q.named == ("赤狐", "青鸟")
+    assert {"number", "bound"} <= q.wants and "yesno" not in q.forms
+    assert q.asks_number and q.asks_detail and not q.asks_steps
+    assert q.parts == ("赤狐平台的值班轮换周期最多是多少天？", "和青鸟平台比较有什么区别？")
+    assert "值班" in q.terms and "多少" not in q.content_terms  # an interrogative is no content
+    assert not q.drawback and q.sides is None
+    cmp = analyse("Deployment 和 StatefulSet 有什么区别？它们各有什么缺点？")
+    assert cmp.sides == ("Deployment", "StatefulSet") and cmp.drawback and len(cmp.parts) == 2
+    yesno = analyse("如果不设置 startingDeadlineSeconds，任务会补跑吗？")
+    assert yesno.forms == {"yesno", "case"} and yesno.named == ("startingDeadlineSeconds",)
+
+
+def test_the_analysis_is_read_once_per_question_text():
+    assert analyse("Pod 是什么？") is analyse("Pod 是什么？")
+    empty = analyse("")
+    assert empty.terms == () and empty.parts == ("",) and empty.named == ()
+
+
+#: The question readers: only ``core/retrieval/question.py`` calls them (``aspects.py`` owns the drawback words).
+READERS = {"question_wants", "question_forms", "named_terms", "question_parts", "compared_sides"}
+
+
+def _calls(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {
+        n.func.id if isinstance(n.func, ast.Name) else n.func.attr
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and isinstance(n.func, (ast.Name, ast.Attribute))
+    }
+
+
+def test_no_other_module_parses_the_question():
+    """Before: the question was re-read in seven places, four importing private names across modules."""
+    readers = {
+        p.relative_to(ROOT).as_posix(): _calls(p) & READERS
+        for p in (ROOT / "core").rglob("*.py")
+        if p.name != "question.py" or p.parent.name != "retrieval"
+    }
+    assert {p: c for p, c in readers.items() if c} == {}
+    calls_drawback = {
+        p.relative_to(ROOT).as_posix() for p in (ROOT / "core").rglob("*.py") if "asks_drawback" in _calls(p)
+    }
+    assert calls_drawback <= {"core/retrieval/question.py", "core/retrieval/aspects.py"}
+
+
+def test_no_private_name_crosses_a_module_of_core():
+    """``from core.x import _y`` reads another module's internals (the question's interrogatives and terms
+    were imported that way); an ``import … as _alias`` of a public name is fine."""
+    crossing = []
+    for p in (ROOT / "core").rglob("*.py"):
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("core"):
+                crossing += [f"{p.relative_to(ROOT)}: {a.name}" for a in node.names if a.name.startswith("_")]
+    assert crossing == []
