@@ -104,6 +104,11 @@ PART_CONTEXT = 0.3
 #: tuned (one dev question changed: clinic-018; docs/measurements.md, "Session 9", issue 27).
 CROSS_RANK = 0.05
 CROSS_TYPE_BONUS = 0.05
+#: ... and a sentence joins the lead only when it scores at least this share of the lead's cosine (words
+#: matched: half of the lead's score). Cosines sit close together, so at 0.5 every top-k chunk's sentence
+#: came along once such a question gets every top-k chunk as evidence (clinic English answers: 4.8 sentences;
+#: 0.8: 2.6, every figure the same; 0.9: 1.4; docs/measurements.md, session 11).
+SEMANTIC_KEEP = 0.8
 
 
 @dataclass(frozen=True)
@@ -125,6 +130,7 @@ class _Scoring:
     parts: Callable[[_Candidate], dict[str, float]]
     pool: list[_Candidate]
     wants: frozenset[str]
+    keep: float = 0.5  # a unit scoring under this share of the lead's score is left out (``_select``)
 
 
 def split_sentences(text: str, lead_ins: bool = False) -> list[tuple[int, str]]:
@@ -224,7 +230,10 @@ class ExtractiveGenerator(Generator):
             return Draft(parts=("",), supports=(), generator=self.info)
         cands, previous, relevance = scoring.cands, scoring.previous, scoring.relevance
         units = self._select(
-            sorted(scoring.pool, key=lambda c: (-relevance(c), c.chunk_index, c.position)), previous, relevance
+            sorted(scoring.pool, key=lambda c: (-relevance(c), c.chunk_index, c.position)),
+            previous,
+            relevance,
+            scoring.keep,
         )
         if units and scoring.wants & {"reason", "effect"}:
             _continue_lead(units, previous, scoring.wants)
@@ -347,7 +356,7 @@ class ExtractiveGenerator(Generator):
                     + states_drawback(c)
                 )
 
-            return _Scoring(cands, previous, by_meaning, parts, list(cands), wants)
+            return _Scoring(cands, previous, by_meaning, parts, list(cands), wants, SEMANTIC_KEEP)
         if not pool:
             # ... and without a sentence similarity: the opening sentence of the best-ranked chunk that
             # has one standing on its own (a chunk of commands and announcements may have none), which
@@ -374,13 +383,13 @@ class ExtractiveGenerator(Generator):
             return None
         return {(c.chunk_index, c.position): v for c, v in zip(cands, cosines)}
 
-    def _select(self, scored, previous, relevance) -> list[list[_Candidate]]:  # noqa: ANN001
+    def _select(self, scored, previous, relevance, keep: float = 0.5) -> list[list[_Candidate]]:  # noqa: ANN001
         """Units (a sentence, or a sentence with the predecessor it needs), best first."""
         units: list[list[_Candidate]] = []
         used = 0
         per_chunk: dict[int, int] = {}
         for c in scored:
-            if used >= self.max_sentences or (units and relevance(c) < 0.5 * relevance(units[0][-1])):
+            if used >= self.max_sentences or (units and relevance(c) < keep * relevance(units[0][-1])):
                 break
             if per_chunk.get(c.chunk_index, 0) >= self.max_per_chunk:
                 continue

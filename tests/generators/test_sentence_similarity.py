@@ -130,3 +130,36 @@ def test_the_engine_gives_its_generators_the_second_embedders_similarity(tmp_pat
     assert isinstance(similarity, SentenceSimilarity) and similarity.embedder is second
     mine = ExtractiveGenerator()
     assert engine.equip(mine) is mine and mine.sentence_similarity is not None
+
+
+def _hours_sections():
+    """The sections of the clinic's 门诊时间 page (``tests/data/clinic/hours.md``) as retrieved chunks, in order."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "data" / "clinic" / "hours.md").read_text(encoding="utf-8")
+    sections = [s.split("\n", 1) for s in text.split("\n## ")[1:]]
+    return [
+        retrieved(f"hours.md@v1#{n}", body.strip(), heading_path=("门诊时间", head.strip()), rank=n)
+        for n, (head, body) in enumerate(sections, start=1)
+    ]
+
+
+def test_only_sentences_close_to_the_lead_in_meaning_come_along(use_similarity, monkeypatch):
+    """Session 11: once an English question that shares no word gets every top-k chunk as evidence, a cut at half
+    the lead's cosine let nearly every sentence through (clinic-017, "Is the dental clinic open on Wednesday
+    afternoons?", answered with five: the weekend, the children's clinic, the vaccination hours); a sentence now
+    joins when it scores at least ``SEMANTIC_KEEP`` of the lead's."""
+    import core.generators.extractive as extractive
+
+    question = "Is the dental clinic open on Wednesday afternoons?"
+    gen = ExtractiveGenerator()
+    gen.sentence_similarity = use_similarity
+    evidence = _hours_sections()
+    quotes = [s.quote for s in gen.generate(question, evidence).supports]
+    assert quotes[0] == "口腔科：每周三下午停诊，医生参加集中培训。", quotes
+    cos = dict(zip(quotes, use_similarity(question, quotes)))
+    slack = extractive.CROSS_RANK + extractive.CROSS_TYPE_BONUS  # the small shares the cosine is scored with
+    assert all(cos[q] >= extractive.SEMANTIC_KEEP * cos[quotes[0]] - slack for q in quotes), cos
+    monkeypatch.setattr(extractive, "SEMANTIC_KEEP", 0.5)  # the cut before
+    before = [s.quote for s in gen.generate(question, evidence).supports]
+    assert len(before) > len(quotes) and before[0] == quotes[0], (before, quotes)
