@@ -61,7 +61,7 @@ from core.lexical import LexicalIndex
 from core.models import Chunk, RetrievedChunk, utc_now
 from core.retrieval import sufficiency
 from core.retrieval.aspects import limits_sections, limits_wording
-from core.retrieval.parts import with_part_evidence
+from core.retrieval.parts import MAX_PARTS, with_part_evidence
 from core.retrieval.query import (
     QueryPlan,
     ResolvedQuery,
@@ -275,8 +275,8 @@ class HybridRetriever:
         """The ``top_k`` best chunks for ``question`` (a plain question, or one resolved
         against its conversation by ``resolve``: its ``text`` is searched), and the evidence.
         A question with several parts (``QuestionAnalysis.parts``) that is answered also gets, as
-        evidence, the best chunk of each part judged on its own (``core.retrieval.parts``; a
-        follow-up's carried terms go in front of each part).
+        evidence, the best chunk of each of its first ``MAX_PARTS`` parts judged on its own
+        (``core.retrieval.parts``; a follow-up's carried terms go in front of each part).
 
         Raises ``RetrievalError`` for an empty question, ``EmbeddingError`` when the query
         cannot be embedded, ``IndexError_`` when the vector store fails (each as its adapter
@@ -287,7 +287,7 @@ class HybridRetriever:
         if len(parts) < 2 or result.no_evidence:
             return result
         carried = " ".join(question.carried) + " " if isinstance(question, ResolvedQuery) and question.carried else ""
-        return with_part_evidence(result, [self._retrieve_one(carried + p) for p in parts])
+        return with_part_evidence(result, [self._retrieve_one(carried + p) for p in parts[:MAX_PARTS]])
 
     def _retrieve_one(self, question: str | ResolvedQuery) -> RetrievalResult:
         """``retrieve`` for one query, without the parts."""

@@ -21,6 +21,10 @@ from core.models import RetrievedChunk
 #: The chunks one part may add: its best ones that reach the part's own threshold (measured on every dev
 #: set's ``multi`` rows; docs/measurements.md, session 11).
 PART_EVIDENCE = 1
+#: At most this many parts are retrieved on their own (each is one more retrieval): a question may hold up to
+#: ``core.models.MAX_QUESTION_CHARS`` characters, and forty question marks would be forty retrievals. The dev
+#: sets' several-part questions have two parts.
+MAX_PARTS = 4
 
 
 def part_evidence(result, part_results: Sequence) -> tuple[RetrievedChunk, ...]:

@@ -334,3 +334,17 @@ def test_each_part_of_a_two_part_question_brings_its_own_evidence(tmp_path, nano
     assert part_evidence(narrowed, [answered_part]) == ()
     noted_part = replace(answered_part, decision=replace(answered_part.decision, message="…"))
     assert part_evidence(whole, [noted_part]) == ()
+
+
+def test_a_question_of_many_parts_retrieves_at_most_max_parts_of_them(sample_engine, monkeypatch):
+    """Each part is one more retrieval: forty question marks in one question must not be forty retrievals."""
+    from core.retrieval.parts import MAX_PARTS
+
+    retriever = HybridRetriever(sample_engine.index, evidence_threshold=0.0)  # answered: the parts are read
+    calls = []
+    one = retriever._retrieve_one
+    monkeypatch.setattr(retriever, "_retrieve_one", lambda q: calls.append(q) or one(q))
+    question = "？".join(f"Deployment 的第{i}个字段是什么" for i in range(40)) + "？"
+    result = retriever.retrieve(question)
+    assert not result.no_evidence
+    assert len(calls) == 1 + MAX_PARTS, len(calls)  # the whole question, then its first parts
