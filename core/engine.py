@@ -22,6 +22,7 @@ from typing import Callable, Iterable, Sequence
 
 from core import textsafe
 from core.config import Settings, load_settings, secrets_section
+from core.controls import without_invisible
 from core.engine_views import EngineViews
 from core.errors import AppError, GenerationError, RecordError, UnsavedRecordError
 from core.generators import registry
@@ -447,7 +448,7 @@ class _Turn:
         on_text: Callable[[str], None] | None,
     ) -> AnswerRecord:
         settings, base = self.settings, self.base
-        question, bad = textsafe.scrub(question)
+        question, bad = textsafe.scrub(without_invisible(question))  # a question's offsets are not kept
         if bad:
             self.notes.append(textsafe.repair_audit("query", bad))
         raw_question, question = question, self.hide(question)

@@ -66,6 +66,16 @@ def test_question_with_lone_surrogate_is_answered_sanitized_and_audited(sample_e
     json.loads(r.model_dump_json())  # encodable
 
 
+def test_invisible_characters_in_a_question_do_not_split_its_words(sample_engine):
+    """Helper report, session 11: "流\u200b感\u200b疫\u200b苗…" was refused while the same question without the
+    zero-width spaces was answered. The invisible characters are dropped before the question is read."""
+    plain = sample_engine.ask("CronJob 的时间表语法是什么？", save=False)
+    hidden = sample_engine.ask("Cron\u200bJob\ufeff 的时\u200c间表\u2060语法是什么？", save=False)
+    assert hidden.query == plain.query == "CronJob 的时间表语法是什么？"
+    assert hidden.status == plain.status == "answered"
+    assert hidden.answer_text == plain.answer_text
+
+
 def test_question_repair_is_kept_on_every_status(sample_engine):
     r = sample_engine.ask("\ud800" + "长" * 2100)  # too long: an error record, still audited
     assert r.status == "error" and _repairs(r) == {"query": 1}

