@@ -181,15 +181,18 @@ def limits_sections(
     transactions found that model's 原理 chunks, while its 优缺点分析 section was ranked further down: the
     decision may now take it (``core.retrieval.aspects.drawback_evidence``). Each is the fused ranking's
     ``RetrievedChunk`` when it is in ``ranking``, else one ranked after it with no scores."""
-    docs = list(dict.fromkeys(rc.chunk.document_id for rc in chunks))
+    order = {d: n for n, d in enumerate(dict.fromkeys(rc.chunk.document_id for rc in chunks))}
     seen = {rc.chunk_id for rc in chunks}
     ranked = {rc.chunk_id: rc for rc in ranking}
-    found = [
-        c
-        for d in docs
-        for c in active.values()
-        if c.document_id == d and c.chunk_id not in seen and is_limits_section(c.heading_path[1:])
-    ]
+    # one pass over the served chunks (the full archive is tens of thousands), then the documents' order
+    found = sorted(
+        (
+            c
+            for c in active.values()
+            if c.document_id in order and c.chunk_id not in seen and is_limits_section(c.heading_path[1:])
+        ),
+        key=lambda c: order[c.document_id],
+    )
     out = []
     for c in found[:MAX_SECTIONS]:
         rc = ranked.get(c.chunk_id) or RetrievedChunk(chunk=c, rank=len(ranking) + len(out) + 1, retrieved_at=now)
