@@ -308,19 +308,29 @@ class ExtractiveGenerator(Generator):
             # clinic and tidb the wrong way (docs/measurements.md, session 11)
             return t in c.terms or (len(t) >= 2 and _CJK_TERM.fullmatch(t) is not None and t in c.text)
 
+        def states_drawback(c: _Candidate) -> float:
+            # DRAWBACK_BONUS for a question for drawbacks and a sentence that states one or sits in a limits
+            # section, unless it is listed under the section's advantages
+            if not drawback or not (limits[c.chunk_index] or DRAWBACK_EVIDENCE.search(c.text)):
+                return 0.0
+            return 0.0 if _under_advantages(chunks[c.chunk_index].chunk.text, c.position) else DRAWBACK_BONUS
+
+        # each sentence's matched question terms and drawback bonus, once: relevance is asked many times
+        hits = {(c.chunk_index, c.position): frozenset(t for t in q_terms if found(t, c)) for c in cands}
+        bonus = {(c.chunk_index, c.position): states_drawback(c) for c in cands}
         df: dict[str, int] = {}
-        for c in cands:
-            for t in q_terms:
-                if found(t, c):
-                    df[t] = df.get(t, 0) + 1
+        for matched in hits.values():
+            for t in matched:
+                df[t] = df.get(t, 0) + 1
         n = len(cands)
         weight = {t: math.log(1 + n / (1 + df.get(t, 0))) for t in q_terms}
         total = sum(weight.values()) or 1.0
 
         def parts(c: _Candidate) -> dict[str, float]:
+            matched = hits[(c.chunk_index, c.position)]
             return {
-                "cov": sum(w for t, w in weight.items() if found(t, c)) / total,
-                "head": sum(w for t, w in weight.items() if t in c.heading_terms and not found(t, c)) / total,
+                "cov": sum(w for t, w in weight.items() if t in matched) / total,
+                "head": sum(w for t, w in weight.items() if t in c.heading_terms and t not in matched) / total,
                 "rank": 1.0 / (1 + c.chunk_index),
                 "typ": 1.0 if wants and has_wanted(c.text, wants) else 0.0,
                 "form": float(len(forms_answered(c.text, forms))) if forms else 0.0,
@@ -331,16 +341,9 @@ class ExtractiveGenerator(Generator):
             # (measured: CMRC answers containing gold 78.8% → 82.7%, k8s-dev unchanged; docs/measurements.md)
             p = parts(c)
             score = p["cov"] + 0.5 * p["head"] + 0.15 * p["rank"] + TYPE_BONUS * p["typ"] + FORM_BONUS * p["form"]
-            return score + states_drawback(c)
+            return score + bonus[(c.chunk_index, c.position)]
 
-        def states_drawback(c: _Candidate) -> float:
-            # DRAWBACK_BONUS for a question for drawbacks and a sentence that states one or sits in a limits
-            # section, unless it is listed under the section's advantages
-            if not drawback or not (limits[c.chunk_index] or DRAWBACK_EVIDENCE.search(c.text)):
-                return 0.0
-            return 0.0 if _under_advantages(chunks[c.chunk_index].chunk.text, c.position) else DRAWBACK_BONUS
-
-        pool = [c for c in cands if any(found(t, c) for t in weight)]
+        pool = [c for c in cands if hits[(c.chunk_index, c.position)]]
         semantic = None if pool else self._semantic(question, cands)
         if semantic is not None:
             # nothing in the sentences matches the question's words (e.g. an English question over
@@ -353,7 +356,7 @@ class ExtractiveGenerator(Generator):
                     semantic.get((c.chunk_index, c.position), -1.0)
                     + CROSS_RANK * p["rank"]
                     + CROSS_TYPE_BONUS * p["typ"]
-                    + states_drawback(c)
+                    + bonus[(c.chunk_index, c.position)]
                 )
 
             return _Scoring(cands, previous, by_meaning, parts, list(cands), wants, SEMANTIC_KEEP)
@@ -363,7 +366,7 @@ class ExtractiveGenerator(Generator):
             # retrieval chose; for a question for drawbacks, the first that states one
             first = min(
                 (c for c in cands if not c.needs_previous),
-                key=lambda c: (-states_drawback(c), c.chunk_index, c.position),
+                key=lambda c: (-bonus[(c.chunk_index, c.position)], c.chunk_index, c.position),
                 default=None,
             )
             pool = [first] if first is not None else []
