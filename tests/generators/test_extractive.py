@@ -289,6 +289,51 @@ def test_a_statement_before_a_closing_colon_is_kept_and_a_lead_in_is_not():
     assert all(text[a : a + len(s)] == s for a, s in got)
 
 
+def test_a_note_written_as_a_blockquote_is_prose():
+    """tidb-032: TiDB's docs (and many others) put warnings in blockquotes ("> **警告：**" then "> * …");
+    the splitter skipped every line starting with ">", so the sentence that answered was never a
+    candidate. Its bold label is a heading, not a sentence; a code fence inside the quote stays code."""
+    text = (
+        "`DATA_LOCK_WAITS` 表展示了当前正在发生的等锁情况。\n\n> **警告：**\n>\n"
+        "> * 目前，即使加上了 `WHERE` 查询条件，也无法避免对所有 TiKV 节点都进行信息收集。\n"
+        "> ```sql\n> SELECT * FROM data_lock_waits; -- 不是正文。\n> ```\n> > 嵌套引用里的提示也是正文。\n"
+    )
+    got = split_sentences(text)
+    assert [s for _, s in got] == [
+        "`DATA_LOCK_WAITS` 表展示了当前正在发生的等锁情况。",
+        "目前，即使加上了 `WHERE` 查询条件，也无法避免对所有 TiKV 节点都进行信息收集。",
+        "嵌套引用里的提示也是正文。",
+    ]
+    assert all(text[a : a + len(s)] == s for a, s in got)
+
+
+def test_a_plain_english_word_inside_a_code_span_does_not_match_an_english_question():
+    """tidb-020: "How long can a pessimistic transaction run…?" shares only *pessimistic* with a sentence
+    about `pessimistic-txn.deadlock-history-collect-retryable`; that is no match (the sentence closest in
+    meaning answers instead), while a name the question writes (CronJob) still matches inside code."""
+    chunks = [
+        rc(
+            "a@v#0",
+            ("死锁",),
+            "如果需要收集，可通过 TiDB 配置文件中的 `pessimistic-txn.deadlock-history-collect-retryable` 配置项进行调整。",
+            1,
+        ),
+        rc(
+            "b@v#0",
+            ("悲观锁",),
+            "悲观锁的 TTL 有上限，默认为 1 小时，所以执行时间超过 1 小时的悲观事务有可能提交失败。",
+            2,
+        ),
+    ]
+    gen = ExtractiveGenerator()
+    gen.sentence_similarity = lambda q, texts: [0.9 if "TTL" in t else 0.1 for t in texts]
+    draft = gen.generate("How long can a pessimistic transaction run by default before its locks may expire?", chunks)
+    assert draft.supports[0].quote.startswith("悲观锁的 TTL 有上限")
+    named = [rc("c@v#0", ("CronJob",), "设置 `CronJob.spec.suspend` 为真可以挂起后续执行。", 1)]
+    draft = ExtractiveGenerator().generate("How do I suspend a CronJob?", named)
+    assert draft.supports and "suspend" in draft.supports[0].quote
+
+
 def test_steps_that_only_announce_their_commands_still_give_an_answer():
     """A chunk of numbered steps, each a sentence ending with a colon before its command (the best
     chunk for "How do I expose a Deployment outside the cluster?" in the sample): the steps,
