@@ -14,7 +14,11 @@ states one; for a question for drawbacks, its subject's words plus
 What is kept (``select``):
 * only sentences that address the question: at least one question term in the
   sentence itself and a score of at least half the best one;
-* no filler: navigation sentences ("阅读 Secret。", "参阅……") are never used;
+* no filler: navigation sentences ("阅读 Secret。", "参阅……", "具体描述详见 …") are never used, nor a
+  references section (另请参阅, See also: its links' titles) or a line that is only links; a note written
+  as a blockquote ("> **警告：**" then "> * …") is prose like any other;
+* a plain English word of the question found only inside a code span of a sentence
+  (`pessimistic-txn.…`) does not match; a name the question writes (CronJob) does;
 * no sentence that needs its lost context: one that starts with a connective
   (不过/但是/因此/此外/否则…) is used only together with the sentence before it
   in its chunk, and one that starts with a pronoun (这/该/此/它/其…) only when it
@@ -74,8 +78,12 @@ _MIN_CHARS = 6
 _MAX_CHARS = 300
 # Sentences that only point elsewhere.
 _FILLER = re.compile(
-    r"^(?:请)?(?:阅读|参阅|参见|参考|查看|浏览|访问|进一步了解|了解更多|更多信息|更多细节|有关.{0,30}?(?:请|可)?参阅|See |Read |Learn more)"
+    r"^(?:请)?(?:阅读|参阅|参见|参考|查看|浏览|访问|进一步了解|了解更多|更多信息|更多细节|有关.{0,30}?(?:请|可)?参阅|See |Read |Learn more"
+    r"|详见|详情(?:请)?(?:见|参见|参阅|参考)|具体(?:描述|说明|信息|内容|用法|步骤)?(?:请|可)?(?:详见|参见|参阅|参考)"
+    r"|(?:关于|更多).{0,30}?(?:请|可)(?:参阅|参见|参考|详见|查看))"
 )
+# A line that is only links ("* [Isolation Levels](/transaction-isolation-levels.md)" under 另请参阅): no prose.
+_LINKS_ONLY = re.compile(r"(?:\s*\[[^\]\n]*\]\([^)\n]*\)[\s,，、;；.。]*)+")
 # Short sentences that announce a block which follows (the block is not quoted).
 _POINTER = re.compile(r"以下|如下|下面|下列|the following", re.IGNORECASE)
 _POINTER_MAX = 20
@@ -161,6 +169,8 @@ def split_sentences(text: str, lead_ins: bool = False) -> list[tuple[int, str]]:
         m = _LIST_MARK.match(inner)
         body_start = start + len(line) - len(inner) + (m.end() if m else len(inner) - len(inner.lstrip()))
         body = text[body_start : start + len(line.rstrip())]
+        if _LINKS_ONLY.fullmatch(body):
+            continue
         for sm in _SENT.finditer(body):
             s = sm.group(0)
             lead = len(s) - len(s.lstrip())
@@ -481,6 +491,8 @@ def _candidates(
     cands: list[_Candidate] = []
     every: dict[tuple[int, int], _Candidate] = {}
     for ci, rc in enumerate(chunks):
+        if rc.chunk.heading_path and _SEE_ALSO.fullmatch(rc.chunk.heading_path[-1].strip()):
+            continue  # a list of references (its links' titles, "Isolation Levels"), nothing stated
         heading = frozenset(tokenize(" ".join(rc.chunk.heading_path)))
         for k, (pos, sent) in enumerate(split_sentences(rc.chunk.text, lead_ins)):
             c = _Candidate(sent, ci, pos, frozenset(tokenize(sent)), heading, k, needs_previous(sent, k == 0))
@@ -488,6 +500,14 @@ def _candidates(
             if len(sent) <= _MAX_CHARS and not is_filler(sent):
                 cands.append(c)
     return cands, every
+
+
+# A section that only lists references elsewhere (the usual headings of Chinese and English documentation).
+_SEE_ALSO = re.compile(
+    r"(?:另请参阅|另请参见|参见|相关(?:文档|阅读|链接|资料)|延伸阅读|参考(?:资料|文档|链接|文献)?|See also|Related(?: \w+)?"
+    r"|References|Further reading)",
+    re.IGNORECASE,
+)
 
 
 # A lead-in line that announces advantages ("TiDB 事务有如下优点："), among the lines that end with a colon.

@@ -202,6 +202,12 @@ def test_needs_previous(sentence, first, expected):
         ("将产生以下 ConfigMap。", True),
         ("Secret 可以以卷的形式挂载。", False),
         ("以下字段在创建后不可修改：spec.selector、spec.template 和其它在集群中决定调度的字段。", False),
+        ("具体描述详见 Isolation Levels。", True),  # tidb-021
+        ("详见 TiDB 事务隔离级别。", True),
+        ("更多信息，请参考悲观事务模式。", True),
+        ("关于乐观事务的重试，可参阅乐观事务模型。", True),
+        ("详细的默认值取决于 TiKV 的配置。", False),
+        ("具体来说，TiDB 使用两阶段提交。", False),
     ],
 )
 def test_is_filler(sentence, expected):
@@ -305,6 +311,22 @@ def test_a_note_written_as_a_blockquote_is_prose():
         "嵌套引用里的提示也是正文。",
     ]
     assert all(text[a : a + len(s)] == s for a, s in got)
+
+
+def test_a_see_also_section_gives_no_sentence():
+    """tidb-021: the section 另请参阅 of a statement's page is its links' titles ("Isolation Levels", the
+    link itself stripped at ingest); the answer led with that title. A references section states nothing."""
+    chunks = [
+        rc(
+            "set@v#9", ("SET TRANSACTION", "另请参阅"), "- `SET \\[GLOBAL|SESSION\\] <variable>`\n- Isolation Levels", 1
+        ),
+        rc(
+            "set@v#8", ("SET TRANSACTION", "MySQL 兼容性"), "- 不支持隔离级别 `READ-UNCOMMITTED` 和 `SERIALIZABLE`。", 2
+        ),
+        rc("faq@v#1", ("FAQ", "See also"), "Isolation levels in TiDB and MySQL.", 3),
+    ]
+    draft = ExtractiveGenerator().generate("TiDB 不支持哪些隔离级别？Isolation Levels 呢？", chunks)
+    assert quotes(draft) == ["不支持隔离级别 `READ-UNCOMMITTED` 和 `SERIALIZABLE`。"]
 
 
 def test_a_plain_english_word_inside_a_code_span_does_not_match_an_english_question():
