@@ -1,9 +1,10 @@
 """Whether a sentence has what a question asks for: a number or date for 多少/几/何时/哪一年 (how many,
-when), a bound for 最多…多少, a person for 谁 (who), a place for 哪里 (where), a reason for 为什么 (why), an
-effect for 什么影响 (what effect); whether it answers in the question's form (no/only for a yes/no question, a
-case for 如果…). What the question asks is read once by ``core.retrieval.question.analyse`` (its ``wants`` and
-``forms``); the extractive generator adds ``TYPE_BONUS`` to a sentence that has it (a question for drawbacks
-is scored in its 限制 wording instead, ``core.retrieval.aspects``).
+when), a bound for 最多…多少, a version for 哪个版本 (which version), a person for 谁 (who), a place for
+哪里 (where), a reason for 为什么 (why), an effect for 什么影响 (what effect); whether it answers in the
+question's form (no/only for a yes/no question, a case for 如果…). What the question asks is read once by
+``core.retrieval.question.analyse`` (its ``wants`` and ``forms``); the extractive generator adds
+``TYPE_BONUS`` to a sentence that has it (a question for drawbacks is scored in its 限制 wording instead,
+``core.retrieval.aspects``).
 
 Pure functions over ``str``; person and place names by jieba part-of-speech tags (jieba-rs,
 ``core.segmentation.tagged``).
@@ -35,6 +36,9 @@ _HAS_NUMBER = re.compile(
     r"\d|[二三四五六七八九十两百千万亿〇零][一二三四五六七八九十两百千万亿〇零]*\s*(?:个|次|秒|分钟|小时|天|周|年|月|日|岁|种|名|位|层|届|倍|米|公里|公斤|%)|[一]\s*(?:秒|分钟|小时|天|周|年|月|日|岁|倍|米|公里|公斤)"
 )
 
+# A version or release in a sentence: v6.2.0, 8.1, 3.0 版, 版本 5, version 2.
+_HAS_VERSION = re.compile(r"\bv\d+(?:\.\d+)*|\d+\.\d+|\d+\s*版|版本\s*v?\d|\b(?:version|release)\s*v?\d", re.IGNORECASE)
+
 
 # A sentence that says no, not or only (the answer to most yes/no questions a document settles).
 _SAYS_NO_OR_ONLY = re.compile(r"不|没有|无法|未|仅|只|禁止|\bnot\b|\bonly\b|\bnever\b|\bcannot\b|n't\b", re.IGNORECASE)
@@ -65,6 +69,8 @@ def has_wanted(sentence: str, wants: frozenset[str]) -> bool:
         return True
     if "bound" in wants and _HAS_BOUND.search(sentence):
         return True
+    if "version" in wants and _HAS_VERSION.search(sentence):
+        return True
     if ("reason" in wants and _HAS_REASON.search(sentence)) or ("effect" in wants and _HAS_EFFECT.search(sentence)):
         return True
     if wants & {"person", "place"}:
@@ -76,17 +82,19 @@ def has_wanted(sentence: str, wants: frozenset[str]) -> bool:
 
 #: What the offline answer says when its sentences lack what the question asks for (issue 27):
 #: the asked detail by kind, and the line that goes before the nearest sentences.
-UNSTATED_DETAIL = {"bound": "上限或下限", "number": "具体数字或时间"}
+UNSTATED_DETAIL = {"bound": "上限或下限", "number": "具体数字或时间", "version": "版本"}
 NOT_STATED = "检索到的内容没有直接说明所问的{}，以下是最接近的内容，不一定回答了这个问题："
 
 
 def unstated(question: str, sentences: Sequence[str]) -> str | None:
-    """The detail the question asks for (``bound`` before ``number``, see ``QuestionAnalysis.wants``) that
-    none of ``sentences`` states, or None when they state it or the question asks for neither.
-    Only these two kinds are checked: a number and a bound are found by their form; a person, a place
-    or a reason is too often stated in words the patterns miss."""
+    """The detail the question asks for (``bound``, then ``number``, then ``version``, see
+    ``QuestionAnalysis.wants``) that none of ``sentences`` states, or None when they state it or the question
+    asks for none of them. Only these kinds are checked: a number, a bound and a version (v6.2.0, 8.1) are
+    found by their form; a person, a place or a reason is too often stated in words the patterns miss.
+    The version kind: tidb-049 ("Pipelined DML 是在哪个版本正式 GA 的？") was answered with "语法和实现可能会
+    在 GA 前发生变化。"; no answerable dev question moved (docs/measurements.md, session 12)."""
     wants = analyse(question).wants
-    for kind in ("bound", "number"):
+    for kind in ("bound", "number", "version"):
         if kind in wants and not any(has_wanted(s, frozenset({kind})) for s in sentences):
             return kind
     return None

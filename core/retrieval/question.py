@@ -49,6 +49,10 @@ _BOUND_QUESTION = re.compile(
     r"|上限|下限|\b(?:at most|at least|maximum|minimum|max|min|upper limit|lower limit)\b",
     re.IGNORECASE,
 )
+# A question for a version or release ("从哪个版本开始支持", "which version").
+_VERSION_QUESTION = re.compile(
+    r"哪个版本|哪一个版本|哪一版|什么版本|版本号|\b(?:which|what) (?:version|release)\b", re.IGNORECASE
+)
 _PERSON_QUESTION = re.compile(r"谁|哪位|哪一位|什么人|哪个人|\bwho\b", re.IGNORECASE)
 _PLACE_QUESTION = re.compile(r"哪里|哪儿|在哪|何地|何处|什么地方|哪个(?:国家|城市|省|地区)|\bwhere\b", re.IGNORECASE)
 _REASON_QUESTION = re.compile(r"为什么|为何|什么原因|何故|原因是|\bwhy\b", re.IGNORECASE)
@@ -78,7 +82,8 @@ def question_forms(question: str) -> frozenset[str]:
 def question_wants(question: str) -> frozenset[str]:
     """What the question type asks for: ``number`` (多少/几/何时/哪一年, how many, when), ``bound``
     (最多…多少/上限, at most: a limit, maximum or minimum),
-    ``person`` (谁/哪位, who), ``place`` (哪里/在哪, where), ``reason`` (为什么/为何, why),
+    ``version`` (哪个版本, which version), ``person`` (谁/哪位, who), ``place`` (哪里/在哪, where),
+    ``reason`` (为什么/为何, why),
     ``effect`` (什么影响/后果, what effect);
     empty for other questions."""
     out = set()
@@ -90,6 +95,8 @@ def question_wants(question: str) -> frozenset[str]:
         out.add("number")
     if _BOUND_QUESTION.search(question):
         out.add("bound")
+    if _VERSION_QUESTION.search(question):
+        out.add("version")
     if _PERSON_QUESTION.search(question):
         out.add("person")
     if _PLACE_QUESTION.search(question):

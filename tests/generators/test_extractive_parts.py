@@ -201,6 +201,21 @@ def test_unstated_names_the_detail_no_sentence_states():
     assert unstated("这个配置项有什么用？", [DEADLOCKS]) is None
 
 
+def test_a_question_for_a_version_needs_a_version():
+    """tidb-049 (unanswerable): "Pipelined DML 是在哪个版本正式 GA 的？" was answered with "语法和实现可能会在 GA 前
+    发生变化。"; tidb-006 (answerable) is answered by "TiDB 从 v6.2.0 版本开始支持 savepoint 特性。"."""
+    assert "version" in question_wants("Pipelined DML 是在哪个版本正式 GA 的？")
+    assert "version" in question_wants("Which version added savepoints?")
+    assert "version" not in question_wants("版本升级要注意什么？")
+    ga = "语法和实现可能会在 GA 前发生变化。"
+    assert unstated("Pipelined DML 是在哪个版本正式 GA 的？", [ga]) == "version"
+    for stated in ("TiDB 从 v6.2.0 版本开始支持 savepoint 特性。", "该功能在 8.1 正式 GA。", "自版本 5 起默认开启。"):
+        assert unstated("`SAVEPOINT` 是 TiDB 从哪个版本开始支持的特性？", [stated]) is None, stated
+    chunk = rc("pipelined-dml.md#0", ("Pipelined DML",), ga, 1)
+    draft = ExtractiveGenerator().generate("Pipelined DML 是在哪个版本正式 GA 的？", [chunk])
+    assert draft.text.startswith(NOT_STATED.format(UNSTATED_DETAIL["version"]))
+
+
 def test_an_answer_without_the_asked_bound_says_the_documents_do_not_state_it():
     # tidb-050 (unanswerable): the chunk gives the default, not the maximum; before, the default
     # sentence was presented as the answer.
