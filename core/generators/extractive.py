@@ -258,7 +258,8 @@ class ExtractiveGenerator(Generator):
             self._cover_parts(question, chunks, units, scoring)
         note = _cover_both_sides(question, units, cands, chunks, previous, relevance) if units else ""
         draft = self._draft(units, chunks, relevance, note)
-        missing = unstated(question, [c.text for u in units for c in u]) if units else None
+        contexts = [(" ".join(chunks[u[0].chunk_index].chunk.heading_path), " ".join(c.text for c in u)) for u in units]
+        missing = unstated(question, [c.text for u in units for c in u], contexts) if units else None
         return _not_stated(draft, missing) if missing else draft
 
     def _cover_parts(

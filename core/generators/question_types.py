@@ -18,8 +18,9 @@ from typing import Sequence
 
 from core.generators.compare import MISSING_SIDE
 from core.retrieval.question import analyse
-from core.segmentation import tagged
+from core.segmentation import general_frequency, tagged
 
+_CJK = re.compile(r"[\u3400-\u9fff]")
 # A sentence that gives a reason / an effect (for why / what-effect questions).
 _HAS_REASON = re.compile(r"因为|由于|之所以|原因|是为了|以便|\bbecause\b|\bdue to\b", re.IGNORECASE)
 _HAS_EFFECT = re.compile(
@@ -38,6 +39,13 @@ _HAS_NUMBER = re.compile(
 
 # A version or release in a sentence: v6.2.0, 8.1, 3.0 版, 版本 5, version 2.
 _HAS_VERSION = re.compile(r"\bv\d+(?:\.\d+)*|\d+\.\d+|\d+\s*版|版本\s*v?\d|\b(?:version|release)\s*v?\d", re.IGNORECASE)
+
+# A price or a fee in a sentence: an amount of money, or that it is free or paid by the person.
+_HAS_MONEY = re.compile(
+    r"\d\s*(?:元|块|角|万元|美元|欧元|英镑|日元|港元|港币)|[¥￥$€£]\s*\d|\d\s*(?:yuan|RMB|CNY|USD|dollars?|euros?)\b"
+    r"|免费|不收费|不要钱|自费|\bfree of charge\b|\bfree\b",
+    re.IGNORECASE,
+)
 
 
 # A sentence that says no, not or only (the answer to most yes/no questions a document settles).
@@ -71,6 +79,8 @@ def has_wanted(sentence: str, wants: frozenset[str]) -> bool:
         return True
     if "version" in wants and _HAS_VERSION.search(sentence):
         return True
+    if "money" in wants and _HAS_MONEY.search(sentence):
+        return True
     if ("reason" in wants and _HAS_REASON.search(sentence)) or ("effect" in wants and _HAS_EFFECT.search(sentence)):
         return True
     if wants & {"person", "place"}:
@@ -82,21 +92,38 @@ def has_wanted(sentence: str, wants: frozenset[str]) -> bool:
 
 #: What the offline answer says when its sentences lack what the question asks for (issue 27):
 #: the asked detail by kind, and the line that goes before the nearest sentences.
-UNSTATED_DETAIL = {"bound": "上限或下限", "number": "具体数字或时间", "version": "版本"}
+UNSTATED_DETAIL = {"bound": "上限或下限", "number": "具体数字或时间", "version": "版本", "money": "费用或价格"}
 NOT_STATED = "检索到的内容没有直接说明所问的{}，以下是最接近的内容，不一定回答了这个问题："
 
 
-def unstated(question: str, sentences: Sequence[str]) -> str | None:
-    """The detail the question asks for (``bound``, then ``number``, then ``version``, see
+def unstated(
+    question: str, sentences: Sequence[str], contexts: Sequence[tuple[str, str]] | None = None
+) -> str | None:
+    """The detail the question asks for (``bound``, then ``number``, ``version``, ``money``, see
     ``QuestionAnalysis.wants``) that none of ``sentences`` states, or None when they state it or the question
-    asks for none of them. Only these kinds are checked: a number, a bound and a version (v6.2.0, 8.1) are
-    found by their form; a person, a place or a reason is too often stated in words the patterns miss.
-    The version kind: tidb-049 ("Pipelined DML 是在哪个版本正式 GA 的？") was answered with "语法和实现可能会
-    在 GA 前发生变化。"; no answerable dev question moved (docs/measurements.md, session 12)."""
-    wants = analyse(question).wants
-    for kind in ("bound", "number", "version"):
-        if kind in wants and not any(has_wanted(s, frozenset({kind})) for s in sentences):
+    asks for none of them. Only these kinds are checked: a number, a bound, a version (v6.2.0, 8.1) and a
+    price (128 元, 免费) are found by their form; a person, a place or a reason is too often stated in words
+    the patterns miss. The version kind: tidb-049 ("Pipelined DML 是在哪个版本正式 GA 的？") was answered with
+    "语法和实现可能会在 GA 前发生变化。".
+
+    A price must also be about what the question asks about: ``contexts`` (one ``(heading path, sentences)``
+    per answer unit) are searched for the question's rarest word that they contain (fewest occurrences in
+    jieba's general dictionary, ``core.segmentation.general_frequency``); a price stated (in a unit's
+    sentences) only in units that do not have that word (in their sentences or heading path) is another
+    thing's price (clinic-031, "九价 HPV 疫苗一针多少钱？", got
+    the flu vaccine's "每剂 128 元" beside the HPV sign-up rule). Chinese questions only: an English question's
+    words are not in Chinese text. docs/measurements.md, session 12."""
+    q = analyse(question)
+    for kind in ("bound", "number", "version", "money"):
+        if kind in q.wants and not any(has_wanted(s, frozenset({kind})) for s in sentences):
             return kind
+    if "money" in q.wants and contexts and _CJK.search(question):
+        units = [(f"{heading}\n{text}".lower(), text) for heading, text in contexts]
+        words = [t for t in q.content_terms if len(t) >= 2 and any(t in about for about, _ in units)]
+        if words:
+            key = min(words, key=lambda t: (general_frequency(t), -len(t)))
+            if not any(key in about for about, text in units if _HAS_MONEY.search(text)):
+                return "money"
     return None
 
 

@@ -53,6 +53,13 @@ _BOUND_QUESTION = re.compile(
 _VERSION_QUESTION = re.compile(
     r"哪个版本|哪一个版本|哪一版|什么版本|版本号|\b(?:which|what) (?:version|release)\b", re.IGNORECASE
 )
+# A question for a price or a fee ("一针多少钱", "要不要花钱", "how much does it cost").
+_MONEY_QUESTION = re.compile(
+    r"多少钱|几块钱|几元|(?:价格|价钱|费用|收费)(?:是|要|大概|一般)?(?:多少|几|怎么算|怎么样|标准)|(?:什么|多少)(?:价格|价钱|费用)"
+    r"|(?:怎么|如何|怎样)收费|收不收费|收费吗|花钱|要钱|免费吗|贵不贵|多贵"
+    r"|\b(?:cost|costs|price|prices|fee|fees|charge for)\b",
+    re.IGNORECASE,
+)
 _PERSON_QUESTION = re.compile(r"谁|哪位|哪一位|什么人|哪个人|\bwho\b", re.IGNORECASE)
 _PLACE_QUESTION = re.compile(r"哪里|哪儿|在哪|何地|何处|什么地方|哪个(?:国家|城市|省|地区)|\bwhere\b", re.IGNORECASE)
 _REASON_QUESTION = re.compile(r"为什么|为何|什么原因|何故|原因是|\bwhy\b", re.IGNORECASE)
@@ -81,10 +88,9 @@ def question_forms(question: str) -> frozenset[str]:
 
 def question_wants(question: str) -> frozenset[str]:
     """What the question type asks for: ``number`` (多少/几/何时/哪一年, how many, when), ``bound``
-    (最多…多少/上限, at most: a limit, maximum or minimum),
-    ``version`` (哪个版本, which version), ``person`` (谁/哪位, who), ``place`` (哪里/在哪, where),
-    ``reason`` (为什么/为何, why),
-    ``effect`` (什么影响/后果, what effect);
+    (最多…多少/上限, at most: a limit, maximum or minimum), ``version`` (哪个版本, which version), ``money``
+    (多少钱/怎么收费/要不要花钱, cost/price/fee; not a topic such as 价格危机 or 收费单据), ``person`` (谁/哪位,
+    who), ``place`` (哪里/在哪, where), ``reason`` (为什么/为何, why), ``effect`` (什么影响/后果, what effect);
     empty for other questions."""
     out = set()
     if _REASON_QUESTION.search(question):
@@ -97,6 +103,8 @@ def question_wants(question: str) -> frozenset[str]:
         out.add("bound")
     if _VERSION_QUESTION.search(question):
         out.add("version")
+    if _MONEY_QUESTION.search(question):
+        out.add("money")
     if _PERSON_QUESTION.search(question):
         out.add("person")
     if _PLACE_QUESTION.search(question):

@@ -216,6 +216,45 @@ def test_a_question_for_a_version_needs_a_version():
     assert draft.text.startswith(NOT_STATED.format(UNSTATED_DETAIL["version"]))
 
 
+VACCINES = (
+    "- 流感疫苗：每年 9 月中旬开始接种，四价流感疫苗每剂 128 元。本市户籍 60 岁以上老人每年可免费接种一剂。\n"
+    "- HPV 疫苗：需要在公众号“青禾社区健康”登记排队，到苗后按登记顺序短信通知，收到通知后 3 天内未预约的视为放弃。"
+)
+
+
+def test_a_question_for_a_price_is_a_question_for_money_and_a_topic_named_price_is_not():
+    for asks in (
+        "九价 HPV 疫苗一针多少钱？",
+        "停车怎么收费？",
+        "要不要花钱？",
+        "挂号费是多少钱？",
+        "How much does it cost?",
+    ):
+        assert "money" in question_wants(asks), asks
+    for not_asked in (
+        "2007－08年全球粮食价格危机产生了怎样的影响？",
+        "看完病的电子版收费单据去哪里下载？",
+        "How much is the default?",
+    ):
+        assert "money" not in question_wants(not_asked), not_asked
+
+
+def test_a_price_of_another_thing_is_not_the_asked_price():
+    """clinic-031 (unanswerable): "九价 HPV 疫苗一针多少钱？" got the HPV sign-up rule and the flu vaccine's
+    "每剂 128 元" as if that were the price; the page states no HPV price. Under the heading 自费疫苗 (a
+    heading is not a stated price). The flu vaccine's own price question is answered with no such line."""
+    chunk = rc("vaccines.md#2", ("疫苗接种", "自费疫苗"), VACCINES, 1)
+    hpv = ExtractiveGenerator().generate("九价 HPV 疫苗一针多少钱？", [chunk])
+    assert hpv.text.startswith(NOT_STATED.format(UNSTATED_DETAIL["money"]) + "\n\n")
+    assert [e.detail for e in hpv.audit] == [{"kind": "not_stated", "asks": "money"}]
+    flu = ExtractiveGenerator().generate("四价流感疫苗多少钱一针？", [chunk])
+    assert flu.audit == () and "128 元" in flu.supports[0].quote
+    free = ExtractiveGenerator().generate("60 岁以上老人打流感疫苗要花钱吗？", [chunk])
+    assert free.audit == () and any("免费" in s.quote for s in free.supports)
+    # without the units' contexts only the kind is checked: a price is stated
+    assert unstated("九价 HPV 疫苗一针多少钱？", [VACCINES]) is None
+
+
 def test_an_answer_without_the_asked_bound_says_the_documents_do_not_state_it():
     # tidb-050 (unanswerable): the chunk gives the default, not the maximum; before, the default
     # sentence was presented as the answer.
