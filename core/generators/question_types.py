@@ -96,9 +96,7 @@ UNSTATED_DETAIL = {"bound": "上限或下限", "number": "具体数字或时间"
 NOT_STATED = "检索到的内容没有直接说明所问的{}，以下是最接近的内容，不一定回答了这个问题："
 
 
-def unstated(
-    question: str, sentences: Sequence[str], contexts: Sequence[tuple[str, str]] | None = None
-) -> str | None:
+def unstated(question: str, sentences: Sequence[str], contexts: Sequence[tuple[str, str]] | None = None) -> str | None:
     """The detail the question asks for (``bound``, then ``number``, ``version``, ``money``, see
     ``QuestionAnalysis.wants``) that none of ``sentences`` states, or None when they state it or the question
     asks for none of them. Only these kinds are checked: a number, a bound, a version (v6.2.0, 8.1) and a

@@ -244,11 +244,15 @@ def default_value_missing(
 
 # A default stated with its value: "默认为 30 秒", "默认值是 10", "defaults to 5".
 _DEFAULT_IS = re.compile(r"(默认|缺省|defaults? (?:to|is))[^。；;\n]{0,8}?\d", re.I)
-# ... and the unit after that value: a duration or not.
+# ... and the unit after that value (past a closing quote or backtick: "默认为 `50` 秒"): a duration or not.
 _DEFAULT_VALUE = re.compile(
-    r"(?:默认|缺省|defaults? (?:to|is))[^。；;\n\d]{0,8}?\d+(?:\.\d+)?\s*([^\s\d，。；,;]{0,3})", re.I
+    r"(?:默认|缺省|defaults? (?:to|is))[^。；;\n\d]{0,8}?\d+(?:\.\d+)?[`'\"”’」]*\s*([^\s\d，。；,;]{0,3})", re.I
 )
 _DURATION_UNIT = re.compile(r"^(?:秒|分钟|分|小时|天|周|毫秒|ms|s|m|h|d)(?![a-z])", re.I)
+# ... or a unit stated apart from the value ("默认值为 `50`，单位为秒").
+_UNIT_IS_DURATION = re.compile(
+    r"单位(?:为|是)\s*(?:秒|分钟|毫秒|小时|天)|\bin (?:seconds|milliseconds|minutes|hours)\b", re.I
+)
 
 
 def _stated_default_of_kind(question: str, text: str, terms: Sequence[str]) -> bool:
@@ -259,7 +263,7 @@ def _stated_default_of_kind(question: str, text: str, terms: Sequence[str]) -> b
     if sentence is None:
         return False
     m = _DEFAULT_VALUE.search(sentence)
-    duration = bool(m and _DURATION_UNIT.match(m.group(1)))
+    duration = bool(m and _DURATION_UNIT.match(m.group(1))) or bool(_UNIT_IS_DURATION.search(sentence))
     q = analyse(question)
     if q.asks_duration:
         return duration

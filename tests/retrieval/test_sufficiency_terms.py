@@ -137,3 +137,14 @@ def test_general_coverage_on_a_one_chunk_base_ignores_the_question_word():
     chunk = frozenset(tokenize("赤狐平台的值班轮换周期是十天，每次交接必须在周五上午十点完成。"))
     assert general_coverage("赤狐平台的值班轮换周期是多久？", chunk) == 1.0
     assert general_coverage("赤狐平台的年假可以结转吗？", chunk) < 0.5
+
+
+def test_a_duration_whose_unit_is_stated_apart_answers_a_question_for_how_long():
+    """tidb-033: "悲观事务等行锁默认最多等多久？…" was refused: "默认值为 `50`，单位为秒" gives its unit apart
+    from the value (and the value in a code span), so it did not read as a duration."""
+    q = "悲观事务等行锁默认最多等多久？用户级锁函数 GET_LOCK 最长又能等多久？"
+    wait = "通过 `innodb_lock_wait_timeout` 变量，设置事务等锁的超时时间（默认值为 `50`，单位为秒）。"
+    assert not terms.default_value_missing(q, [wait], ["get_lock"], ["事务", "等锁", "悲观"])
+    assert not terms.default_value_missing(q, ["等锁超时默认为 `50` 秒。"], ["get_lock"], ["等锁"])
+    # a count with its unit apart is still no duration
+    assert terms.default_value_missing(q, ["事务的默认值为 `50`，单位为个。"], ["get_lock"], ["事务"])
