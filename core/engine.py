@@ -471,7 +471,7 @@ class _Turn:
             base["retrieval"] = {"retrieval": f"by the generator ({generator.name})"}
         else:
             try:
-                resolved = retriever.resolve(raw_question, [q for q, _ in turns])
+                resolved = retriever.resolve(raw_question, turns)
                 if settings.llm_query_help and isinstance(generator, Generator):
                     resolved = _model_resolved(generator, question, turns, resolved)
                 if resolved.rewritten:

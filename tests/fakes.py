@@ -65,7 +65,7 @@ class FakeRetriever:
         self.fail = fail
         self.questions: list[str] = []
 
-    def resolve(self, question: str, history: Sequence[str] = ()) -> ResolvedQuery:
+    def resolve(self, question: str, history: Sequence[str | tuple[str, str]] = ()) -> ResolvedQuery:
         """No conversation handling: the question is searched as it is."""
         return ResolvedQuery(question, question)
 

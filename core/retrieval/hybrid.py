@@ -219,7 +219,7 @@ def current_mode(index: KnowledgeIndex, model: sufficiency.SufficiencyModel | No
 
 
 class Retriever(Protocol):
-    def resolve(self, question: str, history: Sequence[str] = ()) -> ResolvedQuery: ...
+    def resolve(self, question: str, history: Sequence[str | tuple[str, str]] = ()) -> ResolvedQuery: ...
 
     def retrieve(self, question: str | ResolvedQuery) -> RetrievalResult: ...
 
@@ -270,9 +270,9 @@ class HybridRetriever:
         #: The knowledge bases searched (None: every one); filtered inside the search, before ranking.
         self.knowledge_bases = None if knowledge_bases is None else tuple(knowledge_bases)
 
-    def resolve(self, question: str, history: Sequence[str] = ()) -> ResolvedQuery:
-        """``question`` resolved against ``history`` (earlier user questions, oldest
-        first) over this index's vocabulary (``core.retrieval.query.resolve_query``)."""
+    def resolve(self, question: str, history: Sequence[str | tuple[str, str]] = ()) -> ResolvedQuery:
+        """``question`` resolved against ``history`` (earlier turns, oldest first: user questions or
+        ``(question, answer)`` pairs) over this index's vocabulary (``core.retrieval.query.resolve_query``)."""
         if not history:
             return ResolvedQuery(question.strip(), question.strip())
         return resolve_query(question, history, self.index.serving(self.knowledge_bases)[1])

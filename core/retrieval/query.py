@@ -72,6 +72,16 @@ _ANAPHORA = re.compile(
     r"|\b(?:it|its|they|them|their|this|that|these|those|both)\b",
     re.IGNORECASE,
 )
+# An earlier question that asks *which* thing ("订单系统用的是什么消息队列？", "默认用哪个存储引擎？", "Which message
+# queue does it use?"): its answer names what a later 它/it points at. Not 什么时候/什么作用/… (a time, a role).
+_ASKS_WHICH = re.compile(
+    r"(?:是|用|使用|采用|选用|选|叫|装|部署|接入|依赖)(?:的)?(?:是)?(?:什么|哪个|哪种|哪一种|哪一个|哪款|哪家)"
+    r"(?!时候|意思|作用|用|区别|关系|原因|影响|变化|效果|好处|问题|情况|条件)"
+    r"|\b(?:which|what)\s+(?!is\b|are\b|was\b|does\b|do\b|did\b|happens?\b|if\b|about\b)\w+(?:\s+\w+)?\s+(?:does|do|is|are|did)\b",
+    re.IGNORECASE,
+)
+#: At most this many names are taken from such an answer.
+ANSWER_NAMES = 2
 # A name as written: identifiers with dots/dashes (``.spec.os.name``, ``kube-proxy``).
 _NAME = re.compile(r"\.?[A-Za-z][A-Za-z0-9]*(?:[.\-/_][A-Za-z0-9]+)*")
 _GLOSS_ZH_EN = re.compile(r"([\u4e00-\u9fff]{2,6})[（(]([A-Za-z][A-Za-z .\-]{1,40}?)[）)]")
@@ -153,8 +163,13 @@ def refers_back(question: str) -> bool:
     return bool(_ANAPHORA.search(question.strip()))
 
 
-def resolve_query(question: str, history: Sequence[str] = (), lexical: LexicalIndex | None = None) -> ResolvedQuery:
-    """Resolve ``question`` against ``history`` (earlier user questions, oldest first).
+def resolve_query(
+    question: str, history: Sequence[str | tuple[str, str]] = (), lexical: LexicalIndex | None = None
+) -> ResolvedQuery:
+    """Resolve ``question`` against ``history``: the earlier turns, oldest first, each a user question or a
+    ``(question, answer)`` pair (the answer may be ""). The subject is carried from the questions; a turn
+    that asked *which* thing ("订单系统用的是什么消息队列？", ``_ASKS_WHICH``) also puts the names its answer
+    gives (``answer_names``: "RabbitMQ") in front, so "那它有哪些缺点？" asks about RabbitMQ, not 订单.
 
     Without history or a lexical index the question is returned as is. Does not
     mutate its inputs.
@@ -164,7 +179,11 @@ def resolve_query(question: str, history: Sequence[str] = (), lexical: LexicalIn
         return ResolvedQuery(question, question)
     subject: list[str] = []
     for turn in history:
-        subject = _carry(turn.strip(), subject, lexical) or subject
+        asked, answer = (turn, "") if isinstance(turn, str) else turn
+        subject = _carry(asked.strip(), subject, lexical) or subject
+        if answer and _ASKS_WHICH.search(asked):
+            named = answer_names(asked, answer, lexical)
+            subject = list(dict.fromkeys(named + subject))[:MAX_CARRIED]
     own = salient_terms(limits_wording(question), lexical)  # 不足之处 asks, it names nothing (之处 is rare)
     if refers_back(question):
         reason = "follow-up: refers back"
@@ -176,6 +195,22 @@ def resolve_query(question: str, history: Sequence[str] = (), lexical: LexicalIn
     if not carried:
         return ResolvedQuery(question, question)
     return ResolvedQuery(question, " ".join(carried) + " " + question, carried, reason)
+
+
+def answer_names(asked: str, answer: str, lexical: LexicalIndex) -> list[str]:
+    """The names (``QuestionAnalysis.named``) that the first stated sentence of ``answer`` gives
+    and the question ``asked`` does not, each a term of the knowledge base (so carrying it helps retrieval;
+    a refusal that quotes a missing name gives none), at most ``ANSWER_NAMES``. A line that ends with a colon
+    (the not-stated line, a lead-in) is skipped."""
+    lines = [ln.strip(" -*\t") for ln in answer.splitlines()]
+    body = next((ln for ln in lines if ln and not ln.endswith(("：", ":"))), "")
+    first = re.split(r"(?<=[。！？!?；;])", body, maxsplit=1)[0]
+    out = []
+    for name in analyse(first).named:  # the names a sentence gives, read as they are read in a question
+        if name.lower() in asked.lower() or any(lexical.df(w) == 0 for w in tokenize(name) or [name.lower()]):
+            continue
+        out.append(name)
+    return out[:ANSWER_NAMES]
 
 
 def _names_unknown_thing(question: str, lexical: LexicalIndex) -> bool:

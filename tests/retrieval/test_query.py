@@ -175,3 +175,35 @@ def test_a_name_every_chunk_shares_is_not_a_turns_topic():
     assert "工作" not in r.carried
     # a name that only some chunks share is still the turn's subject, carried alone
     assert resolve_query("那它有哪些缺点？", ["Stale Read 是什么？"], lexical).carried[0] in ("Stale", "Stale Read")
+
+
+ORDERS = [
+    "订单系统架构：订单系统使用 RabbitMQ 作为消息队列，订单写入 MySQL。",
+    "RabbitMQ 的缺点：消息堆积时吞吐下降，集群扩容需要手工迁移队列。",
+    "Kafka 的缺点：运维复杂，需要 ZooKeeper 或 KRaft。",
+    "支付系统架构：支付系统使用 Kafka 传递支付事件。",
+    "订单状态：订单有待支付、已支付、已取消三种状态。",
+]
+
+
+def test_a_follow_up_after_a_which_question_points_at_the_thing_the_answer_named():
+    """A helper's report (session 11): "订单系统用的是什么消息队列？" was answered RabbitMQ, then "那它有哪些缺点？"
+    carried 订单 from the question, so it asked about the order system. A turn that asks *which* thing passes
+    the names its answer gives (in the knowledge base, not in the question) to the follow-up, first."""
+    lexical = LexicalIndex([f"c{i}" for i in range(len(ORDERS))], ORDERS)
+    turn = ("订单系统用的是什么消息队列？", "订单系统使用 RabbitMQ 作为消息队列，订单写入 MySQL。")
+    r = resolve_query("那它有哪些缺点？", [turn], lexical)
+    assert r.carried[0] == "RabbitMQ", r
+    assert "Kafka" not in r.carried
+    # a question only (no answer), or a turn that asked what something does, carries the question's subject
+    assert "RabbitMQ" not in resolve_query("那它有哪些缺点？", [turn[0]], lexical).carried
+    why = ("订单系统有什么作用？", "订单系统使用 RabbitMQ 作为消息队列，订单写入 MySQL。")
+    assert "RabbitMQ" not in resolve_query("那它有哪些缺点？", [why], lexical).carried
+    # a refusal that quotes a name the base lacks carries nothing from the answer
+    refused = ("订单系统用的是什么缓存？", "知识库中没有关于「Redis」的内容。")
+    assert "Redis" not in resolve_query("那它有哪些缺点？", [refused], lexical).carried
+    # the not-stated line before the quoted sentences is skipped
+    noted = ("订单系统用的是什么消息队列？", "检索到的内容没有直接说明所问的版本，以下是最接近的内容：\n\n" + turn[1])
+    assert resolve_query("那它有哪些缺点？", [noted], lexical).carried[0] == "RabbitMQ"
+    english = ("Which message queue does the order system use?", "订单系统使用 RabbitMQ 作为消息队列。")
+    assert resolve_query("What are its drawbacks?", [english], lexical).carried[0] == "RabbitMQ"
