@@ -438,7 +438,7 @@ def test_followup_history_reaches_the_retriever(tmp_path):
         settings=Settings(data_dir=tmp_path, embedding="hash"),
         history=["ConfigMap 是什么？"],
     )
-    assert seen == [("ConfigMap 是什么？",)]
+    assert seen == [(("ConfigMap 是什么？", ""),)]  # each turn as (question, answer); the eval's turns have none
     assert r.retrieval_query == "ConfigMap 那它的大小上限呢？"  # the subject is carried into retrieval
 
 
