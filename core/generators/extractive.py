@@ -17,8 +17,8 @@ What is kept (``select``):
 * no filler: navigation sentences ("阅读 Secret。", "参阅……", "具体描述详见 …") are never used, nor a
   references section (另请参阅, See also: its links' titles) or a line that is only links; a note written
   as a blockquote ("> **警告：**" then "> * …") is prose like any other;
-* a plain English word of the question found only inside a code span of a sentence
-  (`pessimistic-txn.…`) does not match; a name the question writes (CronJob) does;
+* a plain English word of the question found only inside a code span or a path of a sentence
+  (`pessimistic-txn.…`, /var/log/order/) does not match; a name the question writes (CronJob) does;
 * no sentence that needs its lost context: one that starts with a connective
   (不过/但是/因此/此外/否则…) is used only together with the sentence before it
   in its chunk, and one that starts with a pronoun (这/该/此/它/其…) only when it
@@ -74,16 +74,25 @@ _SENT = re.compile(
     r"(?:`[^`\n]*`|[^。！？!?；`]|`|[。！？!?；]+[”’」』）)]+(?=[^\s。！？!?；”’」』）)]))+(?:[。！？!?；]+[”’」』）)]*|$)"
 )
 _LEAD_IN = ("：", ":", "，", ",")
+# A bold label before a sentence on the same line: "**提示：** …", "**注意**：…".
+_BOLD_LABEL = re.compile(r"(?:\*\*|__)[^*_\n]{1,12}?(?:[：:](?:\*\*|__)|(?:\*\*|__)[：:])\s*")
 _MIN_CHARS = 6
 _MAX_CHARS = 300
-# Sentences that only point elsewhere.
+# Sentences that only point elsewhere: a pointer verb at the start (阅读/参考/查看/浏览/访问 only before a name,
+# a quote or a space: 浏览器, 参考价格, 查看报表的权限 are words of a statement), and no clause after it that
+# states something (``_STATES_MORE``: "详见合同的退款条款：超过 30 天的订单不支持自动退款" is a statement).
 _FILLER = re.compile(
-    r"^(?:请)?(?:阅读|参阅|参见|参考|查看|浏览|访问|进一步了解|了解更多|更多信息|更多细节|有关.{0,30}?(?:请|可)?参阅|See |Read |Learn more"
+    r"^(?:请)?(?:(?:阅读|参考|查看|浏览|访问)(?=[\s《「“\"'\[(（`A-Za-z])|参阅|参见|进一步了解|了解更多|更多信息|更多细节"
+    r"|有关.{0,30}?(?:请|可)?参阅|See (?:also|the|our|more|\[)|Read (?:the|our|more|about)\b|Learn more"
     r"|详见|详情(?:请)?(?:见|参见|参阅|参考)|具体(?:描述|说明|信息|内容|用法|步骤)?(?:请|可)?(?:详见|参见|参阅|参考)"
     r"|(?:关于|更多).{0,30}?(?:请|可)(?:参阅|参见|参考|详见|查看))"
 )
+_STATES_MORE = re.compile(
+    r"[，,：:；;]\s*(?!(?:请|可以?|也可以?|您可以?|你可以?)?(?:参阅|参见|参考|详见|查看|阅读|see\b|read\b))[^，,：:；;。.]{4,}",
+    re.IGNORECASE,
+)
 # A line that is only links ("* [Isolation Levels](/transaction-isolation-levels.md)" under 另请参阅): no prose.
-_LINKS_ONLY = re.compile(r"(?:\s*\[[^\]\n]*\]\([^)\n]*\)[\s,，、;；.。]*)+")
+_LINKS_ONLY = re.compile(r"(?:\s*\[[^\]\n]*\]\([^)\n]*\)[\s,，、;；.。/|｜·]*)+")
 # Short sentences that announce a block which follows (the block is not quoted).
 _POINTER = re.compile(r"以下|如下|下面|下列|the following", re.IGNORECASE)
 _POINTER_MAX = 20
@@ -178,6 +187,9 @@ def split_sentences(text: str, lead_ins: bool = False) -> list[tuple[int, str]]:
             at = body_start + sm.start() + lead
             if s.strip("*_").endswith(("：", ":")) and not s.endswith(("：", ":")):
                 continue  # a label in bold ("**警告：**"), a heading of what follows
+            label = _BOLD_LABEL.match(s)
+            if label and len(s) - label.end() >= _MIN_CHARS:  # "**提示：** 扩容时…": the sentence is after it
+                at, s = at + label.end(), s[label.end() :]
             if s.endswith(("：", ":")):
                 at, s = _stated_before_colon(at, s)
             if lead_ins and s.endswith(("：", ":")):
@@ -205,7 +217,10 @@ def is_filler(sentence: str) -> bool:
     """Whether ``sentence`` only points elsewhere ("阅读 Secret。", "参阅……") or, short, at
     what follows it ("将产生以下 ConfigMap。", a code block the answer does not show)."""
     s = sentence.strip()
-    return bool(_FILLER.match(s)) or (len(s) <= _POINTER_MAX and bool(_POINTER.search(s)))
+    m = _FILLER.match(s)
+    if m is not None and _STATES_MORE.search(s, m.end()) is None:
+        return True
+    return len(s) <= _POINTER_MAX and bool(_POINTER.search(s))
 
 
 def needs_previous(sentence: str, first_in_chunk: bool) -> bool:
@@ -323,7 +338,8 @@ class ExtractiveGenerator(Generator):
 
         def in_prose(t: str, c: _Candidate) -> bool:
             # a plain English word of the question ("pessimistic") found only inside a code span of the sentence
-            # (`pessimistic-txn.deadlock-history-collect-retryable`) names nothing the question asks about
+            # (`pessimistic-txn.deadlock-history-collect-retryable`) or a path ("/var/log/order/") names nothing
+            # the question asks about
             key = (c.chunk_index, c.position)
             if key not in prose:
                 prose[key] = frozenset(tokenize(_CODE_SPAN.sub(" ", c.text)))
@@ -479,7 +495,8 @@ class ExtractiveGenerator(Generator):
 
 
 _CJK_TERM = re.compile(r"[\u3400-\u9fff]+")
-_CODE_SPAN = re.compile(r"`[^`\n]*`")
+# Where a plain English word of a question is no match: code spans and paths or URLs ("/var/log/order/").
+_CODE_SPAN = re.compile(r"`[^`\n]*`|[^\s`]*/[^\s`]*")
 _CJK_END = re.compile(r"[\u3400-\u9fff。！？；：，、）」』”]$")
 
 
@@ -492,12 +509,15 @@ def _candidates(
     cands: list[_Candidate] = []
     every: dict[tuple[int, int], _Candidate] = {}
     for ci, rc in enumerate(chunks):
-        if rc.chunk.heading_path and _SEE_ALSO.fullmatch(rc.chunk.heading_path[-1].strip()):
-            continue  # a list of references (its links' titles, "Isolation Levels"), nothing stated
+        # a references section lists its links' titles ("Isolation Levels", the link stripped at ingest): a line
+        # there that does not end a sentence is a title; a sentence there still states something
+        references = bool(rc.chunk.heading_path) and bool(_SEE_ALSO.fullmatch(rc.chunk.heading_path[-1].strip()))
         heading = frozenset(tokenize(" ".join(rc.chunk.heading_path)))
         for k, (pos, sent) in enumerate(split_sentences(rc.chunk.text, lead_ins)):
             c = _Candidate(sent, ci, pos, frozenset(tokenize(sent)), heading, k, needs_previous(sent, k == 0))
             every[(ci, k)] = c
+            if references and not _SENTENCE_END.search(sent):
+                continue
             if len(sent) <= _MAX_CHARS and not is_filler(sent):
                 cands.append(c)
     return cands, every
@@ -509,6 +529,9 @@ _SEE_ALSO = re.compile(
     r"|References|Further reading)",
     re.IGNORECASE,
 )
+
+
+_SENTENCE_END = re.compile(r"[。！？!?.；;][”’」』）)]*$")
 
 
 # A lead-in line that announces advantages ("TiDB 事务有如下优点："), among the lines that end with a colon.

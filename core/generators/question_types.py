@@ -17,7 +17,7 @@ import re
 from typing import Sequence
 
 from core.generators.compare import MISSING_SIDE
-from core.retrieval.question import analyse
+from core.retrieval.question import VERSION, analyse
 from core.segmentation import general_frequency, tagged
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
@@ -98,31 +98,49 @@ NOT_STATED = "检索到的内容没有直接说明所问的{}，以下是最接�
 
 def unstated(question: str, sentences: Sequence[str], contexts: Sequence[tuple[str, str]] | None = None) -> str | None:
     """The detail the question asks for (``bound``, then ``number``, ``version``, ``money``, see
-    ``QuestionAnalysis.wants``) that none of ``sentences`` states, or None when they state it or the question
+    ``QuestionAnalysis.wants``) that ``sentences`` do not state, or None when they state it or the question
     asks for none of them. Only these kinds are checked: a number, a bound, a version (v6.2.0, 8.1) and a
     price (128 元, 免费) are found by their form; a person, a place or a reason is too often stated in words
     the patterns miss. The version kind: tidb-049 ("Pipelined DML 是在哪个版本正式 GA 的？") was answered with
     "语法和实现可能会在 GA 前发生变化。".
 
-    A price must also be about what the question asks about: ``contexts`` (one ``(heading path, sentences)``
-    per answer unit) are searched for the question's rarest word that they contain (fewest occurrences in
-    jieba's general dictionary, ``core.segmentation.general_frequency``); a price stated (in a unit's
-    sentences) only in units that do not have that word (in their sentences or heading path) is another
-    thing's price (clinic-031, "九价 HPV 疫苗一针多少钱？", got
-    the flu vaccine's "每剂 128 元" beside the HPV sign-up rule). Chinese questions only: an English question's
-    words are not in Chinese text. docs/measurements.md, session 12."""
+    A version or a price must also be about what the question asks about. ``contexts`` holds one
+    ``(heading path, sentences)`` per answer unit; a unit states a version when its sentences or its heading
+    path have one ("## 2.8 版本"), a price when its sentences have one or its heading path an amount ("## 专线
+    接入：每条每月 5000 元"; not a word like 自费 in "自费疫苗"). The question's rarest word that the units
+    contain (fewest occurrences in jieba's general dictionary, ``core.segmentation.general_frequency``) must be in
+    a unit that states it, and a thing the question names (Redis) must be in some unit: clinic-031 ("九价 HPV
+    疫苗一针多少钱？") got the flu vaccine's "每剂 128 元" beside the HPV sign-up rule. Chinese questions only: an
+    English question's words are not in Chinese text.
+    docs/measurements.md, session 12."""
     q = analyse(question)
+    units = [(f"{heading}\n{text}".lower(), heading, text) for heading, text in contexts or ()]
     for kind in ("bound", "number", "version", "money"):
-        if kind in q.wants and not any(has_wanted(s, frozenset({kind})) for s in sentences):
+        if kind not in q.wants:
+            continue
+        states = _STATED_IN_UNIT.get(kind)
+        if not any(has_wanted(s, frozenset({kind})) for s in sentences) and not (
+            states and any(states(heading, text) for _, heading, text in units)
+        ):
             return kind
-    if "money" in q.wants and contexts and _CJK.search(question):
-        units = [(f"{heading}\n{text}".lower(), text) for heading, text in contexts]
-        words = [t for t in q.content_terms if len(t) >= 2 and any(t in about for about, _ in units)]
-        if words:
-            key = min(words, key=lambda t: (general_frequency(t), -len(t)))
-            if not any(key in about for about, text in units if _HAS_MONEY.search(text)):
-                return "money"
+        if states and units and _CJK.search(question):
+            names = [n.lower() for n in q.named if not VERSION.fullmatch(n)]
+            if names and not any(n in about for n in names for about, _, _ in units):
+                return kind  # "订单系统的 Redis 是哪个版本？" answered with the order system's versions only
+            words = [t for t in q.content_terms if len(t) >= 2 and any(t in about for about, _, _ in units)]
+            if words:
+                key = min(words, key=lambda t: (general_frequency(t), -len(t)))
+                if not any(key in about for about, heading, text in units if states(heading, text)):
+                    return kind
     return None
+
+
+_AMOUNT = re.compile(r"\d\s*(?:元|块|角|万元|美元|欧元|英镑|日元|港元|港币)|[¥￥$€£]\s*\d", re.IGNORECASE)
+# Whether an answer unit (its heading path, its sentences) states a version / a price.
+_STATED_IN_UNIT = {
+    "version": lambda heading, text: bool(_HAS_VERSION.search(text) or _HAS_VERSION.search(heading)),
+    "money": lambda heading, text: bool(_HAS_MONEY.search(text) or _AMOUNT.search(heading)),
+}
 
 
 def is_note(sentence: str) -> bool:

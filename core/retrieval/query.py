@@ -32,7 +32,7 @@ from typing import Iterable, Mapping, Sequence
 
 from core.lexical import LexicalIndex, general_frequency, tokenize
 from core.retrieval.aspects import DRAWBACK_QUERY_WORDS, drawback_expansion, is_drawback_word, limits_wording
-from core.retrieval.question import ASKING, QUESTION_WORDS, analyse
+from core.retrieval.question import ASKING, QUESTION_WORDS, VERSION, analyse
 
 #: A CJK term counts as salient when it occurs in at most this share of the chunks, or in one chunk
 #: (``SALIENT_MIN_DF``): on a base under 100 chunks a share of 1% is less than one chunk, so nothing was
@@ -80,8 +80,12 @@ _ASKS_WHICH = re.compile(
     r"|\b(?:which|what)\s+(?!is\b|are\b|was\b|does\b|do\b|did\b|happens?\b|if\b|about\b)\w+(?:\s+\w+)?\s+(?:does|do|is|are|did)\b",
     re.IGNORECASE,
 )
-#: At most this many names are taken from such an answer.
+#: At most this many names are taken from such an answer (for a plural follow-up: 它们, both).
 ANSWER_NAMES = 2
+# A follow-up about several things at once.
+_PLURAL = re.compile(
+    r"它们|他们|这两|那两|这几|这些|那些|两者|二者|各自|分别|\b(?:they|them|their|both|each)\b", re.IGNORECASE
+)
 # A name as written: identifiers with dots/dashes (``.spec.os.name``, ``kube-proxy``).
 _NAME = re.compile(r"\.?[A-Za-z][A-Za-z0-9]*(?:[.\-/_][A-Za-z0-9]+)*")
 _GLOSS_ZH_EN = re.compile(r"([\u4e00-\u9fff]{2,6})[（(]([A-Za-z][A-Za-z .\-]{1,40}?)[）)]")
@@ -168,8 +172,9 @@ def resolve_query(
 ) -> ResolvedQuery:
     """Resolve ``question`` against ``history``: the earlier turns, oldest first, each a user question or a
     ``(question, answer)`` pair (the answer may be ""). The subject is carried from the questions; a turn
-    that asked *which* thing ("订单系统用的是什么消息队列？", ``_ASKS_WHICH``) also puts the names its answer
-    gives (``answer_names``: "RabbitMQ") in front, so "那它有哪些缺点？" asks about RabbitMQ, not 订单.
+    that asked *which* thing ("订单系统用的是什么消息队列？", ``_ASKS_WHICH``) also puts the name its answer
+    gives (``answer_names``: "RabbitMQ") in front, but only for a follow-up that refers back to it
+    ("那它有哪些缺点？" asks about RabbitMQ, not 订单; "订单系统的日志保留多久？" is not about RabbitMQ).
 
     Without history or a lexical index the question is returned as is. Does not
     mutate its inputs.
@@ -178,17 +183,21 @@ def resolve_query(
     if not history or lexical is None:
         return ResolvedQuery(question, question)
     subject: list[str] = []
+    from_answers: set[str] = set()
+    plural = bool(_PLURAL.search(question))
     for turn in history:
         asked, answer = (turn, "") if isinstance(turn, str) else turn
         subject = _carry(asked.strip(), subject, lexical) or subject
         if answer and _ASKS_WHICH.search(asked):
-            named = answer_names(asked, answer, lexical)
+            named = answer_names(asked, answer, lexical, plural=plural)
+            from_answers.update(named)
             subject = list(dict.fromkeys(named + subject))[:MAX_CARRIED]
     own = salient_terms(limits_wording(question), lexical)  # 不足之处 asks, it names nothing (之处 is rare)
     if refers_back(question):
         reason = "follow-up: refers back"
     elif not own and not _names_unknown_thing(question, lexical):
         reason = "follow-up: no salient term"
+        subject = [t for t in subject if t not in from_answers]
     else:
         return ResolvedQuery(question, question)
     carried = tuple(t for t in subject if t.lower() not in question.lower())[:MAX_CARRIED]
@@ -197,20 +206,48 @@ def resolve_query(
     return ResolvedQuery(question, " ".join(carried) + " " + question, carried, reason)
 
 
-def answer_names(asked: str, answer: str, lexical: LexicalIndex) -> list[str]:
-    """The names (``QuestionAnalysis.named``) that the first stated sentence of ``answer`` gives
-    and the question ``asked`` does not, each a term of the knowledge base (so carrying it helps retrieval;
-    a refusal that quotes a missing name gives none), at most ``ANSWER_NAMES``. A line that ends with a colon
-    (the not-stated line, a lead-in) is skipped."""
+def answer_names(asked: str, answer: str, lexical: LexicalIndex, *, plural: bool = False) -> list[str]:
+    """The name (``QuestionAnalysis.named``, a version number aside) that the lead of ``answer`` (its first line
+    that does not end with a colon: the not-stated line and lead-ins are skipped) gives for the question
+    ``asked``: a name the question does not write, that is a term of the knowledge base (a refusal that quotes a
+    missing name gives none), nearest to the word the question asked about (消息队列 in "用的是什么消息队列",
+    缓存 in "缓存用的是什么"; else any of its words). "订单系统使用 RabbitMQ 作为消息队列，订单库使用 MySQL
+    8.0，缓存使用 Redis。" gives RabbitMQ for the queue and Redis for the cache. With ``plural`` (the follow-up
+    says 它们/这两/both) the first ``ANSWER_NAMES`` names in order instead."""
     lines = [ln.strip(" -*\t") for ln in answer.splitlines()]
-    body = next((ln for ln in lines if ln and not ln.endswith(("：", ":"))), "")
-    first = re.split(r"(?<=[。！？!?；;])", body, maxsplit=1)[0]
-    out = []
-    for name in analyse(first).named:  # the names a sentence gives, read as they are read in a question
-        if name.lower() in asked.lower() or any(lexical.df(w) == 0 for w in tokenize(name) or [name.lower()]):
-            continue
-        out.append(name)
-    return out[:ANSWER_NAMES]
+    lead = next((ln for ln in lines if ln and not ln.endswith(("：", ":"))), "")
+    low = lead.lower()
+    names = [
+        n
+        for n in analyse(lead).named  # the names a sentence gives, read as they are read in a question
+        if not VERSION.fullmatch(n)
+        and n.lower() not in asked.lower()
+        and all(lexical.df(w) > 0 for w in tokenize(n) or [n.lower()])
+    ]
+    if plural or len(names) < 2:
+        return names[:ANSWER_NAMES]
+    words = [t for t in analyse(asked).content_terms if len(t) >= 2]
+    asked_for = [t for t in _asked_for(asked) if t in low] or [t for t in words if t in low]
+    if not asked_for:
+        return names[:1]
+
+    def distance(name: str) -> int:  # code points between the name and the nearest asked-for word
+        at = [m.span() for m in re.finditer(re.escape(name.lower()), low)]
+        to = [m.span() for t in asked_for for m in re.finditer(re.escape(t), low)]
+        return min((max(b0 - a1, a0 - b1) for a0, a1 in at for b0, b1 in to), default=len(low))
+
+    return [min(names, key=distance)]
+
+
+def _asked_for(asked: str) -> list[str]:
+    """The word a which-question asks about: the first term after 什么/哪个 ("用的是什么消息队列" → 消息队列), else the
+    last one before it ("缓存用的是什么" → 缓存); lower-case."""
+    m = _ASKS_WHICH.search(asked)
+    if m is None:
+        return []
+    after = [t for t in tokenize(asked[m.end() :]) if len(t) >= 2 and t not in QUESTION_WORDS]
+    before = [t for t in tokenize(asked[: m.start()]) if len(t) >= 2 and t not in QUESTION_WORDS]
+    return after[:1] or before[-1:]
 
 
 def _names_unknown_thing(question: str, lexical: LexicalIndex) -> bool:

@@ -57,7 +57,8 @@ _VERSION_QUESTION = re.compile(
 _MONEY_QUESTION = re.compile(
     r"多少钱|几块钱|几元|(?:价格|价钱|费用|收费)(?:是|要|大概|一般)?(?:多少|几|怎么算|怎么样|标准)|(?:什么|多少)(?:价格|价钱|费用)"
     r"|(?:怎么|如何|怎样)收费|收不收费|收费吗|花钱|要钱|免费吗|贵不贵|多贵"
-    r"|\b(?:cost|costs|price|prices|fee|fees|charge for)\b",
+    r"|\bhow much\b.{0,60}\b(?:cost|costs|charge|charged|pay|fee|fees)\b|\bwhat(?:'s| is| are) the (?:price|cost|fee)s?\b"
+    r"|\bwhat (?:does|do|will) .{0,40}\bcost\b|\b(?:price|cost|fee)s? (?:of|for)\b|\bis .{0,40}\bfree\b",
     re.IGNORECASE,
 )
 _PERSON_QUESTION = re.compile(r"谁|哪位|哪一位|什么人|哪个人|\bwho\b", re.IGNORECASE)

@@ -208,6 +208,18 @@ def test_needs_previous(sentence, first, expected):
         ("关于乐观事务的重试，可参阅乐观事务模型。", True),
         ("详细的默认值取决于 TiKV 的配置。", False),
         ("具体来说，TiDB 使用两阶段提交。", False),
+        # a pointer followed by what it states is a statement (a helper's break-it report, session 12) ...
+        ("关于退款进度，用户可查看订单详情页中的“退款记录”，退款通常在 3 个工作日内原路退回。", False),
+        ("更多退款规则可参考财务部发布的制度，一般情况下运费不予退还。", False),
+        ("详见合同的退款条款：超过 30 天的订单不支持自动退款，需要人工审核。", False),
+        ("有关 Pod 的更多信息，请参阅 Pod 生命周期。", True),
+        # ... and a pointer verb that starts a longer word is no pointer
+        ("浏览器需使用 Chrome 90 或更高版本。", False),
+        ("访问控制台需要先连接 VPN。", False),
+        ("查看报表的权限只授予财务部。", False),
+        ("参考价格为每席位每月 30 元。", False),
+        ("Read replicas of the reporting database lag by up to 5 seconds.", False),
+        ("See the Pod lifecycle for details.", True),
     ],
 )
 def test_is_filler(sentence, expected):
@@ -323,10 +335,15 @@ def test_a_see_also_section_gives_no_sentence():
         rc(
             "set@v#8", ("SET TRANSACTION", "MySQL 兼容性"), "- 不支持隔离级别 `READ-UNCOMMITTED` 和 `SERIALIZABLE`。", 2
         ),
-        rc("faq@v#1", ("FAQ", "See also"), "Isolation levels in TiDB and MySQL.", 3),
+        rc("faq@v#1", ("FAQ", "See also"), "- Isolation levels in TiDB and MySQL", 3),
     ]
     draft = ExtractiveGenerator().generate("TiDB 不支持哪些隔离级别？Isolation Levels 呢？", chunks)
     assert quotes(draft) == ["不支持隔离级别 `READ-UNCOMMITTED` 和 `SERIALIZABLE`。"]
+    # a sentence under such a heading still states something (a helper's 参考 section of defaults)
+    stated = [rc("api@v#4", ("接口说明", "参考"), "- 接口文档\n\n接口超时时间默认为 30 秒，可以在配置中修改。", 1)]
+    assert quotes(ExtractiveGenerator().generate("接口超时时间默认是多少？", stated)) == [
+        "接口超时时间默认为 30 秒，可以在配置中修改。"
+    ]
 
 
 def test_a_plain_english_word_inside_a_code_span_does_not_match_an_english_question():
@@ -351,6 +368,14 @@ def test_a_plain_english_word_inside_a_code_span_does_not_match_an_english_quest
     gen.sentence_similarity = lambda q, texts: [0.9 if "TTL" in t else 0.1 for t in texts]
     draft = gen.generate("How long can a pessimistic transaction run by default before its locks may expire?", chunks)
     assert draft.supports[0].quote.startswith("悲观锁的 TTL 有上限")
+    # a path is no prose either: "order" in /var/log/order/ (a helper's report)
+    paths = [
+        rc("a@v#1", ("日志",), "详细的日志会写入 /var/log/order/ 目录，按天滚动，保留 30 天。", 1),
+        rc("b@v#1", ("架构",), "订单系统使用 RabbitMQ 作为消息队列。", 2),
+    ]
+    gen.sentence_similarity = lambda q, texts: [0.9 if "RabbitMQ" in t else 0.1 for t in texts]
+    draft = gen.generate("Which message queue does the order system use?", paths)
+    assert draft.supports[0].quote.startswith("订单系统使用 RabbitMQ")
     named = [rc("c@v#0", ("CronJob",), "设置 `CronJob.spec.suspend` 为真可以挂起后续执行。", 1)]
     draft = ExtractiveGenerator().generate("How do I suspend a CronJob?", named)
     assert draft.supports and "suspend" in draft.supports[0].quote
@@ -372,3 +397,30 @@ def test_steps_that_only_announce_their_commands_still_give_an_answer():
     # with a sentence that stands on its own, announcements are still left out
     chunks = [rc("svc@v#3", ("Service",), "Service 把一组 Pod 暴露为网络服务。\n\n" + text, 1)]
     assert quotes(ExtractiveGenerator().generate("Service 是什么？", chunks)) == ["Service 把一组 Pod 暴露为网络服务。"]
+
+
+def test_a_line_of_links_is_no_sentence():
+    """A helper's report: "[运营后台](…) / [报表系统](…) / [工单系统](…)" was quoted as an answer."""
+    for line in (
+        "[运营后台](https://ops.example.com) / [报表系统](https://r.example.com) / [工单系统](https://t.example.com)",
+        "- [Isolation Levels](/transaction-isolation-levels.md)",
+        "[A](a) | [B](b) · [C](c)",
+    ):
+        assert split_sentences(line) == [], line
+    # a sentence with a link in it is a sentence
+    assert [s for _, s in split_sentences("重启前先按 [运维手册](https://ops.example.com) 摘流量。")] == [
+        "重启前先按 [运维手册](https://ops.example.com) 摘流量。"
+    ]
+
+
+def test_a_bold_label_before_a_sentence_is_not_quoted_with_it():
+    """A helper's report: "> **提示：** 扩容消费者实例时…" was quoted as "提示： 扩容消费者实例时…". A bold subject
+    ("**Redis** 是缓存") is part of its sentence."""
+    for text, want in (
+        ("> **提示：** 扩容消费者实例时，每次增加不超过 4 个。", "扩容消费者实例时，每次增加不超过 4 个。"),
+        ("**注意**：盘点期间禁止执行批量调拨。", "盘点期间禁止执行批量调拨。"),
+        ("**Redis** 是缓存，数据默认不持久化。", "**Redis** 是缓存，数据默认不持久化。"),
+    ):
+        got = split_sentences(text)
+        assert [s for _, s in got] == [want]
+        assert all(text[a : a + len(s)] == s for a, s in got)

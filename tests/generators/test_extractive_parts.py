@@ -255,6 +255,23 @@ def test_a_price_of_another_thing_is_not_the_asked_price():
     assert unstated("九价 HPV 疫苗一针多少钱？", [VACCINES]) is None
 
 
+def test_a_version_or_price_of_another_item_is_not_the_asked_one_and_a_heading_may_state_it():
+    """A helper's break-it report (session 12): "订单系统的 Redis 是哪个版本？" showed the order system's versions
+    with no line; a price or a version stated only in a heading ("## 专线接入：每条每月 5000 元", "## 2.8 版本")
+    got the line although it is stated; "What is the impact of the price increase?" asked for no price."""
+    versions = [("订单系统", "订单系统从 v6.2.0 开始支持批量下单。"), ("订单系统", "订单库使用 MySQL 5.0 版。")]
+    sentences = [text for _, text in versions]
+    assert unstated("订单系统的 Redis 是哪个版本？", sentences, versions) == "version"
+    assert unstated("批量下单是哪个版本开始支持的？", sentences, versions) is None
+    by_heading = [("发布说明 2.8 版本", "新增了库存预警功能。"), ("发布说明 3.2 版本", "新增了批量调拨功能。")]
+    assert unstated("库存预警功能是哪个版本加的？", [t for _, t in by_heading], by_heading) is None
+    priced = [("价格 专线接入：每条每月 5000 元", "专线接入需要提前两周申请。")]
+    assert unstated("专线接入多少钱？", [priced[0][1]], priced) is None
+    assert unstated("专线接入多少钱？", [priced[0][1]], [("自费项目", priced[0][1])]) == "money"
+    assert "money" not in question_wants("What is the impact of the price increase?")
+    assert "money" in question_wants("What is the price of a dedicated line?")
+
+
 def test_an_answer_without_the_asked_bound_says_the_documents_do_not_state_it():
     # tidb-050 (unanswerable): the chunk gives the default, not the maximum; before, the default
     # sentence was presented as the answer.

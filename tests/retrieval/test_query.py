@@ -207,3 +207,35 @@ def test_a_follow_up_after_a_which_question_points_at_the_thing_the_answer_named
     assert resolve_query("那它有哪些缺点？", [noted], lexical).carried[0] == "RabbitMQ"
     english = ("Which message queue does the order system use?", "订单系统使用 RabbitMQ 作为消息队列。")
     assert resolve_query("What are its drawbacks?", [english], lexical).carried[0] == "RabbitMQ"
+
+
+STACK = [
+    "订单系统使用 RabbitMQ 作为消息队列，订单库使用 MySQL 8.0，缓存使用 Redis。",
+    "日志采集使用 Kafka 作为消息队列。",
+    "RabbitMQ 的缺点：消息堆积时吞吐下降。",
+    "Kafka 的缺点：运维复杂。",
+    "Redis 的数据默认不持久化。",
+    "MySQL 8.0 的缺点：大表变更慢。",
+    "订单系统的日志保留 30 天。",
+    "库存系统使用 PostgreSQL 14。",
+]
+
+
+def test_the_name_carried_from_an_answer_is_the_one_asked_for():
+    """A helper's break-it report (session 12) on the rule above: the answer "订单系统使用 RabbitMQ 作为消息队列，订单库
+    使用 MySQL 8.0，缓存使用 Redis。" carried 8.0 first (a version is no name to carry) and the cache question
+    carried RabbitMQ; a question that names its own subject got RabbitMQ in front."""
+    lexical = LexicalIndex([f"c{i}" for i in range(len(STACK))], STACK)
+    queue = ("订单系统用的是什么消息队列？", STACK[0])
+    r = resolve_query("那它有哪些缺点？", [queue], lexical)
+    assert r.carried[0] == "RabbitMQ" and "8.0" not in r.carried and "Redis" not in r.carried, r
+    cache = ("订单系统的缓存用的是什么？", STACK[0])
+    assert resolve_query("它的数据保存多久？", [cache], lexical).carried[0] == "Redis"
+    db = ("库存系统用的是什么数据库？", "订单库使用 MySQL 8.0，库存系统使用 PostgreSQL 14。")
+    assert resolve_query("那它有哪些缺点？", [db], lexical).carried[0] == "PostgreSQL"
+    # a question with no 它 and no salient word of its own carries the earlier subject, not the answer's name
+    own = resolve_query("订单系统的日志保留多久？", [queue], lexical)
+    assert "RabbitMQ" not in own.carried, own
+    # 它们 after a question about two: both names
+    both = ("订单系统和日志采集分别用的是什么消息队列？", "订单系统使用 RabbitMQ，日志采集使用 Kafka。")
+    assert {"RabbitMQ", "Kafka"} <= set(resolve_query("它们各有什么缺点？", [both], lexical).carried)
