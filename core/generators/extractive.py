@@ -93,8 +93,8 @@ _STATES_MORE = re.compile(
 )
 # A line that is only links ("* [Isolation Levels](/transaction-isolation-levels.md)" under 另请参阅): no prose.
 _LINKS_ONLY = re.compile(r"(?:\s*\[[^\]\n]*\]\([^)\n]*\)[\s,，、;；.。/|｜·]*)+")
-# Short sentences that announce a block which follows (the block is not quoted).
-_POINTER = re.compile(r"以下|如下|下面|下列|the following", re.IGNORECASE)
+# Short sentences that announce a block which follows or point at one above (the block is not quoted).
+_POINTER = re.compile(r"以下|如下|下面|下列|上面的|上述|上方的|the following|the above", re.IGNORECASE)
 _POINTER_MAX = 20
 # Discourse connectives that tie a sentence to the one before it.
 _CONNECTIVE = re.compile(

@@ -220,6 +220,8 @@ def test_needs_previous(sentence, first, expected):
         ("参考价格为每席位每月 30 元。", False),
         ("Read replicas of the reporting database lag by up to 5 seconds.", False),
         ("See the Pod lifecycle for details.", True),
+        ("可以用上面的语句查看正在执行的调拨任务。", True),  # points at a code block above (a helper's report)
+        ("上述配置在重启后生效，无需重新部署整个集群里的任何服务。", False),  # long: it states something
     ],
 )
 def test_is_filler(sentence, expected):
