@@ -197,6 +197,14 @@ _DETAIL_VALUE = re.compile(
     r"\d|[一二三四五六七八九十两百千万]+\s*(?:个|次|天|秒|分钟|小时|倍|条|台|周|年|月|%)|无限|不限|没有限制|unlimited",
     re.I,
 )
+# ... the value a question for a default asks for: as above, but 一 alone before 个/条/台 is an article
+# ("每一个区域可接受的阈值" states no threshold: dev-059). Not the ``detail`` feature's pattern, which the
+# shipped sufficiency model was fit with.
+_ASKED_VALUE = re.compile(
+    r"\d|(?:[二三四五六七八九十两百千万]|[一二三四五六七八九十两百千万]{2,})\s*(?:个|次|天|秒|分钟|小时|倍|条|台|周|年|月|%)"
+    r"|(?<![每某任这那另同单])一\s*(?:次|天|秒|分钟|小时|倍|周|年|月)|无限|不限|没有限制|unlimited",
+    re.I,
+)
 
 
 def detail_in(question: str, chunk_text: str, key_terms: Sequence[str]) -> int:
@@ -233,15 +241,22 @@ def default_value_missing(
     q = analyse(question)
     if not q.asks_default_value or not key_terms or not evidence_texts:
         return False
+    # a phrase the question quotes names exactly what it asks about (dev-059: the threshold of “期望的过载”):
+    # when the evidence has it, the value must be stated next to it
+    quoted = [p.lower() for p in _QUOTED.findall(question) if any(p.lower() in t.lower() for t in evidence_texts)]
+    if quoted:
+        key_terms = quoted
     if q.asks_range:
         return not any(_value_sentence(t, key_terms, _RANGE) for t in evidence_texts)
     others = [t for t in question_terms if t not in ASKING and t not in QUESTION_WORDS]
     return not any(
-        _value_sentence(t, key_terms, _DETAIL_VALUE) or (others and _stated_default_of_kind(question, t, others))
+        _value_sentence(t, key_terms, _ASKED_VALUE) or (others and _stated_default_of_kind(question, t, others))
         for t in evidence_texts
     )
 
 
+# A phrase in quotation marks (“…”, 「…」, "…").
+_QUOTED = re.compile(r"[“「『\"]([^”」』\"\n]{2,30})[”」』\"]")
 # A default stated with its value: "默认为 30 秒", "默认值是 10", "defaults to 5".
 _DEFAULT_IS = re.compile(r"(默认|缺省|defaults? (?:to|is))[^。；;\n]{0,8}?\d", re.I)
 # ... and the unit after that value (past a closing quote or backtick: "默认为 `50` 秒"): a duration or not.

@@ -148,3 +148,22 @@ def test_a_duration_whose_unit_is_stated_apart_answers_a_question_for_how_long()
     assert not terms.default_value_missing(q, ["等锁超时默认为 `50` 秒。"], ["get_lock"], ["等锁"])
     # a count with its unit apart is still no duration
     assert terms.default_value_missing(q, ["事务的默认值为 `50`，单位为个。"], ["get_lock"], ["事务"])
+
+
+def test_a_quoted_phrase_is_what_a_question_for_a_default_asks_about():
+    """dev-059 (unanswerable): "…判断一个区域的“期望的过载”能否接受时，默认阈值是多少？" was answered: 每一个区域 read as
+    a value, and a sentence with EndpointSlice and a number (约 50％, about something else) stood for the
+    threshold. A phrase the question quotes must be next to the value when the evidence has it; 一 alone before
+    个 is an article, not a value."""
+    q = "拓扑感知路由里，EndpointSlice 控制器判断一个区域的“期望的过载”能否接受时，默认阈值是多少？"
+    guard = "如果控制器不能确保此“期望的过载”值低于每一个区域可接受的阈值，控制器将不添加提示信息。"
+    other = "如果每个区域的端点少于 3 个，则 EndpointSlice 控制器很大概率（约 50％）无法平均分配端点。"
+    keys = ["过载", "endpointslice"]
+    assert terms.default_value_missing(q, [guard, other], keys)
+    assert not terms.default_value_missing(q, [guard, "“期望的过载”的默认阈值为 20%。"], keys)
+    # without a quoted phrase in the evidence, the rarest terms still decide
+    assert not terms.default_value_missing(q.replace("“期望的过载”", "过载"), [other], keys)
+    # 一 before a unit of time is still a value ("默认保留一天"), 每一个 is not
+    one_day = "历史数据默认保留一天。"
+    assert not terms.default_value_missing("历史数据默认保留多久？", [one_day], ["历史数据"])
+    assert terms.default_value_missing("每个区域的阈值默认是多少？", ["每一个区域都有阈值。"], ["区域"])
