@@ -74,6 +74,8 @@ _SENT = re.compile(
     r"(?:`[^`\n]*`|[^。！？!?；`]|`|[。！？!?；]+[”’」』）)]+(?=[^\s。！？!?；”’」』）)]))+(?:[。！？!?；]+[”’」』）)]*|$)"
 )
 _LEAD_IN = ("：", ":", "，", ",")
+# A note's label before its sentence, plain once ingest has dropped the bold ("> 注意： 修改后需要重启。").
+_NOTE_LABEL = re.compile(r"(?:注意|提示|警告|重要|说明|注|小贴士|Note|Warning|Tip|Caution|Important)\s*[：:]\s*", re.I)
 # A bold label before a sentence on the same line: "**提示：** …", "**注意**：…".
 _BOLD_LABEL = re.compile(r"(?:\*\*|__)[^*_\n]{1,12}?(?:[：:](?:\*\*|__)|(?:\*\*|__)[：:])\s*")
 _MIN_CHARS = 6
@@ -187,7 +189,7 @@ def split_sentences(text: str, lead_ins: bool = False) -> list[tuple[int, str]]:
             at = body_start + sm.start() + lead
             if s.strip("*_").endswith(("：", ":")) and not s.endswith(("：", ":")):
                 continue  # a label in bold ("**警告：**"), a heading of what follows
-            label = _BOLD_LABEL.match(s)
+            label = _BOLD_LABEL.match(s) or _NOTE_LABEL.match(s)
             if label and len(s) - label.end() >= _MIN_CHARS:  # "**提示：** 扩容时…": the sentence is after it
                 at, s = at + label.end(), s[label.end() :]
             if s.endswith(("：", ":")):

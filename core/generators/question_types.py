@@ -34,7 +34,8 @@ _HAS_BOUND = re.compile(
 )
 # A number or date in a sentence: digits, or Chinese numerals with a unit or a date word.
 _HAS_NUMBER = re.compile(
-    r"\d|[二三四五六七八九十两百千万亿〇零][一二三四五六七八九十两百千万亿〇零]*\s*(?:个|次|秒|分钟|小时|天|周|年|月|日|岁|种|名|位|层|届|倍|米|公里|公斤|%)|[一]\s*(?:秒|分钟|小时|天|周|年|月|日|岁|倍|米|公里|公斤)"
+    r"\d|[二三四五六七八九十两百千万亿〇零][一二三四五六七八九十两百千万亿〇零]*\s*(?:个|次|秒|分钟|小时|天|周|年|月|日|岁|种|名|位|层|届|倍|米|公里|公斤|%"
+    r"|条|台|项|张|份|元|块|页|行|篇)|[一]\s*(?:秒|分钟|小时|天|周|年|月|日|岁|倍|米|公里|公斤)|百分之[零一二三四五六七八九十百]+"
 )
 
 # A version or release in a sentence: v6.2.0, 8.1, 3.0 版, 版本 5, version 2.
@@ -92,7 +93,7 @@ def has_wanted(sentence: str, wants: frozenset[str]) -> bool:
 
 #: What the offline answer says when its sentences lack what the question asks for (issue 27):
 #: the asked detail by kind, and the line that goes before the nearest sentences.
-UNSTATED_DETAIL = {"bound": "上限或下限", "number": "具体数字或时间", "version": "版本", "money": "费用或价格"}
+UNSTATED_DETAIL = {"bound": "上限或下限", "number": "具体数字或时间", "version": "版本", "money": "金额或费用"}
 NOT_STATED = "检索到的内容没有直接说明所问的{}，以下是最接近的内容，不一定回答了这个问题："
 
 
@@ -116,8 +117,8 @@ def unstated(question: str, sentences: Sequence[str], contexts: Sequence[tuple[s
     q = analyse(question)
     units = [(f"{heading}\n{text}".lower(), heading, text) for heading, text in contexts or ()]
     for kind in ("bound", "number", "version", "money"):
-        if kind not in q.wants:
-            continue
+        if kind not in q.wants or (kind == "number" and q.wants & {"version", "money"}):
+            continue  # a price or a version is the number asked for ("专业版的价格是多少？"); checked as such
         states = _STATED_IN_UNIT.get(kind)
         if not any(has_wanted(s, frozenset({kind})) for s in sentences) and not (
             states and any(states(heading, text) for _, heading, text in units)

@@ -66,12 +66,12 @@ CJK_CORPUS = 0.5
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _LATIN = re.compile(r"[A-Za-z]")
 # Words that point back at an earlier turn.
-_ANAPHORA = re.compile(
+_PRONOUN = re.compile(
     r"它|他们|她们|这个|那个|这两|那两|这几|这些|那些|这种|那种|这类|该字段|该功能|该策略|此字段|上述|前者|后者|两者|二者"
-    r"|^(?:那|那么|那要是|要是|如果这样|还有|另外)"
     r"|\b(?:it|its|they|them|their|this|that|these|those|both)\b",
     re.IGNORECASE,
 )
+_ANAPHORA = re.compile(_PRONOUN.pattern + r"|^(?:那|那么|那要是|要是|如果这样|还有|另外)", re.IGNORECASE)
 # An earlier question that asks *which* thing ("订单系统用的是什么消息队列？", "默认用哪个存储引擎？", "Which message
 # queue does it use?"): its answer names what a later 它/it points at. Not 什么时候/什么作用/… (a time, a role).
 _ASKS_WHICH = re.compile(
@@ -182,6 +182,9 @@ def resolve_query(
     question = question.strip()
     if not history or lexical is None:
         return ResolvedQuery(question, question)
+    if not _PRONOUN.search(question) and _names_known_thing(question, lexical):
+        # "那 MySQL 有什么缺点？": a leading 那 and a thing of its own (in the base) is a new subject, not the old one
+        return ResolvedQuery(question, question)
     subject: list[str] = []
     from_answers: set[str] = set()
     plural = bool(_PLURAL.search(question))
@@ -190,8 +193,9 @@ def resolve_query(
         subject = _carry(asked.strip(), subject, lexical) or subject
         if answer and _ASKS_WHICH.search(asked):
             named = answer_names(asked, answer, lexical, plural=plural)
-            from_answers.update(named)
-            subject = list(dict.fromkeys(named + subject))[:MAX_CARRIED]
+            if named:  # 它 is the thing the answer named, not the question's subject ("TiDB", not 朱雀 结算)
+                from_answers.update(named)
+                subject = named
     own = salient_terms(limits_wording(question), lexical)  # 不足之处 asks, it names nothing (之处 is rare)
     if refers_back(question):
         reason = "follow-up: refers back"
@@ -207,23 +211,28 @@ def resolve_query(
 
 
 def answer_names(asked: str, answer: str, lexical: LexicalIndex, *, plural: bool = False) -> list[str]:
-    """The name (``QuestionAnalysis.named``, a version number aside) that the lead of ``answer`` (its first line
-    that does not end with a colon: the not-stated line and lead-ins are skipped) gives for the question
+    """The name (``QuestionAnalysis.named``, a version number aside) that ``answer`` gives (its first line that
+    names one; a line that ends with a colon, the not-stated line or a lead-in, is skipped) for the question
     ``asked``: a name the question does not write, that is a term of the knowledge base (a refusal that quotes a
     missing name gives none), nearest to the word the question asked about (消息队列 in "用的是什么消息队列",
     缓存 in "缓存用的是什么"; else any of its words). "订单系统使用 RabbitMQ 作为消息队列，订单库使用 MySQL
     8.0，缓存使用 Redis。" gives RabbitMQ for the queue and Redis for the cache. With ``plural`` (the follow-up
     says 它们/这两/both) the first ``ANSWER_NAMES`` names in order instead."""
-    lines = [ln.strip(" -*\t") for ln in answer.splitlines()]
-    lead = next((ln for ln in lines if ln and not ln.endswith(("：", ":"))), "")
+    lead, names = "", []
+    for line in (ln.strip(" -*\t") for ln in answer.splitlines()):
+        if not line or line.endswith(("：", ":")):
+            continue
+        lead = line
+        names = [
+            n
+            for n in analyse(line).named  # the names a sentence gives, read as they are read in a question
+            if not VERSION.fullmatch(n)
+            and n.lower() not in asked.lower()
+            and all(lexical.df(w) > 0 for w in tokenize(n) or [n.lower()])
+        ]
+        if names:  # the first line that names something (the lead may be a sentence about the manual)
+            break
     low = lead.lower()
-    names = [
-        n
-        for n in analyse(lead).named  # the names a sentence gives, read as they are read in a question
-        if not VERSION.fullmatch(n)
-        and n.lower() not in asked.lower()
-        and all(lexical.df(w) > 0 for w in tokenize(n) or [n.lower()])
-    ]
     if plural or len(names) < 2:
         return names[:ANSWER_NAMES]
     words = [t for t in analyse(asked).content_terms if len(t) >= 2]
@@ -248,6 +257,15 @@ def _asked_for(asked: str) -> list[str]:
     after = [t for t in tokenize(asked[m.end() :]) if len(t) >= 2 and t not in QUESTION_WORDS]
     before = [t for t in tokenize(asked[: m.start()]) if len(t) >= 2 and t not in QUESTION_WORDS]
     return after[:1] or before[-1:]
+
+
+def _names_known_thing(question: str, lexical: LexicalIndex) -> bool:
+    """Whether ``question`` names something (``QuestionAnalysis.named``, a version aside) that the knowledge
+    base has: every one of its words occurs there."""
+    return any(
+        not VERSION.fullmatch(name) and all(lexical.df(p) > 0 for p in tokenize(name) or [name.lower()])
+        for name in analyse(question).named
+    )
 
 
 def _names_unknown_thing(question: str, lexical: LexicalIndex) -> bool:

@@ -202,9 +202,12 @@ _DETAIL_VALUE = re.compile(
 # shipped sufficiency model was fit with.
 _ASKED_VALUE = re.compile(
     r"\d|(?:[二三四五六七八九十两百千万]|[一二三四五六七八九十两百千万]{2,})\s*(?:个|次|天|秒|分钟|小时|倍|条|台|周|年|月|%)"
-    r"|(?<![每某任这那另同单])一\s*(?:次|天|秒|分钟|小时|倍|周|年|月)|无限|不限|没有限制|unlimited",
+    r"|(?<![每某任这那另同单])一\s*(?:次|天|秒|分钟|小时|倍|周|年|月)|百分之[零一二三四五六七八九十百]+|无限|不限|没有限制"
+    r"|unlimited",
     re.I,
 )
+# ... and what is no such value: a list ordinal, or a version ("在 2.0 版本中引入", "v3.2").
+_NOT_ASKED_VALUE = re.compile(_NOT_VALUE.pattern + r"|\bv\d+(?:\.\d+)*|\d+(?:\.\d+)*\s*版本?", re.I)
 
 
 def detail_in(question: str, chunk_text: str, key_terms: Sequence[str]) -> int:
@@ -220,13 +223,15 @@ def detail_in(question: str, chunk_text: str, key_terms: Sequence[str]) -> int:
     return 1 if _value_sentence(chunk_text, key_terms, _DETAIL_VALUE) else -1
 
 
-def _value_sentence(text: str, key_terms: Sequence[str], value: re.Pattern[str]) -> str | None:
-    """The first sentence of ``text`` that holds ``value`` (list markers and ordinals aside) and,
-    when ``key_terms`` are given, one of them (lower-case substring match)."""
+def _value_sentence(
+    text: str, key_terms: Sequence[str], value: re.Pattern[str], not_value: re.Pattern[str] = _NOT_VALUE
+) -> str | None:
+    """The first sentence of ``text`` that holds ``value`` (what ``not_value`` matches aside: list markers and
+    ordinals) and, when ``key_terms`` are given, one of them (lower-case substring match)."""
     keys = [k for k in key_terms if k]
     for m in _SENTENCE.finditer(text):
         s = m.group(0)
-        if value.search(_NOT_VALUE.sub(" ", s)) and (not keys or any(k in s.lower() for k in keys)):
+        if value.search(not_value.sub(" ", s)) and (not keys or any(k in s.lower() for k in keys)):
             return s
     return None
 
@@ -250,7 +255,8 @@ def default_value_missing(
         return not any(_value_sentence(t, key_terms, _RANGE) for t in evidence_texts)
     others = [t for t in question_terms if t not in ASKING and t not in QUESTION_WORDS]
     return not any(
-        _value_sentence(t, key_terms, _ASKED_VALUE) or (others and _stated_default_of_kind(question, t, others))
+        _value_sentence(t, key_terms, _ASKED_VALUE, _NOT_ASKED_VALUE)
+        or (others and _stated_default_of_kind(question, t, others))
         for t in evidence_texts
     )
 

@@ -422,6 +422,10 @@ def test_a_bold_label_before_a_sentence_is_not_quoted_with_it():
         ("> **提示：** 扩容消费者实例时，每次增加不超过 4 个。", "扩容消费者实例时，每次增加不超过 4 个。"),
         ("**注意**：盘点期间禁止执行批量调拨。", "盘点期间禁止执行批量调拨。"),
         ("**Redis** 是缓存，数据默认不持久化。", "**Redis** 是缓存，数据默认不持久化。"),
+        # ingest drops the bold: the label is plain in the chunk (a second break-it round)
+        ("> 注意： 修改缓存大小后需要重启客户端。", "修改缓存大小后需要重启客户端。"),
+        ("说明：在 Linux 中，主机名最多 64 个字符。", "在 Linux 中，主机名最多 64 个字符。"),
+        ("默认值：30 秒，可以修改。", "默认值：30 秒，可以修改。"),  # a field's label is no note's label
     ):
         got = split_sentences(text)
         assert [s for _, s in got] == [want]

@@ -193,9 +193,9 @@ def test_an_english_question_word_inside_a_name_is_not_a_question_word():
 def test_unstated_names_the_detail_no_sentence_states():
     assert unstated("最多可以调到多少条？", [DEADLOCKS]) == "bound"
     assert unstated("默认容纳多少条？", [DEADLOCKS]) is None
-    assert (
+    assert (  # an amount of money is the number asked for: said as such ("所问的金额或费用")
         unstated("医保个人账户里还剩多少钱？", ["外地医保的参保人，只有已经办理了异地就医备案的才能直接结算。"])
-        == "number"
+        == "money"
     )
     assert unstated("最多可以调到多少条？", ["该配置项最大可以设为 10000。"]) is None
     assert unstated("这个配置项有什么用？", [DEADLOCKS]) is None
@@ -268,6 +268,15 @@ def test_a_version_or_price_of_another_item_is_not_the_asked_one_and_a_heading_m
     priced = [("价格 专线接入：每条每月 5000 元", "专线接入需要提前两周申请。")]
     assert unstated("专线接入多少钱？", [priced[0][1]], priced) is None
     assert unstated("专线接入多少钱？", [priced[0][1]], [("自费项目", priced[0][1])]) == "money"
+    # a price in the heading answers "…的价格是多少？" (checked as a price, not first as any number)
+    assert (
+        unstated(
+            "专业版的价格是多少？", ["专业版支持 50 个席位。"], [("专业版 v3.2（每年 8000 元）", "专业版支持席位。")]
+        )
+        is None
+    )
+    assert unstated("批量大小默认是多少？", ["批量大小默认为一百条。"]) is None  # Chinese numerals with 条
+    assert unstated("采样率默认是多少？", ["采样率默认为百分之十。"]) is None
     assert "money" not in question_wants("What is the impact of the price increase?")
     assert "money" in question_wants("What is the price of a dedicated line?")
 

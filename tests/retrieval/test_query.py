@@ -239,3 +239,29 @@ def test_the_name_carried_from_an_answer_is_the_one_asked_for():
     # 它们 after a question about two: both names
     both = ("订单系统和日志采集分别用的是什么消息队列？", "订单系统使用 RabbitMQ，日志采集使用 Kafka。")
     assert {"RabbitMQ", "Kafka"} <= set(resolve_query("它们各有什么缺点？", [both], lexical).carried)
+
+
+PLATFORM = [
+    "朱雀结算服务使用 TiDB 7.1 作为数据库。",
+    "TiDB 的缺点是小规模集群成本偏高。",
+    "MySQL 的缺点是在线 DDL 对大表仍有锁等待风险。",
+    "MongoDB 的缺点是多文档事务开销大。",
+    "玄武调度系统同时使用 MongoDB 和 Elasticsearch 存储任务。",
+    "Elasticsearch 的缺点是内存占用高。",
+    "玄武调度系统手册由调度组维护。",
+]
+
+
+def test_a_follow_up_that_names_its_own_thing_or_points_at_the_answer_carries_nothing_else():
+    """A second break-it round (session 12): "那 MySQL 有什么缺点？" after another product got that product put in
+    front (a leading 那 counted as pointing back); "那它有什么缺点？" after "朱雀结算服务用的是什么数据库？" searched
+    "TiDB 朱雀 结算 …" and was refused; a lead sentence that names nothing hid the answer's names."""
+    lexical = LexicalIndex([f"c{i}" for i in range(len(PLATFORM))], PLATFORM)
+    db = ("朱雀结算服务用的是什么数据库？", PLATFORM[0])
+    assert resolve_query("那 MySQL 有什么缺点？", [db], lexical).carried == ()
+    assert resolve_query("那 MySQL 有什么缺点？", ["MongoDB 有什么缺点？"], lexical).carried == ()
+    assert resolve_query("那它有什么缺点？", [db], lexical).carried == ("TiDB",)
+    store = ("玄武调度系统用的是什么存储？", PLATFORM[6] + "\n\n- " + PLATFORM[4])
+    assert set(resolve_query("它们各有什么缺点？", [store], lexical).carried) == {"MongoDB", "Elasticsearch"}
+    # a follow-up with a pronoun still points back even when it names something
+    assert "TiDB" in resolve_query("它和 MySQL 比有什么缺点？", [db], lexical).carried

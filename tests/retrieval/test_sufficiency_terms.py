@@ -167,3 +167,12 @@ def test_a_quoted_phrase_is_what_a_question_for_a_default_asks_about():
     one_day = "历史数据默认保留一天。"
     assert not terms.default_value_missing("历史数据默认保留多久？", [one_day], ["历史数据"])
     assert terms.default_value_missing("每个区域的阈值默认是多少？", ["每一个区域都有阈值。"], ["区域"])
+
+
+def test_a_version_is_not_the_default_a_quoted_phrase_asks_for():
+    """A second break-it round: "“慢查询阈值”默认是多少？" was answered with "“慢查询阈值”在 2.0 版本中引入" (the
+    version read as the value); "「采样率」默认为百分之十。" was refused (百分之十 is a value)."""
+    q = "“慢查询阈值”默认是多少？"
+    assert terms.default_value_missing(q, ["“慢查询阈值”在 2.0 版本中引入，v3.2 起可以修改。"], ["阈值"])
+    assert not terms.default_value_missing(q, ["“慢查询阈值”默认为 300 毫秒。"], ["阈值"])
+    assert not terms.default_value_missing("「采样率」默认是多少？", ["「采样率」默认为百分之十。"], ["采样率"])
