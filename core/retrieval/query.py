@@ -21,6 +21,10 @@ and the plan of how each ranking reads it.
 
 Everything here is pure (no I/O, no model); strings are Python ``str`` and all
 lengths are code points.
+
+Why just over 400 lines: resolving a follow-up (its questions and, after a which-question, its answer's
+name) and planning how the rankings read the result are read together and share the knowledge base's term
+statistics (salient, topic and gloss terms).
 """
 
 from __future__ import annotations
@@ -226,9 +230,7 @@ def answer_names(asked: str, answer: str, lexical: LexicalIndex, *, plural: bool
         names = [
             n
             for n in analyse(line).named  # the names a sentence gives, read as they are read in a question
-            if not VERSION.fullmatch(n)
-            and n.lower() not in asked.lower()
-            and all(lexical.df(w) > 0 for w in tokenize(n) or [n.lower()])
+            if not VERSION.fullmatch(n) and n.lower() not in asked.lower() and _in_base(n, lexical)
         ]
         if names:  # the first line that names something (the lead may be a sentence about the manual)
             break
@@ -259,13 +261,15 @@ def _asked_for(asked: str) -> list[str]:
     return after[:1] or before[-1:]
 
 
+def _in_base(name: str, lexical: LexicalIndex) -> bool:
+    """Whether every word of ``name`` occurs in the knowledge base."""
+    return all(lexical.df(p) > 0 for p in tokenize(name) or [name.lower()])
+
+
 def _names_known_thing(question: str, lexical: LexicalIndex) -> bool:
     """Whether ``question`` names something (``QuestionAnalysis.named``, a version aside) that the knowledge
-    base has: every one of its words occurs there."""
-    return any(
-        not VERSION.fullmatch(name) and all(lexical.df(p) > 0 for p in tokenize(name) or [name.lower()])
-        for name in analyse(question).named
-    )
+    base has (``_in_base``)."""
+    return any(not VERSION.fullmatch(name) and _in_base(name, lexical) for name in analyse(question).named)
 
 
 def _names_unknown_thing(question: str, lexical: LexicalIndex) -> bool:
