@@ -17,10 +17,9 @@ import re
 from typing import Sequence
 
 from core.generators.compare import MISSING_SIDE
-from core.retrieval.question import VERSION, analyse
+from core.retrieval.question import CJK, VERSION, analyse
 from core.segmentation import general_frequency, tagged
 
-_CJK = re.compile(r"[\u3400-\u9fff]")
 # A sentence that gives a reason / an effect (for why / what-effect questions).
 _HAS_REASON = re.compile(r"因为|由于|之所以|原因|是为了|以便|\bbecause\b|\bdue to\b", re.IGNORECASE)
 _HAS_EFFECT = re.compile(
@@ -41,10 +40,12 @@ _HAS_NUMBER = re.compile(
 # A version or release in a sentence: v6.2.0, 8.1, 3.0 版, 版本 5, version 2.
 _HAS_VERSION = re.compile(r"\bv\d+(?:\.\d+)*|\d+\.\d+|\d+\s*版|版本\s*v?\d|\b(?:version|release)\s*v?\d", re.IGNORECASE)
 
+# An amount of money: 128 元, ￥30, $5.
+_AMOUNT = re.compile(r"\d\s*(?:元|块|角|万元|美元|欧元|英镑|日元|港元|港币)|[¥￥$€£]\s*\d", re.IGNORECASE)
 # A price or a fee in a sentence: an amount of money, or that it is free or paid by the person.
 _HAS_MONEY = re.compile(
-    r"\d\s*(?:元|块|角|万元|美元|欧元|英镑|日元|港元|港币)|[¥￥$€£]\s*\d|\d\s*(?:yuan|RMB|CNY|USD|dollars?|euros?)\b"
-    r"|免费|不收费|不要钱|自费|\bfree of charge\b|\bfree\b",
+    _AMOUNT.pattern
+    + r"|\d\s*(?:yuan|RMB|CNY|USD|dollars?|euros?)\b|免费|不收费|不要钱|自费|\bfree of charge\b|\bfree\b",
     re.IGNORECASE,
 )
 
@@ -124,7 +125,7 @@ def unstated(question: str, sentences: Sequence[str], contexts: Sequence[tuple[s
             states and any(states(heading, text) for _, heading, text in units)
         ):
             return kind
-        if states and units and _CJK.search(question):
+        if states and units and CJK.search(question):
             names = [n.lower() for n in q.named if not VERSION.fullmatch(n)]
             if names and not any(n in about for n in names for about, _, _ in units):
                 return kind  # "订单系统的 Redis 是哪个版本？" answered with the order system's versions only
@@ -136,7 +137,6 @@ def unstated(question: str, sentences: Sequence[str], contexts: Sequence[tuple[s
     return None
 
 
-_AMOUNT = re.compile(r"\d\s*(?:元|块|角|万元|美元|欧元|英镑|日元|港元|港币)|[¥￥$€£]\s*\d", re.IGNORECASE)
 # Whether an answer unit (its heading path, its sentences) states a version / a price.
 _STATED_IN_UNIT = {
     "version": lambda heading, text: bool(_HAS_VERSION.search(text) or _HAS_VERSION.search(heading)),

@@ -87,30 +87,26 @@ def question_forms(question: str) -> frozenset[str]:
     return frozenset(out)
 
 
+# What each kind of question asks for, and the pattern that reads it.
+_WANTS = (
+    ("reason", _REASON_QUESTION),
+    ("effect", _EFFECT_QUESTION),
+    ("number", _NUMBER_QUESTION),
+    ("bound", _BOUND_QUESTION),
+    ("version", _VERSION_QUESTION),
+    ("money", _MONEY_QUESTION),
+    ("person", _PERSON_QUESTION),
+    ("place", _PLACE_QUESTION),
+)
+
+
 def question_wants(question: str) -> frozenset[str]:
     """What the question type asks for: ``number`` (多少/几/何时/哪一年, how many, when), ``bound``
     (最多…多少/上限, at most: a limit, maximum or minimum), ``version`` (哪个版本, which version), ``money``
     (多少钱/怎么收费/要不要花钱, cost/price/fee; not a topic such as 价格危机 or 收费单据), ``person`` (谁/哪位,
     who), ``place`` (哪里/在哪, where), ``reason`` (为什么/为何, why), ``effect`` (什么影响/后果, what effect);
     empty for other questions."""
-    out = set()
-    if _REASON_QUESTION.search(question):
-        out.add("reason")
-    if _EFFECT_QUESTION.search(question):
-        out.add("effect")
-    if _NUMBER_QUESTION.search(question):
-        out.add("number")
-    if _BOUND_QUESTION.search(question):
-        out.add("bound")
-    if _VERSION_QUESTION.search(question):
-        out.add("version")
-    if _MONEY_QUESTION.search(question):
-        out.add("money")
-    if _PERSON_QUESTION.search(question):
-        out.add("person")
-    if _PLACE_QUESTION.search(question):
-        out.add("place")
-    return frozenset(out)
+    return frozenset(kind for kind, pattern in _WANTS if pattern.search(question))
 
 
 # ------------------------------------------------------------ the sufficiency decision's readings
