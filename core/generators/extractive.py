@@ -284,9 +284,12 @@ class ExtractiveGenerator(Generator):
     ) -> None:
         """For a question with several parts (``QuestionAnalysis.parts``: "…能一起用吗？另外，…会怎样？"): a part
         that no chosen sentence answers as well as ``PART_COVERED`` of its best sentence gets that best
-        sentence as a unit of its own. A part is scored as a question of its own (its words, type and
-        form) plus ``PART_CONTEXT`` of the whole question's relevance (its subject may be in another
-        part: "…打流感疫苗…那个时段能打吗？要不要花钱？"). Mutates ``units``."""
+        sentence as a unit of its own. The best sentence is the one scoring highest as an answer to the part
+        on its own (its words, type and form) plus ``PART_CONTEXT`` of the whole question's relevance (its
+        subject may be in another part: "…打流感疫苗…那个时段能打吗？要不要花钱？"); whether a chosen sentence
+        covers the part is judged on the part alone, so a sentence chosen for another part does not count for
+        this one by the whole question's share ("城乡居民医保…能报多少？用它打自费的 HPV 疫苗能报销吗？": a
+        reimbursement sentence chosen for the first part had covered the second). Mutates ``units``."""
         parts = analyse(question).parts
         if len(parts) < 2:
             return
@@ -300,7 +303,9 @@ class ExtractiveGenerator(Generator):
 
             pool = [c for c in scoring.cands if c in own.pool]
             best = max(pool, key=answers, default=None)
-            if best is None or any(answers(c) >= PART_COVERED * answers(best) for u in units for c in u):
+            if best is None or any(
+                c in own.pool and own.relevance(c) >= PART_COVERED * own.relevance(best) for u in units for c in u
+            ):
                 continue
             unit = _unit(best, scoring.previous)
             fresh = [c for c in unit or () if not any(c == o for u in units for o in u)]
