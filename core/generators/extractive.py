@@ -104,6 +104,9 @@ _CONNECTIVE = re.compile(
 )
 # Pronouns: fine at the start of a chunk (the heading names the subject), else need the predecessor.
 _PRONOUN = re.compile(r"^(?:这|那些|那个|该|此|它|其|他们|上述|以上|后者|前者)")
+# A sentence about what is "above" (上面的例子…, the above manifest): the example or block it describes comes
+# before it, even when the sentence opens its chunk, so it never stands on its own (dev-043 led with one).
+_ABOVE = re.compile(r"^(?:上面的?|上例|上文|前面的?|前述|the above\b|the previous\b)", re.I)
 #: Added to a sentence's relevance when it has what the question type asks for (a number or date
 #: for 多少/几/何时, a person for 谁, a place for 哪里); measured on CMRC dev (docs/measurements.md).
 TYPE_BONUS = 0.15
@@ -227,8 +230,11 @@ def is_filler(sentence: str) -> bool:
 
 def needs_previous(sentence: str, first_in_chunk: bool) -> bool:
     """Whether ``sentence`` needs the sentence before it to be understood: it opens with a
-    connective (不过/因此/此外…), or with a pronoun (这/该/它…) and does not open its chunk."""
+    connective (不过/因此/此外…), or with a pronoun (这/该/它…) and does not open its chunk, or it
+    describes what is above it (上面的例子…, the above …)."""
     s = sentence.strip()
+    if _ABOVE.match(s):
+        return True
     return bool(_CONNECTIVE.match(s)) or (not first_in_chunk and bool(_PRONOUN.match(s)))
 
 

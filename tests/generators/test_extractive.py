@@ -188,6 +188,11 @@ def test_compared_sides(question, sides):
         ("这意味着 Pod 会被重新调度。", False, True),
         ("它适合有状态应用。", True, False),  # opens its chunk: the heading names the subject
         ("Pod 会被重新调度。", False, False),
+        # an example "above" is a code block the answer does not quote, even when the sentence opens its chunk
+        ("上面的例子定义了一个卷并将它作为 `/config` 文件夹挂载到 `demo` 容器内。", True, True),
+        ("前面的配置会在每个节点上启动一个 Pod。", True, True),
+        ("The above manifest creates two files.", True, True),
+        ("上海的机房在周五维护。", True, False),
     ],
 )
 def test_needs_previous(sentence, first, expected):
