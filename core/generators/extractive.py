@@ -56,7 +56,15 @@ from typing import Any, Callable, Sequence
 from core.errors import AppError
 from core.generators.base import Generator, OnText
 from core.generators.compare import Side, is_about, missing_note
-from core.generators.question_types import NOT_STATED, UNSTATED_DETAIL, forms_answered, has_wanted, unstated
+from core.generators.question_types import (
+    NOT_MENTIONED,
+    NOT_STATED,
+    UNSTATED_DETAIL,
+    forms_answered,
+    has_wanted,
+    unmentioned,
+    unstated,
+)
 from core.lexical import STOPWORDS, tokenize
 from core.models import AuditEntry, Draft, DraftSupport, RetrievedChunk
 from core.retrieval.aspects import DRAWBACK_EVIDENCE, is_limits_section, without_drawback_words
@@ -282,8 +290,11 @@ class ExtractiveGenerator(Generator):
         note = _cover_both_sides(question, units, cands, chunks, previous, relevance) if units else ""
         draft = self._draft(units, chunks, relevance, note)
         contexts = [(" ".join(chunks[u[0].chunk_index].chunk.heading_path), " ".join(c.text for c in u)) for u in units]
+        names = unmentioned(question, contexts) if units else None
+        if names:
+            return _not_stated(draft, "subject", NOT_MENTIONED.format(names))
         missing = unstated(question, [c.text for u in units for c in u], contexts) if units else None
-        return _not_stated(draft, missing) if missing else draft
+        return _not_stated(draft, missing, NOT_STATED.format(UNSTATED_DETAIL[missing])) if missing else draft
 
     def _cover_parts(
         self, question: str, chunks: Sequence[RetrievedChunk], units: list[list[_Candidate]], scoring: "_Scoring"
@@ -617,11 +628,11 @@ def _cover_both_sides(question, units, cands, chunks, previous, relevance) -> st
     return missing_note(missing)
 
 
-def _not_stated(draft: Draft, kind: str) -> Draft:
-    """``draft`` led by the line that says the documents do not state the asked detail (``NOT_STATED``),
-    its sentences kept as the nearest facts (offsets shifted), and a ``flagged`` audit entry
-    ``{"kind": "not_stated", "asks": kind}`` that the record and the evaluation read."""
-    line = NOT_STATED.format(UNSTATED_DETAIL[kind])
+def _not_stated(draft: Draft, kind: str, line: str) -> Draft:
+    """``draft`` led by ``line``, which says the documents do not state the asked detail (``NOT_STATED``) or
+    do not mention what the question names (``NOT_MENTIONED``, ``kind`` "subject"), its sentences kept as the
+    nearest facts (offsets shifted), and a ``flagged`` audit entry ``{"kind": "not_stated", "asks": kind}``
+    that the record and the evaluation read."""
     lead = line + "\n\n"
     shift = len(lead)
     supports = tuple(s.model_copy(update={"start": s.start + shift, "end": s.end + shift}) for s in draft.supports)

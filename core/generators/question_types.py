@@ -98,6 +98,33 @@ UNSTATED_DETAIL = {"bound": "上限或下限", "number": "具体数字或时间"
 NOT_STATED = "检索到的内容没有直接说明所问的{}，以下是最接近的内容，不一定回答了这个问题："
 
 
+#: ... and the line before them when the question names a thing no answer unit mentions (``unmentioned``).
+NOT_MENTIONED = "检索到的内容没有提到{}，以下是最接近的内容，不一定回答了这个问题："
+# What the generator's own lines look like, whatever detail or name fills them (``is_note``).
+_OWN_LINES = re.compile(
+    "|".join("^" + re.escape(t).replace(re.escape("{}"), ".{1,200}?") + "$" for t in (NOT_STATED, NOT_MENTIONED)),
+    re.S,
+)
+
+
+def unmentioned(question: str, contexts: Sequence[tuple[str, str]]) -> str | None:
+    """The things a one-part Chinese question names ("TiCDC 把上游事务同步到下游 MySQL 时，怎么保证…") when no
+    answer unit mentions any of them, in its sentences or its heading path (``contexts``: one ``(heading path,
+    sentences)`` per unit, as for ``unstated``), written 「TiCDC」或「MySQL」; None when one is mentioned, the
+    question names nothing but versions, asks several things (a part may be answered while another's name is
+    missing: the not-stated line would cover the answered part too) or is not Chinese (an English question's
+    names may be written in Chinese). Case-insensitive. tidb-041 was answered with a TiDB causal-consistency
+    sentence that never mentions TiCDC (docs/measurements.md, session 13)."""
+    q = analyse(question)
+    if not contexts or not CJK.search(question) or len(q.parts) > 1:
+        return None
+    names = [n for n in dict.fromkeys(q.named) if not VERSION.fullmatch(n)]
+    about = "\n".join(f"{heading}\n{text}" for heading, text in contexts).lower()
+    if not names or any(n.lower() in about for n in names):
+        return None
+    return "或".join(f"「{n}」" for n in names)
+
+
 def unstated(question: str, sentences: Sequence[str], contexts: Sequence[tuple[str, str]] | None = None) -> str | None:
     """The detail the question asks for (``bound``, then ``number``, ``version``, ``money``, see
     ``QuestionAnalysis.wants``) that ``sentences`` do not state, or None when they state it or the question
@@ -153,6 +180,8 @@ def is_note(sentence: str) -> bool:
     if not text:
         return False
     head, tail = MISSING_SIDE.split("{}")
-    return any(text in NOT_STATED.format(d) for d in UNSTATED_DETAIL.values()) or (
-        text.startswith(head) and text.endswith(tail)
+    return (
+        any(text in NOT_STATED.format(d) for d in UNSTATED_DETAIL.values())
+        or _OWN_LINES.match(text) is not None
+        or (text.startswith(head) and text.endswith(tail))
     )

@@ -303,4 +303,54 @@ def test_the_generators_own_lines_are_notes_and_quoted_sentences_are_not():
 
     line = NOT_STATED.format(UNSTATED_DETAIL["number"])
     assert is_note(line) and is_note(MISSING_SIDE.format("Kafka"))
+    assert is_note(NOT_MENTIONED.format("「TiCDC」或「MySQL」"))
     assert not is_note(DEADLOCKS) and not is_note("以下是默认值。") and not is_note("  ")
+
+
+# ---------------------------------------------------------------- the named thing not mentioned (issue 27)
+
+from core.generators.question_types import NOT_MENTIONED, unmentioned  # noqa: E402
+
+#: tidb-041's retrieval over the TiDB dev pages (CC BY-SA 3.0, pingcap/docs-cn): an unanswerable question
+#: about TiCDC got one chunk about TiDB's causal consistency, which never mentions TiCDC.
+CAUSAL = (
+    "在本例中，事务 1 不读取 `id = 1` 的记录。"
+    "此时事务 1 和事务 2 没有数据库可知的因果关系。"
+    "如果使用因果一致性开启事务，即使物理时间上事务 2 在事务 1 提交完成后才开始提交，TiDB 也不保证逻辑上事务 2 比事务 1 晚发生。"
+    "\n\n此时如果有一个事务 3 在事务 1 提交前开启，并在事务 2 提交后读取 `id = 1` 和 `id = 2` 的记录，"
+    "事务 3 可能读到 `id = 1` 的值为 2 但是 `id = 2` 的值为 0。"
+)
+CAUSAL_HEADING = ("TiDB 事务概览", "因果一致性事务", "无因果关系的事务之间的逻辑顺序与物理提交顺序不保证一致")
+
+
+def test_an_answer_that_never_mentions_what_the_question_names_says_so():
+    question = "TiCDC 把上游事务同步到下游 MySQL 时，怎么保证下游事务的原子性？"
+    draft = ExtractiveGenerator().generate(question, [rc("txn.md#9", CAUSAL_HEADING, CAUSAL, 1)])
+    lead = NOT_MENTIONED.format("「TiCDC」或「MySQL」")
+    assert draft.text.startswith(lead + "\n\n")
+    assert [a.detail for a in draft.audit] == [{"kind": "not_stated", "asks": "subject"}]
+    # the quoted sentences keep their spans after the line
+    assert all(draft.text[s.start : s.end] == s.quote for s in draft.supports) and draft.supports
+
+
+@pytest.mark.parametrize(
+    "question, contexts, expected",
+    [
+        # mentioned in a sentence (any case) or in the heading path: not flagged
+        ("Redis 的缓存多久过期？", [("缓存", "redis 的键默认 10 分钟过期。")], None),
+        ("Redis 的缓存多久过期？", [("Redis 缓存", "键默认 10 分钟过期。")], None),
+        # one of two names is enough
+        ("TiCDC 同步到 MySQL 时怎么保证原子性？", [("下游", "MySQL 下游按事务写入。")], None),
+        # named nowhere
+        ("TiCDC 同步到 MySQL 时怎么保证原子性？", [("事务", "TiDB 使用两阶段提交。")], "「TiCDC」或「MySQL」"),
+        # a several-part question: the other part may be answered (tidb-033 names GET_LOCK in its second part)
+        ("悲观事务等锁默认多久？GET_LOCK 最长能等多久？", [("事务", "默认等待 50 秒。")], None),
+        # an English question: its names may be written in Chinese in the documents
+        ("How does TiCDC keep transactions atomic?", [("事务", "TiDB 使用两阶段提交。")], None),
+        # only a version named: the version check (unstated) reads it
+        ("v6.2.0 有什么变化？", [("事务", "TiDB 使用两阶段提交。")], None),
+        ("赤狐平台的值班轮换周期是多久？", [("值班", "赤狐平台的值班轮换周期是十天。")], None),
+    ],
+)
+def test_unmentioned(question, contexts, expected):
+    assert unmentioned(question, contexts) == expected
