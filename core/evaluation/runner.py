@@ -60,6 +60,25 @@ def _progress(label: str, stream=None) -> Callable[..., None]:
     return progress_printer(label, stream, every_s=1.0)
 
 
+def conversation_turns(
+    history: Sequence[str], retriever: Any, generator: Any, settings: Any
+) -> tuple[tuple[str, str], ...]:
+    """The earlier turns of a follow-up as the chat holds them: each earlier question asked in order (with the turns
+    before it) and its answer, as ``(question, answer)`` pairs (``core.engine.ask``'s ``history``). The chat passes
+    the stored answers (``core.records.store.conversation_history``), so a follow-up is measured as it is asked:
+    query resolution reads a which-question's answer, the extractive answer does not lead with what was just said.
+    Untimed (the latency figure is the follow-up's own)."""
+    from core.engine import ask
+
+    turns: list[tuple[str, str]] = []
+    for asked in history:
+        record = ask(
+            asked, retriever=retriever, generator=generator, records=None, settings=settings, history=tuple(turns)
+        )
+        turns.append((asked, record.answer_text or ""))
+    return tuple(turns)
+
+
 def run_eval(
     questions_path: Path,
     docs: Sequence[Path],
@@ -81,7 +100,8 @@ def run_eval(
 
     Unset options come from ``core.config.load_settings()`` (the UI's
     configuration). ``embedder`` overrides ``embedding`` with a ready instance
-    (tests). ``use_history=False`` asks follow-ups without their conversation.
+    (tests). A follow-up is asked after its earlier questions, with their answers (``conversation_turns``);
+    ``use_history=False`` asks follow-ups without their conversation.
     ``knowledge_base``: ``docs`` go into it (created when missing) and only it is searched.
     Report keys: ``config``, ``counts``, ``retrieval``, ``answer``,
     ``citations``, ``abstention``, ``latency_ms``, ``by_kind``, ``goals``,
@@ -160,15 +180,9 @@ def run_eval(
         if questions:  # warm-up (untimed): loads the query encoder and jieba's dictionary
             ask(questions[0].question, retriever=retriever, generator=gen, records=None, settings=settings)
         for n, q in enumerate(questions, start=1):
+            turns = conversation_turns(q.history if use_history else (), retriever, gen, settings)
             t0 = time.perf_counter()
-            record = ask(
-                q.question,
-                retriever=retriever,
-                generator=gen,
-                records=None,
-                settings=settings,
-                history=q.history if use_history else (),
-            )
+            record = ask(q.question, retriever=retriever, generator=gen, records=None, settings=settings, history=turns)
             elapsed = (time.perf_counter() - t0) * 1000
             deep = retriever.last.ranking if retriever.last is not None else ()
             rows.append(_row(q, record, deep, elapsed))

@@ -266,13 +266,16 @@ class ExtractiveGenerator(Generator):
         history: Sequence[tuple[str, str]] = (),
         on_text: OnText | None = None,
     ) -> Draft:
-        """The extracted sentences as one ``Draft``; ``on_text`` gets the whole text once."""
-        draft = self._extract(question, chunks)
+        """The extracted sentences as one ``Draft``; ``on_text`` gets the whole text once. ``history``: the
+        conversation's earlier turns, oldest first (``(question, answer)`` pairs or bare questions); the last
+        answer's sentences do not lead this one (``_lead_with_news``)."""
+        last = history[-1] if history else None
+        draft = self._extract(question, chunks, last[1] if isinstance(last, tuple) else "")
         if on_text is not None and draft.text:
             on_text(draft.text)
         return draft
 
-    def _extract(self, question: str, chunks: Sequence[RetrievedChunk]) -> Draft:
+    def _extract(self, question: str, chunks: Sequence[RetrievedChunk], said: str = "") -> Draft:
         scoring = self._scoring(question, chunks)
         if scoring is None:
             return Draft(parts=("",), supports=(), generator=self.info)
@@ -283,6 +286,7 @@ class ExtractiveGenerator(Generator):
             relevance,
             scoring.keep,
         )
+        _lead_with_news(units, said)
         if units and scoring.wants & {"reason", "effect"}:
             _continue_lead(units, previous, scoring.wants)
         if units:
@@ -582,6 +586,19 @@ def _unit(c: _Candidate, previous: dict[tuple[int, int], _Candidate], depth: int
         return None
     head = _unit(p, previous, depth - 1)
     return None if head is None else [*head, c]
+
+
+def _lead_with_news(units: list[list[_Candidate]], said: str) -> None:
+    """A follow-up's answer leads with something the previous answer (``said``) did not say: the best unit with a
+    sentence not in it moves first, the repeated ones stay in the list as context. The carried subject makes the
+    sentences that answered the previous question score high again ("Pod 规约里的 setHostnameAsFQDN 字段有什么
+    作用？" then "那要是拼出来的全名超过 64 个字符呢？" led with the 64-character hostname sentence already given;
+    dev-031, tidb-026; docs/measurements.md, session 13). Mutates ``units``; no change when every unit was said."""
+    if not said or len(units) < 2:
+        return
+    fresh = next((i for i, u in enumerate(units) if not all(c.text in said for c in u)), 0)
+    if fresh:
+        units.insert(0, units.pop(fresh))
 
 
 def _continue_lead(

@@ -84,6 +84,9 @@ _ASKS_WHICH = re.compile(
     r"|\b(?:which|what)\s+(?!is\b|are\b|was\b|does\b|do\b|did\b|happens?\b|if\b|about\b)\w+(?:\s+\w+)?\s+(?:does|do|is|are|did)\b",
     re.IGNORECASE,
 )
+# ... but "X 是什么？" (a bare 是, then 什么 ending the question) asks what X is, not which thing: its answer's first
+# name ("TiKV 的内存悲观锁功能是什么？" → "…当内存悲观锁占用的内存达到 Region…") is not what 它 then means.
+_DEFINITION_END = re.compile(r"\s*(?:东西)?\s*(?:呢|啊|呀)?\s*[？?。.!！]*\s*$")
 #: At most this many names are taken from such an answer (for a plural follow-up: 它们, both).
 ANSWER_NAMES = 2
 # A follow-up about several things at once.
@@ -195,7 +198,7 @@ def resolve_query(
     for turn in history:
         asked, answer = (turn, "") if isinstance(turn, str) else turn
         subject = _carry(asked.strip(), subject, lexical) or subject
-        if answer and _ASKS_WHICH.search(asked):
+        if answer and _asks_which(asked):
             named = answer_names(asked, answer, lexical, plural=plural)
             if named:  # 它 is the thing the answer named, not the question's subject ("TiDB", not 朱雀 结算)
                 from_answers.update(named)
@@ -248,6 +251,15 @@ def answer_names(asked: str, answer: str, lexical: LexicalIndex, *, plural: bool
         return min((max(b0 - a1, a0 - b1) for a0, a1 in at for b0, b1 in to), default=len(low))
 
     return [min(names, key=distance)]
+
+
+def _asks_which(asked: str) -> bool:
+    """Whether ``asked`` asks which thing (``_ASKS_WHICH``: "订单系统用的是什么消息队列？", "缓存用的是什么？",
+    "Which queue does it use?"), not what a thing is ("内存悲观锁功能是什么？": a bare 是 before a final 什么)."""
+    m = _ASKS_WHICH.search(asked)
+    if m is None:
+        return False
+    return not (m.group().startswith("是") and "什么" in m.group() and _DEFINITION_END.fullmatch(asked[m.end() :]))
 
 
 def _asked_for(asked: str) -> list[str]:

@@ -438,8 +438,40 @@ def test_followup_history_reaches_the_retriever(tmp_path):
         settings=Settings(data_dir=tmp_path, embedding="hash"),
         history=["ConfigMap 是什么？"],
     )
-    assert seen == [(("ConfigMap 是什么？", ""),)]  # each turn as (question, answer); the eval's turns have none
+    assert seen == [(("ConfigMap 是什么？", ""),)]  # each turn as (question, answer); a bare question has none
     assert r.retrieval_query == "ConfigMap 那它的大小上限呢？"  # the subject is carried into retrieval
+
+
+def test_the_eval_asks_a_follow_up_after_its_earlier_questions_with_their_answers(tmp_path):
+    """As in the chat, a follow-up's turns carry the answers the earlier questions got (each asked after the
+    turns before it), not bare questions."""
+    from core.config import Settings
+    from core.engine import ask
+    from core.evaluation.runner import conversation_turns
+    from core.generators.extractive import ExtractiveGenerator
+    from core.ingest.run import ingest
+    from core.store.embeddings import HashingEmbedder
+    from core.store.index import KnowledgeIndex
+
+    settings = Settings(data_dir=tmp_path, embedding="hash")
+    index = KnowledgeIndex(settings, HashingEmbedder())
+    ingest(index, [SAMPLE / SLICE_DOCS[0]], embed=False)
+    rec = ev.RecordingRetriever(index, top_k=3, evidence_threshold=0.3, use_dense=False, depth=10)
+    seen = []
+    original = rec.resolve
+
+    def spy(question, history=()):
+        seen.append(tuple(history))
+        return original(question, history)
+
+    rec.resolve = spy
+    first, second = "ConfigMap 是什么？", "ConfigMap 的大小上限是多少？"
+    turns = conversation_turns([first, second], rec, ExtractiveGenerator(), settings)
+    said = ask(first, retriever=rec, generator=ExtractiveGenerator(), records=None, settings=settings).answer_text
+    assert said and "ConfigMap" in said
+    assert [t[0] for t in turns] == [first, second] and turns[0][1] == said
+    assert seen[:2] == [(), ((first, said),)]  # the second question was asked after the first and its answer
+    assert conversation_turns([], rec, ExtractiveGenerator(), settings) == ()
 
 
 def test_an_unavailable_generator_becomes_error_records_but_a_bug_is_raised(slice_paths, monkeypatch, caplog):

@@ -114,7 +114,8 @@ def _retrieved(case: dict) -> list[RetrievedChunk]:
 def test_a_dev_question_gets_the_sentence_that_answers_it(case):
     """The chunks each dev question's retrieval returned; before the form and part rules the
     answer left the answering sentence out (``contains``) or put it after others (``first``)."""
-    draft = ExtractiveGenerator().generate(case["question"], _retrieved(case))
+    history = [tuple(turn) for turn in case.get("history", ())]
+    draft = ExtractiveGenerator().generate(case["question"], _retrieved(case), history)
     said = quotes(draft)
     assert said, case["id"]
     if "first" in case:

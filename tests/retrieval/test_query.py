@@ -265,3 +265,23 @@ def test_a_follow_up_that_names_its_own_thing_or_points_at_the_answer_carries_no
     assert set(resolve_query("它们各有什么缺点？", [store], lexical).carried) == {"MongoDB", "Elasticsearch"}
     # a follow-up with a pronoun still points back even when it names something
     assert "TiDB" in resolve_query("它和 MySQL 比有什么缺点？", [db], lexical).carried
+
+
+MEMLOCK = [
+    "TiKV 在 v6.0.0 中引入了内存悲观锁功能。",
+    "当内存悲观锁占用的内存达到 Region 或 TiKV 节点的阈值时，加悲观锁会回退为使用 pipelined 加锁流程。",
+    "该功能默认开启。如要关闭，可修改 TiKV 配置。",
+]
+
+
+def test_a_follow_up_after_a_question_for_what_a_thing_is_carries_the_thing_not_the_answers_name():
+    """tidb-027, asked as the chat asks it (with the earlier answer): "TiKV 的内存悲观锁功能是什么？" is no
+    which-question, so "这个功能默认是开着的吗？…" searched "Region …" (the first name its answer gave) and was
+    refused. A which-question still reads the answer ("订单系统的缓存用的是什么？" → Redis)."""
+    lexical = LexicalIndex([f"c{i}" for i in range(len(MEMLOCK))], MEMLOCK)
+    what = ("TiKV 的内存悲观锁功能是什么？", "\n\n- ".join(MEMLOCK))
+    r = resolve_query("这个功能默认是开着的吗？想关掉要怎么做？", [what], lexical)
+    assert "Region" not in r.carried and "TiKV" in r.carried, r
+    stack = LexicalIndex([f"c{i}" for i in range(len(STACK))], STACK)
+    cache = ("订单系统的缓存是哪个？", STACK[0])
+    assert resolve_query("它的数据保存多久？", [cache], stack).carried[0] == "Redis"
