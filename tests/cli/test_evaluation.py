@@ -411,18 +411,19 @@ def test_by_kind_and_goals_by_hand():
     assert g["latency_median_ms"] == 42.0 and "gold_in_cited_followup" not in g
 
 
-def test_followup_history_reaches_the_retriever(tmp_path):
+def _spied_retriever(tmp_path):
+    """A recording retriever over one sample page (hash vectors, BM25 only), its settings, and the list of the
+    ``history`` each ``resolve`` call got."""
     from core.config import Settings
-    from core.engine import ask
-    from core.generators.extractive import ExtractiveGenerator
     from core.ingest.run import ingest
     from core.store.embeddings import HashingEmbedder
     from core.store.index import KnowledgeIndex
 
-    index = KnowledgeIndex(Settings(data_dir=tmp_path, embedding="hash"), HashingEmbedder())
+    settings = Settings(data_dir=tmp_path, embedding="hash")
+    index = KnowledgeIndex(settings, HashingEmbedder())
     ingest(index, [SAMPLE / SLICE_DOCS[0]], embed=False)
     rec = ev.RecordingRetriever(index, top_k=3, evidence_threshold=0.3, use_dense=False, depth=10)
-    seen = []
+    seen: list[tuple] = []
     original = rec.resolve
 
     def spy(question, history=()):
@@ -430,12 +431,20 @@ def test_followup_history_reaches_the_retriever(tmp_path):
         return original(question, history)
 
     rec.resolve = spy
+    return rec, settings, seen
+
+
+def test_followup_history_reaches_the_retriever(tmp_path):
+    from core.engine import ask
+    from core.generators.extractive import ExtractiveGenerator
+
+    rec, settings, seen = _spied_retriever(tmp_path)
     r = ask(
         "那它的大小上限呢？",
         retriever=rec,
         generator=ExtractiveGenerator(),
         records=None,
-        settings=Settings(data_dir=tmp_path, embedding="hash"),
+        settings=settings,
         history=["ConfigMap 是什么？"],
     )
     assert seen == [(("ConfigMap 是什么？", ""),)]  # each turn as (question, answer); a bare question has none
@@ -445,26 +454,11 @@ def test_followup_history_reaches_the_retriever(tmp_path):
 def test_the_eval_asks_a_follow_up_after_its_earlier_questions_with_their_answers(tmp_path):
     """As in the chat, a follow-up's turns carry the answers the earlier questions got (each asked after the
     turns before it), not bare questions."""
-    from core.config import Settings
     from core.engine import ask
     from core.evaluation.runner import conversation_turns
     from core.generators.extractive import ExtractiveGenerator
-    from core.ingest.run import ingest
-    from core.store.embeddings import HashingEmbedder
-    from core.store.index import KnowledgeIndex
 
-    settings = Settings(data_dir=tmp_path, embedding="hash")
-    index = KnowledgeIndex(settings, HashingEmbedder())
-    ingest(index, [SAMPLE / SLICE_DOCS[0]], embed=False)
-    rec = ev.RecordingRetriever(index, top_k=3, evidence_threshold=0.3, use_dense=False, depth=10)
-    seen = []
-    original = rec.resolve
-
-    def spy(question, history=()):
-        seen.append(tuple(history))
-        return original(question, history)
-
-    rec.resolve = spy
+    rec, settings, seen = _spied_retriever(tmp_path)
     first, second = "ConfigMap 是什么？", "ConfigMap 的大小上限是多少？"
     turns = conversation_turns([first, second], rec, ExtractiveGenerator(), settings)
     said = ask(first, retriever=rec, generator=ExtractiveGenerator(), records=None, settings=settings).answer_text
