@@ -111,7 +111,12 @@ _CONNECTIVE = re.compile(
     r"^(?:不过|但是|但|然而|而是|因此|所以|因而|于是|此外|另外|同时|而且|并且|否则|那么|总之|换句话说|也就是说|相反|反之|尽管如此|除此之外)"
 )
 # Pronouns: fine at the start of a chunk (the heading names the subject), else need the predecessor.
-_PRONOUN = re.compile(r"^(?:这|那些|那个|该|此|它|其|他们|上述|以上|后者|前者)")
+# Also after a subordinator that opens the sentence (当该值未指定时…, 在此示例中…, 如果该字段…): the thing is still
+# named in the sentence before (dev-036 led with "当该值未指定时，默认是 `Always`。"). 其他/其它/其余 (other) refer
+# to nothing.
+_PRONOUN = re.compile(
+    r"^(?:(?:当|如果|若|对于|在|由于|因为|假如|一旦)\s*)?(?:这|那些|那个|该|此|它|其(?!他|它|余)|他们|上述|以上|后者|前者)"
+)
 # A sentence about what is "above" (上面的例子…, the above manifest): the example or block it describes comes
 # before it, even when the sentence opens its chunk, so it never stands on its own (dev-043 led with one).
 _ABOVE = re.compile(r"^(?:上面的?|上例|上文|前面的?|前述|the above\b|the previous\b)", re.I)

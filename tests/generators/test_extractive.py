@@ -193,6 +193,12 @@ def test_compared_sides(question, sides):
         ("前面的配置会在每个节点上启动一个 Pod。", True, True),
         ("The above manifest creates two files.", True, True),
         ("上海的机房在周五维护。", True, False),
+        # a reference after an opening subordinator (当该值…, 在此示例中…): named in the sentence before
+        ("当该值未指定时，默认是 `Always`。", False, True),
+        ("在此示例中，未指定 `host`，因此该规则适用于所有入站 HTTP 通信。", False, True),
+        ("当该值未指定时，默认是 `Always`。", True, False),
+        ("其他 Pod 不受影响。", False, False),  # 其他 (other) refers to nothing
+        ("当其他节点不可用时，Pod 会被重新调度。", False, False),
     ],
 )
 def test_needs_previous(sentence, first, expected):
