@@ -25,6 +25,10 @@ _HAS_REASON = re.compile(r"因为|由于|之所以|原因|是为了|以便|\bbec
 _HAS_EFFECT = re.compile(
     r"引起|导致|造成|使得|致使|以致|从而|结果|\b(?:leads? to|causes?|results? in)\b", re.IGNORECASE
 )
+# A sentence that says which of several things wins (for 以哪条为准 / 哪个优先 / which takes precedence).
+_HAS_PRECEDENCE = re.compile(
+    r"优先|为准|覆盖|取代|胜出|\b(?:takes? precedence|precedence over|priority over|overrides?|wins)\b", re.IGNORECASE
+)
 # A sentence that states a bound (a limit, a maximum or a minimum).
 _HAS_BOUND = re.compile(
     r"最多|最大|最长|最高|最少|最小|最短|最低|至多|至少|上限|下限|不超过|不能超过|超过|不少于|不低于|不高于|不大于|不小于"
@@ -84,6 +88,8 @@ def has_wanted(sentence: str, wants: frozenset[str]) -> bool:
     if "money" in wants and _HAS_MONEY.search(sentence):
         return True
     if ("reason" in wants and _HAS_REASON.search(sentence)) or ("effect" in wants and _HAS_EFFECT.search(sentence)):
+        return True
+    if "precedence" in wants and _HAS_PRECEDENCE.search(sentence):
         return True
     if wants & {"person", "place"}:
         flags = {"nr", "nrfg", "nrt"} if "person" in wants else set()

@@ -68,6 +68,12 @@ _EFFECT_QUESTION = re.compile(
     r"(?:什么|怎样|怎么样|哪些|何种|有何)的?(?:影响|后果|结果)|影响是|后果是|\b(?:effect|impact|consequence)s?\b",
     re.IGNORECASE,
 )
+# Which of several things wins ("以哪条为准", "哪个优先", "which takes precedence").
+_PRECEDENCE_QUESTION = re.compile(
+    r"以(?:哪|谁|什么)\S{0,4}为准|(?:哪|谁)\S{0,4}(?:优先|为准|说了算|生效)|优先级(?:更|较)?高"
+    r"|\bwhich\b.{0,40}\b(?:wins|takes? precedence|prevails?|applies|is used)\b|\bprecedence\b",
+    re.IGNORECASE,
+)
 _YESNO_QUESTION = re.compile(
     r"吗\s*[？?]|吗\s*$|能否|是否|可否|可不可以|能不能|会不会|是不是|有没有|要不要|需不需要"
     r"|^\s*(?:can|could|does|do|did|is|are|was|were|will|would|should|must|may|has|have)\b",
@@ -95,6 +101,7 @@ _WANTS = (
     ("bound", _BOUND_QUESTION),
     ("version", _VERSION_QUESTION),
     ("money", _MONEY_QUESTION),
+    ("precedence", _PRECEDENCE_QUESTION),
     ("person", _PERSON_QUESTION),
     ("place", _PLACE_QUESTION),
 )

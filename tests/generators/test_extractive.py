@@ -256,6 +256,33 @@ def test_question_type_cues_for_the_extractive_answer():
     assert has_wanted("这部小说由鲁迅创作。", frozenset({"person"}))
 
 
+@pytest.mark.parametrize(
+    ("question", "wants"),
+    [
+        ("那要是一个请求同时匹配上好几条路径，以哪条为准？", {"precedence"}),  # dev-028
+        ("环境变量和配置文件冲突时，哪个优先？", {"precedence"}),
+        ("Which setting takes precedence, the flag or the file?", {"precedence"}),
+        ("我的事务在锁冲突时能优先拿到锁吗？", frozenset()),  # asks whether, not which one wins
+        ("优先队列是什么？", frozenset()),
+    ],
+)
+def test_a_question_for_which_thing_wins(question, wants):
+    assert question_wants(question) == wants
+
+
+def test_the_sentence_that_says_which_thing_wins_leads():
+    text = (
+        "如果每个路径都是请求路径的前缀，则请求与该路径匹配。"
+        "在某些情况下，多条路径会匹配同一个请求。如果仍然有两条同等的匹配路径，则精确路径类型优先于前缀路径类型。"
+    )
+    draft = ExtractiveGenerator().generate(
+        "一个请求同时匹配上好几条路径，以哪条为准？", [rc("c1", ("多重匹配",), text, 1)]
+    )
+    assert quotes(draft)[0] == "如果仍然有两条同等的匹配路径，则精确路径类型优先于前缀路径类型。"
+    assert has_wanted("Flags take precedence over the file.", frozenset({"precedence"}))
+    assert not has_wanted("路径按前缀匹配。", frozenset({"precedence"}))
+
+
 def test_the_sentence_with_the_asked_number_leads():
     text = "这座桥建成以后成为城市的地标，建成仪式十分隆重。1957年，这座桥建成通车。"
     draft = ExtractiveGenerator().generate("这座桥是哪一年建成的？", [rc("c1", ("桥",), text, 1)])
