@@ -117,9 +117,6 @@ _CONNECTIVE = re.compile(
 _PRONOUN = re.compile(
     r"^(?:(?:当|如果|若|对于|在|由于|因为|假如|一旦)\s*)?(?:这|那些|那个|该|此|它|其(?!他|它|余)|他们|上述|以上|后者|前者)"
 )
-# A sentence about what is "above" (上面的例子…, the above manifest): the example or block it describes comes
-# before it, even when the sentence opens its chunk, so it never stands on its own (dev-043 led with one).
-_ABOVE = re.compile(r"^(?:上面的?|上例|上文|前面的?|前述|the above\b|the previous\b)", re.I)
 #: Added to a sentence's relevance when it has what the question type asks for (a number or date
 #: for 多少/几/何时, a person for 谁, a place for 哪里); measured on CMRC dev (docs/measurements.md).
 TYPE_BONUS = 0.15
@@ -243,11 +240,8 @@ def is_filler(sentence: str) -> bool:
 
 def needs_previous(sentence: str, first_in_chunk: bool) -> bool:
     """Whether ``sentence`` needs the sentence before it to be understood: it opens with a
-    connective (不过/因此/此外…), or with a pronoun (这/该/它…) and does not open its chunk, or it
-    describes what is above it (上面的例子…, the above …)."""
+    connective (不过/因此/此外…), or with a pronoun (这/该/它…) and does not open its chunk."""
     s = sentence.strip()
-    if _ABOVE.match(s):
-        return True
     return bool(_CONNECTIVE.match(s)) or (not first_in_chunk and bool(_PRONOUN.match(s)))
 
 
@@ -272,15 +266,16 @@ class ExtractiveGenerator(Generator):
         on_text: OnText | None = None,
     ) -> Draft:
         """The extracted sentences as one ``Draft``; ``on_text`` gets the whole text once. ``history``: the
-        conversation's earlier turns, oldest first (``(question, answer)`` pairs or bare questions); the last
-        answer's sentences do not lead this one (``_lead_with_news``)."""
-        last = history[-1] if history else None
-        draft = self._extract(question, chunks, last[1] if isinstance(last, tuple) else "")
+        conversation's earlier turns, oldest first (``(question, answer)`` pairs or bare questions): a name
+        they hold was carried into ``question`` by query resolution, so its absence from the answer is not
+        reported (``unmentioned``)."""
+        earlier = "\n".join(t if isinstance(t, str) else "\n".join(t) for t in history)
+        draft = self._extract(question, chunks, earlier)
         if on_text is not None and draft.text:
             on_text(draft.text)
         return draft
 
-    def _extract(self, question: str, chunks: Sequence[RetrievedChunk], said: str = "") -> Draft:
+    def _extract(self, question: str, chunks: Sequence[RetrievedChunk], earlier: str = "") -> Draft:
         scoring = self._scoring(question, chunks)
         if scoring is None:
             return Draft(parts=("",), supports=(), generator=self.info)
@@ -291,7 +286,6 @@ class ExtractiveGenerator(Generator):
             relevance,
             scoring.keep,
         )
-        _lead_with_news(units, said)
         if units and scoring.wants & {"reason", "effect"}:
             _continue_lead(units, previous, scoring.wants)
         if units:
@@ -299,7 +293,10 @@ class ExtractiveGenerator(Generator):
         note = _cover_both_sides(question, units, cands, chunks, previous, relevance) if units else ""
         draft = self._draft(units, chunks, relevance, note)
         contexts = [(" ".join(chunks[u[0].chunk_index].chunk.heading_path), " ".join(c.text for c in u)) for u in units]
-        names = unmentioned(question, contexts) if units else None
+        chunk_contexts = [
+            (" ".join(chunks[u[0].chunk_index].chunk.heading_path), chunks[u[0].chunk_index].chunk.text) for u in units
+        ]
+        names = unmentioned(question, chunk_contexts, earlier) if units else None
         if names:
             return _not_stated(draft, "subject", NOT_MENTIONED.format(names))
         missing = unstated(question, [c.text for u in units for c in u], contexts) if units else None
@@ -591,19 +588,6 @@ def _unit(c: _Candidate, previous: dict[tuple[int, int], _Candidate], depth: int
         return None
     head = _unit(p, previous, depth - 1)
     return None if head is None else [*head, c]
-
-
-def _lead_with_news(units: list[list[_Candidate]], said: str) -> None:
-    """A follow-up's answer leads with something the previous answer (``said``) did not say: the best unit with a
-    sentence not in it moves first, the repeated ones stay in the list as context. The carried subject makes the
-    sentences that answered the previous question score high again ("Pod 规约里的 setHostnameAsFQDN 字段有什么
-    作用？" then "那要是拼出来的全名超过 64 个字符呢？" led with the 64-character hostname sentence already given;
-    dev-031, tidb-026; docs/measurements.md, session 13). Mutates ``units``; no change when every unit was said."""
-    if not said or len(units) < 2:
-        return
-    fresh = next((i for i, u in enumerate(units) if not all(c.text in said for c in u)), 0)
-    if fresh:
-        units.insert(0, units.pop(fresh))
 
 
 def _continue_lead(

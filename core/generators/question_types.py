@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from typing import Sequence
 
 from core.generators.compare import MISSING_SIDE
@@ -113,22 +114,35 @@ _OWN_LINES = re.compile(
 )
 
 
-def unmentioned(question: str, contexts: Sequence[tuple[str, str]]) -> str | None:
-    """The things a one-part Chinese question names ("TiCDC 把上游事务同步到下游 MySQL 时，怎么保证…") when no
-    answer unit mentions any of them, in its sentences or its heading path (``contexts``: one ``(heading path,
-    sentences)`` per unit, as for ``unstated``), written 「TiCDC」或「MySQL」; None when one is mentioned, the
-    question names nothing but versions, asks several things (a part may be answered while another's name is
-    missing: the not-stated line would cover the answered part too) or is not Chinese (an English question's
-    names may be written in Chinese). Case-insensitive. tidb-041 was answered with a TiDB causal-consistency
-    sentence that never mentions TiCDC (docs/measurements.md, session 13)."""
+def unmentioned(question: str, contexts: Sequence[tuple[str, str]], earlier: str = "") -> str | None:
+    """The things a one-part Chinese question names ("TiCDC 把上游事务同步到下游 MySQL 时，怎么保证…") when the
+    chunks the answer quotes never mention any of them, written 「TiCDC」或「MySQL」; else None. ``contexts``: one
+    ``(heading path, chunk text)`` per answer unit (the whole chunk: a sentence about certificate renewal under a
+    Let's Encrypt section is about it). A name is found written any way: case, width, spaces and punctuation
+    aside (NFKC; "Star-Gate" is "StarGate", "Lets Encrypt" is "Let's Encrypt"). Names that ``earlier`` (the
+    conversation's earlier questions and answers) holds are left out: query resolution carried them into a
+    follow-up ("它的配置文件在哪？" after "它支持 macOS 吗？" is not about macOS). None too when the question names
+    nothing but versions, asks several things (a part may be answered while another's name is missing: the line
+    would cover the answered part too) or is not Chinese (an English question's names may be written in Chinese).
+    tidb-041 was answered with a TiDB causal-consistency sentence that never mentions TiCDC (docs/measurements.md,
+    session 13)."""
     q = analyse(question)
     if not contexts or not CJK.search(question) or len(q.parts) > 1:
         return None
-    names = [n for n in dict.fromkeys(q.named) if not VERSION.fullmatch(n)]
-    about = "\n".join(f"{heading}\n{text}" for heading, text in contexts).lower()
-    if not names or any(n.lower() in about for n in names):
+    seen = _folded(earlier)
+    names = [n for n in dict.fromkeys(q.named) if not VERSION.fullmatch(n) and _folded(n) not in seen]
+    about = _folded("\n".join(f"{heading}\n{text}" for heading, text in contexts))
+    if not names or any(_folded(n) in about for n in names):
         return None
     return "或".join(f"「{n}」" for n in names)
+
+
+def _folded(text: str) -> str:
+    """``text`` compared as a name: NFKC, lower case, without spaces, punctuation or underscores."""
+    return _NOT_NAME.sub("", unicodedata.normalize("NFKC", text).lower())
+
+
+_NOT_NAME = re.compile(r"[\W_]+")
 
 
 def unstated(question: str, sentences: Sequence[str], contexts: Sequence[tuple[str, str]] | None = None) -> str | None:
