@@ -204,6 +204,17 @@ def test_needs_previous(sentence, first, expected):
     assert needs_previous(sentence, first) is expected
 
 
+def test_a_sentence_explaining_the_example_above_a_code_block_is_quoted():
+    """A helper's FAQ (session 13): the sentence after a yaml block states the answer; it was dropped while a
+    sentence about "the example above" needed the sentence before it (the block is no sentence)."""
+    text = (
+        "重试策略示例：\n\n```yaml\nretry:\n  attempts: 3\n  per_try_timeout: 2s\n```\n\n"
+        "上面的例子表示每个请求最多重试 3 次，每次尝试的超时时间是 2 秒。重试只会发生在幂等请求上，例如 GET 和 HEAD。"
+    )
+    draft = ExtractiveGenerator().generate("重试最多几次？", [rc("faq.md#1", ("常见问题", "重试"), text, 1)])
+    assert quotes(draft)[0] == "上面的例子表示每个请求最多重试 3 次，每次尝试的超时时间是 2 秒。"
+
+
 @pytest.mark.parametrize(
     ("sentence", "expected"),
     [
