@@ -173,13 +173,15 @@ def split_sentences(text: str, lead_ins: bool = False) -> list[tuple[int, str]]:
     Skips code fences, table rows and headings; strips blockquote and list markers (a note or
     warning written as a blockquote is prose). A sentence that
     announces what follows (ends with a colon) is dropped, or with ``lead_ins`` kept
-    without its colon ("创建一个服务对象来暴露 Deployment：" before a command). Each
-    sentence is an exact substring of ``text`` at its offset.
+    without its colon ("创建一个服务对象来暴露 Deployment：" before a command); a piece ending with a comma is
+    dropped too unless it ends its paragraph (``_ends_paragraph``). Each sentence is an exact substring of
+    ``text`` at its offset.
     """
     out: list[tuple[int, str]] = []
     in_fence = False
     pos = 0
-    for line in text.splitlines(keepends=True):
+    lines = text.splitlines(keepends=True)
+    for i, line in enumerate(lines):
         start = pos
         pos += len(line)
         quote = _QUOTE_MARK.match(line)
@@ -209,9 +211,27 @@ def split_sentences(text: str, lead_ins: bool = False) -> list[tuple[int, str]]:
                 at, s = _stated_before_colon(at, s)
             if lead_ins and s.endswith(("：", ":")):
                 s = s[:-1].rstrip()
-            if len(s) >= _MIN_CHARS and not s.endswith(_LEAD_IN):
+            ends_on_comma = s.endswith(("，", ","))
+            if len(s) >= _MIN_CHARS and (
+                not s.endswith(_LEAD_IN) or (ends_on_comma and _ends_paragraph(lines, i, sm.end() == len(body)))
+            ):
                 out.append((at, s))
     return out
+
+
+def _ends_paragraph(lines: list[str], i: int, last_in_line: bool) -> bool:
+    """Whether the piece that ends line ``i`` of ``lines`` also ends its paragraph (the chunk ends, or a blank
+    line follows and then no list, code block, table or quote): a statement whose source stops on a comma
+    ("…Kubernetes 也不保证保留此 Job，" then a new section; dev-021's gold), not a lead-in to what follows."""
+    if not last_in_line:
+        return False
+    rest = lines[i + 1 :]
+    if not rest:
+        return True
+    if rest[0].strip():
+        return False
+    after = next((ln for ln in rest if ln.strip()), "")
+    return not (_LIST_MARK.match(after) or _FENCE.match(after) or after.lstrip().startswith(("|", ">")))
 
 
 def _stated_before_colon(at: int, sentence: str) -> tuple[int, str]:

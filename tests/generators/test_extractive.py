@@ -337,6 +337,25 @@ def test_a_what_effect_question_gets_the_effect_sentence():
     assert "引起了世界范围的恐慌" in draft.text
 
 
+def test_a_paragraph_that_stops_on_a_comma_is_a_sentence_but_a_lead_in_is_not():
+    """dev-021: the Kubernetes page's warning ends "…Kubernetes 也不保证保留此 Job，" and a new section follows; the
+    piece was dropped as a lead-in, and with it the answer. A comma before a list or a code block still announces it."""
+    text = (
+        "在创建 Job 或已经执行结束后，你仍可以修改其 TTL 周期。"
+        "如果你在 TTL 已过期后延长 TTL 周期，即使延长 TTL 的更新得到了成功的 API 响应，Kubernetes 也不保证保留此 Job，\n\n"
+        "## 时间偏差\n\n该功能对集群中的时间偏差很敏感。\n\n"
+        "常见的取值有这些，\n\n- Always\n- Never\n"
+    )
+    got = [s for _, s in split_sentences(text)]
+    assert (
+        "如果你在 TTL 已过期后延长 TTL 周期，即使延长 TTL 的更新得到了成功的 API 响应，Kubernetes 也不保证保留此 Job，"
+        in got
+    )
+    assert not any(s.startswith("常见的取值") for s in got)
+    assert all(text[at : at + len(s)] == s for at, s in split_sentences(text))
+    assert [s for _, s in split_sentences("它在这里结束，")] == ["它在这里结束，"]  # the chunk's last line
+
+
 def test_end_punctuation_inside_a_quotation_does_not_end_the_sentence():
     """DEV_432_QUERY_2: 以「新闻报导完，再会。」暗示… is one sentence."""
     text = "后于2014年12月初于社交网站Instagram以「新闻报导完，再会。」暗示已离开任职年多的有线新闻，转投香港机管局。他曾任记者。"
