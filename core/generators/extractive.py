@@ -6,7 +6,8 @@ share of the question's terms it contains (terms found only in the chunk's
 heading path count half; plus a small prior for the chunk's rank, and a bonus
 ``TYPE_BONUS`` when the sentence has what the question type asks for: a number or
 date for 多少/几/何时/哪一年/how many/when, a person name for 谁/who, a place name for
-哪里/where: ``core.generators.question_types``, and ``FORM_BONUS`` per form of the question it answers in
+哪里/where, a precedence (优先/为准) for 以哪条为准/哪个优先/which takes precedence:
+``core.generators.question_types``, and ``FORM_BONUS`` per form of the question it answers in
 kind: a yes/no question and a sentence that says no or only, a question about a case and a sentence that
 states one; for a question for drawbacks, its subject's words plus
 ``DRAWBACK_BONUS`` for a sentence that states a drawback or sits in a limits section, ``core.retrieval.aspects``).
@@ -26,6 +27,9 @@ What is kept (``select``):
 * when no sentence shares a term with the question (an English question over Chinese chunks), the
   sentences closest in meaning lead (``Generator.sentence_similarity``, the second embedder's cosine;
   without one, the best chunk's first sentence that stands on its own);
+* a one-part Chinese question naming things (TiCDC) that none of the quoted chunks mentions gets a line
+  that says so before the nearest sentences (``question_types.unmentioned``), like a bound, number,
+  version or price the sentences do not state (``question_types.unstated``);
 * near-duplicates are skipped (maximal marginal relevance on term sets,
   Carbonell & Goldstein 1998), at most ``max_per_chunk`` per chunk;
 * a comparison ("X 和 Y 有什么区别", "difference between X and Y") gets the best
