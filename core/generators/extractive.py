@@ -293,7 +293,7 @@ class ExtractiveGenerator(Generator):
         conversation's earlier turns, oldest first (``(question, answer)`` pairs or bare questions): a name
         they hold was carried into ``question`` by query resolution, so its absence from the answer is not
         reported (``unmentioned``)."""
-        earlier = "\n".join(t if isinstance(t, str) else "\n".join(t) for t in history)
+        earlier = "\n".join(t if isinstance(t, str) else "\n".join(part or "" for part in t) for t in history)
         draft = self._extract(question, chunks, earlier)
         if on_text is not None and draft.text:
             on_text(draft.text)

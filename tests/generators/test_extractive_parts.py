@@ -372,3 +372,6 @@ def test_a_name_carried_from_an_earlier_turn_is_not_reported_missing():
         "macOS 它的配置文件在哪？", [chunk], [("它支持 macOS 吗？", "支持 Linux 和 macOS。")]
     )
     assert draft.text.startswith("配置文件默认位于") and draft.audit == ()
+    # a bare earlier question, or a turn without an answer, is history too
+    for history in (["它支持 macOS 吗？"], [("它支持 macOS 吗？", None)]):
+        assert ExtractiveGenerator().generate("macOS 它的配置文件在哪？", [chunk], history).audit == ()
