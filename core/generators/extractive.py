@@ -316,14 +316,15 @@ class ExtractiveGenerator(Generator):
             self._cover_parts(question, chunks, units, scoring)
         note = _cover_both_sides(question, units, cands, chunks, previous, relevance) if units else ""
         draft = self._draft(units, chunks, relevance, note)
-        contexts = [(" ".join(chunks[u[0].chunk_index].chunk.heading_path), " ".join(c.text for c in u)) for u in units]
-        chunk_contexts = [
-            (" ".join(chunks[u[0].chunk_index].chunk.heading_path), chunks[u[0].chunk_index].chunk.text) for u in units
-        ]
-        names = unmentioned(question, chunk_contexts, earlier) if units else None
+        if not units:
+            return draft
+        sources = [chunks[u[0].chunk_index].chunk for u in units]
+        headings = [" ".join(chunk.heading_path) for chunk in sources]
+        names = unmentioned(question, [(h, chunk.text) for h, chunk in zip(headings, sources)], earlier)
         if names:
             return _not_stated(draft, "subject", NOT_MENTIONED.format(names))
-        missing = unstated(question, [c.text for u in units for c in u], contexts) if units else None
+        contexts = [(h, " ".join(c.text for c in u)) for h, u in zip(headings, units)]
+        missing = unstated(question, [c.text for u in units for c in u], contexts)
         return _not_stated(draft, missing, NOT_STATED.format(UNSTATED_DETAIL[missing])) if missing else draft
 
     def _cover_parts(

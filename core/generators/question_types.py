@@ -18,7 +18,7 @@ import unicodedata
 from typing import Sequence
 
 from core.generators.compare import MISSING_SIDE
-from core.retrieval.question import CJK, VERSION, analyse
+from core.retrieval.question import CJK, analyse
 from core.segmentation import general_frequency, tagged
 
 # A sentence that gives a reason / an effect (for why / what-effect questions).
@@ -130,7 +130,7 @@ def unmentioned(question: str, contexts: Sequence[tuple[str, str]], earlier: str
     if not contexts or not CJK.search(question) or len(q.parts) > 1:
         return None
     seen = _folded(earlier)
-    names = [n for n in dict.fromkeys(q.named) if not VERSION.fullmatch(n) and _folded(n) not in seen]
+    names = [n for n in dict.fromkeys(q.things) if _folded(n) not in seen]
     about = _folded("\n".join(f"{heading}\n{text}" for heading, text in contexts))
     if not names or any(_folded(n) in about for n in names):
         return None
@@ -173,7 +173,7 @@ def unstated(question: str, sentences: Sequence[str], contexts: Sequence[tuple[s
         ):
             return kind
         if states and units and CJK.search(question):
-            names = [n.lower() for n in q.named if not VERSION.fullmatch(n)]
+            names = [n.lower() for n in q.things]
             if names and not any(n in about for n in names for about, _, _ in units):
                 return kind  # "订单系统的 Redis 是哪个版本？" answered with the order system's versions only
             words = [t for t in q.content_terms if len(t) >= 2 and any(t in about for about, _, _ in units)]

@@ -36,7 +36,7 @@ from typing import Iterable, Mapping, Sequence
 
 from core.lexical import LexicalIndex, general_frequency, tokenize
 from core.retrieval.aspects import DRAWBACK_QUERY_WORDS, drawback_expansion, is_drawback_word, limits_wording
-from core.retrieval.question import ASKING, QUESTION_WORDS, VERSION, analyse
+from core.retrieval.question import ASKING, QUESTION_WORDS, analyse
 
 #: A CJK term counts as salient when it occurs in at most this share of the chunks, or in one chunk
 #: (``SALIENT_MIN_DF``): on a base under 100 chunks a share of 1% is less than one chunk, so nothing was
@@ -232,8 +232,8 @@ def answer_names(asked: str, answer: str, lexical: LexicalIndex, *, plural: bool
         lead = line
         names = [
             n
-            for n in analyse(line).named  # the names a sentence gives, read as they are read in a question
-            if not VERSION.fullmatch(n) and n.lower() not in asked.lower() and _in_base(n, lexical)
+            for n in analyse(line).things  # the names a sentence gives, read as they are read in a question
+            if n.lower() not in asked.lower() and _in_base(n, lexical)
         ]
         if names:  # the first line that names something (the lead may be a sentence about the manual)
             break
@@ -281,7 +281,7 @@ def _in_base(name: str, lexical: LexicalIndex) -> bool:
 def _names_known_thing(question: str, lexical: LexicalIndex) -> bool:
     """Whether ``question`` names something (``QuestionAnalysis.named``, a version aside) that the knowledge
     base has (``_in_base``)."""
-    return any(not VERSION.fullmatch(name) and _in_base(name, lexical) for name in analyse(question).named)
+    return any(_in_base(name, lexical) for name in analyse(question).things)
 
 
 def _names_unknown_thing(question: str, lexical: LexicalIndex) -> bool:

@@ -306,6 +306,11 @@ class QuestionAnalysis:
     parts: tuple[str, ...]
     sides: tuple[str, str] | None
 
+    @property
+    def things(self) -> tuple[str, ...]:
+        """``named`` without version numbers (v6.2.0, 8.1): the products, names and fields the question names."""
+        return tuple(n for n in self.named if not VERSION.fullmatch(n))
+
 
 @functools.lru_cache(maxsize=4096)
 def analyse(question: str) -> QuestionAnalysis:
