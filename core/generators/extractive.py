@@ -312,6 +312,11 @@ class ExtractiveGenerator(Generator):
         )
         if units and scoring.wants & {"reason", "effect"}:
             _continue_lead(units, previous, scoring.wants)
+        detail = scoring.wants & _DETAILS
+        if units and detail and not any(has_wanted(c.text, detail) for u in units for c in u):
+            for at in range(len(units)):
+                if _continue_lead(units, previous, detail, at):
+                    break
         if units:
             self._cover_parts(question, chunks, units, scoring)
         note = _cover_both_sides(question, units, cands, chunks, previous, relevance) if units else ""
@@ -615,22 +620,29 @@ def _unit(c: _Candidate, previous: dict[tuple[int, int], _Candidate], depth: int
     return None if head is None else [*head, c]
 
 
+# What a question can ask for that a sentence states by its form (``question_types.has_wanted``).
+_DETAILS = frozenset({"bound", "number", "version", "money"})
+
+
 def _continue_lead(
-    units: list[list[_Candidate]], previous: dict[tuple[int, int], _Candidate], wants: frozenset[str]
-) -> None:
-    """For a why / what-effect question whose lead sentence restates the question without the
-    reason or effect: the next sentence of its chunk joins the lead when it gives one
-    ("“弗赖永”这个名称源于…意为自由。这是因为修道院拥有…特权。"). Mutates ``units``."""
-    last = units[0][-1]
+    units: list[list[_Candidate]], previous: dict[tuple[int, int], _Candidate], wants: frozenset[str], at: int = 0
+) -> bool:
+    """For a question whose unit ``at`` (0: the lead) restates the question without what it asks for (a reason,
+    an effect, a number, a bound…; ``question_types.has_wanted``): the next sentence of its chunk joins that unit
+    when it gives it ("“弗赖永”这个名称源于…意为自由。这是因为修道院拥有…特权。"; tidb-024: "…Digest 的列表…。每个
+    事务最多记录前 50 条语句。"). Returns whether a sentence joined; mutates ``units``."""
+    last = units[at][-1]
     if has_wanted(last.text, wants):
-        return
+        return False
     nxt = previous.get((last.chunk_index, last.order + 1))
     if nxt is None or is_filler(nxt.text) or len(nxt.text) > _MAX_CHARS or not has_wanted(nxt.text, wants):
-        return
-    for u in units[1:]:
-        if any(c is nxt for c in u):
+        return False
+    for i, u in enumerate(units):
+        if i != at and any(c is nxt for c in u):
             u[:] = [c for c in u if c is not nxt]
-    units[:] = [units[0] + [nxt]] + [u for u in units[1:] if u]
+    units[at] = units[at] + [nxt]
+    units[:] = [u for u in units if u]
+    return True
 
 
 def _cover_both_sides(question, units, cands, chunks, previous, relevance) -> str:  # noqa: ANN001

@@ -301,6 +301,23 @@ def test_the_sentence_with_the_asked_number_leads():
     assert quotes(plain)[0].startswith("这座桥建成以后")  # no number asked: no bonus
 
 
+def test_the_sentence_after_the_lead_that_states_the_asked_limit_joins_it():
+    """tidb-024 in a handbook's words: no quoted sentence states the limit asked for; the sentence after the
+    lead does, and joins the lead rather than the answer saying the limit is not stated."""
+    text = (
+        "- 访客登记表：记录来访者的姓名、单位和来访事由。每张登记表最多填写 20 位访客。\n"
+        "- 门禁卡：访客凭门禁卡进出办公区。"
+    )
+    q = "访客登记表最多可以填写多少位访客？"
+    draft = ExtractiveGenerator().generate(q, [rc("c1", ("访客",), text, 1)])
+    assert "每张登记表最多填写 20 位访客。" in quotes(draft)
+    assert not any(a.detail.get("kind") == "not_stated" for a in draft.audit)
+    english = ExtractiveGenerator().generate(
+        "At most how many visitors can one visitor log hold?", [rc("c1", ("访客",), text, 1)]
+    )
+    assert "每张登记表最多填写 20 位访客。" in " ".join(quotes(english))
+
+
 # CMRC dev questions the extractive answer missed (issue 12 item 5), reduced to their chunks.
 
 
