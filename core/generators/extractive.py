@@ -293,13 +293,13 @@ class ExtractiveGenerator(Generator):
         conversation's earlier turns, oldest first (``(question, answer)`` pairs or bare questions): a name
         they hold was carried into ``question`` by query resolution, so its absence from the answer is not
         reported (``unmentioned``)."""
-        earlier = "\n".join(t if isinstance(t, str) else "\n".join(part or "" for part in t) for t in history)
-        draft = self._extract(question, chunks, earlier)
+        turns = [(t, "") if isinstance(t, str) else (t[0] or "", t[1] or "") for t in history]
+        draft = self._extract(question, chunks, turns)
         if on_text is not None and draft.text:
             on_text(draft.text)
         return draft
 
-    def _extract(self, question: str, chunks: Sequence[RetrievedChunk], earlier: str = "") -> Draft:
+    def _extract(self, question: str, chunks: Sequence[RetrievedChunk], turns: Sequence[tuple[str, str]] = ()) -> Draft:
         scoring = self._scoring(question, chunks)
         if scoring is None:
             return Draft(parts=("",), supports=(), generator=self.info)
@@ -319,12 +319,15 @@ class ExtractiveGenerator(Generator):
                     break
         if units:
             self._cover_parts(question, chunks, units, scoring)
+        if units and turns:
+            _lead_with_news(question, units, turns)
         note = _cover_both_sides(question, units, cands, chunks, previous, relevance) if units else ""
         draft = self._draft(units, chunks, relevance, note)
         if not units:
             return draft
         sources = [chunks[u[0].chunk_index].chunk for u in units]
         headings = [" ".join(chunk.heading_path) for chunk in sources]
+        earlier = "\n".join(f"{asked}\n{said}" for asked, said in turns)
         names = unmentioned(question, [(h, chunk.text) for h, chunk in zip(headings, sources)], earlier)
         if names:
             return _not_stated(draft, "subject", NOT_MENTIONED.format(names))
@@ -618,6 +621,36 @@ def _unit(c: _Candidate, previous: dict[tuple[int, int], _Candidate], depth: int
         return None
     head = _unit(p, previous, depth - 1)
     return None if head is None else [*head, c]
+
+
+def _lead_with_news(question: str, units: list[list[_Candidate]], turns: Sequence[tuple[str, str]]) -> None:
+    """For a follow-up that asks something new (a content term of ``question`` that no earlier question of
+    ``turns``, ``(question, answer)`` pairs, has): when the lead unit is one an earlier answer already quoted,
+    the best unit no earlier answer quoted leads instead. The person has read the repeated sentence; the new
+    one answers what they asked next (dev-031: "那要是拼出来的全名超过 64 个字符呢？" after "setHostnameAsFQDN
+    字段有什么作用？" led with the 64-character limit it had just been given). A question that asks again
+    ("那它保留几天？" after "…保留多久？") keeps its order, where the repeated sentence is the answer: one with no
+    new term, or one whose lead states what it asks for by its form (a number for 几天, what wins for 以哪个为准:
+    ``question_types.has_wanted``). Mutates ``units``."""
+    analysis = analyse(question)
+    asked = "\n".join(q for q, _ in turns).lower()
+    if not any(t.lower() not in asked for t in analysis.content_terms):
+        return
+    if analysis.wants and any(has_wanted(c.text, analysis.wants) for c in units[0]):
+        return
+    said = _SPACE.sub("", "\n".join(a for _, a in turns))
+
+    def quoted(unit: list[_Candidate]) -> bool:
+        return all(_SPACE.sub("", c.text) in said for c in unit)
+
+    if not quoted(units[0]):
+        return
+    fresh = next((i for i, u in enumerate(units) if not quoted(u)), None)
+    if fresh is not None:
+        units.insert(0, units.pop(fresh))
+
+
+_SPACE = re.compile(r"\s+")
 
 
 # What a question can ask for that a sentence states by its form (``question_types.has_wanted``).

@@ -318,6 +318,34 @@ def test_the_sentence_after_the_lead_that_states_the_asked_limit_joins_it():
     assert "每张登记表最多填写 20 位访客。" in " ".join(quotes(english))
 
 
+LOGS = (
+    "访问日志默认写入 `/var/log/stargate/access.log`。日志按天轮转，保留 14 天。"
+    "如果访问日志写满磁盘的 85%，网关会自动停止写访问日志并发出告警。"
+)
+
+
+def test_a_follow_up_that_asks_something_new_leads_with_what_was_not_said_yet():
+    """dev-031, tidb-026: a follow-up's carried terms (访问日志 轮转 保留) made the sentence the previous answer had
+    just given lead again; what the person asked next (压缩) came second."""
+    chunks = [rc("c1", ("运维手册", "日志"), LOGS + "轮转下来的旧日志会压缩成 gz 文件。", 1)]
+    question = "访问日志 轮转 保留 过期以后会压缩吗？"
+    alone = quotes(ExtractiveGenerator().generate(question, chunks))
+    assert alone[:2] == ["日志按天轮转，保留 14 天。", "轮转下来的旧日志会压缩成 gz 文件。"]  # without the conversation
+    history = [("访问日志怎么轮转，保留多久？", "日志按天轮转，保留 14 天。")]
+    followed = quotes(ExtractiveGenerator().generate(question, chunks, history=history))
+    assert followed[:2] == ["轮转下来的旧日志会压缩成 gz 文件。", "日志按天轮转，保留 14 天。"]  # kept, after
+
+
+def test_a_follow_up_that_asks_again_keeps_the_answer_it_was_given():
+    """The helper's round of session 13: "那它保留几天？" after "…保留多久？" is answered by the repeated sentence."""
+    chunks = [rc("c1", ("运维手册", "日志"), LOGS, 1)]
+    said = "日志按天轮转，保留 14 天。"
+    again = quotes(
+        ExtractiveGenerator().generate("访问日志 那它保留几天？", chunks, history=[("访问日志保留多久？", said)])
+    )
+    assert again[0] == said
+
+
 # CMRC dev questions the extractive answer missed (issue 12 item 5), reduced to their chunks.
 
 
