@@ -320,7 +320,7 @@ class ExtractiveGenerator(Generator):
         if units:
             self._cover_parts(question, chunks, units, scoring)
         if units and turns:
-            _lead_with_news(question, units, turns)
+            _lead_with_news(question, units, turns, scoring, self.max_sentences)
         note = _cover_both_sides(question, units, cands, chunks, previous, relevance) if units else ""
         draft = self._draft(units, chunks, relevance, note)
         if not units:
@@ -623,14 +623,20 @@ def _unit(c: _Candidate, previous: dict[tuple[int, int], _Candidate], depth: int
     return None if head is None else [*head, c]
 
 
-def _lead_with_news(question: str, units: list[list[_Candidate]], turns: Sequence[tuple[str, str]]) -> None:
+def _lead_with_news(
+    question: str, units: list[list[_Candidate]], turns: Sequence[tuple[str, str]], scoring: _Scoring, limit: int
+) -> None:
     """For a follow-up that asks something new (a content term of ``question`` that no earlier question of
-    ``turns``, ``(question, answer)`` pairs, has): when the lead unit is one an earlier answer already quoted,
-    the best unit no earlier answer quoted leads instead. The person has read the repeated sentence; the new
-    one answers what they asked next (dev-031: "那要是拼出来的全名超过 64 个字符呢？" after "setHostnameAsFQDN
-    字段有什么作用？" led with the 64-character limit it had just been given). A question that asks again
-    ("那它保留几天？" after "…保留多久？") keeps its order, where the repeated sentence is the answer: one with no
-    new term, or one whose lead states what it asks for by its form (a number for 几天, what wins for 以哪个为准:
+    ``turns``, ``(question, answer)`` pairs, has), when the lead unit is one an earlier answer already quoted:
+    the best unit no earlier answer quoted leads instead; when every chosen unit was quoted, the best sentence
+    of ``scoring``'s pool that was not (with the predecessor it needs) leads, if it scores at least
+    ``scoring.keep`` of the lead (the last units make room for it: at most ``limit`` sentences).
+
+    The person has read the repeated sentences; the new one answers what they asked next (dev-031: "那要是拼出来
+    的全名超过 64 个字符呢？" after "setHostnameAsFQDN 字段有什么作用？" led with the 64-character limit it had
+    just been given; dev-035 repeated the previous answer word for word). A question that asks again ("那它保留
+    几天？" after "…保留多久？") keeps its order, where the repeated sentence is the answer: one with no new term,
+    or one whose lead states what it asks for by its form (a number for 几天, what wins for 以哪个为准:
     ``question_types.has_wanted``). Mutates ``units``."""
     analysis = analyse(question)
     asked = "\n".join(q for q, _ in turns).lower()
@@ -640,7 +646,7 @@ def _lead_with_news(question: str, units: list[list[_Candidate]], turns: Sequenc
         return
     said = _SPACE.sub("", "\n".join(a for _, a in turns))
 
-    def quoted(unit: list[_Candidate]) -> bool:
+    def quoted(unit: Sequence[_Candidate]) -> bool:
         return all(_SPACE.sub("", c.text) in said for c in unit)
 
     if not quoted(units[0]):
@@ -648,6 +654,18 @@ def _lead_with_news(question: str, units: list[list[_Candidate]], turns: Sequenc
     fresh = next((i for i, u in enumerate(units) if not quoted(u)), None)
     if fresh is not None:
         units.insert(0, units.pop(fresh))
+        return
+    floor = scoring.keep * scoring.relevance(units[0][-1])
+    for c in sorted(scoring.pool, key=lambda c: (-scoring.relevance(c), c.chunk_index, c.position)):
+        if scoring.relevance(c) < floor:
+            return
+        unit = None if quoted([c]) or is_filler(c.text) else _unit(c, scoring.previous)
+        if unit:
+            units[:] = [unit, *([o for o in u if not any(o is x for x in unit)] for u in units)]
+            units[:] = [u for u in units if u]
+            while len(units) > 1 and sum(map(len, units)) > limit:
+                units.pop()
+            return
 
 
 _SPACE = re.compile(r"\s+")

@@ -336,6 +336,23 @@ def test_a_follow_up_that_asks_something_new_leads_with_what_was_not_said_yet():
     assert followed[:2] == ["轮转下来的旧日志会压缩成 gz 文件。", "日志按天轮转，保留 14 天。"]  # kept, after
 
 
+def test_a_follow_up_that_asks_something_new_is_not_given_the_previous_answer_again():
+    """dev-035 in a runbook's words: the two sentences chosen were the previous answer word for word; the
+    sentence that answers the new question scored lower and was left out."""
+    text = (
+        "你应该将网关的 `mode` 字段设置为 `edge` 或 `core`，以表示网关的部署角色。设置 `mode` 字段有助于校验网关的配置。"
+        "如果你指定的角色与所在主机登记的角色不同，那么网关将会拒绝启动。"
+    )
+    chunks = [rc("c1", ("运维手册", "部署角色"), text, 1)]
+    first = "网关的 mode 字段是用来做什么的？"
+    said = ExtractiveGenerator().generate(first, chunks).text
+    question = "mode 网关 字段 要是它和实际跑在的那台机器对不上，会怎样？"
+    assert "拒绝启动" not in ExtractiveGenerator().generate(question, chunks).text  # without the conversation
+    followed = quotes(ExtractiveGenerator().generate(question, chunks, history=[(first, said)]))
+    assert followed[0] == "如果你指定的角色与所在主机登记的角色不同，那么网关将会拒绝启动。"
+    assert len(followed) == len(set(followed)) == 3
+
+
 def test_a_follow_up_that_asks_again_keeps_the_answer_it_was_given():
     """The helper's round of session 13: "那它保留几天？" after "…保留多久？" is answered by the repeated sentence."""
     chunks = [rc("c1", ("运维手册", "日志"), LOGS, 1)]
