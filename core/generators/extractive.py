@@ -383,11 +383,11 @@ class ExtractiveGenerator(Generator):
         """The candidates, their predecessors, the relevance function and the pool to select from;
         None when no chunk has a sentence."""
         cands, previous = _candidates(chunks)
-        if not cands:  # e.g. steps that each announce a command: the steps, without their colons
+        q = analyse(question)
+        if not cands and q.asks_steps:  # e.g. steps that each announce a command: the steps, without their colons
             cands, previous = _candidates(chunks, lead_ins=True)
         if not cands:
             return None
-        q = analyse(question)
         wants, forms = q.wants, q.forms
         # a question for drawbacks is scored by its subject's words, plus DRAWBACK_BONUS for a sentence
         # that states a drawback or sits in a limits section (core.retrieval.aspects); 限制 alone is not one

@@ -530,6 +530,22 @@ def test_steps_that_only_announce_their_commands_still_give_an_answer():
     assert quotes(ExtractiveGenerator().generate("Service 是什么？", chunks)) == ["Service 把一组 Pod 暴露为网络服务。"]
 
 
+def test_a_question_that_asks_no_steps_is_not_answered_with_a_label_before_a_command():
+    """tidb-022 ("Why does TiDB not retry a failed optimistic transaction automatically by default?") was answered
+    "Session 级别设置": the label of a list item before its command, from a chunk of settings. Only a question
+    that asks how to do something gets the announcements of commands; otherwise the answer is empty (the page
+    says no sentence answers and lists the chunks)."""
+    text = (
+        "你也可以修改当前 Session 或 Global 的值：\n- Session 级别设置：\n```sql\nSET tidb_retry_limit = 10;\n```\n\n"
+        "- Global 级别设置：\n```sql\nSET GLOBAL tidb_retry_limit = 10;\n```\n"
+    )
+    chunks = [rc("retry@v#2", ("乐观事务", "重试机制"), text, 1)]
+    why = ExtractiveGenerator().generate("Why does TiDB not retry a failed transaction by default?", chunks)
+    assert why.text == "" and not why.supports
+    how = ExtractiveGenerator().generate("How do I set the retry limit for my session only?", chunks)
+    assert "Session 级别设置" in quotes(how)
+
+
 def test_a_line_of_links_is_no_sentence():
     """A helper's report: "[运营后台](…) / [报表系统](…) / [工单系统](…)" was quoted as an answer."""
     for line in (
