@@ -246,7 +246,8 @@ def question_parts(question: str) -> list[str]:
 
 _NAME = r"[\w.\-/]"
 _COMPARE = re.compile(
-    rf"(?P<x>{_NAME}+?)\s*(?:和|与|跟|及|同|vs\.?|versus)\s*(?P<y>{_NAME}+?)\s*(?:相比|相比较|比较|对比|比起来)?\s*(?:之间)?\s*"
+    rf"(?P<x>{_NAME}+?(?: {_NAME}+?)*?)\s*(?:和|与|跟|及|同|vs\.?|versus)\s*(?P<y>{_NAME}+?(?: {_NAME}+?)*?)\s*"
+    r"(?:相比|相比较|比较|对比|比起来)?\s*(?:之间)?\s*"
     r"(?:各自?|分别)?(?:的|有)?(?:什么|何|哪些)?(?:区别|差别|不同|不一样|差异|异同)"
     rf"|(?:比较|对比)(?:一下)?\s*(?P<x2>{_NAME}+?)\s*(?:和|与|跟)\s*(?P<y2>{_NAME}+)"
     rf"|difference between (?:(?:a|an|the) )?(?P<x3>[\w.\-/ ]+?) and (?:(?:a|an|the) )?(?P<y3>{_NAME}+)"
@@ -260,6 +261,8 @@ _LEAD_WORDS = re.compile(r"^(?:请问|我想(?:知道|问问?)|想知道|问一�
 # ("K8s里的Deployment"), at the start of the second ("StatefulSet各有什么不同").
 _LATIN_TAIL = re.compile(r"[A-Za-z0-9][A-Za-z0-9.\-/_]*$")
 _LATIN_HEAD = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.\-/_]*")
+# What the comparison is about, written after the second side ("…悲观事务在管理方式上有什么不同").
+_ASPECT = re.compile(r"\s*在[^在\s]{1,10}?(?:上|方面|中|里)$")
 
 
 def compared_sides(question: str) -> tuple[str, str] | None:
@@ -274,6 +277,7 @@ def compared_sides(question: str) -> tuple[str, str] | None:
     tail = _LATIN_TAIL.search(x)
     if tail and CJK.search(x[: tail.start()]):
         x = tail.group(0)
+    y = _ASPECT.sub("", y) or y
     head = _LATIN_HEAD.search(y)
     if head and CJK.search(y[head.end() :]):
         y = head.group(0)

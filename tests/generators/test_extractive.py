@@ -162,6 +162,14 @@ def test_both_missing_sides_are_named():
     assert draft.text.endswith("知识库中没有找到关于「Kafka」和「RabbitMQ」的说明。")
 
 
+def test_a_side_of_two_words_is_a_side():
+    """ "静态 Pod" is one side: before, a space inside a side made the question no comparison at all, and
+    nothing said that the evidence is only about DaemonSet."""
+    chunks = [rc("d@v#0", ("DaemonSet",), "DaemonSet 确保全部节点上运行一个 Pod 的副本。", 1)]
+    draft = ExtractiveGenerator().generate("DaemonSet 和静态 Pod 有什么区别？", chunks)
+    assert draft.text.endswith("知识库中没有找到关于「静态 Pod」的说明。")
+
+
 @pytest.mark.parametrize(
     ("question", "sides"),
     [
@@ -173,6 +181,10 @@ def test_both_missing_sides_are_named():
         ("Deployment vs StatefulSet", ("Deployment", "StatefulSet")),
         ("Deployment 和 StatefulSet 各有什么不同", ("Deployment", "StatefulSet")),
         ("请求头和响应头有什么区别？", ("请求头", "响应头")),
+        # a side written in two words, and what the comparison is about after the second side (dev-045)
+        ("DaemonSet 和静态 Pod 在管理方式上有什么区别？", ("DaemonSet", "静态 Pod")),
+        ("在 Kubernetes 里 DaemonSet 和静态 Pod 有什么区别", ("DaemonSet", "静态 Pod")),
+        ("乐观事务和悲观事务在冲突处理上有什么不同？", ("乐观事务", "悲观事务")),
         ("Pod 是什么？", None),
     ],
 )
