@@ -265,6 +265,22 @@ _LATIN_HEAD = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.\-/_]*")
 _ASPECT = re.compile(r"\s*在[^在\s]{1,10}?(?:上|方面|中|里)$")
 
 
+def _first_side(words: str) -> str:
+    """The first side of a Chinese comparison from the words before 和/与: after the last 的 ("TiDB 的乐观事务"
+    → 乐观事务), a Latin name glued to Chinese words before it ("K8s里的Deployment"), else at most the last
+    two space-separated words without a one-character word that opens them ("用 kubectl apply" → kubectl
+    apply, "在 Kubernetes 里 DaemonSet" → DaemonSet, "Redis 集群" stays)."""
+    if "的" in words:
+        words = words.rsplit("的", 1)[1].strip() or words
+    tail = _LATIN_TAIL.search(words)
+    if tail and CJK.search(words[tail.start() - 1 : tail.start()] if tail.start() else ""):
+        return tail.group(0)
+    tokens = words.split()[-2:]
+    if len(tokens) == 2 and len(tokens[0]) == 1 and CJK.match(tokens[0]):
+        tokens = tokens[1:]
+    return " ".join(tokens)
+
+
 def compared_sides(question: str) -> tuple[str, str] | None:
     """The two things a comparison question names (``"X 和 Y 有什么区别"`` → ``(X, Y)``),
     as written in the question, or None for a question that compares nothing."""
@@ -273,13 +289,12 @@ def compared_sides(question: str) -> tuple[str, str] | None:
         return None
     pairs = [(m.group(f"x{i}"), m.group(f"y{i}")) for i in ("", "2", "3", "4", "5")]
     x, y = next(((a.strip(), b.strip()) for a, b in pairs if a and b), ("", ""))
-    x = _LEAD_WORDS.sub("", x) or x
-    tail = _LATIN_TAIL.search(x)
-    if tail and CJK.search(x[: tail.start()]):
-        x = tail.group(0)
+    x = (_LEAD_WORDS.sub("", x) or x).strip()
+    if m.group("x") or m.group("x2"):  # a Chinese question: the words before the first side are not part of it
+        x = _first_side(x)
     y = _ASPECT.sub("", y) or y
     head = _LATIN_HEAD.search(y)
-    if head and CJK.search(y[head.end() :]):
+    if head and CJK.search(y[head.end() :]) and not y[head.end() :].startswith(" "):
         y = head.group(0)
     if not x or not y or x.lower() == y.lower():
         return None

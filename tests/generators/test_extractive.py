@@ -185,6 +185,11 @@ def test_a_side_of_two_words_is_a_side():
         ("DaemonSet 和静态 Pod 在管理方式上有什么区别？", ("DaemonSet", "静态 Pod")),
         ("在 Kubernetes 里 DaemonSet 和静态 Pod 有什么区别", ("DaemonSet", "静态 Pod")),
         ("乐观事务和悲观事务在冲突处理上有什么不同？", ("乐观事务", "悲观事务")),
+        ("我想知道 Pod 和 Service 有什么区别", ("Pod", "Service")),
+        ("用 kubectl apply 和 kubectl create 有什么区别？", ("kubectl apply", "kubectl create")),
+        ("TiDB 的乐观事务和悲观事务有什么区别？", ("乐观事务", "悲观事务")),
+        ("Redis 集群 和 Redis 哨兵 有什么不同", ("Redis 集群", "Redis 哨兵")),
+        ("Deployment和StatefulSet在用法上各有什么不同", ("Deployment", "StatefulSet")),
         ("Pod 是什么？", None),
     ],
 )
