@@ -160,17 +160,22 @@ def unstated(question: str, sentences: Sequence[str], contexts: Sequence[tuple[s
     contain (fewest occurrences in jieba's general dictionary, ``core.segmentation.general_frequency``) must be in
     a unit that states it, and a thing the question names (Redis) must be in some unit: clinic-031 ("九价 HPV
     疫苗一针多少钱？") got the flu vaccine's "每剂 128 元" beside the HPV sign-up rule. Chinese questions only: an
-    English question's words are not in Chinese text.
-    docs/measurements.md, session 12."""
+    English question's words are not in Chinese text. A question for how much (多少钱: money and a number) needs
+    an amount or that it is free; 自费 (paid by oneself) answers whether one pays, not how much (clinic-008).
+    docs/measurements.md, sessions 12 and 14."""
     q = analyse(question)
     units = [(f"{heading}\n{text}".lower(), heading, text) for heading, text in contexts or ()]
     for kind in ("bound", "number", "version", "money"):
         if kind not in q.wants or (kind == "number" and q.wants & {"version", "money"}):
             continue  # a price or a version is the number asked for ("专业版的价格是多少？"); checked as such
         states = _STATED_IN_UNIT.get(kind)
-        if not any(has_wanted(s, frozenset({kind})) for s in sentences) and not (
-            states and any(states(heading, text) for _, heading, text in units)
-        ):
+        if kind == "money" and "number" in q.wants:  # how much: an amount or free, not 自费 (paid by oneself)
+            states = _STATES_AMOUNT
+        if states is _STATES_AMOUNT:
+            by_form = any(_STATES_AMOUNT("", s) for s in sentences)
+        else:
+            by_form = any(has_wanted(s, frozenset({kind})) for s in sentences)
+        if not by_form and not (states and any(states(heading, text) for _, heading, text in units)):
             return kind
         if states and units and CJK.search(question):
             names = [n.lower() for n in q.things]
@@ -182,6 +187,14 @@ def unstated(question: str, sentences: Sequence[str], contexts: Sequence[tuple[s
                 if not any(key in about for about, heading, text in units if states(heading, text)):
                     return kind
     return None
+
+
+# Whether an answer unit states an amount asked for by 多少钱 / how much: a sum (128 元) or that it is free.
+def _STATES_AMOUNT(heading: str, text: str) -> bool:  # noqa: N802
+    return bool(_AMOUNT.search(text) or _FREE.search(text) or _AMOUNT.search(heading))
+
+
+_FREE = re.compile(r"免费|不收费|不要钱|\d\s*(?:yuan|RMB|CNY|USD|dollars?|euros?)\b|\bfree of charge\b|\bfree\b", re.I)
 
 
 # Whether an answer unit (its heading path, its sentences) states a version / a price.

@@ -255,6 +255,21 @@ def test_a_price_of_another_thing_is_not_the_asked_price():
     assert unstated("九价 HPV 疫苗一针多少钱？", [VACCINES]) is None
 
 
+def test_how_much_is_answered_by_an_amount_not_by_paying_oneself():
+    """clinic-008: "…一年里看门诊得自己先掏多少钱，之后才开始给报？" was answered with "…需要先全额自费…" (the
+    wrong section) as if 自费 were the amount. 多少钱 asks for a sum or that it is free; 自费 still answers
+    whether one pays ("要自费吗")."""
+    remote = "没有办理异地就医备案的外地参保人，需要先全额自费，就诊后 6 个月内回参保地申请报销。"
+    chunk = rc("insurance.md#3", ("医保报销", "没有备案的外地医保"), remote, 1)
+    asked = "一年里看门诊得自己先掏多少钱，之后才开始给报？"
+    draft = ExtractiveGenerator().generate(asked, [chunk])
+    assert draft.text.startswith(NOT_STATED.format(UNSTATED_DETAIL["money"]) + "\n\n")
+    threshold = rc("insurance.md#1", ("医保报销", "报销比例"), "职工医保每个自然年的门诊起付线为 200 元。", 1)
+    assert ExtractiveGenerator().generate(asked, [threshold]).audit == ()
+    assert unstated("没备案的外地医保要花钱吗？", [remote]) is None
+    assert unstated("老人打流感疫苗多少钱？", ["本市户籍 60 岁以上老人每年可免费接种一剂。"]) is None
+
+
 def test_a_version_or_price_of_another_item_is_not_the_asked_one_and_a_heading_may_state_it():
     """A helper's break-it report (session 12): "订单系统的 Redis 是哪个版本？" showed the order system's versions
     with no line; a price or a version stated only in a heading ("## 专线接入：每条每月 5000 元", "## 2.8 版本")
