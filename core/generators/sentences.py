@@ -1,0 +1,157 @@
+"""Prose sentences of a chunk, as the extractive answer quotes them and the evaluation counts them.
+
+``split_sentences`` cuts a chunk's Markdown into sentences at their code-point offsets: code fences, table rows
+and headings are skipped; blockquote and list markers are stripped (a note written as a blockquote is prose);
+a sentence that announces what follows (ends with a colon or a comma before a list or a code block) is dropped
+or, with ``lead_ins``, kept without its colon. ``is_filler`` says whether a sentence only points elsewhere
+("参阅……", a short pointer at a block the answer does not show); ``needs_previous`` whether it needs the sentence
+before it (an opening connective, or a pronoun that does not open its chunk). General Chinese and English
+punctuation and function words only: nothing here knows a corpus.
+"""
+
+from __future__ import annotations
+
+import re
+
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
+# A blockquote's markers (nested too: "> > "); a note or warning ("> **警告：**" then "> * …") is read as prose.
+_QUOTE_MARK = re.compile(r"^\s*(?:>[ \t]?)+")
+# A sentence ends at Chinese or Western sentence punctuation (and closing quotes after it); end
+# punctuation inside a quotation that the sentence goes on after (以「新闻报导完，再会。」暗示…) does not end it.
+_SENT = re.compile(
+    r"(?:`[^`\n]*`|[^。！？!?；`]|`|[。！？!?；]+[”’」』）)]+(?=[^\s。！？!?；”’」』）)]))+(?:[。！？!?；]+[”’」』）)]*|$)"
+)
+_LEAD_IN = ("：", ":", "，", ",")
+# A note's label before its sentence, plain once ingest has dropped the bold ("> 注意： 修改后需要重启。").
+_NOTE_LABEL = re.compile(r"(?:注意|提示|警告|重要|说明|注|小贴士|Note|Warning|Tip|Caution|Important)\s*[：:]\s*", re.I)
+# A bold label before a sentence on the same line: "**提示：** …", "**注意**：…".
+_BOLD_LABEL = re.compile(r"(?:\*\*|__)[^*_\n]{1,12}?(?:[：:](?:\*\*|__)|(?:\*\*|__)[：:])\s*")
+MIN_CHARS = 6
+# Sentences that only point elsewhere: a pointer verb at the start (阅读/参考/查看/浏览/访问 only before a name,
+# a quote or a space: 浏览器, 参考价格, 查看报表的权限 are words of a statement), and no clause after it that
+# states something (``_STATES_MORE``: "详见合同的退款条款：超过 30 天的订单不支持自动退款" is a statement).
+_FILLER = re.compile(
+    r"^(?:请)?(?:(?:阅读|参考|查看|浏览|访问)(?=[\s《「“\"'\[(（`A-Za-z])|参阅|参见|进一步了解|了解更多|更多信息|更多细节"
+    r"|有关.{0,30}?(?:请|可)?参阅|See (?:also|the|our|more|\[)|Read (?:the|our|more|about)\b|Learn more"
+    r"|详见|详情(?:请)?(?:见|参见|参阅|参考)|具体(?:描述|说明|信息|内容|用法|步骤)?(?:请|可)?(?:详见|参见|参阅|参考)"
+    r"|(?:关于|更多).{0,30}?(?:请|可)(?:参阅|参见|参考|详见|查看))"
+)
+_STATES_MORE = re.compile(
+    r"[，,：:；;]\s*(?!(?:请|可以?|也可以?|您可以?|你可以?)?(?:参阅|参见|参考|详见|查看|阅读|see\b|read\b))[^，,：:；;。.]{4,}",
+    re.IGNORECASE,
+)
+# A line that is only links ("* [Isolation Levels](/transaction-isolation-levels.md)" under 另请参阅): no prose.
+_LINKS_ONLY = re.compile(r"(?:\s*\[[^\]\n]*\]\([^)\n]*\)[\s,，、;；.。/|｜·]*)+")
+# Short sentences that announce a block which follows or point at one above (the block is not quoted).
+_POINTER = re.compile(r"以下|如下|下面|下列|上面的|上述|上方的|the following|the above", re.IGNORECASE)
+_POINTER_MAX = 20
+# Discourse connectives that tie a sentence to the one before it.
+_CONNECTIVE = re.compile(
+    r"^(?:不过|但是|但|然而|而是|因此|所以|因而|于是|此外|另外|同时|而且|并且|否则|那么|总之|换句话说|也就是说|相反|反之|尽管如此|除此之外)"
+)
+# Pronouns: fine at the start of a chunk (the heading names the subject), else need the predecessor.
+# Also after a subordinator that opens the sentence (当该值未指定时…, 在此示例中…, 如果该字段…): the thing is still
+# named in the sentence before (dev-036 led with "当该值未指定时，默认是 `Always`。"). 其他/其它/其余 (other) refer
+# to nothing.
+_PRONOUN = re.compile(
+    r"^(?:(?:当|如果|若|对于|在|由于|因为|假如|一旦)\s*)?(?:这|那些|那个|该|此|它|其(?!他|它|余)|他们|上述|以上|后者|前者)"
+)
+
+
+def split_sentences(text: str, lead_ins: bool = False) -> list[tuple[int, str]]:
+    """Prose sentences of a chunk as ``(code-point offset, sentence)``.
+
+    Skips code fences, table rows and headings; strips blockquote and list markers (a note or
+    warning written as a blockquote is prose). A sentence that
+    announces what follows (ends with a colon) is dropped, or with ``lead_ins`` kept
+    without its colon ("创建一个服务对象来暴露 Deployment：" before a command); a piece ending with a comma is
+    dropped too unless it ends its paragraph (``_ends_paragraph``). Each sentence is an exact substring of
+    ``text`` at its offset.
+    """
+    out: list[tuple[int, str]] = []
+    in_fence = False
+    pos = 0
+    lines = text.splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        start = pos
+        pos += len(line)
+        quote = _QUOTE_MARK.match(line)
+        inner = line[quote.end() :] if quote else line
+        if _FENCE.match(inner):
+            in_fence = not in_fence
+            continue
+        stripped = inner.strip()
+        if in_fence or not stripped or stripped.startswith(("|", "#", ">")):
+            continue
+        m = _LIST_MARK.match(inner)
+        body_start = start + len(line) - len(inner) + (m.end() if m else len(inner) - len(inner.lstrip()))
+        body = text[body_start : start + len(line.rstrip())]
+        if _LINKS_ONLY.fullmatch(body):
+            continue
+        for sm in _SENT.finditer(body):
+            s = sm.group(0)
+            lead = len(s) - len(s.lstrip())
+            s = s.strip()
+            at = body_start + sm.start() + lead
+            if s.strip("*_").endswith(("：", ":")) and not s.endswith(("：", ":")):
+                continue  # a label in bold ("**警告：**"), a heading of what follows
+            label = _BOLD_LABEL.match(s) or _NOTE_LABEL.match(s)
+            if label and len(s) - label.end() >= MIN_CHARS:  # "**提示：** 扩容时…": the sentence is after it
+                at, s = at + label.end(), s[label.end() :]
+            if s.endswith(("：", ":")):
+                at, s = _stated_before_colon(at, s)
+            if lead_ins and s.endswith(("：", ":")):
+                s = s[:-1].rstrip()
+            ends_on_comma = s.endswith(("，", ","))
+            if len(s) >= MIN_CHARS and (
+                not s.endswith(_LEAD_IN) or (ends_on_comma and _ends_paragraph(lines, i, sm.end() == len(body)))
+            ):
+                out.append((at, s))
+    return out
+
+
+def _ends_paragraph(lines: list[str], i: int, last_in_line: bool) -> bool:
+    """Whether the piece that ends line ``i`` of ``lines`` also ends its paragraph (the chunk ends, or a blank
+    line follows and then no list, code block, table or quote): a statement whose source stops on a comma
+    ("…Kubernetes 也不保证保留此 Job，" then a new section; dev-021's gold), not a lead-in to what follows."""
+    if not last_in_line:
+        return False
+    rest = lines[i + 1 :]
+    if not rest:
+        return True
+    if rest[0].strip():
+        return False
+    after = next((ln for ln in rest if ln.strip()), "")
+    return not (_LIST_MARK.match(after) or _FENCE.match(after) or after.lstrip().startswith(("|", ">")))
+
+
+def _stated_before_colon(at: int, sentence: str) -> tuple[int, str]:
+    """A sentence that ends with a colon announces what follows and is dropped, but a statement
+    between an earlier colon and that one stands on its own ("…八个元音：艾努语数词借自波斯语："
+    gives "艾努语数词借自波斯语", at its offset) unless it only points ahead (如下/以下)."""
+    inner = sentence.rfind("：", 0, len(sentence) - 1)
+    if inner < 0:
+        return at, sentence
+    clause = sentence[inner + 1 : -1]
+    stripped = clause.lstrip()
+    if len(stripped) < MIN_CHARS or _POINTER.search(stripped):
+        return at, sentence
+    return at + inner + 1 + len(clause) - len(stripped), stripped
+
+
+def is_filler(sentence: str) -> bool:
+    """Whether ``sentence`` only points elsewhere ("阅读 Secret。", "参阅……") or, short, at
+    what follows it ("将产生以下 ConfigMap。", a code block the answer does not show)."""
+    s = sentence.strip()
+    m = _FILLER.match(s)
+    if m is not None and _STATES_MORE.search(s, m.end()) is None:
+        return True
+    return len(s) <= _POINTER_MAX and bool(_POINTER.search(s))
+
+
+def needs_previous(sentence: str, first_in_chunk: bool) -> bool:
+    """Whether ``sentence`` needs the sentence before it to be understood: it opens with a
+    connective (不过/因此/此外…), or with a pronoun (这/该/它…) and does not open its chunk."""
+    s = sentence.strip()
+    return bool(_CONNECTIVE.match(s)) or (not first_in_chunk and bool(_PRONOUN.match(s)))
