@@ -74,7 +74,7 @@ from core.generators.sentences import is_filler, needs_previous, split_sentences
 from core.lexical import STOPWORDS, tokenize
 from core.models import AuditEntry, Draft, DraftSupport, RetrievedChunk
 from core.retrieval.aspects import DRAWBACK_EVIDENCE, is_limits_section, without_drawback_words
-from core.retrieval.question import analyse
+from core.retrieval.question import ASKING, analyse
 
 log = logging.getLogger(__name__)
 
@@ -249,6 +249,8 @@ class ExtractiveGenerator(Generator):
         if not cands:
             return None
         wants, forms = q.wants, q.forms
+        # a price or a version is the number asked for (多少钱, 哪个版本): any other number is not it
+        typed = wants - {"number"} if wants & {"money", "version"} else wants
         # a question for drawbacks is scored by its subject's words, plus DRAWBACK_BONUS for a sentence
         # that states a drawback or sits in a limits section (core.retrieval.aspects); 限制 alone is not one
         drawback = q.drawback
@@ -302,7 +304,7 @@ class ExtractiveGenerator(Generator):
                 "cov": sum(w for t, w in weight.items() if t in matched) / total,
                 "head": sum(w for t, w in weight.items() if t in c.heading_terms and t not in matched) / total,
                 "rank": 1.0 / (1 + c.chunk_index),
-                "typ": 1.0 if wants and has_wanted(c.text, wants) else 0.0,
+                "typ": 1.0 if typed and has_wanted(c.text, typed) else 0.0,
                 "form": float(len(forms_answered(c.text, forms))) if forms else 0.0,
             }
 
@@ -486,23 +488,26 @@ def _unit(c: _Candidate, previous: dict[tuple[int, int], _Candidate], depth: int
 def _lead_with_news(
     question: str, units: list[list[_Candidate]], turns: Sequence[tuple[str, str]], scoring: _Scoring, limit: int
 ) -> None:
-    """For a follow-up that asks something new (a content term of ``question`` that no earlier question of
-    ``turns``, ``(question, answer)`` pairs, has), when the lead unit is one an earlier answer already quoted:
-    the best unit no earlier answer quoted leads instead; when every chosen unit was quoted, the best sentence
-    of ``scoring``'s pool that was not (with the predecessor it needs) leads, if it scores at least
-    ``scoring.keep`` of the lead (the last units make room for it: at most ``limit`` sentences).
+    """For a follow-up that asks something new, when the lead unit is one an earlier answer already quoted:
+    the best unit no earlier answer quoted that has one of the new words leads instead; when every chosen unit
+    was quoted, the best sentence of ``scoring``'s pool that was not (with the predecessor it needs) leads, if it
+    scores at least ``scoring.keep`` of the lead (the last units make room for it: at most ``limit`` sentences).
 
-    The person has read the repeated sentences; the new one answers what they asked next (dev-031: "那要是拼出来
-    的全名超过 64 个字符呢？" after "setHostnameAsFQDN 字段有什么作用？" led with the 64-character limit it had
-    just been given; dev-035 repeated the previous answer word for word). A question that asks again ("那它保留
-    几天？" after "…保留多久？") keeps its order, where the repeated sentence is the answer: one with no new term,
-    or one whose lead states what it asks for by its form (a number for 几天, what wins for 以哪个为准:
-    ``question_types.has_wanted``). Mutates ``units``."""
-    analysis = analyse(question)
+    New words are the content terms of ``question`` that no earlier question of ``turns`` (``(question,
+    answer)`` pairs) has, besides words that ask for an amount (几天, 多少秒, 上限: ``_ASKS_AMOUNT``). The person
+    has read the repeated sentences; the new one answers what they asked next (dev-031: "那要是拼出来的全名超过 64
+    个字符呢？" after "setHostnameAsFQDN 字段有什么作用？" led with the 64-character limit it had just been given;
+    dev-035 repeated the previous answer word for word). A question with no new word asks again ("那它保留几天？"
+    after "…保留多久？"): the repeated sentence is its answer and keeps its place; so does a lead whose fresh
+    rivals have none of the new words ("那要是没配置呢？" when the sentence about 没有配置 was the one quoted
+    before). Mutates ``units``."""
     asked = "\n".join(q for q, _ in turns).lower()
-    if not any(t.lower() not in asked for t in analysis.content_terms):
-        return
-    if analysis.wants and any(has_wanted(c.text, analysis.wants) for c in units[0]):
+    new = [
+        t
+        for t in analyse(question).content_terms
+        if t.lower() not in asked and not _ASKS_AMOUNT.match(t) and t not in ASKING
+    ]
+    if not new:
         return
     said = _SPACE.sub("", "\n".join(a for _, a in turns))
 
@@ -511,9 +516,13 @@ def _lead_with_news(
 
     if not quoted(units[0]):
         return
-    fresh = next((i for i, u in enumerate(units) if not quoted(u)), None)
-    if fresh is not None:
-        units.insert(0, units.pop(fresh))
+    if not all(quoted(u) for u in units):
+        fresh = next(
+            (i for i, u in enumerate(units) if not quoted(u) and any(t in c.text.lower() for c in u for t in new)),
+            None,
+        )
+        if fresh is not None:
+            units.insert(0, units.pop(fresh))
         return
     floor = scoring.keep * scoring.relevance(units[0][-1])
     for c in sorted(scoring.pool, key=lambda c: (-scoring.relevance(c), c.chunk_index, c.position)):
@@ -529,6 +538,8 @@ def _lead_with_news(
 
 
 _SPACE = re.compile(r"\s+")
+# A word that asks for an amount (几天, 几个, 多少秒, 多久, 多长): asking it again is no new question.
+_ASKS_AMOUNT = re.compile(r"几|多少|多久|多长|多大|多高|多远|哪")
 
 
 # What a question can ask for that a sentence states by its form (``question_types.has_wanted``).

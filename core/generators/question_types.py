@@ -50,7 +50,7 @@ _AMOUNT = re.compile(r"\d\s*(?:元|块|角|万元|美元|欧元|英镑|日元|�
 # A price or a fee in a sentence: an amount of money, or that it is free or paid by the person.
 _HAS_MONEY = re.compile(
     _AMOUNT.pattern
-    + r"|\d\s*(?:yuan|RMB|CNY|USD|dollars?|euros?)\b|免费|不收费|不要钱|自费|\bfree of charge\b|\bfree\b",
+    + r"|\d\s*(?:yuan|RMB|CNY|USD|dollars?|euros?)\b|免费(?!版)|全免|不收费|不要钱|自费|\bfree of charge\b|\bfree\b",
     re.IGNORECASE,
 )
 
@@ -194,7 +194,9 @@ def _STATES_AMOUNT(heading: str, text: str) -> bool:  # noqa: N802
     return bool(_AMOUNT.search(text) or _FREE.search(text) or _AMOUNT.search(heading))
 
 
-_FREE = re.compile(r"免费|不收费|不要钱|\d\s*(?:yuan|RMB|CNY|USD|dollars?|euros?)\b|\bfree of charge\b|\bfree\b", re.I)
+_FREE = re.compile(
+    r"免费(?!版)|全免|不收费|不要钱|\d\s*(?:yuan|RMB|CNY|USD|dollars?|euros?)\b|\bfree of charge\b|\bfree\b", re.I
+)
 
 
 # Whether an answer unit (its heading path, its sentences) states a version / a price.

@@ -370,6 +370,40 @@ def test_a_follow_up_that_asks_something_new_is_not_given_the_previous_answer_ag
     assert len(followed) == len(set(followed)) == 3
 
 
+RUNBOOK = (
+    "数据库连接池默认大小为 50。每个实例最多可以开 200 个连接。\n\n"
+    "如果连接数超过上限，新请求会排队等待，等待超过 5 秒则返回 503 错误。\n\n"
+    "如果没有配置连接池大小，服务会使用默认值 50，并在启动日志里打印一条警告。\n\n"
+    "重启前必须先在负载均衡上摘除该实例，等待 30 秒让存量请求完成。事务默认超时为 30 秒，超过后自动回滚。"
+)
+
+
+def test_a_new_question_for_a_number_is_not_asking_again():
+    """A helper's round (session 14): the first version kept a repeated lead whenever it held a number, so
+    "那重启前要等多少秒？" after "事务默认超时多少秒？" led with the 30-second timeout again. Words that only ask
+    for an amount (多少秒, 几天) are no new question; 重启 is."""
+    chunks = [rc("c1", ("订单服务运维手册", "运维"), RUNBOOK, 1)]
+    said = "事务默认超时为 30 秒，超过后自动回滚。"
+    question = "事务 超时 那重启前要等多少秒？"
+    history = [("事务默认超时多少秒？", said)]
+    assert quotes(ExtractiveGenerator().generate(question, chunks))[0] == said  # without the conversation
+    followed = quotes(ExtractiveGenerator().generate(question, chunks, history=history))
+    assert followed[0] == "重启前必须先在负载均衡上摘除该实例，等待 30 秒让存量请求完成。"
+
+
+def test_a_fresh_sentence_without_the_new_words_does_not_displace_the_answer():
+    """A helper's round (session 14): "那要是没配置呢？" after "数据库连接池默认多大？" is answered by the sentence
+    about 没有配置 that the first answer already quoted; the fresh 503 sentence has none of the new words and
+    does not lead because it is new."""
+    chunks = [rc("c1", ("订单服务运维手册", "连接池"), RUNBOOK.split("\n\n重启")[0], 1)]
+    unset = "如果没有配置连接池大小，服务会使用默认值 50，并在启动日志里打印一条警告。"
+    history = [("数据库连接池默认多大？", "数据库连接池默认大小为 50。\n\n- " + unset)]
+    question = "连接池 那要是没配置呢？"
+    alone = quotes(ExtractiveGenerator().generate(question, chunks))
+    assert alone[0] == unset
+    assert quotes(ExtractiveGenerator().generate(question, chunks, history=history))[0] == unset
+
+
 def test_a_follow_up_that_asks_again_keeps_the_answer_it_was_given():
     """The helper's round of session 13: "那它保留几天？" after "…保留多久？" is answered by the repeated sentence."""
     chunks = [rc("c1", ("运维手册", "日志"), LOGS, 1)]

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from core.generators.extractive import ExtractiveGenerator
-from core.generators.question_types import forms_answered
+from core.generators.question_types import forms_answered, has_wanted
 from core.models import Chunk, RetrievedChunk
 from core.retrieval.question import question_forms, question_parts
 
@@ -268,6 +268,25 @@ def test_how_much_is_answered_by_an_amount_not_by_paying_oneself():
     assert ExtractiveGenerator().generate(asked, [threshold]).audit == ()
     assert unstated("没备案的外地医保要花钱吗？", [remote]) is None
     assert unstated("老人打流感疫苗多少钱？", ["本市户籍 60 岁以上老人每年可免费接种一剂。"]) is None
+
+
+EDITIONS = (
+    "云笺笔记提供三个版本：免费版、专业版和企业版。免费版不收费，最多同步 2 台设备。"
+    "企业版按席位计费，每个席位每月 30 元，最少购买 10 个席位。"
+)
+
+
+def test_an_edition_named_free_is_no_price_and_waived_fees_are_one():
+    """A helper's round (session 14): 免费版 (the free edition's name) made the list of editions answer
+    "企业版多少钱？" ahead of "每个席位每月 30 元", and "三个版本" counted as the number asked for; "费用全免"
+    (fees waived) was taken for an unstated price."""
+    chunks = [rc("faq.md#1", ("云笺笔记常见问题", "价格"), EDITIONS, 1)]
+    said = quotes(ExtractiveGenerator().generate("企业版多少钱？", chunks))
+    assert said[0] == "企业版按席位计费，每个席位每月 30 元，最少购买 10 个席位。"
+    assert not has_wanted("云笺笔记提供三个版本：免费版、专业版和企业版。", frozenset({"money"}))
+    assert has_wanted("免费版不收费，最多同步 2 台设备。", frozenset({"money"}))
+    exam = rc("handbook.md#4", ("员工手册", "体检"), "员工体检每年一次，由公司统一安排，费用全免。", 1)
+    assert ExtractiveGenerator().generate("员工体检多少钱？", [exam]).audit == ()
 
 
 def test_a_version_or_price_of_another_item_is_not_the_asked_one_and_a_heading_may_state_it():
