@@ -74,7 +74,7 @@ from core.generators.sentences import is_filler, needs_previous, split_sentences
 from core.lexical import STOPWORDS, tokenize
 from core.models import AuditEntry, Draft, DraftSupport, RetrievedChunk
 from core.retrieval.aspects import DRAWBACK_EVIDENCE, is_limits_section, without_drawback_words
-from core.retrieval.question import ASKING, analyse
+from core.retrieval.question import ASKING, CJK, analyse
 
 log = logging.getLogger(__name__)
 
@@ -571,7 +571,8 @@ def _cover_both_sides(question, units, cands, chunks, previous, relevance) -> st
     """For a comparison question (``QuestionAnalysis.sides``): a side no unit is about
     (``compare.is_about``) gets the best sentence about it as a unit of its own; the sides
     nothing is about are named in the returned note (empty when both are covered or the
-    question compares nothing). Mutates ``units``."""
+    question compares nothing; and for an English question over Chinese text, whose sides may be written in
+    Chinese). Mutates ``units``."""
     names = analyse(question).sides
     if not names:
         return ""
@@ -590,6 +591,8 @@ def _cover_both_sides(question, units, cands, chunks, previous, relevance) -> st
             units.append(_unit(max(found, key=relevance), previous))  # type: ignore[arg-type]
         else:
             missing.append(side.name)
+    if not CJK.search(question) and any(CJK.search(rc.chunk.text) for rc in chunks):
+        return ""  # an English side ("Redis sentinel") may be written in Chinese ("Redis 哨兵"): absence is unknown
     return missing_note(missing)
 
 

@@ -265,13 +265,15 @@ _LATIN_HEAD = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.\-/_]*")
 _ASPECT = re.compile(r"\s*在[^在\s]{1,10}?(?:上|方面|中|里)$")
 
 
-def _first_side(words: str) -> str:
+def _first_side(words: str, shared: bool = False) -> str:
     """The first side of a Chinese comparison from the words before 和/与: after the last 的 ("TiDB 的乐观事务"
-    → 乐观事务), a Latin name glued to Chinese words before it ("K8s里的Deployment"), else at most the last
-    two space-separated words without a one-character word that opens them ("用 kubectl apply" → kubectl
-    apply, "在 Kubernetes 里 DaemonSet" → DaemonSet, "Redis 集群" stays)."""
+    → 乐观事务), or before it when the second side has its own 的 too (``shared``: "免费版的存储空间和专业版的存储
+    空间" compares 免费版 and 专业版), a Latin name glued to Chinese words before it ("K8s里的Deployment"), else
+    at most the last two space-separated words without a one-character word that opens them ("用 kubectl
+    apply" → kubectl apply, "在 Kubernetes 里 DaemonSet" → DaemonSet, "Redis 集群" stays)."""
     if "的" in words:
-        words = words.rsplit("的", 1)[1].strip() or words
+        before, after = (part.strip() for part in words.rsplit("的", 1))
+        words = (before if shared else after) or words
     tail = _LATIN_TAIL.search(words)
     if tail and CJK.search(words[tail.start() - 1 : tail.start()] if tail.start() else ""):
         return tail.group(0)
@@ -290,9 +292,12 @@ def compared_sides(question: str) -> tuple[str, str] | None:
     pairs = [(m.group(f"x{i}"), m.group(f"y{i}")) for i in ("", "2", "3", "4", "5")]
     x, y = next(((a.strip(), b.strip()) for a, b in pairs if a and b), ("", ""))
     x = (_LEAD_WORDS.sub("", x) or x).strip()
-    if m.group("x") or m.group("x2"):  # a Chinese question: the words before the first side are not part of it
-        x = _first_side(x)
     y = _ASPECT.sub("", y) or y
+    shared = "的" in y and bool(y.split("的", 1)[0].strip())  # "A 和 B 的预订规则": 的… is what is compared
+    if shared:
+        y = y.split("的", 1)[0].strip()
+    if m.group("x") or m.group("x2"):  # a Chinese question: the words before the first side are not part of it
+        x = _first_side(x, shared)
     head = _LATIN_HEAD.search(y)
     if head and CJK.search(y[head.end() :]) and not y[head.end() :].startswith(" "):
         y = head.group(0)

@@ -170,6 +170,17 @@ def test_a_side_of_two_words_is_a_side():
     assert draft.text.endswith("知识库中没有找到关于「静态 Pod」的说明。")
 
 
+def test_an_english_comparison_over_chinese_text_names_no_side_as_missing():
+    """A helper's round (session 14): "…difference between Redis cluster and Redis sentinel?" was answered from the
+    Redis 集群 sentences and then said 「Redis cluster」 was not found: an English side may be written in Chinese, so
+    over Chinese text its absence is unknown. A Chinese question still gets the line."""
+    chunks = [rc("r@v#0", ("缓存",), "订单服务使用 Redis 集群作为缓存，集群由 6 个节点组成。", 1)]
+    english = ExtractiveGenerator().generate("What is the difference between Redis cluster and Redis sentinel?", chunks)
+    assert "知识库中没有" not in english.text
+    chinese = ExtractiveGenerator().generate("Redis 集群和 Redis 哨兵有什么区别？", chunks)
+    assert chinese.text.endswith("知识库中没有找到关于「Redis 哨兵」的说明。")
+
+
 @pytest.mark.parametrize(
     ("question", "sides"),
     [
@@ -190,6 +201,10 @@ def test_a_side_of_two_words_is_a_side():
         ("TiDB 的乐观事务和悲观事务有什么区别？", ("乐观事务", "悲观事务")),
         ("Redis 集群 和 Redis 哨兵 有什么不同", ("Redis 集群", "Redis 哨兵")),
         ("Deployment和StatefulSet在用法上各有什么不同", ("Deployment", "StatefulSet")),
+        # what is compared after the second side's 的, or after each side's (a helper's round, session 14)
+        ("大会议室和小会议室的预订规则有什么不同？", ("大会议室", "小会议室")),
+        ("免费版的存储空间和专业版的存储空间有什么区别？", ("免费版", "专业版")),
+        ("产品的专业版和企业版有什么不同？", ("专业版", "企业版")),
         ("Pod 是什么？", None),
     ],
 )
