@@ -256,9 +256,26 @@ def default_value_missing(
     others = [t for t in question_terms if t not in ASKING and t not in QUESTION_WORDS]
     return not any(
         _value_sentence(t, key_terms, _ASKED_VALUE, _NOT_ASKED_VALUE)
+        or _value_in_labelled_item(t, key_terms)
         or (others and _stated_default_of_kind(question, t, others))
         for t in evidence_texts
     )
+
+
+def _value_in_labelled_item(text: str, key_terms: Sequence[str]) -> bool:
+    """Whether a list item of ``text`` opens with a label holding one of ``key_terms`` and states the asked
+    value after it ("- 个人简介字段：一段自我介绍。不超过 500 字。": the label is the sentence's subject; a helper's
+    round, session 14, "个人简介的字数上限是多少？" was refused). Not part of the fitted ``detail`` feature."""
+    keys = [k for k in key_terms if k]
+    for m in _LABELLED_ITEM.finditer(text):
+        label, rest = m.group(1).lower(), m.group(2)
+        if any(k in label for k in keys) and _ASKED_VALUE.search(_NOT_ASKED_VALUE.sub(" ", rest)):
+            return True
+    return False
+
+
+# A list item that opens with a label: "- 标签字段：用户自定义的标签。每个用户最多 20 个。"
+_LABELLED_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+([^，,。：:\n]{1,24})[：:]([^\n]+)", re.MULTILINE)
 
 
 # A phrase in quotation marks (“…”, 「…」, "…").

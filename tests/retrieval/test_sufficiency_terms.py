@@ -176,3 +176,17 @@ def test_a_version_is_not_the_default_a_quoted_phrase_asks_for():
     assert terms.default_value_missing(q, ["“慢查询阈值”在 2.0 版本中引入，v3.2 起可以修改。"], ["阈值"])
     assert not terms.default_value_missing(q, ["“慢查询阈值”默认为 300 毫秒。"], ["阈值"])
     assert not terms.default_value_missing("「采样率」默认是多少？", ["「采样率」默认为百分之十。"], ["采样率"])
+
+
+def test_a_value_after_a_list_items_label_is_the_labels_value():
+    """A helper's round (session 14): "个人简介的字数上限是多少？" was refused for a missing value although the item
+    "- 个人简介字段：一段自我介绍。不超过 500 字。" states it in the sentence after the label; the label must hold a
+    key term (the tag field's limit is not the bio's)."""
+    fields = (
+        "- 标签字段：用于标记员工的技能和兴趣。每个用户最多 20 个。\n- 个人简介字段：一段自我介绍。不超过 500 字。\n"
+    )
+    question = "个人简介的字数上限是多少？"
+    assert analyse(question).asks_default_value
+    assert not terms.default_value_missing(question, [fields], ["个人简介"])
+    assert terms.default_value_missing(question, [fields.split("\n")[0]], ["个人简介"])
+    assert terms.default_value_missing("头像的大小上限是多少？", [fields], ["头像"])
