@@ -34,6 +34,7 @@ class Side:
 
     name: str
     pattern: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    words: tuple["Side", ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         parts = [re.escape(p) for p in _CAMEL.split(self.name.strip()) if p]
@@ -41,10 +42,13 @@ class Side:
         start = r"(?<![A-Za-z0-9])" if self.name[:1].isascii() and self.name[:1].isalnum() else ""
         end = r"(?:e?s)?(?![A-Za-z0-9])" if self.name[-1:].isascii() and self.name[-1:].isalnum() else ""
         object.__setattr__(self, "pattern", re.compile(start + body + end, re.IGNORECASE))
+        words = self.name.split()
+        object.__setattr__(self, "words", tuple(Side(w) for w in words) if len(words) > 1 else ())
 
     def named_in(self, text: str) -> bool:
-        """Whether ``text`` names this side."""
-        return bool(self.pattern.search(text))
+        """Whether ``text`` names this side: the name, or each of its space-separated words ("systemctl 重启" in
+        "重启服务使用以下命令：systemctl restart"; "Redis 哨兵" is not in a text about the Redis 集群)."""
+        return bool(self.pattern.search(text)) or bool(self.words) and all(w.named_in(text) for w in self.words)
 
 
 def is_about(side: Side, other: Side, sentence: str, headings: Sequence[str]) -> bool:

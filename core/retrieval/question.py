@@ -261,6 +261,8 @@ _LEAD_WORDS = re.compile(r"^(?:请问|我想(?:知道|问问?)|想知道|问一�
 # ("K8s里的Deployment"), at the start of the second ("StatefulSet各有什么不同").
 _LATIN_TAIL = re.compile(r"[A-Za-z0-9][A-Za-z0-9.\-/_]*$")
 _LATIN_HEAD = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.\-/_]*")
+# A one-character word that opens a side of several words ("用 kubectl 重启", "在 Linux 上").
+_ONE_CHAR_OPENER = re.compile(r"^[\u3400-\u9fff] (?=\S)")
 # What the comparison is about, written after the second side ("…悲观事务在管理方式上有什么不同").
 _ASPECT = re.compile(r"\s*在[^在\s]{1,10}?(?:上|方面|中|里)$")
 
@@ -293,6 +295,7 @@ def compared_sides(question: str) -> tuple[str, str] | None:
     x, y = next(((a.strip(), b.strip()) for a, b in pairs if a and b), ("", ""))
     x = (_LEAD_WORDS.sub("", x) or x).strip()
     y = _ASPECT.sub("", y) or y
+    y = _ONE_CHAR_OPENER.sub("", y) or y  # "用 kubectl 重启"
     shared = "的" in y and bool(y.split("的", 1)[0].strip())  # "A 和 B 的预订规则": 的… is what is compared
     if shared:
         y = y.split("的", 1)[0].strip()

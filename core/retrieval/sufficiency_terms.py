@@ -77,7 +77,14 @@ def in_kb(kb_lower: str, term: str) -> bool:
 
 
 def coordinated(question: str, a: str, b: str) -> bool:
-    """Whether ``a`` and ``b`` are joined by a coordinating word (A 和 B, A vs B) in ``question``."""
+    """Whether ``a`` and ``b`` are joined by a coordinating word (A 和 B, A vs B) in ``question``, or each is in one
+    of the two things it compares (``QuestionAnalysis.sides``: "DaemonSet 和静态 Pod 有什么区别？" joins DaemonSet
+    and Pod; a helper's round, session 14, was refused whole for the absent Pod)."""
+    sides = analyse(question).sides
+    if sides:
+        x, y = (side.lower() for side in sides)
+        if (a.lower() in x and b.lower() in y) or (a.lower() in y and b.lower() in x):
+            return True
     for x, y in ((a, b), (b, a)):
         i, j = question.find(x), question.find(y)
         if i < 0 or j < 0 or j <= i:

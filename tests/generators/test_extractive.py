@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from core.generators.compare import MISSING_SIDE
+from core.generators.compare import MISSING_SIDE, Side
 from core.generators.extractive import ExtractiveGenerator, is_filler, needs_previous, split_sentences
 from core.generators.question_types import has_wanted
 from core.models import Chunk, RetrievedChunk
@@ -140,6 +140,14 @@ def test_a_side_named_only_in_passing_in_the_other_sides_chunk_is_missing(chunks
         assert draft.text.endswith(MISSING_SIDE.format(missing)) and sum(n in draft.text for n in notes) == 1
 
 
+def test_a_side_of_several_words_is_named_by_each_of_its_words():
+    """ "systemctl 重启" is named in "重启时执行 systemctl restart gateway。"; "Redis 哨兵" is not named in a text
+    about the Redis 集群 (a helper's round, session 14)."""
+    assert Side("systemctl 重启").named_in("重启时执行 systemctl restart gateway。")
+    assert not Side("Redis 哨兵").named_in("订单服务使用 Redis 集群作为缓存。")
+    assert not Side("静态 Pod").named_in("Pod 是最小的部署单元。")
+
+
 def test_a_side_is_matched_as_a_whole_name_in_any_case():
     # "Job" is not in "CronJob": the Job side is missing
     cron = [rc("c@v#0", ("工作负载",), "CronJob 按排期创建任务。", 1)]
@@ -205,6 +213,7 @@ def test_an_english_comparison_over_chinese_text_names_no_side_as_missing():
         ("大会议室和小会议室的预订规则有什么不同？", ("大会议室", "小会议室")),
         ("免费版的存储空间和专业版的存储空间有什么区别？", ("免费版", "专业版")),
         ("产品的专业版和企业版有什么不同？", ("专业版", "企业版")),
+        ("用 systemctl 重启和用 kubectl 重启有什么区别？", ("systemctl 重启", "kubectl 重启")),
         ("Pod 是什么？", None),
     ],
 )

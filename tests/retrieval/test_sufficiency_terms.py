@@ -190,3 +190,11 @@ def test_a_value_after_a_list_items_label_is_the_labels_value():
     assert not terms.default_value_missing(question, [fields], ["个人简介"])
     assert terms.default_value_missing(question, [fields.split("\n")[0]], ["个人简介"])
     assert terms.default_value_missing("头像的大小上限是多少？", [fields], ["头像"])
+
+
+def test_the_two_compared_things_are_coordinated():
+    """ "DaemonSet 和静态 Pod 有什么区别？" joins DaemonSet and Pod (each in one compared side), so a knowledge base with
+    DaemonSet and no Pod answers the rest and says Pod is missing instead of refusing the whole question."""
+    assert terms.coordinated("DaemonSet 和静态 Pod 有什么区别？", "Pod", "DaemonSet")
+    assert terms.coordinated("Deployment 和 StatefulSet 有什么区别？", "StatefulSet", "Deployment")
+    assert not terms.coordinated("DaemonSet 的 Pod 模板里能写什么？", "Pod", "DaemonSet")
