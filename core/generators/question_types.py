@@ -47,12 +47,12 @@ _HAS_VERSION = re.compile(r"\bv\d+(?:\.\d+)*|\d+\.\d+|\d+\s*版|版本\s*v?\d|\b
 
 # An amount of money: 128 元, ￥30, $5.
 _AMOUNT = re.compile(r"\d\s*(?:元|块|角|万元|美元|欧元|英镑|日元|港元|港币)|[¥￥$€£]\s*\d", re.IGNORECASE)
-# A price or a fee in a sentence: an amount of money, or that it is free or paid by the person.
-_HAS_MONEY = re.compile(
-    _AMOUNT.pattern
-    + r"|\d\s*(?:yuan|RMB|CNY|USD|dollars?|euros?)\b|免费(?!版)|全免|不收费|不要钱|自费|\bfree of charge\b|\bfree\b",
-    re.IGNORECASE,
+# An amount in words or that it is free (免费版 is an edition's name, not a price).
+_FREE = re.compile(
+    r"免费(?!版)|全免|不收费|不要钱|\d\s*(?:yuan|RMB|CNY|USD|dollars?|euros?)\b|\bfree of charge\b|\bfree\b", re.I
 )
+# A price or a fee in a sentence: an amount of money, or that it is free or paid by the person.
+_HAS_MONEY = re.compile(f"{_AMOUNT.pattern}|{_FREE.pattern}|自费", re.IGNORECASE)
 
 
 # A sentence that says no, not or only (the answer to most yes/no questions a document settles).
@@ -168,11 +168,10 @@ def unstated(question: str, sentences: Sequence[str], contexts: Sequence[tuple[s
     for kind in ("bound", "number", "version", "money"):
         if kind not in q.wants or (kind == "number" and q.wants & {"version", "money"}):
             continue  # a price or a version is the number asked for ("专业版的价格是多少？"); checked as such
-        states = _STATED_IN_UNIT.get(kind)
-        if kind == "money" and "number" in q.wants:  # how much: an amount or free, not 自费 (paid by oneself)
-            states = _STATES_AMOUNT
-        if states is _STATES_AMOUNT:
-            by_form = any(_STATES_AMOUNT("", s) for s in sentences)
+        how_much = kind == "money" and "number" in q.wants  # an amount or free, not 自费 (paid by oneself)
+        states = _states_amount if how_much else _STATED_IN_UNIT.get(kind)
+        if how_much:
+            by_form = any(_states_amount("", s) for s in sentences)
         else:
             by_form = any(has_wanted(s, frozenset({kind})) for s in sentences)
         if not by_form and not (states and any(states(heading, text) for _, heading, text in units)):
@@ -189,14 +188,10 @@ def unstated(question: str, sentences: Sequence[str], contexts: Sequence[tuple[s
     return None
 
 
-# Whether an answer unit states an amount asked for by 多少钱 / how much: a sum (128 元) or that it is free.
-def _STATES_AMOUNT(heading: str, text: str) -> bool:  # noqa: N802
+# Whether an answer unit (its heading path, its sentences) states an amount asked for by 多少钱 / how much: a sum
+# (128 元) or that it is free.
+def _states_amount(heading: str, text: str) -> bool:
     return bool(_AMOUNT.search(text) or _FREE.search(text) or _AMOUNT.search(heading))
-
-
-_FREE = re.compile(
-    r"免费(?!版)|全免|不收费|不要钱|\d\s*(?:yuan|RMB|CNY|USD|dollars?|euros?)\b|\bfree of charge\b|\bfree\b", re.I
-)
 
 
 # Whether an answer unit (its heading path, its sentences) states a version / a price.

@@ -279,10 +279,7 @@ def _first_side(words: str, shared: bool = False) -> str:
     tail = _LATIN_TAIL.search(words)
     if tail and CJK.search(words[tail.start() - 1 : tail.start()] if tail.start() else ""):
         return tail.group(0)
-    tokens = words.split()[-2:]
-    if len(tokens) == 2 and len(tokens[0]) == 1 and CJK.match(tokens[0]):
-        tokens = tokens[1:]
-    return " ".join(tokens)
+    return _ONE_CHAR_OPENER.sub("", " ".join(words.split()[-2:]))
 
 
 def compared_sides(question: str) -> tuple[str, str] | None:
@@ -295,7 +292,7 @@ def compared_sides(question: str) -> tuple[str, str] | None:
     x, y = next(((a.strip(), b.strip()) for a, b in pairs if a and b), ("", ""))
     x = (_LEAD_WORDS.sub("", x) or x).strip()
     y = _ASPECT.sub("", y) or y
-    y = _ONE_CHAR_OPENER.sub("", y) or y  # "用 kubectl 重启"
+    y = _ONE_CHAR_OPENER.sub("", y)  # "用 kubectl 重启"
     shared = "的" in y and bool(y.split("的", 1)[0].strip())  # "A 和 B 的预订规则": 的… is what is compared
     if shared:
         y = y.split("的", 1)[0].strip()
