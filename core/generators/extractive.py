@@ -67,6 +67,7 @@ from core.generators.question_types import (
     UNSTATED_DETAIL,
     forms_answered,
     has_wanted,
+    names_wanted,
     unmentioned,
     unstated,
 )
@@ -278,7 +279,9 @@ class ExtractiveGenerator(Generator):
             # clinic and tidb the wrong way (docs/measurements.md, session 11)
             if t in c.terms:
                 return not t.isascii() or t in named or in_prose(t, c)
-            return len(t) >= 2 and _CJK_TERM.fullmatch(t) is not None and t in c.text
+            if len(t) >= 2 and _CJK_TERM.fullmatch(t) is not None and t in c.text:
+                return True
+            return names_wanted(t, c.text, wants)  # 版本 in "从哪个版本开始支持" found in "从 v6.2.0 开始支持"
 
         def states_drawback(c: _Candidate) -> float:
             # DRAWBACK_BONUS for a question for drawbacks and a sentence that states one or sits in a limits

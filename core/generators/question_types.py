@@ -74,6 +74,19 @@ def forms_answered(sentence: str, forms: frozenset[str]) -> frozenset[str]:
     return frozenset(out)
 
 
+# Question words that name the kind of detail asked for: a sentence that states a value of that kind has them
+# ("从哪个版本开始支持" is answered by "从 v6.2.0 开始支持", which does not say 版本; tidb-006). Not for money:
+# 钱 or 费用 then drew a price of another service ahead of the nearest sentence on the asked one (clinic-031).
+_KIND_NOUNS = {"version": frozenset({"版本", "版本号", "version", "release"})}
+
+
+def names_wanted(term: str, sentence: str, wants: frozenset[str]) -> bool:
+    """Whether the question term ``term`` names a kind of detail in ``wants`` (版本 for ``version``) and
+    ``sentence`` states a value of that kind (:func:`has_wanted`)."""
+    kinds = frozenset(k for k in wants if term.lower() in _KIND_NOUNS.get(k, ()))
+    return bool(kinds) and has_wanted(sentence, kinds)
+
+
 @functools.lru_cache(maxsize=4096)
 def has_wanted(sentence: str, wants: frozenset[str]) -> bool:
     """Whether ``sentence`` has one of ``wants`` (``QuestionAnalysis.wants``): a number or date, a bound

@@ -101,6 +101,8 @@ def split_sentences(text: str, lead_ins: bool = False) -> list[tuple[int, str]]:
                 at, s = at + label.end(), s[label.end() :]
             if s.endswith(("：", ":")):
                 at, s = _stated_before_colon(at, s)
+            if not lead_ins and s.endswith(("：", ":")):
+                at, s = _stated_before_pointer(at, s)
             if lead_ins and s.endswith(("：", ":")):
                 s = s[:-1].rstrip()
             ends_on_comma = s.endswith(("，", ","))
@@ -138,6 +140,20 @@ def _stated_before_colon(at: int, sentence: str) -> tuple[int, str]:
     if len(stripped) < MIN_CHARS or _POINTER.search(stripped):
         return at, sentence
     return at + inner + 1 + len(clause) - len(stripped), stripped
+
+
+def _stated_before_pointer(at: int, sentence: str) -> tuple[int, str]:
+    """A sentence that ends with a colon whose last clause only points ahead ("…开始支持的特性，语法如下：") states
+    something before that clause: the statement, at its offset, without the comma ("`SAVEPOINT` 是 TiDB 从
+    v6.2.0 开始支持的特性"); the sentence unchanged otherwise."""
+    comma = max(sentence.rfind("，"), sentence.rfind(","))
+    if comma < 0:
+        return at, sentence
+    pointer = sentence[comma + 1 : -1].strip()
+    statement = sentence[:comma].rstrip()
+    if len(statement) < MIN_CHARS or len(pointer) > _POINTER_MAX // 2 or not _POINTER.search(pointer):
+        return at, sentence
+    return at, statement
 
 
 def is_filler(sentence: str) -> bool:

@@ -513,6 +513,20 @@ def test_a_statement_before_a_closing_colon_is_kept_and_a_lead_in_is_not():
     assert all(text[a : a + len(s)] == s for a, s in got)
 
 
+def test_a_statement_before_a_clause_that_points_ahead_is_a_sentence():
+    """tidb-006: "`SAVEPOINT` 是 TiDB 从 v6.2.0 开始支持的特性，语法如下：" was dropped whole as a lead-in, so another
+    file's wording led the answer. The statement before "，语法如下" is kept; a clause that states more than a
+    pointer keeps the sentence a lead-in, and with ``lead_ins`` (steps) the sentence stays whole."""
+    text = (
+        "`SAVEPOINT` 是 TiDB 从 v6.2.0 开始支持的特性，语法如下：\n\n```sql\nSAVEPOINT identifier\n```\n\n"
+        "先确认集群状态，然后在控制节点上执行以下两条命令：\n\n```\nkubectl get nodes\n```\n"
+    )
+    got = split_sentences(text)
+    assert got == [(0, "`SAVEPOINT` 是 TiDB 从 v6.2.0 开始支持的特性")]
+    steps = [s for _, s in split_sentences(text, lead_ins=True)]
+    assert steps[0] == "`SAVEPOINT` 是 TiDB 从 v6.2.0 开始支持的特性，语法如下"
+
+
 def test_a_note_written_as_a_blockquote_is_prose():
     """tidb-032: TiDB's docs (and many others) put warnings in blockquotes ("> **警告：**" then "> * …");
     the splitter skipped every line starting with ">", so the sentence that answered was never a
