@@ -71,7 +71,7 @@ from core.generators.question_types import (
     unmentioned,
     unstated,
 )
-from core.generators.sentences import is_filler, needs_previous, split_sentences
+from core.generators.sentences import is_filler, needs_previous, split_sentences, table_rows
 from core.lexical import STOPWORDS, tokenize
 from core.models import AuditEntry, Draft, DraftSupport, RetrievedChunk
 from core.retrieval.aspects import DRAWBACK_EVIDENCE, is_limits_section, without_drawback_words
@@ -210,7 +210,7 @@ class ExtractiveGenerator(Generator):
         parts = analyse(question).parts
         if len(parts) < 2:
             return
-        for part in parts:
+        for i, part in enumerate(parts):
             own = self._scoring(part, chunks)
             if own is None or not own.pool:
                 continue
@@ -220,9 +220,19 @@ class ExtractiveGenerator(Generator):
 
             pool = [c for c in scoring.cands if c in own.pool]
             best = max(pool, key=answers, default=None)
-            if best is None or any(
-                c in own.pool and own.relevance(c) >= PART_COVERED * own.relevance(best) for u in units for c in u
-            ):
+            if best is None:
+                continue
+
+            def covers(u: list[_Candidate], own: _Scoring = own, best: _Candidate = best) -> bool:
+                return any(c in own.pool and own.relevance(c) >= PART_COVERED * own.relevance(best) for c in u)
+
+            if i == 0 and not covers(units[0]):
+                # the answer follows the question: the first part's answer leads when another unit gives it
+                first = next((u for u in units[1:] if covers(u)), None)
+                if first is not None:
+                    units.remove(first)
+                    units.insert(0, first)
+            if any(covers(u) for u in units):
                 continue
             unit = _unit(best, scoring.previous)
             fresh = [c for c in unit or () if not any(c == o for u in units for o in u)]
@@ -441,8 +451,24 @@ def _candidates(
         # there that does not end a sentence is a title; a sentence there still states something
         references = bool(rc.chunk.heading_path) and bool(_SEE_ALSO.fullmatch(rc.chunk.heading_path[-1].strip()))
         heading = frozenset(tokenize(" ".join(rc.chunk.heading_path)))
-        for k, (pos, sent) in enumerate(split_sentences(rc.chunk.text, lead_ins)):
-            c = _Candidate(sent, ci, pos, frozenset(tokenize(sent)), heading, k, needs_previous(sent, k == 0))
+        # a table's body rows are quoted like sentences, their table's header read as part of their heading
+        # a table's body rows are quoted like sentences, with the table's header as part of their heading; a
+        # row with prose cells gives their sentences, with its first cell (what the row is about) as heading
+        rows: dict[int, frozenset[str]] = {}
+        units_of_rows: list[tuple[int, str]] = []
+        for row in table_rows(rc.chunk.text):
+            named = heading | frozenset(tokenize(row.header))
+            said = row.sentences()
+            if said:
+                named |= frozenset(tokenize(row.cells[0][1]))
+            rows.update({pos: named for pos, _ in said or [(row.at, row.text)]})
+            units_of_rows.extend(said or [(row.at, row.text)])
+        units = sorted([*split_sentences(rc.chunk.text, lead_ins), *units_of_rows])
+        for k, (pos, sent) in enumerate(units):
+            if pos in rows:
+                c = _Candidate(sent, ci, pos, frozenset(tokenize(sent)), rows[pos], k, False)
+            else:
+                c = _Candidate(sent, ci, pos, frozenset(tokenize(sent)), heading, k, needs_previous(sent, k == 0))
             every[(ci, k)] = c
             if references and not _SENTENCE_END.search(sent):
                 continue

@@ -12,6 +12,10 @@ punctuation and function words only: nothing here knows a corpus.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from core.markdown import markdown_parser
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
@@ -111,6 +115,75 @@ def split_sentences(text: str, lead_ins: bool = False) -> list[tuple[int, str]]:
             ):
                 out.append((at, s))
     return out
+
+
+@dataclass(frozen=True)
+class TableRow:
+    """A body row of a Markdown table (GFM). Offsets are code points into the chunk text.
+
+    ``at``/``text``: the row's line without its outer pipes, an exact substring
+    ("`*.foo.com` | `baz.bar.foo.com` | 不匹配，通配符仅覆盖了一个 DNS 标签"); ``header``: the table's header
+    cells joined by spaces ("主机 主机头部 匹配与否？"); ``cells``: each cell's ``(offset, text)``."""
+
+    at: int
+    text: str
+    header: str
+    cells: tuple[tuple[int, str], ...]
+
+    def sentences(self) -> list[tuple[int, str]]:
+        """The sentences of the row's cells after the first when one of them is prose (has a sentence end:
+        "| `GET_LOCK(…)` | 获取咨询锁。…在超时前，TiDB 最长等待 `timeout` 秒并返回失败。 |"), as
+        ``(offset, sentence)``; empty for a row of values, which is quoted whole."""
+        prose = [c for c in self.cells[1:] if _CELL_SENTENCE_END.search(c[1])]
+        return [(at + k, s) for at, cell in prose for k, s in split_sentences(cell)]
+
+
+_CELL_SENTENCE_END = re.compile(r"[。！？!?]")
+
+
+@lru_cache(maxsize=256)
+def table_rows(text: str) -> tuple[TableRow, ...]:
+    """The body rows of the Markdown tables in ``text`` (:class:`TableRow`), parsed by markdown-it
+    (``core.markdown.markdown_parser``, GFM tables); rows shorter than ``MIN_CHARS`` are left out."""
+    if "|" not in text:
+        return ()
+    lines = text.splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+    out: list[TableRow] = []
+    header: list[str] = []
+    in_head = False
+    row: tuple[int, str, str] | None = None
+    cells: list[tuple[int, str]] = []
+
+    def close() -> None:
+        if row is not None and len(row[1]) >= MIN_CHARS:
+            out.append(TableRow(row[0], row[1], " ".join(header), tuple(cells)))
+
+    for tok in _TABLES.parse(text):
+        if tok.type == "thead_open":
+            in_head, header = True, []
+        elif tok.type == "thead_close":
+            in_head = False
+        elif tok.type == "inline" and in_head:
+            header.append(tok.content)
+        elif tok.type == "tr_open" and not in_head and tok.map is not None:
+            line_start, line = starts[tok.map[0]], lines[tok.map[0]]
+            quote = _QUOTE_MARK.match(line)
+            body = line[quote.end() if quote else 0 :].strip().strip("|").strip()
+            row, cells = (line_start + line.index(body), body, line_start), []
+        elif tok.type == "inline" and row is not None and tok.content:
+            found = text.find(tok.content, max(row[0], cells[-1][0] + len(cells[-1][1]) if cells else 0))
+            if found >= 0:
+                cells.append((found, tok.content))
+        elif tok.type == "tr_close" and row is not None:
+            close()
+            row = None
+    return tuple(out)
+
+
+_TABLES = markdown_parser()
 
 
 def _ends_paragraph(lines: list[str], i: int, last_in_line: bool) -> bool:

@@ -148,6 +148,31 @@ def test_each_part_of_a_two_part_question_gets_its_answer():
     assert len(quotes(draft)) == len(set(quotes(draft)))
 
 
+def test_the_first_parts_answer_leads_when_the_second_parts_scores_higher():
+    """tidb-033's shape: the second part (GET_LOCK 最长又能等多久) shares more words with a sentence than the first
+    part does with its answer; the answer still follows the question, first part first."""
+    chunks = [
+        rc(
+            "locks.md#1",
+            ("锁函数", "支持的函数"),
+            "在超时前，GET_LOCK 最长等待 `timeout` 秒并返回失败，最长又能等多久由参数决定。",
+            1,
+        ),
+        rc(
+            "pessimistic.md#2",
+            ("悲观事务", "行为"),
+            "悲观事务等行锁的超时时间由 `innodb_lock_wait_timeout` 设置，默认值为 50 秒。",
+            2,
+        ),
+    ]
+    draft = ExtractiveGenerator().generate(
+        "悲观事务等行锁默认最多等多久？用户级锁函数 GET_LOCK 最长又能等多久？", chunks
+    )
+    said = quotes(draft)
+    assert len(said) == 2
+    assert "默认值为 50 秒" in said[0], said
+
+
 def test_a_one_part_question_leads_with_its_answer_and_not_the_list_around_it():
     chunks = [
         rc("hours.md#3", ("门诊时间", "夜间门诊"), NIGHT, 1),
