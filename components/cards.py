@@ -14,6 +14,7 @@ the whole fragment afterwards (``components.sanitize``).
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Mapping, Sequence
 from urllib.parse import quote
 
@@ -157,6 +158,11 @@ def _outside_links(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+# The pipe that opens a table row right before a quote, and the one that closes it right after.
+_ROW_OPENING = re.compile(r"(?m)^[ \t]*(?:>[ \t]?)*\|[ \t]*\Z")
+_ROW_CLOSING = re.compile(r"[ \t]*\|[ \t]*(?=\n|\Z)")
+
+
 def quote_card_html(chunk_text: str, verdict: MarkerVerdict | None, context: int = 40) -> str | None:
     """The card's snippet around the aligned quote (``verdict.quote``, code points into
     ``chunk_text``) with the quote in ``<mark>``, as readable text: Markdown syntax removed,
@@ -172,8 +178,12 @@ def quote_card_html(chunk_text: str, verdict: MarkerVerdict | None, context: int
     # every slice starts and ends outside code (a quote inside a code span keeps the whole span)
     start, end = _outside_links(chunk_text, *outside_code(chunk_text, start, end))
     lo, hi = _outside_links(chunk_text, *outside_code(chunk_text, max(0, start - big), min(len(chunk_text), end + big)))
-    before, cut_before = _tail(snippet_parts(chunk_text[lo:start], len(chunk_text)), context, end=True)
-    after, cut_after = _tail(snippet_parts(chunk_text[end:hi], len(chunk_text)), context, end=False)
+    # a quoted table row (core.generators.sentences.table_rows) leaves its outer pipes out of the context
+    opening, closing = _ROW_OPENING.search(chunk_text, lo, start), _ROW_CLOSING.match(chunk_text, end, hi)
+    before_end = opening.start() if opening else start
+    after_start = closing.end() if closing else end
+    before, cut_before = _tail(snippet_parts(chunk_text[lo:before_end], len(chunk_text)), context, end=True)
+    after, cut_after = _tail(snippet_parts(chunk_text[after_start:hi], len(chunk_text)), context, end=False)
     quote = snippet_parts(chunk_text[start:end], 200)
     label = f'<span class="yz-quote-label">{QUOTE_LABEL}：</span>' if verdict.kind == "contradicted" else ""
     lead = "…" if cut_before or lo > 0 else ""

@@ -173,6 +173,20 @@ def test_a_card_quote_keeps_the_spaces_of_its_text_and_adds_none() -> None:
     )
 
 
+def test_a_card_quote_of_a_table_row_shows_no_pipe_of_its_own_row() -> None:
+    """A quoted table row (the extractive answer quotes rows since session 15) is marked whole; its row's
+    opening and closing pipes are not shown around the mark, and the rows before it read as text."""
+    from components.cards import quote_card_html
+    from core.verification.verdicts import MarkerVerdict
+
+    text = "| 会员类型 | 价格 |\n| --- | --- |\n| 月卡 | 每月 299 元 |\n| 季卡 | 每季 799 元 |\n"
+    row = "季卡 | 每季 799 元"
+    at = text.index(row)
+    html = quote_card_html(text, MarkerVerdict(position=0, chunk_id="c", kind="supported", quote=(at, at + len(row))))
+    assert html is not None and f"<mark>{row}</mark>" in html
+    assert _visible(html) == "会员类型 价格 月卡 每月 299 元 季卡 | 每季 799 元", html
+
+
 def _panel_marks(html: str) -> dict[str, list[str]]:
     """Popover id -> the highlighted text runs of that snapshot panel."""
     out = {}
