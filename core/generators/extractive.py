@@ -620,6 +620,16 @@ def _cover_both_sides(question, units, cands, chunks, previous, relevance) -> st
             units.append(_unit(max(found, key=relevance), previous))  # type: ignore[arg-type]
         else:
             missing.append(side.name)
+
+    def about_first(c: _Candidate) -> bool:
+        return is_about(sides[0], sides[1], c.text, headings[c.chunk_index])
+
+    if units and not any(about_first(c) for c in units[0]):
+        # the answer follows the question: the first side's answer leads when another unit gives it
+        first = next((u for u in units[1:] if any(about_first(c) for c in u)), None)
+        if first is not None:
+            units.remove(first)
+            units.insert(0, first)
     if not CJK.search(question) and any(CJK.search(rc.chunk.text) for rc in chunks):
         return ""  # an English side ("Redis sentinel") may be written in Chinese ("Redis 哨兵"): absence is unknown
     return missing_note(missing)
