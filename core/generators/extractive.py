@@ -226,12 +226,8 @@ class ExtractiveGenerator(Generator):
             def covers(u: list[_Candidate], own: _Scoring = own, best: _Candidate = best) -> bool:
                 return any(c in own.pool and own.relevance(c) >= PART_COVERED * own.relevance(best) for c in u)
 
-            if i == 0 and not covers(units[0]):
-                # the answer follows the question: the first part's answer leads when another unit gives it
-                first = next((u for u in units[1:] if covers(u)), None)
-                if first is not None:
-                    units.remove(first)
-                    units.insert(0, first)
+            if i == 0:
+                _lead_with(units, covers)
             if any(covers(u) for u in units):
                 continue
             unit = _unit(best, scoring.previous)
@@ -624,15 +620,21 @@ def _cover_both_sides(question, units, cands, chunks, previous, relevance) -> st
     def about_first(c: _Candidate) -> bool:
         return is_about(sides[0], sides[1], c.text, headings[c.chunk_index])
 
-    if units and not any(about_first(c) for c in units[0]):
-        # the answer follows the question: the first side's answer leads when another unit gives it
-        first = next((u for u in units[1:] if any(about_first(c) for c in u)), None)
-        if first is not None:
-            units.remove(first)
-            units.insert(0, first)
+    _lead_with(units, lambda u: any(about_first(c) for c in u))
     if not CJK.search(question) and any(CJK.search(rc.chunk.text) for rc in chunks):
         return ""  # an English side ("Redis sentinel") may be written in Chinese ("Redis 哨兵"): absence is unknown
     return missing_note(missing)
+
+
+def _lead_with(units: list[list[_Candidate]], gives: Callable[[list[_Candidate]], bool]) -> None:
+    """The answer follows the question: when the lead unit does not give what the question asks first (its
+    first part, its first compared side) and a later unit does, that unit leads. Mutates ``units``."""
+    if not units or gives(units[0]):
+        return
+    first = next((u for u in units[1:] if gives(u)), None)
+    if first is not None:
+        units.remove(first)
+        units.insert(0, first)
 
 
 def _not_stated(draft: Draft, kind: str, line: str) -> Draft:
