@@ -76,6 +76,7 @@ from core.lexical import STOPWORDS, tokenize
 from core.models import AuditEntry, Draft, DraftSupport, RetrievedChunk
 from core.retrieval.aspects import DRAWBACK_EVIDENCE, is_limits_section, without_drawback_words
 from core.retrieval.question import ASKING, CJK, analyse
+from core.segmentation import tagged
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +91,8 @@ DRAWBACK_BONUS = 0.3
 #: a yes/no question and a sentence that says no or only (不/无法/仅…), a question about a case
 #: (如果/要是…) and a sentence that states one. Measured on every dev set (docs/measurements.md, issue 27).
 FORM_BONUS = 0.1
+#: Subtracted from a sentence's relevance when it names a sibling of the question's noun and not the noun.
+SIBLING_PENALTY = 0.2
 #: A part of a several-part question counts as answered when a chosen sentence scores at least this
 #: share of the part's best sentence; the whole question's relevance joins a part's at this weight
 #: (``ExtractiveGenerator._cover_parts``; measured on every dev set, docs/measurements.md, issue 27).
@@ -317,12 +320,28 @@ class ExtractiveGenerator(Generator):
                 "form": float(len(forms_answered(c.text, forms))) if forms else 0.0,
             }
 
+        # only nouns the evidence itself names elsewhere: then a sibling there is another thing, not a synonym
+        asked_nouns = frozenset(t for t in _nouns(question) if any(t in c.text for c in cands))
+        nouns: dict[tuple[int, int], frozenset[str]] = {}
+
+        def sibling(c: _Candidate) -> bool:
+            # the sentence names another thing of the kind the question names (免费版 for 专业版: common nouns of
+            # the same length and last character) and not the question's own; measured on every dev set, two
+            # characters were too loose (家人 for 老人 cost clinic-027 a part), three moved no dev answer
+            key = (c.chunk_index, c.position)
+            if key not in nouns:
+                nouns[key] = _nouns(c.text) if asked_nouns else frozenset()
+            return any(
+                t not in c.text and any(len(w) == len(t) and w[-1] == t[-1] and w[0] != t[0] for w in nouns[key])
+                for t in asked_nouns
+            )
+
         def relevance(c: _Candidate) -> float:
             # question terms in the sentence, plus half weight for those only in its heading path
             # (measured: CMRC answers containing gold 78.8% → 82.7%, k8s-dev unchanged; docs/measurements.md)
             p = parts(c)
             score = p["cov"] + 0.5 * p["head"] + 0.15 * p["rank"] + TYPE_BONUS * p["typ"] + FORM_BONUS * p["form"]
-            return score + bonus[(c.chunk_index, c.position)]
+            return score + bonus[(c.chunk_index, c.position)] - (SIBLING_PENALTY if sibling(c) else 0.0)
 
         pool = [c for c in cands if hits[(c.chunk_index, c.position)]]
         semantic = None if pool else self._semantic(question, cands)
@@ -624,6 +643,11 @@ def _cover_both_sides(question, units, cands, chunks, previous, relevance) -> st
     if not CJK.search(question) and any(CJK.search(rc.chunk.text) for rc in chunks):
         return ""  # an English side ("Redis sentinel") may be written in Chinese ("Redis 哨兵"): absence is unknown
     return missing_note(missing)
+
+
+def _nouns(text: str) -> frozenset[str]:
+    """Chinese common nouns of three or more characters in ``text`` (jieba's ``n`` and ``nz`` tags)."""
+    return frozenset(w for w, tag in tagged(text) if tag in ("n", "nz") and len(w) >= 3 and _CJK_TERM.fullmatch(w))
 
 
 def _lead_with(units: list[list[_Candidate]], gives: Callable[[list[_Candidate]], bool]) -> None:

@@ -693,3 +693,17 @@ def test_a_bold_label_before_a_sentence_is_not_quoted_with_it():
         got = split_sentences(text)
         assert [s for _, s in got] == [want]
         assert all(text[a : a + len(s)] == s for a, s in got)
+
+
+def test_a_sentence_about_a_sibling_of_the_asked_thing_does_not_lead():
+    """A helper's product FAQ (session 14): "专业版最多能同步几台设备？" led with the free edition's "最多同步 2 台设备"
+    (a number, the words 最多/同步/设备) over the professional edition's own sentence. A sentence naming another
+    noun of the same kind (免费版 for 专业版) and not the asked one is scored down."""
+    text = (
+        "云笺笔记提供三个版本：免费版、专业版和企业版。免费版不收费，最多同步 2 台设备，存储空间 1 GB。"
+        "专业版每年 198 元，支持无限设备同步，存储空间 100 GB。"
+    )
+    draft = ExtractiveGenerator().generate(
+        "专业版最多能同步几台设备？", [rc("faq.md#1", ("常见问题", "版本与价格"), text, 1)]
+    )
+    assert draft.supports[0].quote == "专业版每年 198 元，支持无限设备同步，存储空间 100 GB。"
