@@ -163,6 +163,15 @@ _ROW_OPENING = re.compile(r"(?m)^[ \t]*(?:>[ \t]?)*\|[ \t]*\Z")
 _ROW_CLOSING = re.compile(r"[ \t]*\|[ \t]*(?=\n|\Z)")
 
 
+_ROW_LINE = re.compile(r"(?m)^[ \t]*(?:>[ \t]?)*\|.*$")
+_CELL_PIPE = re.compile(r"(?<!\\)\|")
+
+
+def _cells_as_text(m: re.Match[str]) -> str:
+    """A table row's line as its cells' text ("| 年卡 | 2599 元 |" → " 年卡   2599 元 "; ``\\|`` → ``|``)."""
+    return _CELL_PIPE.sub(" ", m.group(0)).replace("\\|", "|")
+
+
 def quote_card_html(chunk_text: str, verdict: MarkerVerdict | None, context: int = 40) -> str | None:
     """The card's snippet around the aligned quote (``verdict.quote``, code points into
     ``chunk_text``) with the quote in ``<mark>``, as readable text: Markdown syntax removed,
@@ -174,6 +183,12 @@ def quote_card_html(chunk_text: str, verdict: MarkerVerdict | None, context: int
     start, end = verdict.quote
     if not (isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(chunk_text)):
         return None  # a bad offset shows the plain snippet, never an error
+    while start < end and chunk_text[start] in "| \t":  # an aligned table row may hold its outer pipes
+        start += 1
+    while end > start and chunk_text[end - 1] in "| \t":
+        end -= 1
+    if start >= end:
+        return None
     big = 10 * context + 400
     # every slice starts and ends outside code (a quote inside a code span keeps the whole span)
     start, end = _outside_links(chunk_text, *outside_code(chunk_text, start, end))
@@ -183,7 +198,8 @@ def quote_card_html(chunk_text: str, verdict: MarkerVerdict | None, context: int
     before_end = opening.start() if opening else start
     after_start = closing.end() if closing else end
     before, cut_before = _tail(snippet_parts(chunk_text[lo:before_end], len(chunk_text)), context, end=True)
-    after, cut_after = _tail(snippet_parts(chunk_text[after_start:hi], len(chunk_text)), context, end=False)
+    rest = _ROW_LINE.sub(_cells_as_text, chunk_text[after_start:hi])  # rows after it: no header, no table
+    after, cut_after = _tail(snippet_parts(rest, len(chunk_text)), context, end=False)
     quote = snippet_parts(chunk_text[start:end], 200)
     label = f'<span class="yz-quote-label">{QUOTE_LABEL}：</span>' if verdict.kind == "contradicted" else ""
     lead = "…" if cut_before or lo > 0 else ""

@@ -159,12 +159,15 @@ def table_rows(text: str) -> tuple[TableRow, ...]:
     out: list[TableRow] = []
     header: list[str] = []
     in_head = False
-    row: tuple[int, str, str] | None = None
+    row: int | None = None  # where the current body row's line ends
+    cursor = 0
     cells: list[tuple[int, str]] = []
 
     def close() -> None:
-        if row is not None and len(row[1]) >= MIN_CHARS:
-            out.append(TableRow(row[0], row[1], " ".join(header), tuple(cells)))
+        if row is not None and cells:
+            at, end = cells[0][0], cells[-1][0] + len(cells[-1][1])
+            if end - at >= MIN_CHARS:  # from the first non-empty cell to the last: no pipe of an empty one
+                out.append(TableRow(at, text[at:end], " ".join(header), tuple(cells)))
 
     for tok in _TABLES.parse(text):
         if tok.type == "thead_open":
@@ -174,14 +177,14 @@ def table_rows(text: str) -> tuple[TableRow, ...]:
         elif tok.type == "inline" and in_head:
             header.append(tok.content)
         elif tok.type == "tr_open" and not in_head and tok.map is not None:
-            line_start, line = starts[tok.map[0]], lines[tok.map[0]]
-            quote = _QUOTE_MARK.match(line)
-            body = line[quote.end() if quote else 0 :].strip().strip("|").strip()
-            row, cells = (line_start + line.index(body), body, line_start), []
+            row, cells = starts[tok.map[0] + 1], []  # the row's line ends there
+            cursor = starts[tok.map[0]]
         elif tok.type == "inline" and row is not None and tok.content:
-            found = text.find(tok.content, max(row[0], cells[-1][0] + len(cells[-1][1]) if cells else 0))
-            if found >= 0:
-                cells.append((found, tok.content))
+            # the cell as written: markdown-it unescapes "\|" in a cell's content
+            found = re.compile(re.escape(tok.content).replace(r"\|", r"\\?\|")).search(text, cursor, row)
+            if found is not None:
+                cells.append((found.start(), found.group(0)))
+                cursor = found.end()
         elif tok.type == "tr_close" and row is not None:
             close()
             row = None

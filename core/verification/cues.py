@@ -46,10 +46,15 @@ _SHORTCODE = re.compile(r"\{\{[<%].*?[%>]\}\}", re.S)
 _MARKUP = re.compile(r"\*\*|~~|\*(?=\S)|(?<=\S)\*|(?<![A-Za-z0-9])__?(?=\S)|(?<=\S)__?(?![A-Za-z0-9])")
 
 
+_CODE_SPAN = re.compile(r"(`[^`\n]*`)")
+
+
 def plain(text: str) -> str:
     """``text`` without Hugo shortcodes and emphasis marks, for comparison only
-    (``**a**``, ``*a*``, ``_a_`` lose their marks; ``CRON_TZ`` keeps its underscore)."""
-    return _MARKUP.sub("", _SHORTCODE.sub(" ", text))
+    (``**a**``, ``*a*``, ``_a_`` lose their marks; ``CRON_TZ`` keeps its underscore; a code span keeps
+    its text: `*.tmp`), and a table cell's escaped pipe read as the pipe it is (``\\|`` → ``|``)."""
+    pieces = _CODE_SPAN.split(_SHORTCODE.sub(" ", text))
+    return "".join(p if i % 2 else _MARKUP.sub("", p) for i, p in enumerate(pieces)).replace("\\|", "|")
 
 
 # ---------------------------------------------------------------- identifiers

@@ -292,6 +292,8 @@ def verify(sentence: str, chunks: Sequence[ChunkSnapshot], *, joint: bool = True
     """
     if not _sentence_features(sentence)[0]:
         return Verification("unsupported", 0.0, None, "句子没有可核对的内容", None)
+    # a quoted table row keeps its cells' escaped pipes ("`*.tmp\|*.swp`"), which the source's table reads as "|"
+    sentence = sentence.replace("\\|", "|")
     a = assess(sentence, chunks, joint=joint)
     if a is None:
         return Verification("unsupported", 0.0, None, "来源没有可核对的文字", None)

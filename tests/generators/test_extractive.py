@@ -556,6 +556,23 @@ def test_table_rows_are_quotable_at_their_offsets():
     assert table_rows("没有表格的段落。| 只是一个竖线。") == ()
 
 
+def test_a_table_row_runs_from_its_first_filled_cell_to_its_last():
+    """A helper's round: empty cells left pipes in the quote ("| 次日达 | 18 元 | …", "摩托车 | 2 元 | 1 元 |"),
+    and a cell with an escaped pipe (`*.tmp\\|*.swp`, which markdown-it reads as "|") was not found."""
+    text = (
+        "| 城市 | 服务 | 首重 |\n| --- | --- | --- |\n|  | 次日达 | 18 元 |\n| 摩托车 | 2 元 |  |\n"
+        "| `filter.pattern` | `*.tmp\\|*.swp` | 用 `\\|` 分隔。 |\n"
+    )
+    rows = table_rows(text)
+    assert [r.text for r in rows] == [
+        "次日达 | 18 元",
+        "摩托车 | 2 元",
+        "`filter.pattern` | `*.tmp\\|*.swp` | 用 `\\|` 分隔。",
+    ]
+    assert all(text[r.at : r.at + len(r.text)] == r.text for r in rows)
+    assert [c for _, c in rows[2].cells] == ["`filter.pattern`", "`*.tmp\\|*.swp`", "用 `\\|` 分隔。"]
+
+
 def test_a_note_written_as_a_blockquote_is_prose():
     """tidb-032: TiDB's docs (and many others) put warnings in blockquotes ("> **警告：**" then "> * …");
     the splitter skipped every line starting with ">", so the sentence that answered was never a

@@ -185,6 +185,15 @@ def test_a_card_quote_of_a_table_row_shows_no_pipe_of_its_own_row() -> None:
     html = quote_card_html(text, MarkerVerdict(position=0, chunk_id="c", kind="supported", quote=(at, at + len(row))))
     assert html is not None and f"<mark>{row}</mark>" in html
     assert _visible(html) == "会员类型 价格 月卡 每月 299 元 季卡 | 每季 799 元", html
+    # the verifier's aligned span holds the row's outer pipes; rows after it read as text too (a helper's
+    # round: "<mark>| 年卡 | … |</mark> | 企业卡 | | …")
+    text += "| 企业卡 |  |\n| 次卡 | 每次 50\\|60 元 |\n"
+    at = text.index("| 季卡")
+    html = quote_card_html(
+        text, MarkerVerdict(position=0, chunk_id="c", kind="supported", quote=(at, text.index("元 |\n| 企业") + 3))
+    )
+    assert html is not None and f"<mark>{row}</mark>" in html
+    assert _visible(html) == "会员类型 价格 月卡 每月 299 元 季卡 | 每季 799 元 企业卡 次卡 每次 50|60 元", html
 
 
 def _panel_marks(html: str) -> dict[str, list[str]]:

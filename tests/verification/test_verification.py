@@ -248,3 +248,20 @@ def test_number_written_without_spaces_between_chinese_is_compared():
     chunk = snap("重启回退计时器在容器正常运行10分钟后重置。", cid="docs/restart.md@v1#0")
     v = verify("容器正常运行30分钟后，重启回退计时器才会重置。", [chunk])
     assert v.verdict == "contradicted" and "10分钟" in v.reason and "30分钟" in v.reason
+
+
+def test_a_quoted_table_row_with_escaped_pipes_and_asterisks_in_code_is_supported() -> None:
+    """A helper's round (session 15): the extractive answer quoted the row "`filter.pattern` | `*.tmp\\|*.swp` | …"
+    verbatim and the verifier flagged it "来源中没有 `*.tmp|*.swp`": the source's emphasis stripping ate the
+    asterisks inside the code span, and the table's escaped pipe was not read as a pipe."""
+    from core.verification.cues import plain
+
+    source = (
+        "| 配置项 | 默认值 | 说明 |\n| --- | --- | --- |\n"
+        "| `filter.pattern` | `*.tmp\\|*.swp` | 忽略的文件模式，多个模式用 `\\|` 分隔。 |\n"
+    )
+    row = "`filter.pattern` | `*.tmp\\|*.swp` | 忽略的文件模式，多个模式用 `\\|` 分隔。"
+    assert row in source
+    v = verify(row, [snap(source)])
+    assert v.verdict == "supported", v
+    assert plain("**重要**，`*.tmp` 和 *强调*") == "重要，`*.tmp` 和 强调"
