@@ -225,8 +225,9 @@ def _stated_before_colon(at: int, sentence: str) -> tuple[int, str]:
 
 def _stated_before_pointer(at: int, sentence: str) -> tuple[int, str]:
     """A sentence that ends with a colon whose last clause only points ahead ("…开始支持的特性，语法如下：") states
-    something before that clause: the statement, at its offset, without the comma ("`SAVEPOINT` 是 TiDB 从
-    v6.2.0 开始支持的特性"); the sentence unchanged otherwise."""
+    something before that clause: the sentence without its colon, at its offset ("`SAVEPOINT` 是 TiDB 从
+    v6.2.0 开始支持的特性，语法如下"; the pointing clause stays, so "…默认开启，关闭方法如下" still says where
+    the method is); the sentence unchanged otherwise."""
     comma = max(sentence.rfind("，"), sentence.rfind(","))
     if comma < 0:
         return at, sentence
@@ -234,7 +235,7 @@ def _stated_before_pointer(at: int, sentence: str) -> tuple[int, str]:
     statement = sentence[:comma].rstrip()
     if len(statement) < MIN_CHARS or len(pointer) > _POINTER_MAX // 2 or not _POINTER.search(pointer):
         return at, sentence
-    return at, statement
+    return at, sentence[:-1].rstrip()
 
 
 def is_filler(sentence: str) -> bool:

@@ -516,14 +516,16 @@ def test_a_statement_before_a_closing_colon_is_kept_and_a_lead_in_is_not():
 
 def test_a_statement_before_a_clause_that_points_ahead_is_a_sentence():
     """tidb-006: "`SAVEPOINT` 是 TiDB 从 v6.2.0 开始支持的特性，语法如下：" was dropped whole as a lead-in, so another
-    file's wording led the answer. The statement before "，语法如下" is kept; a clause that states more than a
-    pointer keeps the sentence a lead-in, and with ``lead_ins`` (steps) the sentence stays whole."""
+    file's wording led the answer. It is kept without its colon (the pointing clause stays: "…默认开启，关闭方法如下"
+    still says where a how-to is); a clause that states more than a pointer keeps the sentence a lead-in."""
     text = (
         "`SAVEPOINT` 是 TiDB 从 v6.2.0 开始支持的特性，语法如下：\n\n```sql\nSAVEPOINT identifier\n```\n\n"
         "先确认集群状态，然后在控制节点上执行以下两条命令：\n\n```\nkubectl get nodes\n```\n"
     )
     got = split_sentences(text)
-    assert got == [(0, "`SAVEPOINT` 是 TiDB 从 v6.2.0 开始支持的特性")]
+    assert got == [(0, "`SAVEPOINT` 是 TiDB 从 v6.2.0 开始支持的特性，语法如下")]
+    how = "断点续传自 v1.8.0 起默认开启，关闭方法如下：\n\n```toml\nresume = false\n```\n"
+    assert [s for _, s in split_sentences(how)] == ["断点续传自 v1.8.0 起默认开启，关闭方法如下"]
     steps = [s for _, s in split_sentences(text, lead_ins=True)]
     assert steps[0] == "`SAVEPOINT` 是 TiDB 从 v6.2.0 开始支持的特性，语法如下"
 
