@@ -229,14 +229,13 @@ class ExtractiveGenerator(Generator):
             def covers(u: list[_Candidate], own: _Scoring = own, best: _Candidate = best) -> bool:
                 return any(c in own.pool and own.relevance(c) >= PART_COVERED * own.relevance(best) for c in u)
 
+            if not any(covers(u) for u in units):
+                unit = _unit(best, scoring.previous)
+                fresh = [c for c in unit or () if not any(c == o for u in units for o in u)]
+                if fresh:
+                    units.append(fresh)
             if i == 0:
                 _lead_with(units, covers)
-            if any(covers(u) for u in units):
-                continue
-            unit = _unit(best, scoring.previous)
-            fresh = [c for c in unit or () if not any(c == o for u in units for o in u)]
-            if fresh:
-                units.append(fresh)
 
     def features(self, question: str, chunks: Sequence[RetrievedChunk]) -> list[tuple[str, int, dict[str, float]]]:
         """Each candidate sentence as ``(sentence, chunk index, parts)``: the parts of its relevance

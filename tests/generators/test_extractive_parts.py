@@ -173,6 +173,21 @@ def test_the_first_parts_answer_leads_when_the_second_parts_scores_higher():
     assert "默认值为 50 秒" in said[0], said
 
 
+def test_the_first_parts_answer_leads_when_it_was_added_for_its_part():
+    """A helper's round (session 15): "办理月卡需要什么材料？年卡多少钱？" led with the 年卡 row; the sentence for
+    the first part was added by the part rule after the lead was settled, and so came last."""
+    table = (
+        "| 类型 | 价格 | 区域 |\n| --- | --- | --- |\n| 月卡 | 每月 450 元 | 仅限 B2、B3 |\n"
+        "| 年卡 | 每年 4599 元 | 全部区域 |\n\n办理月卡需提供行驶证和身份证原件。\n"
+    )
+    draft = ExtractiveGenerator().generate(
+        "办理月卡需要什么材料？年卡多少钱？", [rc("parking.md#2", ("停车收费标准", "月卡与年卡"), table, 1)]
+    )
+    said = quotes(draft)
+    assert said[0] == "办理月卡需提供行驶证和身份证原件。", said
+    assert "年卡 | 每年 4599 元 | 全部区域" in said
+
+
 def test_a_one_part_question_leads_with_its_answer_and_not_the_list_around_it():
     chunks = [
         rc("hours.md#3", ("门诊时间", "夜间门诊"), NIGHT, 1),
