@@ -120,6 +120,7 @@ class _Candidate:
     heading_terms: frozenset[str] = frozenset()
     order: int = 0  # index among the chunk's sentences
     needs_previous: bool = False
+    in_table: bool = False  # a table row, or a sentence of one of its cells
 
 
 @dataclass(frozen=True)
@@ -480,7 +481,7 @@ def _candidates(
         units = sorted([*split_sentences(rc.chunk.text, lead_ins), *units_of_rows])
         for k, (pos, sent) in enumerate(units):
             if pos in rows:
-                c = _Candidate(sent, ci, pos, frozenset(tokenize(sent)), rows[pos], k, False)
+                c = _Candidate(sent, ci, pos, frozenset(tokenize(sent)), rows[pos], k, False, True)
             else:
                 c = _Candidate(sent, ci, pos, frozenset(tokenize(sent)), heading, k, needs_previous(sent, k == 0))
             every[(ci, k)] = c
@@ -601,6 +602,8 @@ def _continue_lead(
         return False
     nxt = previous.get((last.chunk_index, last.order + 1))
     if nxt is None or is_filler(nxt.text) or len(nxt.text) > _MAX_CHARS or not has_wanted(nxt.text, wants):
+        return False
+    if last.in_table or nxt.in_table:  # a table's row is no continuation of a sentence, nor of another row
         return False
     for i, u in enumerate(units):
         if i != at and any(c is nxt for c in u):

@@ -45,6 +45,10 @@ _HAS_NUMBER = re.compile(
 # A version or release in a sentence: v6.2.0, 8.1, 3.0 版, 版本 5, version 2.
 _HAS_VERSION = re.compile(r"\bv\d+(?:\.\d+)*|\d+\.\d+|\d+\s*版|版本\s*v?\d|\b(?:version|release)\s*v?\d", re.IGNORECASE)
 
+# A release name (v2.5.0, 8.1.2): its digits are not a count or a quantity ("支持多少个并发连接" is not answered by
+# "批量导入是从 v2.5.0 开始支持的特性").
+_RELEASE = re.compile(r"\bv\d+(?:\.\d+)*|\b\d+\.\d+\.\d+", re.IGNORECASE)
+
 # An amount of money: 128 元, ￥30, $5.
 _AMOUNT = re.compile(r"\d\s*(?:元|块|角|万元|美元|欧元|英镑|日元|港元|港币)|[¥￥$€£]\s*\d", re.IGNORECASE)
 # An amount in words or that it is free (免费版 is an edition's name, not a price).
@@ -93,7 +97,7 @@ def has_wanted(sentence: str, wants: frozenset[str]) -> bool:
     (最多/上限/不超过/以内…, at most/up to), a person
     name or a place name (jieba part-of-speech tags ``nr`` / ``ns``), a reason (因为/由于…) or an
     effect (引起/导致/从而…)."""
-    if "number" in wants and _HAS_NUMBER.search(sentence):
+    if "number" in wants and _HAS_NUMBER.search(_RELEASE.sub(" ", sentence)):
         return True
     if "bound" in wants and _HAS_BOUND.search(sentence):
         return True

@@ -726,3 +726,21 @@ def test_a_sentence_about_a_sibling_of_the_asked_thing_does_not_lead():
         "专业版最多能同步几台设备？", [rc("faq.md#1", ("常见问题", "版本与价格"), text, 1)]
     )
     assert draft.supports[0].quote == "专业版每年 198 元，支持无限设备同步，存储空间 100 GB。"
+
+
+def test_a_release_name_is_no_number_and_a_table_row_no_continuation():
+    """A helper's round: "syncd 支持多少个并发连接？" (the notes do not say) was answered "批量导入是从 v2.5.0 开始支持
+    的特性，参数如下" glued to the next table row's "`import.batch` | 500 | …" (a number, joined as the detail in
+    the next sentence). A release name's digits are not a count, and a table row does not continue a sentence,
+    so the answer says the number is not stated."""
+    assert not has_wanted("批量导入是从 v2.5.0 开始支持的特性", frozenset({"number"}))
+    assert has_wanted("最多 64 个连接，单个文件 1.5 GB", frozenset({"number"}))
+    text = (
+        "批量导入是从 v2.5.0 开始支持的特性，参数如下：\n\n| 参数 | 默认值 | 说明 |\n| --- | --- | --- |\n"
+        "| `import.batch` | 500 | 每批导入的文件数 |\n"
+    )
+    draft = ExtractiveGenerator().generate(
+        "syncd 支持多少个并发连接？", [rc("notes.md#1", ("syncd 发布说明", "v2.5.0"), text, 1)]
+    )
+    assert "`import.batch`" not in " ".join(s.quote for s in draft.supports)
+    assert draft.text.startswith("检索到的内容没有直接说明所问的具体数字或时间"), draft.text
