@@ -65,6 +65,8 @@ from core.generators.question_types import (
     NOT_MENTIONED,
     NOT_STATED,
     UNSTATED_DETAIL,
+    are_siblings,
+    common_nouns,
     forms_answered,
     has_wanted,
     names_wanted,
@@ -76,7 +78,6 @@ from core.lexical import STOPWORDS, tokenize
 from core.models import AuditEntry, Draft, DraftSupport, RetrievedChunk
 from core.retrieval.aspects import DRAWBACK_EVIDENCE, is_limits_section, without_drawback_words
 from core.retrieval.question import ASKING, CJK, analyse
-from core.segmentation import tagged
 
 log = logging.getLogger(__name__)
 
@@ -321,7 +322,7 @@ class ExtractiveGenerator(Generator):
             }
 
         # only nouns the evidence itself names elsewhere: then a sibling there is another thing, not a synonym
-        asked_nouns = frozenset(t for t in _nouns(question) if any(t in c.text for c in cands))
+        asked_nouns = frozenset(t for t in common_nouns(question) if any(t in c.text for c in cands))
         nouns: dict[tuple[int, int], frozenset[str]] = {}
 
         def sibling(c: _Candidate) -> bool:
@@ -330,11 +331,8 @@ class ExtractiveGenerator(Generator):
             # characters were too loose (家人 for 老人 cost clinic-027 a part), three moved no dev answer
             key = (c.chunk_index, c.position)
             if key not in nouns:
-                nouns[key] = _nouns(c.text) if asked_nouns else frozenset()
-            return any(
-                t not in c.text and any(len(w) == len(t) and w[-1] == t[-1] and w[0] != t[0] for w in nouns[key])
-                for t in asked_nouns
-            )
+                nouns[key] = common_nouns(c.text) if asked_nouns else frozenset()
+            return any(t not in c.text and any(are_siblings(t, w) for w in nouns[key]) for t in asked_nouns)
 
         def relevance(c: _Candidate) -> float:
             # question terms in the sentence, plus half weight for those only in its heading path
@@ -645,11 +643,6 @@ def _cover_both_sides(question, units, cands, chunks, previous, relevance) -> st
     if not CJK.search(question) and any(CJK.search(rc.chunk.text) for rc in chunks):
         return ""  # an English side ("Redis sentinel") may be written in Chinese ("Redis 哨兵"): absence is unknown
     return missing_note(missing)
-
-
-def _nouns(text: str) -> frozenset[str]:
-    """Chinese common nouns of three or more characters in ``text`` (jieba's ``n`` and ``nz`` tags)."""
-    return frozenset(w for w, tag in tagged(text) if tag in ("n", "nz") and len(w) >= 3 and _CJK_TERM.fullmatch(w))
 
 
 def _lead_with(units: list[list[_Candidate]], gives: Callable[[list[_Candidate]], bool]) -> None:

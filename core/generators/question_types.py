@@ -142,16 +142,41 @@ def unmentioned(question: str, contexts: Sequence[tuple[str, str]], earlier: str
     nothing but versions, asks several things (a part may be answered while another's name is missing: the line
     would cover the answered part too) or is not Chinese (an English question's names may be written in Chinese).
     tidb-041 was answered with a TiDB causal-consistency sentence that never mentions TiCDC (docs/measurements.md,
-    session 13)."""
+    session 13). A common noun of the question counts as such a thing when the chunks never name it but name
+    another of its kind (:func:`are_siblings`: "家庭版会员多少钱？" over a table of 标准版 and 专业版; session 15)."""
     q = analyse(question)
     if not contexts or not CJK.search(question) or len(q.parts) > 1:
         return None
     seen = _folded(earlier)
     names = [n for n in dict.fromkeys(q.things) if _folded(n) not in seen]
-    about = _folded("\n".join(f"{heading}\n{text}" for heading, text in contexts))
+    joined = "\n".join(f"{heading}\n{text}" for heading, text in contexts)
+    about = _folded(joined)
+    # a noun the chunks never name while they name another of its kind ("家庭版会员多少钱？" over a price table of
+    # 标准版 and 专业版): the question asks about a thing the documents do not have
+    kinds = [t for t in common_nouns(question) if _folded(t) not in about and _folded(t) not in seen]
+    if kinds:
+        present = common_nouns(joined)
+        kinds = [t for t in kinds if any(are_siblings(t, w) for w in present)]
+    if kinds:
+        return "或".join(f"「{n}」" for n in sorted(kinds, key=question.index))
     if not names or any(_folded(n) in about for n in names):
         return None
     return "或".join(f"「{n}」" for n in names)
+
+
+@functools.lru_cache(maxsize=4096)
+def common_nouns(text: str) -> frozenset[str]:
+    """Chinese common nouns of three or more characters in ``text`` (jieba's ``n`` and ``nz`` tags)."""
+    return frozenset(w for w, tag in tagged(text) if tag in ("n", "nz") and len(w) >= 3 and _CJK_WORD.fullmatch(w))
+
+
+def are_siblings(a: str, b: str) -> bool:
+    """Whether nouns ``a`` and ``b`` name two things of one kind: the same length and last character, another
+    first character (专业版 and 免费版, 城乡医保 and 职工医保)."""
+    return a != b and len(a) == len(b) and a[-1] == b[-1] and a[0] != b[0]
+
+
+_CJK_WORD = re.compile(r"[\u3400-\u9fff]+")
 
 
 def _folded(text: str) -> str:
