@@ -45,6 +45,9 @@ _HAS_NUMBER = re.compile(
 # A version or release in a sentence: v6.2.0, 8.1, 3.0 版, 版本 5, version 2.
 _HAS_VERSION = re.compile(r"\bv\d+(?:\.\d+)*|\d+\.\d+|\d+\s*版|版本\s*v?\d|\b(?:version|release)\s*v?\d", re.IGNORECASE)
 
+# A time of day: 11:30, 9 点, 7am.
+_HAS_CLOCK = re.compile(r"\d{1,2}\s*[:：]\s*\d{2}|\d{1,2}\s*点|\b\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.)", re.IGNORECASE)
+
 # A release name (v2.5.0, 8.1.2): its digits are not a count or a quantity ("支持多少个并发连接" is not answered by
 # "批量导入是从 v2.5.0 开始支持的特性").
 _RELEASE = re.compile(r"\bv\d+(?:\.\d+)*|\b\d+\.\d+\.\d+", re.IGNORECASE)
@@ -93,13 +96,16 @@ def names_wanted(term: str, sentence: str, wants: frozenset[str]) -> bool:
 
 @functools.lru_cache(maxsize=4096)
 def has_wanted(sentence: str, wants: frozenset[str]) -> bool:
-    """Whether ``sentence`` has one of ``wants`` (``QuestionAnalysis.wants``): a number or date, a bound
+    """Whether ``sentence`` has one of ``wants`` (``QuestionAnalysis.wants``): a number or date, a time of day
+    (11:30, 9 点), a bound
     (最多/上限/不超过/以内…, at most/up to), a person
     name or a place name (jieba part-of-speech tags ``nr`` / ``ns``), a reason (因为/由于…) or an
     effect (引起/导致/从而…)."""
     if "number" in wants and _HAS_NUMBER.search(_RELEASE.sub(" ", sentence)):
         return True
     if "bound" in wants and _HAS_BOUND.search(sentence):
+        return True
+    if "clock" in wants and _HAS_CLOCK.search(sentence):
         return True
     if "version" in wants and _HAS_VERSION.search(sentence):
         return True

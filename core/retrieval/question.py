@@ -9,7 +9,7 @@ resolution (``core.retrieval.query``), the sufficiency decision (``core.retrieva
 * ``terms`` / ``content_terms``: the question's search terms (``core.lexical.query_terms``: jieba search mode,
   stopwords out), and those without interrogative words (``QUESTION_WORDS``), once each, in order;
 * ``named``: names — products, people, fields, acronyms, versions (``named_terms``);
-* ``wants`` / ``forms``: what the answer must contain (a number, a bound, a person, a place, a reason, an
+* ``wants`` / ``forms``: what the answer must contain (a number, a time of day, a bound, a person, a place, a reason, an
   effect) and the form it asks in (yes/no, a case) — for the extractive answer's sentence choice;
 * ``asks_number`` / ``asks_steps`` / ``asks_detail`` / ``asks_default_value`` / ``asks_range`` /
   ``asks_duration`` / ``asks_count``: the sufficiency decision's readings (its ``type_match`` feature and the
@@ -42,6 +42,8 @@ _NUMBER_QUESTION = re.compile(
     r"|\b(?:how many|how long|how much|when|what year)\b",
     re.IGNORECASE,
 )
+# A question for a time of day ("几点开门", "what time").
+_CLOCK_QUESTION = re.compile(r"几点|几时|什么时间|\bwhat time\b", re.IGNORECASE)
 # A question for a bound: a superlative next to a quantity question word (最多可以调到多少条, 最长能等多久),
 # 上限/下限, at most / maximum. 最大的优点 (a superlative of a thing) is not one.
 _BOUND_QUESTION = re.compile(
@@ -98,6 +100,7 @@ _WANTS = (
     ("reason", _REASON_QUESTION),
     ("effect", _EFFECT_QUESTION),
     ("number", _NUMBER_QUESTION),
+    ("clock", _CLOCK_QUESTION),
     ("bound", _BOUND_QUESTION),
     ("version", _VERSION_QUESTION),
     ("money", _MONEY_QUESTION),
@@ -108,7 +111,8 @@ _WANTS = (
 
 
 def question_wants(question: str) -> frozenset[str]:
-    """What the question type asks for: ``number`` (多少/几/何时/哪一年, how many, when), ``bound``
+    """What the question type asks for: ``number`` (多少/几/何时/哪一年, how many, when), ``clock`` (几点, what
+    time: a time of day), ``bound``
     (最多…多少/上限, at most: a limit, maximum or minimum), ``version`` (哪个版本, which version), ``money``
     (多少钱/怎么收费/要不要花钱, cost/price/fee; not a topic such as 价格危机 or 收费单据), ``person`` (谁/哪位,
     who), ``place`` (哪里/在哪, where), ``reason`` (为什么/为何, why), ``effect`` (什么影响/后果, what effect);

@@ -744,3 +744,19 @@ def test_a_release_name_is_no_number_and_a_table_row_no_continuation():
     )
     assert "`import.batch`" not in " ".join(s.quote for s in draft.supports)
     assert draft.text.startswith("检索到的内容没有直接说明所问的具体数字或时间"), draft.text
+
+
+def test_a_question_for_a_time_of_day_is_answered_by_a_clock_time():
+    """A helper's round: "食堂几点供应午餐？" led with menu rows ("红烧牛肉面 | 18 元 | 午餐、晚餐", whose table
+    header says 供应时段) over "…午餐 11:30–13:30…". 几点 asks for a time of day; 18 元 is not one."""
+    from core.retrieval.question import analyse
+
+    assert "clock" in analyse("食堂几点供应午餐？").wants and "clock" in analyse("What time does it open?").wants
+    assert has_wanted("午餐 11:30–13:30", frozenset({"clock"})) and not has_wanted("18 元", frozenset({"clock"}))
+    text = (
+        "食堂位于行政楼一层，早餐 7:00–9:00，午餐 11:30–13:30，晚餐 17:30–19:00。\n\n"
+        "| 菜品 | 价格 | 供应时段 |\n| --- | --- | --- |\n| 红烧牛肉面 | 18 元 | 午餐、晚餐 |\n"
+        "| 招牌宫保鸡丁饭 | 22 元 | 午餐 |\n"
+    )
+    draft = ExtractiveGenerator().generate("食堂几点供应午餐？", [rc("canteen.md#0", ("职工食堂价目表",), text, 1)])
+    assert draft.supports[0].quote.startswith("食堂位于行政楼一层"), draft.text
