@@ -36,7 +36,8 @@ def html_to_markdown(html: str) -> tuple[str, str | None]:
     """Markdown for an HTML page (``markdownify``, ATX headings) and its ``<title>``.
 
     ``<script>``, ``<style>``, ``<noscript>`` and ``<template>`` are removed
-    first (BeautifulSoup); their content never becomes text.
+    first (BeautifulSoup); their content never becomes text. A ``|`` inside a table cell is escaped
+    (``\\|``, GFM) so that it does not split the cell.
     """
     from bs4 import BeautifulSoup
     from markdownify import markdownify
@@ -50,6 +51,10 @@ def html_to_markdown(html: str) -> tuple[str, str | None]:
         if tag.name == "head":
             continue
         tag.decompose()
+    for cell in soup.find_all(["td", "th"]):  # a pipe in a cell is text, not the Markdown table's cell border
+        for piece in cell.find_all(string=True):
+            if "|" in piece:
+                piece.replace_with(piece.replace("|", "\\|"))
     title = soup.title.get_text(" ", strip=True) if soup.title else None
     if soup.title:
         soup.title.decompose()

@@ -210,6 +210,20 @@ def test_html_links_and_bold_through_ingest(tmp_path):
     )
 
 
+def test_a_pipe_inside_an_html_table_cell_stays_in_its_cell(tmp_path):
+    """A helper's round (session 15): <td>联票 | 含索道</td> became two cells, so "联票淡季多少钱？" was answered
+    with the peak price. The pipe is escaped; the row keeps three cells, and its quote is the cell as written."""
+    from core.generators.sentences import table_rows
+
+    html = (
+        "<html><body><table><tr><th>票种</th><th>旺季</th><th>淡季</th></tr>"
+        "<tr><td>联票 | 含索道</td><td>200 元</td><td>150 元</td></tr></table></body></html>"
+    )
+    (chunk,) = _ingested(tmp_path, "t.html", html)
+    (row,) = table_rows(chunk.text)
+    assert [c for _, c in row.cells] == ["联票 \\| 含索道", "200 元", "150 元"]
+
+
 def test_link_targets_are_kept_for_the_reader_but_not_searched_or_embedded():
     from core.store.catalog import embedding_text, lexical_text
 
