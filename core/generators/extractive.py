@@ -122,6 +122,7 @@ class _Candidate:
     order: int = 0  # index among the chunk's sentences
     needs_previous: bool = False
     in_table: bool = False  # a table row, or a sentence of one of its cells
+    header: "_Candidate | None" = None  # the header row a row of several values is quoted under
 
 
 @dataclass(frozen=True)
@@ -419,11 +420,21 @@ class ExtractiveGenerator(Generator):
         text = ""
         supports: list[DraftSupport] = []
 
+        headers: set[tuple[int, int]] = set()
+
         def put(unit: list[_Candidate]) -> None:
             nonlocal text
-            for i, c in enumerate(unit):
-                if i and not _CJK_END.search(text):
+            said = False
+            for c in unit:
+                if c.order < 0:  # a table's header row, once per answer, on a line of its own
+                    if (c.chunk_index, c.position) in headers:
+                        continue
+                    headers.add((c.chunk_index, c.position))
+                elif said and c.header is not None:
+                    text += "  \n"  # the row under its header: a line break (CommonMark hard break)
+                elif said and not _CJK_END.search(text):
                     text += " "
+                said = True
                 supports.append(
                     DraftSupport(
                         start=len(text),
@@ -431,7 +442,7 @@ class ExtractiveGenerator(Generator):
                         chunk_ids=(chunks[c.chunk_index].chunk_id,),
                         unit="codepoint",
                         quote=c.text,
-                        score=round(relevance(c), 4),
+                        score=round(relevance(unit[-1] if c.order < 0 else c), 4),  # a header: its row's
                     )
                 )
                 text += c.text
@@ -464,22 +475,27 @@ def _candidates(
         # there that does not end a sentence is a title; a sentence there still states something
         references = bool(rc.chunk.heading_path) and bool(_SEE_ALSO.fullmatch(rc.chunk.heading_path[-1].strip()))
         heading = frozenset(tokenize(" ".join(rc.chunk.heading_path)))
-        # a table's body rows are quoted like sentences, their table's header read as part of their heading
         # a table's body rows are quoted like sentences, with the table's header as part of their heading; a
-        # row with prose cells gives their sentences, with its first cell (what the row is about) as heading
-        rows: dict[int, frozenset[str]] = {}
+        # row with prose cells gives their sentences, with its first cell (what the row is about) as heading; a
+        # row of two or more values is quoted under its header row (which value is which: 普通员工 | 经理及以上)
+        rows: dict[int, tuple[frozenset[str], _Candidate | None]] = {}
         units_of_rows: list[tuple[int, str]] = []
         for row in table_rows(rc.chunk.text):
             named = heading | frozenset(tokenize(row.header))
             said = row.sentences()
             if said:
                 named |= frozenset(tokenize(row.cells[0][1]))
-            rows.update({pos: named for pos, _ in said or [(row.at, row.text)]})
+            header = None
+            if not said and row.header_row is not None and row.compares():
+                at, line = row.header_row
+                header = _Candidate(line, ci, at, frozenset(tokenize(line)), heading, -1, False, True)
+            rows.update({pos: (named, header) for pos, _ in said or [(row.at, row.text)]})
             units_of_rows.extend(said or [(row.at, row.text)])
         units = sorted([*split_sentences(rc.chunk.text, lead_ins), *units_of_rows])
         for k, (pos, sent) in enumerate(units):
             if pos in rows:
-                c = _Candidate(sent, ci, pos, frozenset(tokenize(sent)), rows[pos], k, False, True)
+                named, header = rows[pos]
+                c = _Candidate(sent, ci, pos, frozenset(tokenize(sent)), named, k, False, True, header)
             else:
                 c = _Candidate(sent, ci, pos, frozenset(tokenize(sent)), heading, k, needs_previous(sent, k == 0))
             every[(ci, k)] = c
@@ -518,6 +534,8 @@ def _unit(c: _Candidate, previous: dict[tuple[int, int], _Candidate], depth: int
     """``[c]``, or its predecessor's unit and ``c`` when ``c`` needs it (a chain of up to ``depth``
     predecessors: "Init 容器支持…。然而，…稍有不同。同时 Init 容器不支持…"); None when it needs one it
     cannot have."""
+    if c.header is not None:
+        return [c.header, c]
     if not c.needs_previous:
         return [c]
     p = previous.get((c.chunk_index, c.order - 1))

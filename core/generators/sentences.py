@@ -129,6 +129,13 @@ class TableRow:
     text: str
     header: str
     cells: tuple[tuple[int, str], ...]
+    #: The header row as written, from its first filled cell to its last (``(offset, text)``), or None.
+    header_row: tuple[int, str] | None = None
+
+    def compares(self) -> bool:
+        """Whether the row holds two or more values with digits after its first cell ("一线城市 | 每晚 500 元 |
+        每晚 800 元"): which value is which is read from the header only."""
+        return sum(1 for _, cell in self.cells[1:] if _DIGIT.search(cell)) >= 2
 
     def sentences(self) -> list[tuple[int, str]]:
         """A long row (over ``ROW_MAX`` code points) with prose cells (a sentence end: "| `GET_LOCK(…)`
@@ -142,6 +149,7 @@ class TableRow:
 
 
 _CELL_SENTENCE_END = re.compile(r"[。！？!?]")
+_DIGIT = re.compile(r"\d")
 #: A table row up to this many code points is quoted whole (one record: its name, values and description).
 ROW_MAX = 100
 
@@ -159,27 +167,33 @@ def table_rows(text: str) -> tuple[TableRow, ...]:
     out: list[TableRow] = []
     header: list[str] = []
     in_head = False
-    row: int | None = None  # where the current body row's line ends
+    row: int | None = None  # where the current row's line ends
     cursor = 0
     cells: list[tuple[int, str]] = []
 
+    header_row: tuple[int, str] | None = None
+
     def close() -> None:
-        if row is not None and cells:
-            at, end = cells[0][0], cells[-1][0] + len(cells[-1][1])
-            if end - at >= MIN_CHARS:  # from the first non-empty cell to the last: no pipe of an empty one
-                out.append(TableRow(at, text[at:end], " ".join(header), tuple(cells)))
+        nonlocal header_row
+        if row is None or not cells:
+            return
+        at, end = cells[0][0], cells[-1][0] + len(cells[-1][1])  # first filled cell to last: no empty one's pipe
+        if in_head:
+            header_row = (at, text[at:end])
+        elif end - at >= MIN_CHARS:
+            out.append(TableRow(at, text[at:end], " ".join(header), tuple(cells), header_row))
 
     for tok in _TABLES.parse(text):
         if tok.type == "thead_open":
-            in_head, header = True, []
+            in_head, header, header_row = True, [], None
         elif tok.type == "thead_close":
             in_head = False
-        elif tok.type == "inline" and in_head:
-            header.append(tok.content)
-        elif tok.type == "tr_open" and not in_head and tok.map is not None:
+        elif tok.type == "tr_open" and tok.map is not None:
             row, cells = starts[tok.map[0] + 1], []  # the row's line ends there
             cursor = starts[tok.map[0]]
         elif tok.type == "inline" and row is not None and tok.content:
+            if in_head:
+                header.append(tok.content)
             # the cell as written: markdown-it unescapes "\|" in a cell's content
             found = re.compile(re.escape(tok.content).replace(r"\|", r"\\?\|")).search(text, cursor, row)
             if found is not None:

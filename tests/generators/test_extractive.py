@@ -550,6 +550,9 @@ def test_table_rows_are_quotable_at_their_offsets():
         "`IS_FREE_LOCK(name)` | 检查锁是否空闲。",
     ]
     assert rows[0].header == "主机 主机头部 匹配与否？" and rows[1].header == rows[2].header == "函数名 功能描述"
+    at, line = rows[0].header_row
+    assert line == "主机 | 主机头部 | 匹配与否？" and text[at : at + len(line)] == line
+    assert not rows[0].compares()  # one row of names and a verdict: no two values to tell apart
     assert all(text[r.at : r.at + len(r.text)] == r.text for r in rows)
     assert rows[0].sentences() == [] and rows[2].sentences() == []  # short rows are quoted whole
     said = rows[1].sentences()
@@ -573,6 +576,24 @@ def test_a_table_row_runs_from_its_first_filled_cell_to_its_last():
     ]
     assert all(text[r.at : r.at + len(r.text)] == r.text for r in rows)
     assert [c for _, c in rows[2].cells] == ["`filter.pattern`", "`*.tmp\\|*.swp`", "用 `\\|` 分隔。"]
+    assert rows[0].header_row == (text.index("城市"), "城市 | 服务 | 首重")
+
+
+def test_a_row_of_several_values_is_quoted_under_its_header_once():
+    """A helper's round: "存储空间 | 200 GB | 2 TB" did not say which plan has 2 TB. Its header row is quoted right
+    before it on a line of its own (a hard break), once per answer; a row of one value is quoted alone."""
+    text = (
+        "| 功能 | 标准版 | 专业版 |\n| --- | --- | --- |\n| 存储空间 | 200 GB | 2 TB |\n| 成员上限 | 10 人 | 100 人 |\n"
+        "| 客服 | 工单 | 专属经理 |\n"
+    )
+    draft = ExtractiveGenerator().generate(
+        "专业版有多少存储空间和成员上限？", [rc("plans.md#1", ("会员方案",), text, 1)]
+    )
+    said = [s.quote for s in draft.supports]
+    assert said[:2] == ["功能 | 标准版 | 专业版", "存储空间 | 200 GB | 2 TB"], said
+    assert said.count("功能 | 标准版 | 专业版") == 1 and "成员上限 | 10 人 | 100 人" in said
+    assert draft.text.startswith("功能 | 标准版 | 专业版  \n存储空间 | 200 GB | 2 TB")
+    assert all(draft.text[s.start : s.end] == s.quote for s in draft.supports)
 
 
 def test_a_note_written_as_a_blockquote_is_prose():
