@@ -1,12 +1,13 @@
-"""Prose sentences of a chunk, as the extractive answer quotes them and the evaluation counts them.
+"""Prose sentences and table rows of a chunk, as the extractive answer quotes them and the evaluation counts them.
 
 ``split_sentences`` cuts a chunk's Markdown into sentences at their code-point offsets: code fences, table rows
 and headings are skipped; blockquote and list markers are stripped (a note written as a blockquote is prose);
 a sentence that announces what follows (ends with a colon or a comma before a list or a code block) is dropped
 or, with ``lead_ins``, kept without its colon. ``is_filler`` says whether a sentence only points elsewhere
 ("参阅……", a short pointer at a block the answer does not show); ``needs_previous`` whether it needs the sentence
-before it (an opening connective, or a pronoun that does not open its chunk). General Chinese and English
-punctuation and function words only: nothing here knows a corpus.
+before it (an opening connective, or a pronoun that does not open its chunk). ``table_rows`` gives the body rows
+of the chunk's Markdown tables (markdown-it's GFM tables), which the extractive answer quotes like sentences.
+General Chinese and English punctuation and function words only: nothing here knows a corpus.
 """
 
 from __future__ import annotations
