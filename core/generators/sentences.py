@@ -51,6 +51,8 @@ _LINKS_ONLY = re.compile(r"(?:\s*\[[^\]\n]*\]\([^)\n]*\)[\s,，、;；.。/|｜�
 # Short sentences that announce a block which follows or point at one above (the block is not quoted).
 _POINTER = re.compile(r"以下|如下|下面|下列|上面的|上述|上方的|the following|the above", re.IGNORECASE)
 _POINTER_MAX = 20
+# ... unless it lays down a rule about what it points at ("以下参数修改后必须重启服务才能生效。").
+_RULE = re.compile(r"必须|不得|不能|禁止|无法|不支持|才能|\bmust\b|\bcannot\b|\brequires?\b", re.IGNORECASE)
 # Discourse connectives that tie a sentence to the one before it.
 _CONNECTIVE = re.compile(
     r"^(?:不过|但是|但|然而|而是|因此|所以|因而|于是|此外|另外|同时|而且|并且|否则|那么|总之|换句话说|也就是说|相反|反之|尽管如此|除此之外)"
@@ -260,7 +262,7 @@ def is_filler(sentence: str) -> bool:
     m = _FILLER.match(s)
     if m is not None and _STATES_MORE.search(s, m.end()) is None:
         return True
-    return len(s) <= _POINTER_MAX and bool(_POINTER.search(s))
+    return len(s) <= _POINTER_MAX and bool(_POINTER.search(s)) and not _RULE.search(s)
 
 
 def needs_previous(sentence: str, first_in_chunk: bool) -> bool:

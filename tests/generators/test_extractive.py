@@ -285,6 +285,11 @@ def test_a_sentence_explaining_the_example_above_a_code_block_is_quoted():
         ("See the Pod lifecycle for details.", True),
         ("可以用上面的语句查看正在执行的调拨任务。", True),  # points at a code block above (a helper's report)
         ("上述配置在重启后生效，无需重新部署整个集群里的任何服务。", False),  # long: it states something
+        # short, but a rule about what it points at (a helper's round, session 15: the answer to
+        # "修改 server.port 后需要重启吗？" before a table of parameters)
+        ("以下参数修改后必须重启服务才能生效。", False),
+        ("The following fields must be set.", False),
+        ("可以参考以下示例。", True),
     ],
 )
 def test_is_filler(sentence, expected):
