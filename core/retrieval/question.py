@@ -221,7 +221,9 @@ def named_terms(question: str) -> list[str]:
 # Where a question with several parts divides: after a question mark or semicolon, or before
 # 另外/此外/还有/以及/同时 that follows a comma.
 _PART_END = re.compile(
-    r"(?<=[？?；;])\s*|[，,]\s*(?=(?:另外|此外|还有|以及|同时|并且|and also\b|also\b))", re.IGNORECASE
+    r"(?<=[？?；;])\s*|[，,]\s*(?=(?:另外|此外|还有|以及|同时|并且|and also\b|also\b))"
+    r"|,\s*(?=and (?:what|when|where|which|who|why|how)\b)",  # "What is X, and when does Y?"
+    re.IGNORECASE,
 )
 _PART_LEAD = re.compile(r"^(?:另外|此外|还有|以及|同时|并且|and also\b|also\b|and\b)[，,]?\s*", re.IGNORECASE)
 #: A part shorter than this (characters, without its lead word) is not a part of its own.

@@ -65,6 +65,12 @@ def quotes(draft) -> list[str]:
             "Can an Init container restart? Also, what is the default restartPolicy of a Pod?",
             ["Can an Init container restart?", "what is the default restartPolicy of a Pod?"],
         ),
+        # ", and" before a question word asks a second thing (a helper's round, session 15)
+        (
+            "What is the burst limit for Pro, and when do limits reset?",
+            ["What is the burst limit for Pro", "when do limits reset?"],
+        ),
+        ("What is a Pod and how does it restart?", ["What is a Pod and how does it restart?"]),
     ],
 )
 def test_question_parts(question, parts):
