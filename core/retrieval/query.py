@@ -75,17 +75,7 @@ _PRONOUN = re.compile(
     r"|\b(?:it|its|they|them|their|this|that|these|those|both)\b",
     re.IGNORECASE,
 )
-# A question that is only a thing and 呢 ("普通员工呢？", "What about managers?"): it asks the last question again
-# about that thing, so it is a follow-up even though it names a thing of its own.
-# A question word makes it a question of its own ("DaemonSet 是什么呢？").
-_ELLIPSIS = re.compile(
-    r"^(?!.*(?:什么|怎|如何|哪|多少|多久|几|谁|为何|吗|是否|能否))(?:那|那么)?[^，,。；;？?!！]{1,20}?呢\s*[？?]?\s*$"
-    r"|^\s*(?:what|how) about\b",
-    re.IGNORECASE,
-)
-_ANAPHORA = re.compile(
-    _PRONOUN.pattern + r"|^(?:那|那么|那要是|要是|如果这样|还有|另外)|" + _ELLIPSIS.pattern, re.IGNORECASE
-)
+_ANAPHORA = re.compile(_PRONOUN.pattern + r"|^(?:那|那么|那要是|要是|如果这样|还有|另外)", re.IGNORECASE)
 # An earlier question that asks *which* thing ("订单系统用的是什么消息队列？", "默认用哪个存储引擎？", "Which message
 # queue does it use?"): its answer names what a later 它/it points at. Not 什么时候/什么作用/… (a time, a role).
 _ASKS_WHICH = re.compile(
@@ -199,7 +189,7 @@ def resolve_query(
     question = question.strip()
     if not history or lexical is None:
         return ResolvedQuery(question, question)
-    if not _PRONOUN.search(question) and not _ELLIPSIS.search(question) and _names_known_thing(question, lexical):
+    if not _PRONOUN.search(question) and _names_known_thing(question, lexical):
         # "那 MySQL 有什么缺点？": a leading 那 and a thing of its own (in the base) is a new subject, not the old one
         return ResolvedQuery(question, question)
     subject: list[str] = []
