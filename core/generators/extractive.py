@@ -328,12 +328,16 @@ class ExtractiveGenerator(Generator):
 
         def sibling(c: _Candidate) -> bool:
             # the sentence names another thing of the kind the question names (免费版 for 专业版: common nouns of
-            # the same length and last character) and not the question's own; measured on every dev set, two
-            # characters were too loose (家人 for 老人 cost clinic-027 a part), three moved no dev answer
+            # the same length and last character), not the question's own, and not one the question also names
+            # ("标准版 专业版呢？" carried from a follow-up); measured on every dev set, two characters were too
+            # loose (家人 for 老人 cost clinic-027 a part), three moved no dev answer
             key = (c.chunk_index, c.position)
             if key not in nouns:
                 nouns[key] = common_nouns(c.text) if asked_nouns else frozenset()
-            return any(t not in c.text and any(are_siblings(t, w) for w in nouns[key]) for t in asked_nouns)
+            return any(
+                t not in c.text and any(are_siblings(t, w) and w not in question for w in nouns[key])
+                for t in asked_nouns
+            )
 
         def relevance(c: _Candidate) -> float:
             # question terms in the sentence, plus half weight for those only in its heading path

@@ -786,3 +786,11 @@ def test_a_question_for_a_time_of_day_is_answered_by_a_clock_time():
     )
     draft = ExtractiveGenerator().generate("食堂几点供应午餐？", [rc("canteen.md#0", ("职工食堂价目表",), text, 1)])
     assert draft.supports[0].quote.startswith("食堂位于行政楼一层"), draft.text
+
+
+def test_a_sibling_the_question_also_names_is_no_penalty():
+    """A second helper's round: "标准版每月多少钱？" then "专业版呢？", resolved as "标准版 专业版呢？", lost the 专业版
+    price sentence (it names 专业版, a sibling of the carried 标准版). A sibling the question names is asked about."""
+    text = "速记提供免费版、标准版和专业版。标准版每月 18 元，可识别 600 分钟。专业版每月 45 元，识别时长不限。"
+    draft = ExtractiveGenerator().generate("标准版 专业版呢？每月多少钱？", [rc("plans.md#1", ("价格",), text, 1)])
+    assert "专业版每月 45 元，识别时长不限。" in [s.quote for s in draft.supports], draft.text

@@ -434,15 +434,9 @@ def test_an_answer_that_never_mentions_what_the_question_names_says_so():
         ("Star-Gate 的当前稳定版本是多少？", [("版本", "StarGate 当前稳定版本是 3.2。")], None),
         ("Lets Encrypt 多久续期一次？", [("证书", "证书由 Let's Encrypt 签发，每 90 天续期。")], None),
         ("ＲＥＤＩＳ 缓存默认开启吗？", [("缓存", "Redis 缓存默认关闭。")], None),
-        # a helper's round (session 15): a thing of a kind the chunks have (专业版, 标准版) but not this one
-        (
-            "家庭版会员多少钱？",
-            [("会员方案", "价格 | 每月 12 元 | 每月 30 元\n学生认证后专业版可享五折优惠。")],
-            "「家庭版」",
-        ),
-        ("专业版会员多少钱？", [("会员方案", "专业版每月 30 元，标准版每月 12 元。")], None),
-        # absent, but nothing of its kind is there either: not flagged by this rule
-        ("家庭版会员多少钱？", [("会员方案", "会员每月 30 元。")], None),
+        # a common noun written another way is no missing name (a second helper's round, session 15)
+        ("实习生每月补贴多少钱？", [("实习", "实习员工须为在读本科生或研究生，每月发放 3000 元实习补贴。")], None),
+        ("会员卡能转让吗？", [("储值卡", "储值卡可以转让一次。")], None),
     ],
 )
 def test_unmentioned(question, contexts, expected):
