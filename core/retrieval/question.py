@@ -43,7 +43,11 @@ _NUMBER_QUESTION = re.compile(
     re.IGNORECASE,
 )
 # A question for a time of day ("几点开门", "what time").
-_CLOCK_QUESTION = re.compile(r"几点|几时|什么时间|\bwhat time\b", re.IGNORECASE)
+# Not 几点 as "a few points" ("有几点注意事项", "几点建议").
+_CLOCK_QUESTION = re.compile(
+    r"几点(?!注意|建议|要求|原因|意见|区别|不同|内容|事项|说明|理由|好处|优势|问题)|几时|什么时间|\bwhat time\b",
+    re.IGNORECASE,
+)
 # A question for a bound: a superlative next to a quantity question word (最多可以调到多少条, 最长能等多久),
 # 上限/下限, at most / maximum. 最大的优点 (a superlative of a thing) is not one.
 _BOUND_QUESTION = re.compile(

@@ -778,6 +778,7 @@ def test_a_question_for_a_time_of_day_is_answered_by_a_clock_time():
     from core.retrieval.question import analyse
 
     assert "clock" in analyse("食堂几点供应午餐？").wants and "clock" in analyse("What time does it open?").wants
+    assert "clock" not in analyse("使用健身房有几点注意事项？").wants  # a few points (a second helper's round)
     assert has_wanted("午餐 11:30–13:30", frozenset({"clock"})) and not has_wanted("18 元", frozenset({"clock"}))
     text = (
         "食堂位于行政楼一层，早餐 7:00–9:00，午餐 11:30–13:30，晚餐 17:30–19:00。\n\n"
