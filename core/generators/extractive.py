@@ -302,7 +302,13 @@ class ExtractiveGenerator(Generator):
             return 0.0 if _under_advantages(chunks[c.chunk_index].chunk.text, c.position) else DRAWBACK_BONUS
 
         # each sentence's matched question terms and drawback bonus, once: relevance is asked many times
-        hits = {(c.chunk_index, c.position): frozenset(t for t in q_terms if found(t, c)) for c in cands}
+        # a row quoted under its header row has the header's words in the answer too
+        hits = {
+            (c.chunk_index, c.position): frozenset(
+                t for t in q_terms if found(t, c) or (c.header is not None and t in c.header.terms)
+            )
+            for c in cands
+        }
         bonus = {(c.chunk_index, c.position): states_drawback(c) for c in cands}
         df: dict[str, int] = {}
         for matched in hits.values():

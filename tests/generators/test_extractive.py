@@ -795,3 +795,18 @@ def test_a_sibling_the_question_also_names_is_no_penalty():
     text = "速记提供免费版、标准版和专业版。标准版每月 18 元，可识别 600 分钟。专业版每月 45 元，识别时长不限。"
     draft = ExtractiveGenerator().generate("标准版 专业版呢？每月多少钱？", [rc("plans.md#1", ("价格",), text, 1)])
     assert "专业版每月 45 元，识别时长不限。" in [s.quote for s in draft.supports], draft.text
+
+
+def test_a_row_is_found_by_the_words_of_its_header():
+    """A second helper's round: with plans as columns ("项目 | 基础版 | 高级版 | 旗舰版"), "高级版多少钱？" said the
+    amount was not stated, since no row names 高级版. A row quoted under its header row has the header's words."""
+    text = (
+        "点滴云盘提供基础版、高级版和旗舰版三种套餐。\n\n| 项目 | 基础版 | 高级版 | 旗舰版 |\n| --- | --- | --- | --- |\n"
+        "| 月付价格 | 0 元 | 15 元 | 38 元 |\n| 存储空间 | 10 GB | 1 TB | 5 TB |\n\n"
+        "高级版支持文件历史版本保留 30 天，旗舰版保留 180 天。\n"
+    )
+    draft = ExtractiveGenerator().generate("高级版多少钱？", [rc("pricing.md#1", ("价格与套餐", "套餐对比"), text, 1)])
+    assert [s.quote for s in draft.supports][:2] == [
+        "项目 | 基础版 | 高级版 | 旗舰版",
+        "月付价格 | 0 元 | 15 元 | 38 元",
+    ]
