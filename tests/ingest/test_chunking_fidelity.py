@@ -224,6 +224,23 @@ def test_a_pipe_inside_an_html_table_cell_stays_in_its_cell(tmp_path):
     assert [c for _, c in row.cells] == ["联票 \\| 含索道", "200 元", "150 元"]
 
 
+def test_a_raw_html_table_in_markdown_becomes_a_table_with_its_header():
+    """A second helper's round (session 15): a <table> inside a .md file became pipe lines without a delimiter row
+    (no table for the reader or the answer) and "3 号线 | 快线" split its cell, so "3 号线末班车几点？" quoted the
+    1 号线 row. Now: header, delimiter, rows, the cell's pipe escaped, and the text after the table no row."""
+    from core.generators.sentences import table_rows
+
+    md = (
+        "# 班车\n\n<table><tr><th>线路</th><th>末班车</th></tr><tr><td>1 号线</td><td>22:30</td></tr>"
+        "<tr><td>3 号线 | 快线</td><td>23:00</td></tr></table><p>节假日另行通知。</p>\n"
+    )
+    (chunk,) = parse_markdown(md, "bus.md")[1]
+    rows = table_rows(chunk.text)
+    assert [r.text for r in rows] == ["1 号线 | 22:30", "3 号线 \\| 快线 | 23:00"]
+    assert rows[0].header_row is not None and rows[0].header_row[1] == "线路 | 末班车"
+    assert "节假日另行通知。" in chunk.text and not any("节假日" in r.text for r in rows)
+
+
 def test_link_targets_are_kept_for_the_reader_but_not_searched_or_embedded():
     from core.store.catalog import embedding_text, lexical_text
 

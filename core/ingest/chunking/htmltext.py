@@ -1,7 +1,8 @@
 """Raw HTML blocks → plain text lines (the standard library's ``html.parser``).
 
 Block tags (``p``, ``div``, ``li``, ``h1``…, see :data:`_BLOCK_TAGS`) end a
-line; ``li`` starts one with ``- ``; table rows become ``| a | b |`` lines;
+line; ``li`` starts one with ``- ``; table rows become ``| a | b |`` lines (a table's first row then its
+delimiter row ``| --- | --- |``, a pipe in a cell escaped);
 ``<br>`` breaks a line (a space inside a cell); ``<sup>`` becomes ``^``; image
 alt text is kept; ``script`` / ``style`` bodies are dropped; whitespace
 collapses outside ``pre``. Entities are decoded by the parser. Never raises
@@ -28,6 +29,7 @@ class _HTMLText(HTMLParser):
         self.cell: list[str] | None = None
         self.skip = 0
         self.pre = 0
+        self.rows_in_table = 0
 
     def _flush(self) -> None:
         line = "".join(self.cur)
@@ -46,6 +48,9 @@ class _HTMLText(HTMLParser):
             self.skip += 1
         elif tag in ("td", "th"):
             self.cell = []
+        elif tag == "table":
+            self._flush()
+            self.rows_in_table = 0
         elif tag == "tr":
             self._flush()
             self.row = []
@@ -73,12 +78,14 @@ class _HTMLText(HTMLParser):
             self.skip = max(0, self.skip - 1)
         elif tag in ("td", "th"):
             if self.cell is not None and self.row is not None:
-                self.row.append(re.sub(r"\s+", " ", "".join(self.cell)).strip())
+                self.row.append(re.sub(r"\s+", " ", "".join(self.cell)).strip().replace("|", "\\|"))
             self.cell = None
         elif tag == "tr":
-            if self.row:
-                self.lines.append("| " + " | ".join(self.row) + " |")
+            self._end_row()
             self.row = None
+        elif tag == "table":
+            self._flush()
+            self.lines.append("")  # a blank line ends the table: the text after it is no row
         elif tag in _BLOCK_TAGS:
             self._flush()
             if tag == "pre":
@@ -88,11 +95,20 @@ class _HTMLText(HTMLParser):
         if not self.skip:
             self._sink().append(data)
 
+    def _end_row(self) -> None:
+        """The row as a pipe-table line; the first row of a table is its header, with the delimiter row after it
+        (a GFM table, which the chunker and the answer's table rows read)."""
+        if not self.row:
+            return
+        self.lines.append("| " + " | ".join(self.row) + " |")
+        if self.rows_in_table == 0:
+            self.lines.append("|" + " --- |" * len(self.row))
+        self.rows_in_table += 1
+
     def text(self) -> str:
         self._flush()
-        if self.row:
-            self.lines.append("| " + " | ".join(self.row) + " |")
-        return "\n".join(self.lines)
+        self._end_row()
+        return "\n".join(self.lines).strip("\n")
 
 
 def html_block_text(content: str) -> str:
