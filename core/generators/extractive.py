@@ -588,7 +588,11 @@ def _lead_with_news(
         return
     if not all(quoted(u) for u in units):
         fresh = next(
-            (i for i, u in enumerate(units) if not quoted(u) and any(t in c.text.lower() for c in u for t in new)),
+            (
+                i
+                for i, u in enumerate(units)
+                if not quoted(u) and any(t in c.text.lower() for c in u if c.order >= 0 for t in new)
+            ),
             None,
         )
         if fresh is not None:
@@ -598,6 +602,8 @@ def _lead_with_news(
     for c in sorted(scoring.pool, key=lambda c: (-scoring.relevance(c), c.chunk_index, c.position)):
         if scoring.relevance(c) < floor:
             return
+        if c.header is not None and not any(t in c.text.lower() for t in new):
+            continue  # a row whose only new word is its header's: any row of its table would do
         unit = None if quoted([c]) or is_filler(c.text) else _unit(c, scoring.previous)
         if unit:
             units[:] = [unit, *([o for o in u if not any(o is x for x in unit)] for u in units)]

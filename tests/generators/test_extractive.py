@@ -810,3 +810,19 @@ def test_a_row_is_found_by_the_words_of_its_header():
         "项目 | 基础版 | 高级版 | 旗舰版",
         "月付价格 | 0 元 | 15 元 | 38 元",
     ]
+
+
+def test_a_follow_up_does_not_lead_with_a_row_whose_only_new_word_is_its_header():
+    """A second helper's round: "一线城市经理住宿标准是多少？" then "普通员工呢？" led with the 其他城市 row: every row
+    has 普通员工 in its header, so the first row no answer had quoted passed for news."""
+    text = (
+        "| 城市类别 | 普通员工 | 经理及以上 |\n| --- | --- | --- |\n| 一线城市 | 每晚 500 元 | 每晚 800 元 |\n"
+        "| 二线城市 | 每晚 350 元 | 每晚 600 元 |\n| 其他城市 | 每晚 250 元 | 每晚 450 元 |\n"
+    )
+    chunks = [rc("travel.md#2", ("报销制度", "住宿标准"), text, 1)]
+    first = ExtractiveGenerator().generate("一线城市经理住宿标准是多少？", chunks)
+    assert [s.quote for s in first.supports][1] == "一线城市 | 每晚 500 元 | 每晚 800 元"
+    followed = ExtractiveGenerator().generate(
+        "普通员工呢？", chunks, history=[("一线城市经理住宿标准是多少？", first.text)]
+    )
+    assert "其他城市" not in [s.quote for s in followed.supports][1], followed.text
