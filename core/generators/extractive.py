@@ -619,7 +619,7 @@ _ASKS_AMOUNT = re.compile(r"几|多少|多久|多长|多大|多高|多远|哪")
 
 
 # What a question can ask for that a sentence states by its form (``question_types.has_wanted``).
-_DETAILS = frozenset({"bound", "number", "version", "money"})
+_DETAILS = frozenset({"bound", "number", "version", "money", "clock"})
 
 
 def _continue_lead(

@@ -826,3 +826,14 @@ def test_a_follow_up_does_not_lead_with_a_row_whose_only_new_word_is_its_header(
         "普通员工呢？", chunks, history=[("一线城市经理住宿标准是多少？", first.text)]
     )
     assert "其他城市" not in [s.quote for s in followed.supports][1], followed.text
+
+
+def test_a_time_of_day_in_the_next_sentence_joins_the_lead():
+    """A second helper's round: "博物馆几点开门？" got only "博物馆周二至周日开放，周一闭馆…" (the open days): the next
+    sentence, "夏季…9:00 开馆…", says 开馆, not 开门. A time of day asked for and stated next joins the lead."""
+    text = "博物馆周二至周日开放，周一闭馆（法定节假日除外）。夏季（5 月至 10 月）9:00 开馆，17:30 停止入场。"
+    draft = ExtractiveGenerator().generate("博物馆几点开门？", [rc("museum.md#1", ("参观指南", "开放时间"), text, 1)])
+    assert [s.quote for s in draft.supports][:2] == [
+        "博物馆周二至周日开放，周一闭馆（法定节假日除外）。",
+        "夏季（5 月至 10 月）9:00 开馆，17:30 停止入场。",
+    ], draft.text
