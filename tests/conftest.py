@@ -107,6 +107,15 @@ def postgres_schema():
         admin.dispose()
 
 
+def eval_base(base: Path, data_dir: Path, embedder) -> tuple[dict, dict[str, dict]]:  # noqa: ANN001
+    """A test base (``base/questions.jsonl`` over ``base/docs``) asked through the whole pipeline by
+    ``core.evaluation``'s runner into ``data_dir``: the report and its question rows by id."""
+    from core.evaluation.runner import run_eval
+
+    report = run_eval(base / "questions.jsonl", [base / "docs"], data_dir=data_dir, embedder=embedder, progress=False)
+    return report, {q["id"]: q for q in report["questions"]}
+
+
 def make_settings(data_dir: Path, **kw):
     from core.config import Settings
 

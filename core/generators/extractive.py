@@ -18,6 +18,9 @@ What is kept (``select``):
 * no filler: navigation sentences ("阅读 Secret。", "参阅……", "具体描述详见 …") are never used, nor a
   references section (另请参阅, See also: its links' titles) or a line that is only links; a note written
   as a blockquote ("> **警告：**" then "> * …") is prose like any other;
+* a table's body row is quoted like a sentence (``sentences.table_rows``), its header's words part of its
+  heading; a row of two or more values under its header row, which is quoted once per answer; a long row of
+  prose cells by its cells' sentences;
 * a plain English word of the question found only inside a code span or a path of a sentence
   (`pessimistic-txn.…`, /var/log/order/) does not match; a name the question writes (CronJob) does;
 * no sentence that needs its lost context: one that starts with a connective
@@ -44,7 +47,7 @@ order of first appearance, then chunk rank, then position). Each quoted
 sentence has one support on exactly its span, citing the chunk it came from,
 with the sentence as ``quote``. Offsets are code points.
 
-Why over 400 lines: one job, choosing and laying out the quoted sentences. The sentence splitting is
+Why over 400 lines: one job, choosing and laying out the quoted sentences. The sentence splitting and table rows are
 ``core.generators.sentences``, what a sentence states ``question_types``, comparisons ``compare``; the
 scoring that reads the question's form and parts and the rules that order the units (a part, a follow-up's
 news, a detail in the next sentence) read the same candidates and are read together.
@@ -123,6 +126,11 @@ class _Candidate:
     needs_previous: bool = False
     in_table: bool = False  # a table row, or a sentence of one of its cells
     header: "_Candidate | None" = None  # the header row a row of several values is quoted under
+
+    @property
+    def is_header(self) -> bool:
+        """Whether this is a table's header row (quoted only before a row of several values; order -1)."""
+        return self.order < 0
 
 
 @dataclass(frozen=True)
@@ -330,19 +338,17 @@ class ExtractiveGenerator(Generator):
 
         # only nouns the evidence itself names elsewhere: then a sibling there is another thing, not a synonym
         asked_nouns = frozenset(t for t in common_nouns(question) if any(t in c.text for c in cands))
-        nouns: dict[tuple[int, int], frozenset[str]] = {}
 
         def sibling(c: _Candidate) -> bool:
             # the sentence names another thing of the kind the question names (免费版 for 专业版: common nouns of
             # the same length and last character), not the question's own, and not one the question also names
             # ("标准版 专业版呢？" carried from a follow-up); measured on every dev set, two characters were too
             # loose (家人 for 老人 cost clinic-027 a part), three moved no dev answer
-            key = (c.chunk_index, c.position)
-            if key not in nouns:
-                nouns[key] = common_nouns(c.text) if asked_nouns else frozenset()
+            if not asked_nouns:
+                return False
+            present = common_nouns(c.text)  # cached
             return any(
-                t not in c.text and any(are_siblings(t, w) and w not in question for w in nouns[key])
-                for t in asked_nouns
+                t not in c.text and any(are_siblings(t, w) and w not in question for w in present) for t in asked_nouns
             )
 
         def relevance(c: _Candidate) -> float:
@@ -436,7 +442,7 @@ class ExtractiveGenerator(Generator):
             nonlocal text
             said = False
             for c in unit:
-                if c.order < 0:  # a table's header row, once per answer, on a line of its own
+                if c.is_header:  # once per answer, on a line of its own
                     if (c.chunk_index, c.position) in headers:
                         continue
                     headers.add((c.chunk_index, c.position))
@@ -452,7 +458,7 @@ class ExtractiveGenerator(Generator):
                         chunk_ids=(chunks[c.chunk_index].chunk_id,),
                         unit="codepoint",
                         quote=c.text,
-                        score=round(relevance(unit[-1] if c.order < 0 else c), 4),  # a header: its row's
+                        score=round(relevance(unit[-1] if c.is_header else c), 4),  # a header: its row's
                     )
                 )
                 text += c.text
@@ -499,8 +505,9 @@ def _candidates(
             if not said and row.header_row is not None and row.compares():
                 at, line = row.header_row
                 header = _Candidate(line, ci, at, frozenset(tokenize(line)), heading, -1, False, True)
-            rows.update({pos: (named, header) for pos, _ in said or [(row.at, row.text)]})
-            units_of_rows.extend(said or [(row.at, row.text)])
+            quoted = said or [(row.at, row.text)]
+            rows.update({pos: (named, header) for pos, _ in quoted})
+            units_of_rows.extend(quoted)
         units = sorted([*split_sentences(rc.chunk.text, lead_ins), *units_of_rows])
         for k, (pos, sent) in enumerate(units):
             if pos in rows:
@@ -586,15 +593,12 @@ def _lead_with_news(
 
     if not quoted(units[0]):
         return
+
+    def has_news(c: _Candidate) -> bool:  # in its own text: every row of a table has its header's words
+        return not c.is_header and any(t in c.text.lower() for t in new)
+
     if not all(quoted(u) for u in units):
-        fresh = next(
-            (
-                i
-                for i, u in enumerate(units)
-                if not quoted(u) and any(t in c.text.lower() for c in u if c.order >= 0 for t in new)
-            ),
-            None,
-        )
+        fresh = next((i for i, u in enumerate(units) if not quoted(u) and any(map(has_news, u))), None)
         if fresh is not None:
             units.insert(0, units.pop(fresh))
         return
@@ -602,7 +606,7 @@ def _lead_with_news(
     for c in sorted(scoring.pool, key=lambda c: (-scoring.relevance(c), c.chunk_index, c.position)):
         if scoring.relevance(c) < floor:
             return
-        if c.header is not None and not any(t in c.text.lower() for t in new):
+        if c.header is not None and not has_news(c):
             continue  # a row whose only new word is its header's: any row of its table would do
         unit = None if quoted([c]) or is_filler(c.text) else _unit(c, scoring.previous)
         if unit:
