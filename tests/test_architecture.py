@@ -379,6 +379,7 @@ GROUND = {
     "textsafe",
     "controls",
     "lexical",
+    "clock",
 }
 #: What each stage package of ``core/`` may import besides the ground floor (its ``__init__`` says the same).
 STAGES = {

