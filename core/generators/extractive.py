@@ -74,6 +74,7 @@ from core.generators.question_types import (
     forms_answered,
     has_wanted,
     names_wanted,
+    same_quantity,
     unmentioned,
     unstated,
 )
@@ -186,6 +187,8 @@ class ExtractiveGenerator(Generator):
             relevance,
             scoring.keep,
         )
+        if units:
+            _complete_clause(units, previous)
         if units and scoring.wants & {"reason", "effect"}:
             _continue_lead(units, previous, scoring.wants)
         detail = scoring.wants & _DETAILS
@@ -299,6 +302,8 @@ class ExtractiveGenerator(Generator):
         def found(t: str, c: _Candidate) -> bool:
             if t in time_words and meets(asked_times, stated_times(c.text)):
                 return True
+            if t[:1].isdigit() and not same_quantity(t, question, c.text):
+                return False  # "孩子 10 岁" is not answered by "…借阅 10 册图书" (a helper's round)
             # a term of the sentence, or a Chinese term of two or more characters inside its text: jieba cuts
             # the same words differently in the question and the sentence ("亨丁顿舞蹈症病发时" → 舞蹈 / 症病 /
             # 发时, "…手舞足蹈一样，病发时…" → 手舞足蹈 / 病发 / 时会; CMRC DEV_75). Measured on every dev set:
@@ -611,6 +616,7 @@ def _lead_with_news(
             units.insert(0, units.pop(fresh))
         return
     floor = scoring.keep * scoring.relevance(units[0][-1])
+
     for c in sorted(scoring.pool, key=lambda c: (-scoring.relevance(c), c.chunk_index, c.position)):
         if scoring.relevance(c) < floor:
             return
@@ -632,6 +638,25 @@ _ASKS_AMOUNT = re.compile(r"几|多少|多久|多长|多大|多高|多远|哪")
 
 # What a question can ask for that a sentence states by its form (``question_types.has_wanted``).
 _DETAILS = frozenset({"bound", "number", "version", "money", "clock"})
+
+
+def _complete_clause(units: list[list[_Candidate]], previous: dict[tuple[int, int], _Candidate], at: int = 0) -> bool:
+    """The lead unit (``at`` 0) that ends in a clause closed by a semicolon ("遗失图书，可以买回同一版本的新书赔偿；") is half a
+    sentence: the next clause of its chunk ("无法买到同一版本的，按书价的 2 倍赔偿，另收加工费 5 元。") joins it, as
+    the writer joined them (a helper's round: the amount asked for was in the clause left out). Returns whether
+    a clause joined; mutates ``units``."""
+    last = units[at][-1]
+    if not last.text.rstrip().endswith(("；", ";")) or last.in_table:
+        return False
+    nxt = previous.get((last.chunk_index, last.order + 1))
+    if nxt is None or nxt.in_table or is_filler(nxt.text) or len(nxt.text) > _MAX_CHARS:
+        return False
+    for i, u in enumerate(units):
+        if i != at and any(c is nxt for c in u):
+            u[:] = [c for c in u if c is not nxt]
+    units[at] = units[at] + [nxt]
+    units[:] = [u for u in units if u]
+    return True
 
 
 def _continue_lead(

@@ -255,3 +255,35 @@ def is_note(sentence: str) -> bool:
         or _OWN_LINES.match(text) is not None
         or (text.startswith(head) and text.endswith(tail))
     )
+
+
+# A number and the unit after it: "10 岁" → 岁, "10 册图书" → 册图, "64 个字符" → 字符 (the measure word 个 skipped), "64 KB"
+# → kb; a bare number ("| 10 |", "10–20") → "".
+_NUMBER_UNIT = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)(?![\d.])[ \t]*(?:个[ \t]*)?([\u3400-\u9fff]{1,2}|[A-Za-z%]+)?")
+
+
+@functools.lru_cache(maxsize=8192)
+def number_units(text: str) -> dict[str, frozenset[str]]:
+    """Each number written in digits in ``text`` → what is written after it (up to two Chinese characters, or an
+    ASCII word lower-cased; "" for nothing): "孩子 10 岁" → {"10": {"岁"}}. Cached: do not mutate the result."""
+    out: dict[str, set[str]] = {}
+    for m in _NUMBER_UNIT.finditer(text):
+        out.setdefault(m[1], set()).add((m[2] or "").lower())
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def _same_unit(a: str, b: str) -> bool:
+    if a.isascii() != b.isascii():
+        return True  # 64 个字符 and 64 characters: another language, not another unit
+    return a[0] in b or b[0] in a  # 岁 and 周岁, 字符 and 字符串
+
+
+def same_quantity(number: str, question: str, sentence: str) -> bool:
+    """Whether ``number`` (digits, a term of ``question``) is the question's quantity where ``sentence`` has it:
+    False only when both write something after it in the same script and no pair shares its first character
+    ("10 岁" is not "10 册图书"; "14 岁" is "14 周岁"); a bare number on either side may be it."""
+    asked = number_units(question).get(number, frozenset())
+    stated = number_units(sentence).get(number, frozenset())
+    if not asked or not stated or "" in asked or "" in stated:
+        return True
+    return any(_same_unit(a, b) for a in asked for b in stated)
