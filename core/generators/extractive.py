@@ -640,6 +640,15 @@ _ASKS_AMOUNT = re.compile(r"几|多少|多久|多长|多大|多高|多远|哪")
 _DETAILS = frozenset({"bound", "number", "version", "money", "clock"})
 
 
+def _join_next(units: list[list[_Candidate]], at: int, nxt: _Candidate) -> None:
+    """``nxt`` (the sentence after unit ``at``'s last) joins unit ``at``, leaving any other unit it was in."""
+    for i, u in enumerate(units):
+        if i != at and any(c is nxt for c in u):
+            u[:] = [c for c in u if c is not nxt]
+    units[at] = units[at] + [nxt]
+    units[:] = [u for u in units if u]
+
+
 def _complete_clause(units: list[list[_Candidate]], previous: dict[tuple[int, int], _Candidate], at: int = 0) -> bool:
     """The lead unit (``at`` 0) that ends in a clause closed by a semicolon ("遗失图书，可以买回同一版本的新书赔偿；") is half a
     sentence: the next clause of its chunk ("无法买到同一版本的，按书价的 2 倍赔偿，另收加工费 5 元。") joins it, as
@@ -651,11 +660,7 @@ def _complete_clause(units: list[list[_Candidate]], previous: dict[tuple[int, in
     nxt = previous.get((last.chunk_index, last.order + 1))
     if nxt is None or nxt.in_table or is_filler(nxt.text) or len(nxt.text) > _MAX_CHARS:
         return False
-    for i, u in enumerate(units):
-        if i != at and any(c is nxt for c in u):
-            u[:] = [c for c in u if c is not nxt]
-    units[at] = units[at] + [nxt]
-    units[:] = [u for u in units if u]
+    _join_next(units, at, nxt)
     return True
 
 
@@ -674,11 +679,7 @@ def _continue_lead(
         return False
     if last.in_table or nxt.in_table:  # a table's row is no continuation of a sentence, nor of another row
         return False
-    for i, u in enumerate(units):
-        if i != at and any(c is nxt for c in u):
-            u[:] = [c for c in u if c is not nxt]
-    units[at] = units[at] + [nxt]
-    units[:] = [u for u in units if u]
+    _join_next(units, at, nxt)
     return True
 
 
