@@ -339,13 +339,29 @@ class ExtractiveGenerator(Generator):
         weight = {t: math.log(1 + n / (1 + df.get(t, 0))) for t in q_terms}
         total = sum(weight.values()) or 1.0
 
+        # a question for what something is or means ("错误码 E3005 是什么意思？") is answered by the opening sentence
+        # of the section the thing heads ("## E3005 缓存已满" → "Agent 与服务器的连接中断时间过长…已经写满。"), which
+        # need not repeat the heading's words (a helper's round)
+        titles = [
+            frozenset(tokenize(rc.chunk.heading_path[-1])) if rc.chunk.heading_path else frozenset() for rc in chunks
+        ]
+
+        def opens_section(c: _Candidate) -> bool:
+            return (
+                "definition" in forms
+                and c.order == 0
+                and not c.in_table
+                and not c.needs_previous
+                and any(t in titles[c.chunk_index] for t in q_terms if len(t) >= 2)
+            )
+
         def parts(c: _Candidate) -> dict[str, float]:
             matched = hits[(c.chunk_index, c.position)]
             return {
                 "cov": sum(w for t, w in weight.items() if t in matched) / total,
                 "head": sum(w for t, w in weight.items() if t in c.heading_terms and t not in matched) / total,
                 "rank": 1.0 / (1 + c.chunk_index),
-                "typ": 1.0 if typed and has_wanted(c.text, typed) else 0.0,
+                "typ": 1.0 if (typed and has_wanted(c.text, typed)) or opens_section(c) else 0.0,
                 "form": float(len(forms_answered(c.text, forms))) if forms else 0.0,
             }
 
@@ -371,7 +387,7 @@ class ExtractiveGenerator(Generator):
             score = p["cov"] + 0.5 * p["head"] + 0.15 * p["rank"] + TYPE_BONUS * p["typ"] + FORM_BONUS * p["form"]
             return score + bonus[(c.chunk_index, c.position)] - (SIBLING_PENALTY if sibling(c) else 0.0)
 
-        pool = [c for c in cands if hits[(c.chunk_index, c.position)]]
+        pool = [c for c in cands if hits[(c.chunk_index, c.position)] or opens_section(c)]
         semantic = None if pool else self._semantic(question, cands)
         if semantic is not None:
             # nothing in the sentences matches the question's words (e.g. an English question over

@@ -10,7 +10,7 @@ resolution (``core.retrieval.query``), the sufficiency decision (``core.retrieva
   stopwords out), and those without interrogative words (``QUESTION_WORDS``), once each, in order;
 * ``named``: names — products, people, fields, acronyms, versions (``named_terms``);
 * ``wants`` / ``forms``: what the answer must contain (a number, a time of day, a bound, a person, a place, a reason, an
-  effect) and the form it asks in (yes/no, a case) — for the extractive answer's sentence choice;
+  effect) and the form it asks in (yes/no, a case, what something is or means) — for the extractive answer's sentence choice;
 * ``asks_number`` / ``asks_steps`` / ``asks_detail`` / ``asks_default_value`` / ``asks_range`` /
   ``asks_duration`` / ``asks_count``: the sufficiency decision's readings (its ``type_match`` feature and the
   missing-default rule were fit and measured with exactly these patterns; they are kept apart from ``wants``);
@@ -87,17 +87,27 @@ _YESNO_QUESTION = re.compile(
     r"|^\s*(?:can|could|does|do|did|is|are|was|were|will|would|should|must|may|has|have)\b",
     re.IGNORECASE,
 )
+# A question for what something is or means ("E3005 是什么意思？", "什么是 Pod？", "What does E3005 mean?"); a
+# whole question "X 是什么？" too (not "默认值是多少", and not "…的作用是什么" with a verb phrase before it).
+_DEFINITION_QUESTION = re.compile(
+    r"是什么意思|什么意思|指的是什么|是指什么|指什么|的含义|含义是什么|什么叫|何为|什么是|^\s*[^\s，,。？?]{1,24}\s*是(?:什么|啥)\s*[？?]?\s*$"
+    r"|^\s*what (?:is|are) (?:an? |the )?[\w .-]{1,40}\?\s*$|\bwhat does .{1,40} mean\b",
+    re.IGNORECASE,
+)
 _CASE_QUESTION = re.compile(r"如果|要是|假如|假设|万一|倘若|一旦|的话|\bif\b|\bwhat happens\b", re.IGNORECASE)
 
 
 def question_forms(question: str) -> frozenset[str]:
-    """The form of a question, apart from what it asks for: ``yesno`` (…吗？/能否/是否/能不能, can/does/is…)
-    and ``case`` (如果/要是/假如/万一…的话, if/what happens); empty for others."""
+    """The form of a question, apart from what it asks for: ``yesno`` (…吗？/能否/是否/能不能, can/does/is…),
+    ``case`` (如果/要是/假如/万一…的话, if/what happens) and ``definition`` (是什么意思/什么是/what is X?); empty for
+    others."""
     out = set()
     if _YESNO_QUESTION.search(question):
         out.add("yesno")
     if _CASE_QUESTION.search(question):
         out.add("case")
+    if _DEFINITION_QUESTION.search(question):
+        out.add("definition")
     return frozenset(out)
 
 

@@ -894,3 +894,28 @@ def test_a_number_with_another_unit_is_not_the_number_asked_about():
     # matched by its 10 alone, the card rule led over the better-ranked chunk; now nothing matches by words and
     # the best-ranked chunk's opening sentence is the answer
     assert draft.supports[0].quote == minors and all("10 册" not in s.quote for s in draft.supports), draft.text
+
+
+def test_a_question_for_what_something_means_is_answered_by_the_opening_of_its_section():
+    """A helper's round: "错误码 E3005 是什么意思？" got only "如果经常出现这个错误，可以适当调大 `buffer_size_mb`。" (its
+    错误 matched); the section headed "E3005 缓存已满" opens with what the code means, in none of the question's words."""
+    from core.retrieval.question import analyse
+
+    assert "definition" in analyse("错误码 E3005 是什么意思？").forms and "definition" in analyse("什么是 Pod？").forms
+    assert "definition" in analyse("What does E3005 mean?").forms
+    assert "definition" not in analyse("ReplicaSet 的作用是什么？").forms
+    text = (
+        "Agent 与服务器的连接中断时间过长，本地缓存（`buffer_size_mb`）已经写满。此时 Agent 会丢弃最早的数据，保留最新的数据。"
+        "如果经常出现这个错误，可以适当调大 `buffer_size_mb`。"
+    )
+    draft = ExtractiveGenerator().generate(
+        "错误码 E3005 是什么意思？", [rc("errors.md#3", ("常见错误码", "E3005 缓存已满"), text, 1)]
+    )
+    assert draft.supports[0].quote == "Agent 与服务器的连接中断时间过长，本地缓存（`buffer_size_mb`）已经写满。", (
+        draft.text
+    )
+    # the same sentence is no answer to another kind of question about the section
+    other = ExtractiveGenerator().generate(
+        "E3005 出现时要调大哪个参数？", [rc("errors.md#3", ("常见错误码", "E3005 缓存已满"), text, 1)]
+    )
+    assert other.supports[0].quote.startswith("如果经常出现这个错误"), other.text
