@@ -52,6 +52,8 @@ MAX_CARRIED = 6
 #: share of the chunks.
 TOPIC_TERMS = 3
 TOPIC_DF = 0.15
+#: ... or, for a follow-up whose 它 finds no subject so, in at most this share.
+LOOSE_TOPIC_DF = 0.4
 #: ... or in at most this many chunks, whatever the base's size (15% of a 7-chunk base is one chunk).
 TOPIC_MIN_DF = 2
 #: ... and is not among the commonest words of the language (jieba's dictionary count,
@@ -203,6 +205,11 @@ def resolve_query(
             if named:  # 它 is the thing the answer named, not the question's subject ("TiDB", not 朱雀 结算)
                 from_answers.update(named)
                 subject = named
+    if not subject and _PRONOUN.search(question):
+        # 它 points at something: in a small base the earlier question's subject may be in too many chunks to be
+        # rare ("少儿证最多能借几本书？": 少儿 is in 4 of 25 chunks), so its topic is read with a looser share
+        last = history[-1] if isinstance(history[-1], str) else history[-1][0]
+        subject = topic_terms(limits_wording(last.strip()), lexical, share=LOOSE_TOPIC_DF)
     own = salient_terms(limits_wording(question), lexical)  # 不足之处 asks, it names nothing (之处 is rare)
     if refers_back(question):
         reason = "follow-up: refers back"
@@ -300,7 +307,7 @@ def _everywhere(term: str, lexical: LexicalIndex) -> bool:
     return min(lexical.df(w) for w in words) > max(TOPIC_DF * n, TOPIC_MIN_DF)
 
 
-def topic_terms(text: str, lexical: LexicalIndex) -> list[str]:
+def topic_terms(text: str, lexical: LexicalIndex, share: float | None = None) -> list[str]:
     """For a turn with no salient term ("拓扑感知路由有哪些限制？": 拓扑 感知 路由 are in 2–4% of the
     sample's chunks, 路由 and 网络 are everyday words): its ``TOPIC_TERMS`` rarest Chinese terms of 2+
     characters that occur in at most ``TOPIC_DF`` of the chunks, interrogatives and the words of
@@ -314,7 +321,7 @@ def topic_terms(text: str, lexical: LexicalIndex) -> list[str]:
             continue
         if general_frequency(term) > TOPIC_GENERAL_MAX:
             continue
-        if 0 < lexical.df(term) <= max(TOPIC_DF * n, TOPIC_MIN_DF):
+        if 0 < lexical.df(term) <= max((TOPIC_DF if share is None else share) * n, TOPIC_MIN_DF):
             scored.setdefault(term, lexical.idf(term))
     return [t for t, _ in sorted(scored.items(), key=lambda kv: -kv[1])][:TOPIC_TERMS]
 

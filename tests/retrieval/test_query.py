@@ -12,6 +12,7 @@ from core.retrieval.query import (
     refers_back,
     resolve_query,
     salient_terms,
+    topic_terms,
 )
 
 
@@ -285,3 +286,26 @@ def test_a_follow_up_after_a_question_for_what_a_thing_is_carries_the_thing_not_
     stack = LexicalIndex([f"c{i}" for i in range(len(STACK))], STACK)
     cache = ("订单系统的缓存是哪个？", STACK[0])
     assert resolve_query("它的数据保存多久？", [cache], stack).carried[0] == "Redis"
+
+
+def test_a_pronoun_finds_the_subject_of_a_small_base_where_it_is_in_many_chunks():
+    """A helper's round over a five-page library handbook: "少儿证最多能借几本书？" then "那用它借的书逾期了要交逾期费吗？"
+    was searched alone (少儿 is in 4 of 25 chunks, too common to be the turn's topic) and answered with the e-book
+    rule ("…不产生逾期费"), not "少儿证借阅的图书逾期不收取逾期费". 它 points at something: the earlier question's
+    topic is read with a looser share then."""
+    texts = [f"普通证第 {i} 条规则：按时归还图书。" for i in range(4)] + [
+        "普通证每次最多借 10 册。",
+        "电子书每次最多借 5 本。",
+        "少儿证：免押金，只能借阅少儿图书和绘本，最多可同时借阅 5 册。",
+        "少儿证借阅的图书逾期不收取逾期费，但会暂停借书。",
+        "少儿阅览室位于二楼。",
+        "未满 14 周岁的少年儿童办理少儿证。",
+    ]
+    lexical = LexicalIndex([f"c{i}" for i in range(len(texts))], texts)
+    assert (
+        topic_terms("少儿证最多能借几本书？", lexical) == []
+    )  # 少儿 is in 4 of 10 chunks: no topic by the usual share
+    r = resolve_query("那用它借的书逾期了要交逾期费吗？", ["少儿证最多能借几本书？"], lexical)
+    assert r.carried == ("少儿",), r
+    # without a pronoun, a question with words of its own stands alone as before
+    assert resolve_query("逾期费怎么交？", ["少儿证最多能借几本书？"], lexical).carried == ()
