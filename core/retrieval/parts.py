@@ -31,7 +31,8 @@ def part_evidence(result, part_results: Sequence) -> tuple[RetrievedChunk, ...]:
     """The chunks the parts add to ``result`` (a ``RetrievalResult`` of the whole question), best part
     first: from each of ``part_results`` (one ``RetrievalResult`` per part) whose decision is sufficient and
     carries no message, its first ``PART_EVIDENCE`` chunks at or above the part's threshold that the
-    whole question's evidence lacks. Empty when ``result`` has no evidence or a message (a refused or
+    whole question's evidence (and an earlier part) lacks: a part whose best chunk the whole already has
+    adds its next one. Empty when ``result`` has no evidence or a message (a refused or
     narrowed question stays so)."""
     decision = result.decision
     if result.no_evidence or decision is None or decision.message is not None:
@@ -42,11 +43,10 @@ def part_evidence(result, part_results: Sequence) -> tuple[RetrievedChunk, ...]:
         d = part.decision
         if d is None or not d.sufficient or d.message is not None:
             continue
-        own = [rc for rc in part.evidence if d.scores.get(rc.chunk_id, 0.0) >= d.threshold]
+        own = [rc for rc in part.evidence if rc.chunk_id not in seen and d.scores.get(rc.chunk_id, 0.0) >= d.threshold]
         for rc in own[:PART_EVIDENCE]:
-            if rc.chunk_id not in seen:
-                seen.add(rc.chunk_id)
-                added.append(rc)
+            seen.add(rc.chunk_id)
+            added.append(rc)
     return tuple(added)
 
 

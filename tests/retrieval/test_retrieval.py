@@ -337,6 +337,18 @@ def test_each_part_of_a_two_part_question_brings_its_own_evidence(tmp_path, nano
     assert part_evidence(narrowed, [answered_part]) == ()
     noted_part = replace(answered_part, decision=replace(answered_part.decision, message="…"))
     assert part_evidence(whole, [noted_part]) == ()
+    # a part whose best chunk the whole question already has adds its next one that reaches its threshold
+    # (a helper's round: "单行日志最大能有多大？开启日志采集时建议留多少内存？" — the second part's best chunk was the
+    # first part's, and its own answer, ranked next, was left out)
+    reports = next(rc for rc in answered_part.evidence if rc.chunk.heading_path[-1] == "出报告时间")
+    night = whole.evidence[0]
+    scores = {night.chunk_id: 0.99, reports.chunk_id: 0.9}
+    overlapping = replace(
+        answered_part,
+        evidence=(night, reports),
+        decision=replace(answered_part.decision, scores=scores, threshold=0.5),
+    )
+    assert [rc.chunk_id for rc in part_evidence(whole, [overlapping])] == [reports.chunk_id]
 
 
 def test_a_question_of_many_parts_retrieves_at_most_max_parts_of_them(sample_engine, monkeypatch):
