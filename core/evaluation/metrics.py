@@ -192,13 +192,19 @@ def answer_contains_all_gold(answer: str, golds: Sequence[str]) -> bool:
 
 
 def first_sentence(answer: str) -> str:
-    """The answer's first sentence with visible text (``core.grounding.layout.sentence_spans`` units), or ""."""
+    """The answer's first sentence with visible text (``core.grounding.layout.sentence_spans`` units), or "".
+    A table's header row quoted above the row it labels ("区域 | 周一至周五 | 周末", a hard line break, then
+    "总馆 | 9:00–21:00 | 9:00–17:00"; ``core.generators.extractive``) is one unit with that row: the header names
+    the columns, the row is what is said."""
     from core.grounding.layout import sentence_spans
 
-    for start, end in sentence_spans(answer):
-        if answer[start:end].strip():
-            return answer[start:end]
-    return ""
+    spans = [(a, b) for a, b in sentence_spans(answer) if answer[a:b].strip()]
+    if not spans:
+        return ""
+    start, end = spans[0]
+    if len(spans) > 1 and " | " in answer[start:end] and answer[end : spans[1][0]].startswith("  \n"):
+        return answer[start : spans[1][1]]
+    return answer[start:end]
 
 
 def support_valid(record: AnswerRecord, support_index: int, golds: Sequence[str] = ()) -> bool:

@@ -37,6 +37,17 @@ def test_f1_by_hand():
     assert ev.f1_score("北京", ["上海", "北京"]) == 1.0
 
 
+def test_the_first_sentence_of_a_row_quoted_under_its_header_is_the_header_and_the_row():
+    """A helper's round: "图书馆周末几点开门？" led with "区域 | 周一至周五 | 周末" (the header) over the row that answers;
+    first ⊇ gold read only the header. The header labels the row quoted under it: the two are one unit."""
+    from core.evaluation.metrics import first_sentence
+
+    answer = "日期 | 开门 | 关门  \n周末及节假日 | 08:00 | 21:00\n\n- 学生凭学生证可享受八折优惠。"
+    assert first_sentence(answer) == "日期 | 开门 | 关门  \n周末及节假日 | 08:00 | 21:00"
+    assert first_sentence("年卡 | 每年 2599 元\n\n- 其他。") == "年卡 | 每年 2599 元"  # a row alone
+    assert first_sentence("第一句。  \n第二句。") == "第一句。"  # a hard break after prose joins nothing
+
+
 def test_answer_contains_gold_normalizes_case_space_punctuation():
     assert ev.answer_contains_gold("答案：不可超过 1 MiB。", ["1 MiB"])
     assert ev.answer_contains_gold("- Always、OnFailure 和 Never", ["always，onfailure和never"])
