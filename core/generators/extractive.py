@@ -128,6 +128,7 @@ class _Candidate:
     needs_previous: bool = False
     in_table: bool = False  # a table row, or a sentence of one of its cells
     header: "_Candidate | None" = None  # the header row a row of several values is quoted under
+    labels: frozenset[str] = frozenset()  # a table row's header words (what its cells are)
 
     @property
     def is_header(self) -> bool:
@@ -325,10 +326,7 @@ class ExtractiveGenerator(Generator):
         # each sentence's matched question terms and drawback bonus, once: relevance is asked many times
         # a row quoted under its header row has the header's words in the answer too
         hits = {
-            (c.chunk_index, c.position): frozenset(
-                t for t in q_terms if found(t, c) or (c.header is not None and t in c.header.terms)
-            )
-            for c in cands
+            (c.chunk_index, c.position): frozenset(t for t in q_terms if found(t, c) or t in c.labels) for c in cands
         }
         bonus = {(c.chunk_index, c.position): states_drawback(c) for c in cands}
         df: dict[str, int] = {}
@@ -523,7 +521,7 @@ def _candidates(
         # a table's body rows are quoted like sentences, with the table's header as part of their heading; a
         # row with prose cells gives their sentences, with its first cell (what the row is about) as heading; a
         # row of two or more values is quoted under its header row (which value is which: 普通员工 | 经理及以上)
-        rows: dict[int, tuple[frozenset[str], _Candidate | None]] = {}
+        rows: dict[int, tuple[frozenset[str], _Candidate | None, frozenset[str]]] = {}
         units_of_rows: list[tuple[int, str]] = []
         for row in table_rows(rc.chunk.text):
             named = heading | frozenset(tokenize(row.header))
@@ -535,13 +533,14 @@ def _candidates(
                 at, line = row.header_row
                 header = _Candidate(line, ci, at, frozenset(tokenize(line)), heading, -1, False, True)
             quoted = said or [(row.at, row.text)]
-            rows.update({pos: (named, header) for pos, _ in quoted})
+            labels = frozenset(tokenize(row.header))
+            rows.update({pos: (named, header, labels) for pos, _ in quoted})
             units_of_rows.extend(quoted)
         units = sorted([*split_sentences(rc.chunk.text, lead_ins), *units_of_rows])
         for k, (pos, sent) in enumerate(units):
             if pos in rows:
-                named, header = rows[pos]
-                c = _Candidate(sent, ci, pos, frozenset(tokenize(sent)), named, k, False, True, header)
+                named, header, labels = rows[pos]
+                c = _Candidate(sent, ci, pos, frozenset(tokenize(sent)), named, k, False, True, header, labels)
             else:
                 c = _Candidate(sent, ci, pos, frozenset(tokenize(sent)), heading, k, needs_previous(sent, k == 0))
             every[(ci, k)] = c

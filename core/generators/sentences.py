@@ -120,6 +120,17 @@ def split_sentences(text: str, lead_ins: bool = False) -> list[tuple[int, str]]:
     return out
 
 
+#: A table cell of at most this many code points that ends no sentence is a value ("不限", "联系销售", "闭馆").
+VALUE_MAX = 6
+
+
+def _is_value(cell: str) -> bool:
+    cell = cell.strip()
+    return bool(cell) and (
+        bool(_DIGIT.search(cell)) or (len(cell) <= VALUE_MAX and not _CELL_SENTENCE_END.search(cell))
+    )
+
+
 @dataclass(frozen=True)
 class TableRow:
     """A body row of a Markdown table (GFM). Offsets are code points into the chunk text.
@@ -136,9 +147,10 @@ class TableRow:
     header_row: tuple[int, str] | None = None
 
     def compares(self) -> bool:
-        """Whether the row holds two or more values with digits after its first cell ("一线城市 | 每晚 500 元 |
-        每晚 800 元"): which value is which is read from the header only."""
-        return sum(1 for _, cell in self.cells[1:] if _DIGIT.search(cell)) >= 2
+        """Whether the row holds two or more values after its first cell ("一线城市 | 每晚 500 元 | 每晚 800 元";
+        "企业版 | 联系销售 | 不限 | 30 天起"): which value is which is read from the header only. A value has a digit
+        or is a short word (at most ``VALUE_MAX`` code points, no sentence end); a prose cell says what it is."""
+        return sum(1 for _, cell in self.cells[1:] if _is_value(cell)) >= 2
 
     def sentences(self) -> list[tuple[int, str]]:
         """A long row (over ``ROW_MAX`` code points) with prose cells (a sentence end: "| `GET_LOCK(…)`

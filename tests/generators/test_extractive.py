@@ -919,3 +919,23 @@ def test_a_question_for_what_something_means_is_answered_by_the_opening_of_its_s
         "E3005 出现时要调大哪个参数？", [rc("errors.md#3", ("常见错误码", "E3005 缓存已满"), text, 1)]
     )
     assert other.supports[0].quote.startswith("如果经常出现这个错误"), other.text
+
+
+def test_a_row_of_short_values_is_quoted_under_its_header_and_found_by_its_words():
+    """A helper's round: "企业版的日志保留多久？" led with the 团队版 row: a row with one digit ("企业版 | 联系销售 | 不限 |
+    30 天起，可定制 | 不限") neither had its header's words (日志数据保留) as matched words nor was quoted under its
+    header, while a row of two numbers had both. Short words are values too (不限, 联系销售); prose cells are not."""
+    from core.generators.sentences import table_rows
+
+    text = (
+        "| 方案 | 价格 | 主机数 | 日志数据保留 | 成员数 |\n| --- | --- | --- | --- | --- |\n"
+        "| 团队版 | 每台主机 45 元/月 | 不限 | 15 天 | 不限 |\n| 企业版 | 联系销售 | 不限 | 30 天起，可定制 | 不限 |\n"
+    )
+    rows = table_rows(text)
+    assert rows[1].compares()  # 联系销售, 不限, 30 天起, 不限
+    prose = table_rows(
+        "| 会员类型 | 价格 | 包含内容 |\n| --- | --- | --- |\n| 年卡 | 每年 2599 元 | 全部区域、每月四节团课 |\n"
+    )
+    assert not prose[0].compares()  # one value and a description: the row says what it is
+    draft = ExtractiveGenerator().generate("企业版的日志保留多久？", [rc("billing.md#1", ("计费方案",), text, 1)])
+    assert draft.text.startswith("方案 | 价格 | 主机数 | 日志数据保留 | 成员数  \n企业版 | 联系销售"), draft.text
