@@ -61,10 +61,11 @@ _BOUND_QUESTION = re.compile(
 _VERSION_QUESTION = re.compile(
     r"哪个版本|哪一个版本|哪一版|什么版本|版本号|\b(?:which|what) (?:version|release)\b", re.IGNORECASE
 )
-# A question for a price or a fee ("一针多少钱", "要不要花钱", "how much does it cost").
+# A question for a price or a fee ("一针多少钱", "要不要花钱", "租金是多少", "物业费每月多少", "how much does it cost").
 _MONEY_QUESTION = re.compile(
     r"多少钱|几块钱|几元|(?:价格|价钱|费用|收费)(?:是|要|大概|一般)?(?:多少|几|怎么算|怎么样|标准)|(?:什么|多少)(?:价格|价钱|费用)"
     r"|(?:怎么|如何|怎样)收费|收不收费|收费吗|花钱|要钱|免费吗|贵不贵|多贵"
+    r"|(?:[^浪消]费|租金|押金|单价|票价|报价|总价)\s*(?:是|要|大概|一般|一共|每月|每年|每天)?\s*(?:多少|几)"
     r"|\bhow much\b.{0,60}\b(?:cost|costs|charge|charged|pay|fee|fees)\b|\bwhat(?:'s| is| are) the (?:price|cost|fee)s?\b"
     r"|\bwhat (?:does|do|will) .{0,40}\bcost\b|\b(?:price|cost|fee)s? (?:of|for)\b|\bis .{0,40}\bfree\b",
     re.IGNORECASE,

@@ -275,14 +275,27 @@ def test_a_question_for_a_price_is_a_question_for_money_and_a_topic_named_price_
         "要不要花钱？",
         "挂号费是多少钱？",
         "How much does it cost?",
+        "租地下车位的租金是多少？",  # a helper's round: led with "小区地下车库一共 860 个车位。"
+        "物业费每月多少？",
+        "押金要多少？",
     ):
         assert "money" in question_wants(asks), asks
     for not_asked in (
         "2007－08年全球粮食价格危机产生了怎样的影响？",
         "看完病的电子版收费单据去哪里下载？",
         "How much is the default?",
+        "这样会浪费多少时间？",
+        "用户评价是多少分？",
     ):
         assert "money" not in question_wants(not_asked), not_asked
+
+
+def test_a_question_for_a_rent_leads_with_the_amount_not_a_count():
+    text = "小区地下车库一共 860 个车位。租金 300 元一个月，最少租 6 个月，租金要一次交清。"
+    draft = ExtractiveGenerator().generate(
+        "租地下车位的租金是多少？", [rc("parking.md#1", ("停车", "地下车位"), text, 1)]
+    )
+    assert draft.supports[0].quote.startswith("租金 300 元一个月"), draft.text
 
 
 def test_a_price_of_another_thing_is_not_the_asked_price():
