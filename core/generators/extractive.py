@@ -188,8 +188,10 @@ class ExtractiveGenerator(Generator):
             relevance,
             scoring.keep,
         )
-        if units:
-            _complete_clause(units, previous)
+        at = 0
+        while at < len(units):  # the lead may take a clause that was a unit of its own
+            _complete_clause(units, previous, at)
+            at += 1
         if units and scoring.wants & {"reason", "effect"}:
             _continue_lead(units, previous, scoring.wants)
         detail = scoring.wants & _DETAILS
@@ -665,7 +667,7 @@ def _join_next(units: list[list[_Candidate]], at: int, nxt: _Candidate) -> None:
 
 
 def _complete_clause(units: list[list[_Candidate]], previous: dict[tuple[int, int], _Candidate], at: int = 0) -> bool:
-    """The lead unit (``at`` 0) that ends in a clause closed by a semicolon ("遗失图书，可以买回同一版本的新书赔偿；") is half a
+    """Unit ``at`` (0: the lead) that ends in a clause closed by a semicolon ("遗失图书，可以买回同一版本的新书赔偿；") is half a
     sentence: the next clause of its chunk ("无法买到同一版本的，按书价的 2 倍赔偿，另收加工费 5 元。") joins it, as
     the writer joined them (a helper's round: the amount asked for was in the clause left out). Returns whether
     a clause joined; mutates ``units``."""
@@ -675,6 +677,8 @@ def _complete_clause(units: list[list[_Candidate]], previous: dict[tuple[int, in
     nxt = previous.get((last.chunk_index, last.order + 1))
     if nxt is None or nxt.in_table or is_filler(nxt.text) or len(nxt.text) > _MAX_CHARS:
         return False
+    if at > 0 and any(c is nxt for u in units for c in u):
+        return False  # a later unit does not take a clause another unit quotes (the lead keeps its own)
     _join_next(units, at, nxt)
     return True
 

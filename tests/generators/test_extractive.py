@@ -939,3 +939,17 @@ def test_a_row_of_short_values_is_quoted_under_its_header_and_found_by_its_words
     assert not prose[0].compares()  # one value and a description: the row says what it is
     draft = ExtractiveGenerator().generate("企业版的日志保留多久？", [rc("billing.md#1", ("计费方案",), text, 1)])
     assert draft.text.startswith("方案 | 价格 | 主机数 | 日志数据保留 | 成员数  \n企业版 | 联系销售"), draft.text
+
+
+def test_a_listed_clause_closed_by_a_semicolon_takes_its_next_clause_unless_another_unit_quotes_it():
+    """A second helper's round: bullets ended in half sentences ("- 户内维修按项目收人工费；"). A listed unit takes its
+    next clause too, but not one another unit already quotes."""
+    fees = (
+        "常见项目的人工费：换水龙头 30 元，疏通马桶 50 元。户内维修按项目收人工费；材料可以自己买，也可以用师傅带的。"
+    )
+    draft = ExtractiveGenerator().generate(
+        "换水龙头的人工费是多少？户内维修怎么收费？", [rc("repair.md#2", ("报修", "收费"), fees, 1)]
+    )
+    quotes = [s.quote for s in draft.supports]
+    assert "户内维修按项目收人工费；" in quotes and "材料可以自己买，也可以用师傅带的。" in quotes, draft.text
+    assert "户内维修按项目收人工费；材料可以自己买" in draft.text
