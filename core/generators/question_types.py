@@ -19,6 +19,7 @@ from typing import Sequence
 
 from core.generators.compare import MISSING_SIDE
 from core.retrieval.question import CJK, analyse
+from core.retrieval.sufficiency_terms import qualified_known
 from core.segmentation import general_frequency, tagged
 
 # A sentence that gives a reason / an effect (for why / what-effect questions).
@@ -155,8 +156,9 @@ def unmentioned(question: str, contexts: Sequence[tuple[str, str]], earlier: str
     if not contexts or not CJK.search(question) or len(q.parts) > 1:
         return None
     seen = _folded(earlier)
-    names = [n for n in dict.fromkeys(q.things) if _folded(n) not in seen]
     about = _folded("\n".join(f"{heading}\n{text}" for heading, text in contexts))
+    # 普通员工 over chunks that say 其他员工: a known thing with an everyday qualifier is no missing name
+    names = [n for n in dict.fromkeys(q.things) if _folded(n) not in seen and not qualified_known(about, n)]
     if not names or any(_folded(n) in about for n in names):
         return None
     return "或".join(f"「{n}」" for n in names)

@@ -105,6 +105,7 @@ from core.retrieval.sufficiency_terms import (  # noqa: F401  (re-exported: the 
     general_salient,
     in_kb,
     kb_text,
+    qualified_known,
     salient_share,
     type_match,
 )
@@ -358,7 +359,7 @@ def decide(
         message = "这个问题里没有可以检索的词语：请写出想问的对象或内容。"
         return Decision(False, best, cut, mode, scores, (), tuple(reasons), (), message, None, feats)
     names = analyse(limits_wording(names_text) if names_text else question).named
-    missing = [t for t in names if not in_kb(kb_text, t)]
+    missing = [t for t in names if not in_kb(kb_text, t) and not qualified_known(kb_text, t)]
     evidence_text = "\n".join(c.text for c in candidates if c.chunk_id in deciding).lower()
     present = [t for t in names if t not in missing and contains_term(evidence_text, t)]
     note = message = None

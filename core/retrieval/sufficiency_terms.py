@@ -76,6 +76,22 @@ def in_kb(kb_lower: str, term: str) -> bool:
     return len(parts) > 1 and all(contains_term(kb_lower, p) for p in parts)
 
 
+#: A name's first characters count as an everyday qualifier (普通 6768, 五月 1355) above this count in jieba's
+#: general dictionary; a rare one (新冠 0, 飞书 3) names another thing.
+QUALIFIER_GENERAL_MIN = 1000
+
+
+def qualified_known(kb_lower: str, term: str) -> bool:
+    """Whether ``term`` (a Chinese word read as a name) is a known thing of the knowledge base with an everyday
+    qualifier before it: 普通员工 (员工 is in the base; 普通 is an everyday word), 五月份 (月份). Such a word is not a
+    missing name: the base may say 其他员工 or 每月 instead (a helper's round refused "普通员工去上海出差，住宿每晚限额
+    多少？" as 「普通员工」 absent). 新冠疫苗 (新冠 is rare in the language) stays a name."""
+    if len(term) < 3 or not all(CJK.match(ch) for ch in term):
+        return False
+    head, qualifier = term[-2:], term[:-2]
+    return contains_term(kb_lower, head) and general_frequency(qualifier) > QUALIFIER_GENERAL_MIN
+
+
 def coordinated(question: str, a: str, b: str) -> bool:
     """Whether ``a`` and ``b`` are joined by a coordinating word (A 和 B, A vs B) in ``question``, or each is in one
     of the two things it compares (``QuestionAnalysis.sides``: "DaemonSet 和静态 Pod 有什么区别？" joins DaemonSet

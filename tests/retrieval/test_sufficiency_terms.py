@@ -198,3 +198,18 @@ def test_the_two_compared_things_are_coordinated():
     assert terms.coordinated("DaemonSet 和静态 Pod 有什么区别？", "Pod", "DaemonSet")
     assert terms.coordinated("Deployment 和 StatefulSet 有什么区别？", "StatefulSet", "Deployment")
     assert not terms.coordinated("DaemonSet 的 Pod 模板里能写什么？", "Pod", "DaemonSet")
+
+
+def test_a_known_thing_with_an_everyday_qualifier_is_no_missing_name():
+    """A second helper's round: "普通员工去上海出差，住宿每晚限额多少，每天补助多少？" was refused as 「普通员工」 absent (jieba
+    tags it a proper noun) over a policy that says 其他员工. 员工 is in the base and 普通 an everyday word; 新冠疫苗
+    over a base that only names other vaccines is still a name the base lacks."""
+    from core.generators.question_types import unmentioned
+    from core.retrieval.sufficiency_terms import qualified_known
+
+    kb = "住宿费按职级报销：经理每晚 500 元，其他员工每晚 400 元。流感疫苗每剂 128 元。".lower()
+    assert qualified_known(kb, "普通员工")
+    assert not qualified_known(kb, "新冠疫苗")  # 新冠 is rare in the language: another thing
+    assert not qualified_known(kb, "普通会员")  # 会员 is not in the base
+    assert not qualified_known(kb, "员工")  # two characters: nothing qualifies it
+    assert unmentioned("普通员工每晚住宿限额多少？", [("差旅", kb)]) is None
