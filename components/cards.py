@@ -165,11 +165,30 @@ _ROW_CLOSING = re.compile(r"[ \t]*\|[ \t]*(?=\n|\Z)")
 
 _ROW_LINE = re.compile(r"(?m)^[ \t]*(?:>[ \t]?)*\|.*$")
 _CELL_PIPE = re.compile(r"(?<!\\)\|")
+_DELIMITER_ROW = re.compile(r"[\s|:\-]*")
 
 
-def _cells_as_text(m: re.Match[str]) -> str:
-    """A table row's line as its cells' text ("| 年卡 | 2599 元 |" → " 年卡   2599 元 "; ``\\|`` → ``|``)."""
-    return _CELL_PIPE.sub(" ", m.group(0)).replace("\\|", "|")
+def _rows_as_text(text: str) -> str:
+    """The table rows of ``text`` as the answer writes a quoted row: cells between " | ", the outer pipes and the
+    delimiter row left out, one row from the next by " / " ("| 月卡 | 299 元 |\\n| 季卡 | 799 元 |" → "月卡 | 299 元 /
+    季卡 | 799 元"), so the context around a marked row reads like the row itself (a helper's round: the header
+    read "代码 含义 处理方法" beside "<mark>F0 | 滤网或盖板未装好</mark>"). Other lines are kept."""
+    out: list[str] = []
+    row_before = False
+    for line in text.split("\n"):
+        if not _ROW_LINE.fullmatch(line):
+            out.append(line)
+            row_before = False
+            continue
+        body = line.strip().lstrip(">").strip()
+        if _DELIMITER_ROW.fullmatch(body):
+            continue
+        cells = [c.strip() for c in _CELL_PIPE.split(body.strip("|"))]
+        if row_before:
+            out[-1] += " /"
+        out.append(" | ".join(c for c in cells if c).replace("\\|", "|"))
+        row_before = True
+    return "\n".join(out)
 
 
 def quote_card_html(chunk_text: str, verdict: MarkerVerdict | None, context: int = 40) -> str | None:
@@ -197,8 +216,15 @@ def quote_card_html(chunk_text: str, verdict: MarkerVerdict | None, context: int
     opening, closing = _ROW_OPENING.search(chunk_text, lo, start), _ROW_CLOSING.match(chunk_text, end, hi)
     before_end = opening.start() if opening else start
     after_start = closing.end() if closing else end
-    before, cut_before = _tail(snippet_parts(chunk_text[lo:before_end], len(chunk_text)), context, end=True)
-    rest = _ROW_LINE.sub(_cells_as_text, chunk_text[after_start:hi])  # rows after it: no header, no table
+    # rows around a marked row read as it does: cells between " | ", one row from the next by " / "
+    ahead, behind = chunk_text[lo:before_end], chunk_text[after_start:hi]
+    above = ahead.rstrip("\n").rsplit("\n", 1)[-1]
+    ahead = _rows_as_text(ahead).rstrip() + (" /" if opening and _ROW_LINE.fullmatch(above) else "")
+    below = behind.lstrip("\n").split("\n", 1)[0] if behind.startswith("\n") else ""
+    rest = _rows_as_text(behind)
+    if closing and _ROW_LINE.fullmatch(below):
+        rest = " / " + rest.lstrip("\n")
+    before, cut_before = _tail(snippet_parts(ahead, len(chunk_text)), context, end=True)
     after, cut_after = _tail(snippet_parts(rest, len(chunk_text)), context, end=False)
     quote = snippet_parts(chunk_text[start:end], 200)
     label = f'<span class="yz-quote-label">{QUOTE_LABEL}：</span>' if verdict.kind == "contradicted" else ""

@@ -175,7 +175,9 @@ def test_a_card_quote_keeps_the_spaces_of_its_text_and_adds_none() -> None:
 
 def test_a_card_quote_of_a_table_row_shows_no_pipe_of_its_own_row() -> None:
     """A quoted table row (the extractive answer quotes rows since session 15) is marked whole; its row's
-    opening and closing pipes are not shown around the mark, and the rows before it read as text."""
+    opening and closing pipes are not shown around the mark, and the rows around it read as it does: cells
+    between " | ", one row from the next by " / " (a second helper's round: "代码 含义 处理方法" beside
+    "<mark>F0 | 滤网或盖板未装好</mark>")."""
     from components.cards import quote_card_html
     from core.verification.verdicts import MarkerVerdict
 
@@ -184,7 +186,7 @@ def test_a_card_quote_of_a_table_row_shows_no_pipe_of_its_own_row() -> None:
     at = text.index(row)
     html = quote_card_html(text, MarkerVerdict(position=0, chunk_id="c", kind="supported", quote=(at, at + len(row))))
     assert html is not None and f"<mark>{row}</mark>" in html
-    assert _visible(html) == "会员类型 价格 月卡 每月 299 元 季卡 | 每季 799 元", html
+    assert _visible(html) == "会员类型 | 价格 / 月卡 | 每月 299 元 / 季卡 | 每季 799 元", html
     # the verifier's aligned span holds the row's outer pipes; rows after it read as text too (a helper's
     # round: "<mark>| 年卡 | … |</mark> | 企业卡 | | …")
     text += "| 企业卡 |  |\n| 次卡 | 每次 50\\|60 元 |\n"
@@ -193,7 +195,14 @@ def test_a_card_quote_of_a_table_row_shows_no_pipe_of_its_own_row() -> None:
         text, MarkerVerdict(position=0, chunk_id="c", kind="supported", quote=(at, text.index("元 |\n| 企业") + 3))
     )
     assert html is not None and f"<mark>{row}</mark>" in html
-    assert _visible(html) == "会员类型 价格 月卡 每月 299 元 季卡 | 每季 799 元 企业卡 次卡 每次 50|60 元", html
+    assert (
+        _visible(html) == "会员类型 | 价格 / 月卡 | 每月 299 元 / 季卡 | 每季 799 元 / 企业卡 / 次卡 | 每次 50|60 元"
+    ), html
+    # a table after prose: the prose before and after reads as before
+    text = "故障代码如下：\n\n| 代码 | 含义 |\n| --- | --- |\n| F0 | 滤网或盖板未装好 |\n\n装好后重启。"
+    at = text.index("F0 |")
+    html = quote_card_html(text, MarkerVerdict(position=0, chunk_id="c", kind="supported", quote=(at, at + 13)))
+    assert _visible(html) == "故障代码如下： 代码 | 含义 / F0 | 滤网或盖板未装好 装好后重启。", html
 
 
 def _panel_marks(html: str) -> dict[str, list[str]]:
