@@ -276,8 +276,8 @@ class ExtractiveGenerator(Generator):
         if not cands:
             return None
         wants, forms = q.wants, q.forms
-        # a price or a version is the number asked for (多少钱, 哪个版本): any other number is not it
-        typed = wants - {"number"} if wants & {"money", "version"} else wants
+        # a price, a version or a date is the number asked for (多少钱, 哪个版本, 什么时候): any other number is not it
+        typed = wants - {"number"} if wants & {"money", "version", "when"} else wants
         # a question for drawbacks is scored by its subject's words, plus DRAWBACK_BONUS for a sentence
         # that states a drawback or sits in a limits section (core.retrieval.aspects); 限制 alone is not one
         drawback = q.drawback

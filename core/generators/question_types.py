@@ -41,6 +41,7 @@ _HAS_BOUND = re.compile(
 _HAS_NUMBER = re.compile(
     r"\d|[二三四五六七八九十两百千万亿〇零][一二三四五六七八九十两百千万亿〇零]*\s*(?:个|次|秒|分钟|小时|天|周|年|月|日|岁|种|名|位|层|届|倍|米|公里|公斤|%"
     r"|条|台|项|张|份|元|块|页|行|篇)|[一]\s*(?:秒|分钟|小时|天|周|年|月|日|岁|倍|米|公里|公斤)|百分之[零一二三四五六七八九十百]+"
+    r"|(?:周|星期|礼拜)[一二三四五六日天]"  # a weekday answers 什么时候 ("物业每周二、周五统一清运")
 )
 
 # A version or release in a sentence: v6.2.0, 8.1, 3.0 版, 版本 5, version 2.
@@ -55,6 +56,10 @@ _RELEASE = re.compile(r"\bv\d+(?:\.\d+)*|\b\d+\.\d+\.\d+", re.IGNORECASE)
 
 # An amount of money: 128 元, ￥30, $5.
 _AMOUNT = re.compile(r"\d\s*(?:元|块|角|万元|美元|欧元|英镑|日元|港元|港币)|[¥￥$€£]\s*\d", re.IGNORECASE)
+# An amount with all its digits ("押金 3000 元", "¥1,200"): what is left of a sentence without its amounts.
+_WHOLE_AMOUNT = re.compile(
+    r"[¥￥$€£]\s*\d[\d,.]*|\d[\d,.]*\s*(?:万元|元|块|角|美元|欧元|英镑|日元|港元|港币)", re.IGNORECASE
+)
 # An amount in words or that it is free (免费版 is an edition's name, not a price).
 _FREE = re.compile(
     r"免费(?!版)|全免|不收费|不要钱|\d\s*(?:yuan|RMB|CNY|USD|dollars?|euros?)\b|\bfree of charge\b|\bfree\b", re.I
@@ -104,6 +109,8 @@ def has_wanted(sentence: str, wants: frozenset[str]) -> bool:
     effect (引起/导致/从而…)."""
     if "number" in wants and _HAS_NUMBER.search(_RELEASE.sub(" ", sentence)):
         return True
+    if "when" in wants and _HAS_NUMBER.search(_WHOLE_AMOUNT.sub(" ", _RELEASE.sub(" ", sentence))):
+        return True  # a date, a weekday, a time or a period; not a price ("清运费…每平方米 5 元")
     if "bound" in wants and _HAS_BOUND.search(sentence):
         return True
     if "clock" in wants and _HAS_CLOCK.search(sentence):

@@ -37,6 +37,7 @@ from typing import Iterable, Mapping, Sequence
 from core.lexical import LexicalIndex, general_frequency, tokenize
 from core.retrieval.aspects import DRAWBACK_QUERY_WORDS, drawback_expansion, is_drawback_word, limits_wording
 from core.retrieval.question import ASKING, QUESTION_WORDS, analyse
+from core.segmentation import tagged
 
 #: A CJK term counts as salient when it occurs in at most this share of the chunks, or in one chunk
 #: (``SALIENT_MIN_DF``): on a base under 100 chunks a share of 1% is less than one chunk, so nothing was
@@ -52,6 +53,8 @@ MAX_CARRIED = 6
 #: share of the chunks.
 TOPIC_TERMS = 3
 TOPIC_DF = 0.15
+#: A word jieba tags as a verb is no topic when the language uses it more than this often (放在 6549, 装修 437).
+TOPIC_VERB_GENERAL_MIN = 1000
 #: ... or, for a follow-up whose 它 finds no subject so, in at most this share.
 LOOSE_TOPIC_DF = 0.4
 #: ... or in at most this many chunks, whatever the base's size (15% of a 7-chunk base is one chunk).
@@ -310,12 +313,18 @@ def _everywhere(term: str, lexical: LexicalIndex) -> bool:
 def topic_terms(text: str, lexical: LexicalIndex, share: float | None = None) -> list[str]:
     """For a turn with no salient term ("拓扑感知路由有哪些限制？": 拓扑 感知 路由 are in 2–4% of the
     sample's chunks, 路由 and 网络 are everyday words): its ``TOPIC_TERMS`` rarest Chinese terms of 2+
-    characters that occur in at most ``TOPIC_DF`` of the chunks, interrogatives and the words of
-    drawbacks/limits aside, best (highest IDF) first."""
+    characters that occur in at most ``TOPIC_DF`` (or ``share``) of the chunks, interrogatives, everyday verbs
+    (``TOPIC_VERB_GENERAL_MIN``: "装修垃圾放在哪里？" is about 垃圾, not 放在) and the words of drawbacks/limits aside, best (highest
+    IDF) first."""
     n = max(1, len(lexical))
     scored: dict[str, float] = {}
+    # an everyday verb (放在 6549 in jieba's dictionary) is what is done, no topic; jieba tags rarer words v too
+    # (拓扑 146, 感知 284 in "拓扑感知路由"), and those stay
+    verbs = {w for w, tag in tagged(text) if tag == "v" and general_frequency(w) > TOPIC_VERB_GENERAL_MIN}
     for term in tokenize(_NAME.sub(" ", text)):
         if len(term) < 2 or not _CJK.search(term) or any(w in term for w in QUESTION_WORDS | ASKING):
+            continue
+        if term in verbs:
             continue
         if term in DRAWBACK_QUERY_WORDS or is_drawback_word(term):
             continue
@@ -329,7 +338,8 @@ def topic_terms(text: str, lexical: LexicalIndex, share: float | None = None) ->
 def _carry(turn: str, subject: list[str], lexical: LexicalIndex) -> list[str]:
     """The subject after ``turn``: its own salient terms, plus the earlier subject when it refers back;
     a turn with no salient term adds its ``topic_terms`` in front of the earlier subject."""
-    own = salient_terms(limits_wording(turn), lexical)
+    # a question word is no subject (多长时间: jieba's dictionary counts it 3 times, so it looks rare)
+    own = [t for t in salient_terms(limits_wording(turn), lexical) if not any(w in t for w in QUESTION_WORDS | ASKING)]
     if all(_everywhere(t, lexical) for t in own):  # no salient term, or only names the whole base shares
         return list(dict.fromkeys(topic_terms(turn, lexical) + own + subject))[:MAX_CARRIED]
     if refers_back(turn):

@@ -44,6 +44,8 @@ _NUMBER_QUESTION = re.compile(
     r"|\b(?:how many|how long|how much|when|what year)\b",
     re.IGNORECASE,
 )
+# A question for when ("什么时候清运", "哪天开始", "when"): a date, a weekday or a time answers it, an amount does not.
+_WHEN_QUESTION = re.compile(r"何时|什么时候|哪一?天|哪一?年|哪个月|几月|几号|什么日子|\bwhen\b", re.IGNORECASE)
 # A question for a time of day ("几点开门", "what time").
 # Not 几点 as "a few points" ("有几点注意事项", "几点建议").
 _CLOCK_QUESTION = re.compile(
@@ -117,6 +119,7 @@ _WANTS = (
     ("reason", _REASON_QUESTION),
     ("effect", _EFFECT_QUESTION),
     ("number", _NUMBER_QUESTION),
+    ("when", _WHEN_QUESTION),
     ("clock", _CLOCK_QUESTION),
     ("bound", _BOUND_QUESTION),
     ("version", _VERSION_QUESTION),
@@ -128,8 +131,8 @@ _WANTS = (
 
 
 def question_wants(question: str) -> frozenset[str]:
-    """What the question type asks for: ``number`` (多少/几/何时/哪一年, how many, when), ``clock`` (几点, what
-    time: a time of day), ``bound``
+    """What the question type asks for: ``number`` (多少/几/何时/哪一年, how many, when), ``when`` (何时/什么时候/
+    哪天, when: a date, a weekday or a time, not an amount), ``clock`` (几点, what time: a time of day), ``bound``
     (最多…多少/上限, at most: a limit, maximum or minimum), ``version`` (哪个版本, which version), ``money``
     (多少钱/怎么收费/要不要花钱, cost/price/fee; not a topic such as 价格危机 or 收费单据), ``person`` (谁/哪位,
     who), ``place`` (哪里/在哪, where), ``reason`` (为什么/为何, why), ``effect`` (什么影响/后果, what effect);

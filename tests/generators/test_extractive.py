@@ -304,7 +304,7 @@ def test_generate_does_not_mutate_its_input():
 
 
 def test_question_type_cues_for_the_extractive_answer():
-    assert question_wants("他是哪一年出生的？") == {"number"}
+    assert question_wants("他是哪一年出生的？") == {"number", "when"}
     assert question_wants("这部小说的作者是谁？") == {"person"}
     assert question_wants("总部位于哪里？") == {"place"}
     assert question_wants("什么是灰度发布？") == frozenset()

@@ -471,3 +471,21 @@ def test_a_name_carried_from_an_earlier_turn_is_not_reported_missing():
     # a bare earlier question, or a turn without an answer, is history too
     for history in (["它支持 macOS 吗？"], [("它支持 macOS 吗？", None)]):
         assert ExtractiveGenerator().generate("macOS 它的配置文件在哪？", [chunk], history).audit == ()
+
+
+def test_a_weekday_answers_when():
+    """A second helper's round: "那它什么时候清运？" got "物业每周二、周五统一清运。" under "the time is not stated"."""
+    assert has_wanted("物业每周二、周五统一清运。", frozenset({"number"}))
+    assert has_wanted("每星期天闭馆。", frozenset({"number"}))
+    assert not has_wanted("周边有停车场。", frozenset({"number"}))
+
+
+def test_a_question_for_when_is_answered_by_a_date_not_an_amount():
+    """A second helper's round: "装修垃圾什么时候清运？" led with "装修垃圾清运费，按建筑面积每平方米 5 元" (a number,
+    so it looked like an answer to 什么时候); a weekday answers when, an amount does not."""
+    assert "when" in question_wants("装修垃圾什么时候清运？") and "when" not in question_wants("清运费多少？")
+    assert not has_wanted("装修垃圾清运费，按建筑面积每平方米 5 元。", frozenset({"when"}))
+    assert has_wanted("物业每周二、周五统一清运。", frozenset({"when"}))
+    text = "装修垃圾清运费按建筑面积每平方米 5 元。装修垃圾由物业每周二、周五统一清运。"
+    draft = ExtractiveGenerator().generate("装修垃圾什么时候清运？", [rc("renovation.md#3", ("装修",), text, 1)])
+    assert draft.supports[0].quote == "装修垃圾由物业每周二、周五统一清运。", draft.text

@@ -309,3 +309,20 @@ def test_a_pronoun_finds_the_subject_of_a_small_base_where_it_is_in_many_chunks(
     assert r.carried == ("少儿",), r
     # without a pronoun, a question with words of its own stands alone as before
     assert resolve_query("逾期费怎么交？", ["少儿证最多能借几本书？"], lexical).carried == ()
+
+
+def test_a_follow_up_carries_no_verb_and_no_question_word():
+    """A second helper's round: "装修垃圾放在哪里？" then "那它什么时候清运？" was searched as "放在 那它…" (a verb), and
+    "固件升级要多长时间？" carried 多长时间 (jieba's dictionary counts it 3 times, so it looked rare)."""
+    texts = [f"装修垃圾第 {i} 条：按规定处理。" for i in range(3)] + [
+        "装修垃圾请装袋后放在地下一层的指定堆放点。",
+        "物业每周二、周五统一清运。",
+        "固件升级大约需要 5 分钟，期间请不要断电。",
+        "升级完成后设备自动重启。",
+        "滤网每 6 个月更换一次。",
+    ]
+    lexical = LexicalIndex([f"c{i}" for i in range(len(texts))], texts)
+    r = resolve_query("那它什么时候清运？", ["装修垃圾放在哪里？"], lexical)
+    assert "放在" not in r.carried, r
+    r = resolve_query("那这期间要注意什么？", ["固件升级要多长时间？"], lexical)
+    assert "固件" in r.carried and not any("时间" in t for t in r.carried), r
