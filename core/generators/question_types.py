@@ -225,6 +225,8 @@ def unstated(question: str, sentences: Sequence[str], contexts: Sequence[tuple[s
             by_form = any(has_wanted(s, frozenset({kind})) for s in sentences)
         if not by_form and not (states and any(states(heading, text) for _, heading, text in units)):
             return kind
+        if kind == "money" and _another_currency(question, [*sentences, *(text for _, _, text in units)]):
+            return kind  # "去美国出差每天补助多少美元？" answered with 每天 120 元 (a second helper's round)
         if states and units and CJK.search(question):
             names = [n.lower() for n in q.things]
             if names and not any(n in about for n in names for about, _, _ in units):
@@ -235,6 +237,25 @@ def unstated(question: str, sentences: Sequence[str], contexts: Sequence[tuple[s
                 if not any(key in about for about, heading, text in units if states(heading, text)):
                     return kind
     return None
+
+
+# A currency other than the yuan, as a question or a sentence writes it.
+_CURRENCIES = {
+    name: re.compile(pattern, re.IGNORECASE)
+    for name, pattern in {
+        "usd": r"美元|美金|US\$|\bUSD\b|\bdollars?\b|\$\s*\d",
+        "eur": r"欧元|€|\bEUR\b|\beuros?\b",
+        "gbp": r"英镑|£|\bGBP\b|\bpounds?\b",
+        "jpy": r"日元|円|\bJPY\b|\byen\b",
+        "hkd": r"港元|港币|HK\$|\bHKD\b",
+    }.items()
+}
+
+
+def _another_currency(question: str, texts: Sequence[str]) -> bool:
+    """Whether ``question`` asks an amount in a currency (美元, euros) that none of ``texts`` writes."""
+    said = "\n".join(texts)
+    return any(p.search(question) and not p.search(said) for p in _CURRENCIES.values())
 
 
 # Whether an answer unit (its heading path, its sentences) states an amount asked for by 多少钱 / how much: a sum

@@ -67,6 +67,7 @@ _VERSION_QUESTION = re.compile(
 _MONEY_QUESTION = re.compile(
     r"多少钱|几块钱|几元|(?:价格|价钱|费用|收费)(?:是|要|大概|一般)?(?:多少|几|怎么算|怎么样|标准)|(?:什么|多少)(?:价格|价钱|费用)"
     r"|(?:怎么|如何|怎样)收费|收不收费|收费吗|花钱|要钱|免费吗|贵不贵|多贵"
+    r"|多少(?:美元|欧元|英镑|日元|港元|港币|人民币)"
     r"|(?:[^浪消]费|租金|押金|单价|票价|报价|总价)\s*(?:是|要|大概|一般|一共|每月|每年|每天)?\s*(?:多少|几)"
     r"|\bhow much\b.{0,60}\b(?:cost|costs|charge|charged|pay|fee|fees)\b|\bwhat(?:'s| is| are) the (?:price|cost|fee)s?\b"
     r"|\bwhat (?:does|do|will) .{0,40}\bcost\b|\b(?:price|cost|fee)s? (?:of|for)\b|\bis .{0,40}\bfree\b",

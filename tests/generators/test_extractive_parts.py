@@ -489,3 +489,19 @@ def test_a_question_for_when_is_answered_by_a_date_not_an_amount():
     text = "装修垃圾清运费按建筑面积每平方米 5 元。装修垃圾由物业每周二、周五统一清运。"
     draft = ExtractiveGenerator().generate("装修垃圾什么时候清运？", [rc("renovation.md#3", ("装修",), text, 1)])
     assert draft.supports[0].quote == "装修垃圾由物业每周二、周五统一清运。", draft.text
+
+
+def test_an_amount_in_another_currency_is_not_the_amount_asked_for():
+    """A second helper's round: "去美国出差每天补助多少美元？" was answered with "一线城市每天 120 元…" as if it said so."""
+    text = "出差补助按自然日计算：一线城市每天 120 元，其他城市每天 80 元。境外出差的补助标准另行规定。"
+    asked = ExtractiveGenerator().generate(
+        "去美国出差每天补助多少美元？", [rc("travel.md#2", ("差旅", "补助"), text, 1)]
+    )
+    assert asked.text.startswith(NOT_STATED.format(UNSTATED_DETAIL["money"])), asked.text
+    plain = ExtractiveGenerator().generate("去上海出差每天补助多少钱？", [rc("travel.md#2", ("差旅", "补助"), text, 1)])
+    assert not plain.text.startswith("检索到的内容没有"), plain.text
+    dollars = "境外出差每天补助 50 美元。"
+    said = ExtractiveGenerator().generate(
+        "去美国出差每天补助多少美元？", [rc("travel.md#3", ("差旅", "境外"), dollars, 1)]
+    )
+    assert said.text.startswith("境外出差每天补助 50 美元。"), said.text
