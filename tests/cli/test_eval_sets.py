@@ -180,3 +180,19 @@ def test_an_answer_that_says_the_detail_is_not_stated_counts_as_declined_not_as_
     goals = set_goals(report)
     assert goals["unanswerable_declined"]["value"] == round(2 / 3, 4)
     assert goals["unanswerable_declined"]["met"] is False
+
+
+@pytest.mark.parametrize("name", ["library", "saas", "hr", "property", "manual"])
+def test_the_extra_question_sets_are_well_formed(name):
+    """``benchmarks/eval-sets``: every question parses, its kind is one the report knows, and every gold passage
+    is written word for word in its file."""
+    from core.evaluation.questions import load_questions
+
+    root = Path(__file__).resolve().parents[2] / "benchmarks" / "eval-sets" / name
+    questions = load_questions(root / "questions.jsonl")
+    assert len(questions) >= 20
+    assert {q.kind for q in questions} <= {"lexical", "paraphrase", "english", "followup", "multi", "unanswerable"}
+    for q in questions:
+        assert q.answerable == bool(q.passages), q.id
+        for p in q.passages:
+            assert p.answer_text in (root / "docs" / p.file).read_text(encoding="utf-8"), (q.id, p.answer_text)
