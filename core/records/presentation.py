@@ -148,8 +148,9 @@ def snippet_parts(text: str, limit: int = 160, skip_headings: Iterable[str] = ()
     """``text`` (Markdown) as readable pieces ``(text, is_code)``, on one line, at most ``limit`` code points.
 
     Parsed with markdown-it (``core.markdown.markdown_parser``, the product dialect), so
-    Markdown syntax never shows: no backticks, list bullets, ``#``, ``**``, code fences or
-    table pipes; inline code and code blocks are pieces with ``is_code`` True (the caller
+    Markdown syntax never shows: no backticks, list bullets, ``#``, ``**``, code fences or a
+    table's outer pipes and delimiter row (its cells read "方案 | 价格 / 免费版 | 0 元", as the answer quotes a
+    row); inline code and code blocks are pieces with ``is_code`` True (the caller
     styles them). Whitespace runs become one space; a heading whose text is one of
     ``skip_headings`` (the title and heading path already shown) is left out. A cut text
     ends with "…". Pure, no escaping (each caller escapes for its own format).
@@ -165,8 +166,20 @@ def snippet_parts(text: str, limit: int = 160, skip_headings: Iterable[str] = ()
 
     tokens = _PLAIN_MD.parse(text)
     in_heading = False
+    cell = row = 0  # a table: cells between " | ", rows apart by " / " (as the answer quotes a row)
     for tok in tokens:
-        if tok.type == "heading_open":
+        if tok.type == "table_open":
+            row = 0
+        elif tok.type == "tr_open":
+            cell = 0
+            if row:
+                add("/ ", False)
+            row += 1
+        elif tok.type in ("th_open", "td_open"):
+            if cell:
+                add("| ", False)
+            cell += 1
+        elif tok.type == "heading_open":
             in_heading = True
         elif tok.type == "heading_close":
             in_heading = False

@@ -291,3 +291,13 @@ def test_markdown_and_html_sources_open_as_the_rendered_section(tmp_path) -> Non
         marked = "".join(re.findall(r'<mark class="yz-quote"[^>]*>(.*?)</mark>', panel))
         assert re.sub(r"<[^>]+>", "", marked).replace("`", "") == quote.replace("`", "")
         assert 'class="yz-quote" id="' in panel  # the first run carries the id the panel scrolls to
+
+
+def test_a_plain_snippet_of_a_table_reads_its_rows_as_the_answer_quotes_them() -> None:
+    """A second round's screenshot: the sources list showed "方案 价格 主机数 日志数据保留 成员数 免费版 0 元 …", the
+    cells of a price table run together; the answer above quotes "企业版 | 联系销售 | 不限 | 30 天起". A snippet reads a
+    table's cells between " | " and its rows apart by " / " (no outer pipe, no delimiter row)."""
+    text = "## 方案与价格\n\n| 方案 | 价格 |\n| --- | --- |\n| 免费版 | `0` 元 |\n| 团队版 | 45 元 |\n\n团队版按年付费可享受八五折。"
+    assert snippet(text, 300) == "方案与价格 方案 | 价格 / 免费版 | 0 元 / 团队版 | 45 元 团队版按年付费可享受八五折。"
+    assert ("0", True) in snippet_parts(text, 300)  # code in a cell is still code
+    assert snippet("第一段。\n\n第二段。") == "第一段。 第二段。"  # prose as before
