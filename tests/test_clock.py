@@ -58,3 +58,19 @@ def test_meets_is_an_overlap_with_both_ends_included():
     assert meets(((690, 690),), ((480, 690),))  # 11:30 is still inside 8:00–11:30
     assert not meets(((720, 779),), ((480, 690), (810, 1020)))  # a lunch break between two sessions
     assert not meets((), ((0, 1439),))
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_CLOCKISH = st.text(alphabet="0123456789:：点时半刻分多左右上午下中晚一二两三十零〇 -–~至到ampm.|周天", max_size=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(_CLOCKISH, st.text(max_size=60)))
+def test_any_text_reads_as_intervals_inside_a_day(text):
+    """Random text never raises, and every interval read is inside one day (0..1439 minutes), first ≤ last."""
+    for _, (lo, hi) in named_times(text):
+        assert 0 <= lo <= hi <= 1439
+    for lo, hi in stated_times(text):
+        assert 0 <= lo <= hi <= 1439
