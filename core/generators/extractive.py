@@ -129,6 +129,7 @@ class _Candidate:
     in_table: bool = False  # a table row, or a sentence of one of its cells
     header: "_Candidate | None" = None  # the header row a row of several values is quoted under
     labels: frozenset[str] = frozenset()  # a table row's header words (what its cells are)
+    lead_in: frozenset[str] = frozenset()  # a list item's lead-in words ("…交齐以下材料：")
 
     @property
     def is_header(self) -> bool:
@@ -328,7 +329,10 @@ class ExtractiveGenerator(Generator):
         # each sentence's matched question terms and drawback bonus, once: relevance is asked many times
         # a row quoted under its header row has the header's words in the answer too
         hits = {
-            (c.chunk_index, c.position): frozenset(t for t in q_terms if found(t, c) or t in c.labels) for c in cands
+            (c.chunk_index, c.position): frozenset(
+                t for t in q_terms if found(t, c) or t in c.labels or ("list" in wants and t in c.lead_in)
+            )
+            for c in cands
         }
         bonus = {(c.chunk_index, c.position): states_drawback(c) for c in cands}
         df: dict[str, int] = {}
@@ -544,7 +548,17 @@ def _candidates(
                 named, header, labels = rows[pos]
                 c = _Candidate(sent, ci, pos, frozenset(tokenize(sent)), named, k, False, True, header, labels)
             else:
-                c = _Candidate(sent, ci, pos, frozenset(tokenize(sent)), heading, k, needs_previous(sent, k == 0))
+                lead_in = _list_lead_in(rc.chunk.text, pos)
+                c = _Candidate(
+                    sent,
+                    ci,
+                    pos,
+                    frozenset(tokenize(sent)),
+                    heading,
+                    k,
+                    needs_previous(sent, k == 0),
+                    lead_in=frozenset(tokenize(lead_in)) if lead_in else frozenset(),
+                )
             every[(ci, k)] = c
             if references and not _SENTENCE_END.search(sent):
                 continue
@@ -567,6 +581,22 @@ _SENTENCE_END = re.compile(r"[。！？!?.；;][”’」』）)]*$")
 # A lead-in line that announces advantages ("TiDB 事务有如下优点："), among the lines that end with a colon.
 _ADVANTAGES = re.compile(r"优点|好处|优势|\b(?:advantages?|benefits?|pros)\b", re.IGNORECASE)
 _LEAD_IN_LINE = re.compile(r"[^\n]*[：:][ \t]*$", re.MULTILINE)
+
+
+_LIST_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,2}[.)、])[ \t]+")
+
+
+def _list_lead_in(text: str, position: int) -> str:
+    """The lead-in line of the list whose item holds ``position`` ("新员工须在入职当天交齐以下材料：" over "- 身份证原件
+    及复印件"): the nearest line above the item's list that is not an item nor blank, when it ends with a colon; ""
+    for a sentence that is not a list item, or a list without one."""
+    start = text.rfind("\n", 0, position) + 1
+    if not _LIST_ITEM.match(text, start):
+        return ""
+    for line in reversed(text[:start].split("\n")[:-1]):
+        if line.strip() and not _LIST_ITEM.match(line):
+            return line.strip() if line.rstrip().endswith(("：", ":")) else ""
+    return ""
 
 
 def _under_advantages(text: str, position: int) -> bool:

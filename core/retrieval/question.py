@@ -46,6 +46,10 @@ _NUMBER_QUESTION = re.compile(
 )
 # A question for when ("什么时候清运", "哪天开始", "when"): a date, a weekday or a time answers it, an amount does not.
 _WHEN_QUESTION = re.compile(r"何时|什么时候|哪一?天|哪一?年|哪个月|几月|几号|什么日子|\bwhen\b", re.IGNORECASE)
+# A question for the items of a list ("入职要交哪些材料？", "What documents must I hand in?").
+_LIST_QUESTION = re.compile(
+    r"哪些|\bwhat (?:\w+ )?(?:documents|items|materials|things|papers|files)\b|\bwhich \w+s\b", re.IGNORECASE
+)
 # A question for a time of day ("几点开门", "what time").
 # Not 几点 as "a few points" ("有几点注意事项", "几点建议").
 _CLOCK_QUESTION = re.compile(
@@ -121,6 +125,7 @@ _WANTS = (
     ("effect", _EFFECT_QUESTION),
     ("number", _NUMBER_QUESTION),
     ("when", _WHEN_QUESTION),
+    ("list", _LIST_QUESTION),
     ("clock", _CLOCK_QUESTION),
     ("bound", _BOUND_QUESTION),
     ("version", _VERSION_QUESTION),

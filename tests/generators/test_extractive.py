@@ -953,3 +953,23 @@ def test_a_listed_clause_closed_by_a_semicolon_takes_its_next_clause_unless_anot
     quotes = [s.quote for s in draft.supports]
     assert "户内维修按项目收人工费；" in quotes and "材料可以自己买，也可以用师傅带的。" in quotes, draft.text
     assert "户内维修按项目收人工费；材料可以自己买" in draft.text
+
+
+def test_a_question_for_which_items_is_answered_by_the_items_of_the_list_its_lead_in_announces():
+    """A second helper's round: "新员工入职当天要交哪些材料？" (and its English form) led with "材料不全的，人力资源部可以推迟
+    办理入职。": the items ("- 身份证原件及复印件") share no word with the question; their lead-in does ("新员工须在入职
+    当天交齐以下材料："). For a question for which items (哪些), a list item has its lead-in's words."""
+    from core.retrieval.question import analyse
+
+    assert "list" in analyse("新员工入职当天要交哪些材料？").wants and "list" not in analyse("材料不全怎么办？").wants
+    text = (
+        "新员工须在入职当天交齐以下材料：\n\n- 身份证原件及复印件\n- 最高学历证书和学位证书\n- 上一家单位出具的离职证明\n\n"
+        "材料不全的，人力资源部可以推迟办理入职。"
+    )
+    draft = ExtractiveGenerator().generate(
+        "新员工入职当天要交哪些材料？", [rc("onboarding.md#1", ("入职", "入职材料"), text, 1)]
+    )
+    # items of one chunk, as many as the answer takes from a chunk (``max_per_chunk``)
+    assert [s.quote for s in draft.supports][:2] == ["身份证原件及复印件", "最高学历证书和学位证书"], draft.text
+    other = ExtractiveGenerator().generate("材料不全会怎样？", [rc("onboarding.md#1", ("入职", "入职材料"), text, 1)])
+    assert other.supports[0].quote.startswith("材料不全的"), other.text  # other questions: as before
