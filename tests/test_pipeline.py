@@ -12,7 +12,8 @@ from core.config import Settings
 from core.engine import ask
 from core.errors import GenerationError
 from core.generators.compare import MISSING_SIDE
-from core.generators.extractive import ExtractiveGenerator, split_sentences
+from core.generators.extractive import ExtractiveGenerator
+from core.generators.sentences import split_sentences
 from core.models import ChunkSnapshot, RetrievedChunk, Support
 from core.records.store import RecordStore
 from core.retrieval.hybrid import RetrievalOptions

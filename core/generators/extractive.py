@@ -48,7 +48,8 @@ sentence has one support on exactly its span, citing the chunk it came from,
 with the sentence as ``quote``. Offsets are code points.
 
 Why over 400 lines: one job, choosing and laying out the quoted sentences. The sentence splitting and table rows are
-``core.generators.sentences``, what a sentence states ``question_types``, comparisons ``compare``; the
+``core.generators.sentences``, the units read from the chunks ``candidates``, what a sentence states
+``question_types``, comparisons ``compare``; the
 scoring that reads the question's form and parts and the rules that order the units (a part, a follow-up's
 news, a detail in the next sentence) read the same candidates and are read together.
 """
@@ -64,6 +65,7 @@ from typing import Any, Callable, Sequence
 from core.clock import meets, stated_times
 from core.errors import AppError
 from core.generators.base import Generator, OnText
+from core.generators.candidates import MAX_CHARS, Candidate, candidates
 from core.generators.compare import Side, is_about, missing_note
 from core.generators.question_types import (
     NOT_MENTIONED,
@@ -78,7 +80,7 @@ from core.generators.question_types import (
     unmentioned,
     unstated,
 )
-from core.generators.sentences import is_filler, needs_previous, split_sentences, table_rows
+from core.generators.sentences import is_filler
 from core.lexical import STOPWORDS, tokenize
 from core.models import AuditEntry, Draft, DraftSupport, RetrievedChunk
 from core.retrieval.aspects import DRAWBACK_EVIDENCE, is_limits_section, without_drawback_words
@@ -86,7 +88,6 @@ from core.retrieval.question import ASKING, CJK, analyse
 
 log = logging.getLogger(__name__)
 
-_MAX_CHARS = 300
 #: Added to a sentence's relevance when it has what the question type asks for (a number or date
 #: for 多少/几/何时, a person for 谁, a place for 哪里); measured on CMRC dev (docs/measurements.md).
 TYPE_BONUS = 0.15
@@ -118,32 +119,12 @@ SEMANTIC_KEEP = 0.8
 
 
 @dataclass(frozen=True)
-class _Candidate:
-    text: str
-    chunk_index: int
-    position: int
-    terms: frozenset[str]
-    heading_terms: frozenset[str] = frozenset()
-    order: int = 0  # index among the chunk's sentences
-    needs_previous: bool = False
-    in_table: bool = False  # a table row, or a sentence of one of its cells
-    header: "_Candidate | None" = None  # the header row a row of several values is quoted under
-    labels: frozenset[str] = frozenset()  # a table row's header words (what its cells are)
-    lead_in: frozenset[str] = frozenset()  # a list item's lead-in words ("…交齐以下材料：")
-
-    @property
-    def is_header(self) -> bool:
-        """Whether this is a table's header row (quoted only before a row of several values; order -1)."""
-        return self.order < 0
-
-
-@dataclass(frozen=True)
 class _Scoring:
-    cands: list[_Candidate]
-    previous: dict[tuple[int, int], _Candidate]
-    relevance: Callable[[_Candidate], float]
-    parts: Callable[[_Candidate], dict[str, float]]
-    pool: list[_Candidate]
+    cands: list[Candidate]
+    previous: dict[tuple[int, int], Candidate]
+    relevance: Callable[[Candidate], float]
+    parts: Callable[[Candidate], dict[str, float]]
+    pool: list[Candidate]
     wants: frozenset[str]
     keep: float = 0.5  # a unit scoring under this share of the lead's score is left out (``_select``)
 
@@ -219,7 +200,7 @@ class ExtractiveGenerator(Generator):
         return _not_stated(draft, missing, NOT_STATED.format(UNSTATED_DETAIL[missing])) if missing else draft
 
     def _cover_parts(
-        self, question: str, chunks: Sequence[RetrievedChunk], units: list[list[_Candidate]], scoring: "_Scoring"
+        self, question: str, chunks: Sequence[RetrievedChunk], units: list[list[Candidate]], scoring: "_Scoring"
     ) -> None:
         """For a question with several parts (``QuestionAnalysis.parts``: "…能一起用吗？另外，…会怎样？"): a part
         that no chosen sentence answers as well as ``PART_COVERED`` of its best sentence gets that best
@@ -237,7 +218,7 @@ class ExtractiveGenerator(Generator):
             if own is None or not own.pool:
                 continue
 
-            def answers(c: _Candidate, own: _Scoring = own) -> float:
+            def answers(c: Candidate, own: _Scoring = own) -> float:
                 return own.relevance(c) + PART_CONTEXT * scoring.relevance(c)
 
             pool = [c for c in scoring.cands if c in own.pool]
@@ -245,7 +226,7 @@ class ExtractiveGenerator(Generator):
             if best is None:
                 continue
 
-            def covers(u: list[_Candidate], own: _Scoring = own, best: _Candidate = best) -> bool:
+            def covers(u: list[Candidate], own: _Scoring = own, best: Candidate = best) -> bool:
                 return any(c in own.pool and own.relevance(c) >= PART_COVERED * own.relevance(best) for c in u)
 
             if not any(covers(u) for u in units):
@@ -270,10 +251,10 @@ class ExtractiveGenerator(Generator):
     def _scoring(self, question: str, chunks: Sequence[RetrievedChunk]) -> "_Scoring | None":
         """The candidates, their predecessors, the relevance function and the pool to select from;
         None when no chunk has a sentence."""
-        cands, previous = _candidates(chunks)
+        cands, previous = candidates(chunks)
         q = analyse(question)
         if not cands and q.asks_steps:  # e.g. steps that each announce a command: the steps, without their colons
-            cands, previous = _candidates(chunks, lead_ins=True)
+            cands, previous = candidates(chunks, lead_ins=True)
         if not cands:
             return None
         wants, forms = q.wants, q.forms
@@ -289,7 +270,7 @@ class ExtractiveGenerator(Generator):
         named = {w.lower() for name in q.named for w in [name, *tokenize(name)]}
         prose: dict[tuple[int, int], frozenset[str]] = {}
 
-        def in_prose(t: str, c: _Candidate) -> bool:
+        def in_prose(t: str, c: Candidate) -> bool:
             # a plain English word of the question ("pessimistic") found only inside a code span of the sentence
             # (`pessimistic-txn.deadlock-history-collect-retryable`) or a path ("/var/log/order/") names nothing
             # the question asks about
@@ -301,10 +282,9 @@ class ExtractiveGenerator(Generator):
         # the words of a time of day the question names (中午 十二 十二点) are found in a sentence whose
         # times include it ("午间 11:30–13:30 …"): an hours page says the time in figures and ranges
         time_words = frozenset(t for t in q_terms if any(t in words for words, _ in q.times))
-        asked_times = tuple(iv for _, iv in q.times)
 
-        def found(t: str, c: _Candidate) -> bool:
-            if t in time_words and meets(asked_times, stated_times(c.text)):
+        def found(t: str, c: Candidate) -> bool:
+            if t in time_words and meets(q.time_spans, stated_times(c.text)):
                 return True
             if t[:1].isdigit() and not same_quantity(t, question, c.text):
                 return False  # "孩子 10 岁" is not answered by "…借阅 10 册图书" (a helper's round)
@@ -319,7 +299,7 @@ class ExtractiveGenerator(Generator):
                 return True
             return names_wanted(t, c.text, wants)  # 版本 in "从哪个版本开始支持" found in "从 v6.2.0 开始支持"
 
-        def states_drawback(c: _Candidate) -> float:
+        def states_drawback(c: Candidate) -> float:
             # DRAWBACK_BONUS for a question for drawbacks and a sentence that states one or sits in a limits
             # section, unless it is listed under the section's advantages
             if not drawback or not (limits[c.chunk_index] or DRAWBACK_EVIDENCE.search(c.text)):
@@ -350,7 +330,7 @@ class ExtractiveGenerator(Generator):
             frozenset(tokenize(rc.chunk.heading_path[-1])) if rc.chunk.heading_path else frozenset() for rc in chunks
         ]
 
-        def opens_section(c: _Candidate) -> bool:
+        def opens_section(c: Candidate) -> bool:
             return (
                 "definition" in forms
                 and c.order == 0
@@ -359,7 +339,7 @@ class ExtractiveGenerator(Generator):
                 and any(t in titles[c.chunk_index] for t in q_terms if len(t) >= 2)
             )
 
-        def parts(c: _Candidate) -> dict[str, float]:
+        def parts(c: Candidate) -> dict[str, float]:
             matched = hits[(c.chunk_index, c.position)]
             return {
                 "cov": sum(w for t, w in weight.items() if t in matched) / total,
@@ -372,7 +352,7 @@ class ExtractiveGenerator(Generator):
         # only nouns the evidence itself names elsewhere: then a sibling there is another thing, not a synonym
         asked_nouns = frozenset(t for t in common_nouns(question) if any(t in c.text for c in cands))
 
-        def sibling(c: _Candidate) -> bool:
+        def sibling(c: Candidate) -> bool:
             # the sentence names another thing of the kind the question names (免费版 for 专业版: common nouns of
             # the same length and last character), not the question's own, and not one the question also names
             # ("标准版 专业版呢？" carried from a follow-up); measured on every dev set, two characters were too
@@ -384,7 +364,7 @@ class ExtractiveGenerator(Generator):
                 t not in c.text and any(are_siblings(t, w) and w not in question for w in present) for t in asked_nouns
             )
 
-        def relevance(c: _Candidate) -> float:
+        def relevance(c: Candidate) -> float:
             # question terms in the sentence, plus half weight for those only in its heading path
             # (measured: CMRC answers containing gold 78.8% → 82.7%, k8s-dev unchanged; docs/measurements.md)
             p = parts(c)
@@ -398,7 +378,7 @@ class ExtractiveGenerator(Generator):
             # Chinese text): the sentences closest in meaning (``sentence_similarity``), with a small
             # share of the chunk-rank prior and of the question-type match
 
-            def by_meaning(c: _Candidate) -> float:
+            def by_meaning(c: Candidate) -> float:
                 p = parts(c)
                 return (
                     semantic.get((c.chunk_index, c.position), -1.0)
@@ -420,7 +400,7 @@ class ExtractiveGenerator(Generator):
             pool = [first] if first is not None else []
         return _Scoring(cands, previous, relevance, parts, pool, wants)
 
-    def _semantic(self, question: str, cands: list[_Candidate]) -> dict[tuple[int, int], float] | None:
+    def _semantic(self, question: str, cands: list[Candidate]) -> dict[tuple[int, int], float] | None:
         """(chunk index, position) of each candidate → cosine of ``question`` and the sentence (``sentence_similarity``); None
         without a similarity or when it fails (logged; the lexical fallback then stands)."""
         if self.sentence_similarity is None or not cands:
@@ -434,9 +414,9 @@ class ExtractiveGenerator(Generator):
             return None
         return {(c.chunk_index, c.position): v for c, v in zip(cands, cosines)}
 
-    def _select(self, scored, previous, relevance, keep: float = 0.5) -> list[list[_Candidate]]:  # noqa: ANN001
+    def _select(self, scored, previous, relevance, keep: float = 0.5) -> list[list[Candidate]]:  # noqa: ANN001
         """Units (a sentence, or a sentence with the predecessor it needs), best first."""
-        units: list[list[_Candidate]] = []
+        units: list[list[Candidate]] = []
         used = 0
         per_chunk: dict[int, int] = {}
         for c in scored:
@@ -471,7 +451,7 @@ class ExtractiveGenerator(Generator):
 
         headers: set[tuple[int, int]] = set()
 
-        def put(unit: list[_Candidate]) -> None:
+        def put(unit: list[Candidate]) -> None:
             nonlocal text
             said = False
             for c in unit:
@@ -511,92 +491,9 @@ _CODE_SPAN = re.compile(r"`[^`\n]*`|[^\s`]*/[^\s`]*")
 _CJK_END = re.compile(r"[\u3400-\u9fff。！？；：，、）」』”]$")
 
 
-def _candidates(
-    chunks: Sequence[RetrievedChunk],
-    lead_ins: bool = False,
-) -> tuple[list[_Candidate], dict[tuple[int, int], _Candidate]]:
-    """Usable sentences of the chunks, and every sentence by (chunk index, order) for predecessors
-    (``lead_ins``: as :func:`split_sentences`)."""
-    cands: list[_Candidate] = []
-    every: dict[tuple[int, int], _Candidate] = {}
-    for ci, rc in enumerate(chunks):
-        # a references section lists its links' titles ("Isolation Levels", the link stripped at ingest): a line
-        # there that does not end a sentence is a title; a sentence there still states something
-        references = bool(rc.chunk.heading_path) and bool(_SEE_ALSO.fullmatch(rc.chunk.heading_path[-1].strip()))
-        heading = frozenset(tokenize(" ".join(rc.chunk.heading_path)))
-        # a table's body rows are quoted like sentences, with the table's header as part of their heading; a
-        # row with prose cells gives their sentences, with its first cell (what the row is about) as heading; a
-        # row of two or more values is quoted under its header row (which value is which: 普通员工 | 经理及以上)
-        rows: dict[int, tuple[frozenset[str], _Candidate | None, frozenset[str]]] = {}
-        units_of_rows: list[tuple[int, str]] = []
-        for row in table_rows(rc.chunk.text):
-            named = heading | frozenset(tokenize(row.header))
-            said = row.sentences()
-            if said:
-                named |= frozenset(tokenize(row.cells[0][1]))
-            header = None
-            if not said and row.header_row is not None and row.compares():
-                at, line = row.header_row
-                header = _Candidate(line, ci, at, frozenset(tokenize(line)), heading, -1, False, True)
-            quoted = said or [(row.at, row.text)]
-            labels = frozenset(tokenize(row.header))
-            rows.update({pos: (named, header, labels) for pos, _ in quoted})
-            units_of_rows.extend(quoted)
-        units = sorted([*split_sentences(rc.chunk.text, lead_ins), *units_of_rows])
-        for k, (pos, sent) in enumerate(units):
-            if pos in rows:
-                named, header, labels = rows[pos]
-                c = _Candidate(sent, ci, pos, frozenset(tokenize(sent)), named, k, False, True, header, labels)
-            else:
-                lead_in = _list_lead_in(rc.chunk.text, pos)
-                c = _Candidate(
-                    sent,
-                    ci,
-                    pos,
-                    frozenset(tokenize(sent)),
-                    heading,
-                    k,
-                    needs_previous(sent, k == 0),
-                    lead_in=frozenset(tokenize(lead_in)) if lead_in else frozenset(),
-                )
-            every[(ci, k)] = c
-            if references and not _SENTENCE_END.search(sent):
-                continue
-            if len(sent) <= _MAX_CHARS and not is_filler(sent):
-                cands.append(c)
-    return cands, every
-
-
-# A section that only lists references elsewhere (the usual headings of Chinese and English documentation).
-_SEE_ALSO = re.compile(
-    r"(?:另请参阅|另请参见|参见|相关(?:文档|阅读|链接|资料)|延伸阅读|参考(?:资料|文档|链接|文献)?|See also|Related(?: \w+)?"
-    r"|References|Further reading)",
-    re.IGNORECASE,
-)
-
-
-_SENTENCE_END = re.compile(r"[。！？!?.；;][”’」』）)]*$")
-
-
 # A lead-in line that announces advantages ("TiDB 事务有如下优点："), among the lines that end with a colon.
 _ADVANTAGES = re.compile(r"优点|好处|优势|\b(?:advantages?|benefits?|pros)\b", re.IGNORECASE)
 _LEAD_IN_LINE = re.compile(r"[^\n]*[：:][ \t]*$", re.MULTILINE)
-
-
-_LIST_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,2}[.)、])[ \t]+")
-
-
-def _list_lead_in(text: str, position: int) -> str:
-    """The lead-in line of the list whose item holds ``position`` ("新员工须在入职当天交齐以下材料：" over "- 身份证原件
-    及复印件"): the nearest line above the item's list that is not an item nor blank, when it ends with a colon; ""
-    for a sentence that is not a list item, or a list without one."""
-    start = text.rfind("\n", 0, position) + 1
-    if not _LIST_ITEM.match(text, start):
-        return ""
-    for line in reversed(text[:start].split("\n")[:-1]):
-        if line.strip() and not _LIST_ITEM.match(line):
-            return line.strip() if line.rstrip().endswith(("：", ":")) else ""
-    return ""
 
 
 def _under_advantages(text: str, position: int) -> bool:
@@ -607,7 +504,7 @@ def _under_advantages(text: str, position: int) -> bool:
     return bool(leads) and bool(_ADVANTAGES.search(leads[-1].group(0)))
 
 
-def _unit(c: _Candidate, previous: dict[tuple[int, int], _Candidate], depth: int = 2) -> list[_Candidate] | None:
+def _unit(c: Candidate, previous: dict[tuple[int, int], Candidate], depth: int = 2) -> list[Candidate] | None:
     """``[c]``, or its predecessor's unit and ``c`` when ``c`` needs it (a chain of up to ``depth``
     predecessors: "Init 容器支持…。然而，…稍有不同。同时 Init 容器不支持…"); None when it needs one it
     cannot have."""
@@ -616,14 +513,14 @@ def _unit(c: _Candidate, previous: dict[tuple[int, int], _Candidate], depth: int
     if not c.needs_previous:
         return [c]
     p = previous.get((c.chunk_index, c.order - 1))
-    if depth <= 0 or p is None or is_filler(p.text) or len(p.text) > _MAX_CHARS:
+    if depth <= 0 or p is None or is_filler(p.text) or len(p.text) > MAX_CHARS:
         return None
     head = _unit(p, previous, depth - 1)
     return None if head is None else [*head, c]
 
 
 def _lead_with_news(
-    question: str, units: list[list[_Candidate]], turns: Sequence[tuple[str, str]], scoring: _Scoring, limit: int
+    question: str, units: list[list[Candidate]], turns: Sequence[tuple[str, str]], scoring: _Scoring, limit: int
 ) -> None:
     """For a follow-up that asks something new, when the lead unit is one an earlier answer already quoted:
     the best unit no earlier answer quoted that has one of the new words leads instead; when every chosen unit
@@ -648,13 +545,13 @@ def _lead_with_news(
         return
     said = _SPACE.sub("", "\n".join(a for _, a in turns))
 
-    def quoted(unit: Sequence[_Candidate]) -> bool:
+    def quoted(unit: Sequence[Candidate]) -> bool:
         return all(_SPACE.sub("", c.text) in said for c in unit)
 
     if not quoted(units[0]):
         return
 
-    def has_news(c: _Candidate) -> bool:  # in its own text: every row of a table has its header's words
+    def has_news(c: Candidate) -> bool:  # in its own text: every row of a table has its header's words
         return not c.is_header and any(t in c.text.lower() for t in new)
 
     if not all(quoted(u) for u in units):
@@ -687,7 +584,7 @@ _ASKS_AMOUNT = re.compile(r"几|多少|多久|多长|多大|多高|多远|哪")
 _DETAILS = frozenset({"bound", "number", "version", "money", "clock"})
 
 
-def _join_next(units: list[list[_Candidate]], at: int, nxt: _Candidate) -> None:
+def _join_next(units: list[list[Candidate]], at: int, nxt: Candidate) -> None:
     """``nxt`` (the sentence after unit ``at``'s last) joins unit ``at``, leaving any other unit it was in."""
     for i, u in enumerate(units):
         if i != at and any(c is nxt for c in u):
@@ -696,7 +593,7 @@ def _join_next(units: list[list[_Candidate]], at: int, nxt: _Candidate) -> None:
     units[:] = [u for u in units if u]
 
 
-def _complete_clause(units: list[list[_Candidate]], previous: dict[tuple[int, int], _Candidate], at: int = 0) -> bool:
+def _complete_clause(units: list[list[Candidate]], previous: dict[tuple[int, int], Candidate], at: int = 0) -> bool:
     """Unit ``at`` (0: the lead) that ends in a clause closed by a semicolon ("遗失图书，可以买回同一版本的新书赔偿；") is half a
     sentence: the next clause of its chunk ("无法买到同一版本的，按书价的 2 倍赔偿，另收加工费 5 元。") joins it, as
     the writer joined them (a helper's round: the amount asked for was in the clause left out). Returns whether
@@ -705,7 +602,7 @@ def _complete_clause(units: list[list[_Candidate]], previous: dict[tuple[int, in
     if not last.text.rstrip().endswith(("；", ";")) or last.in_table:
         return False
     nxt = previous.get((last.chunk_index, last.order + 1))
-    if nxt is None or nxt.in_table or is_filler(nxt.text) or len(nxt.text) > _MAX_CHARS:
+    if nxt is None or nxt.in_table or is_filler(nxt.text) or len(nxt.text) > MAX_CHARS:
         return False
     if at > 0 and any(c is nxt for u in units for c in u):
         return False  # a later unit does not take a clause another unit quotes (the lead keeps its own)
@@ -714,7 +611,7 @@ def _complete_clause(units: list[list[_Candidate]], previous: dict[tuple[int, in
 
 
 def _continue_lead(
-    units: list[list[_Candidate]], previous: dict[tuple[int, int], _Candidate], wants: frozenset[str], at: int = 0
+    units: list[list[Candidate]], previous: dict[tuple[int, int], Candidate], wants: frozenset[str], at: int = 0
 ) -> bool:
     """For a question whose unit ``at`` (0: the lead) restates the question without what it asks for (a reason,
     an effect, a number, a bound…; ``question_types.has_wanted``): the next sentence of its chunk joins that unit
@@ -724,7 +621,7 @@ def _continue_lead(
     if has_wanted(last.text, wants):
         return False
     nxt = previous.get((last.chunk_index, last.order + 1))
-    if nxt is None or is_filler(nxt.text) or len(nxt.text) > _MAX_CHARS or not has_wanted(nxt.text, wants):
+    if nxt is None or is_filler(nxt.text) or len(nxt.text) > MAX_CHARS or not has_wanted(nxt.text, wants):
         return False
     if last.in_table or nxt.in_table:  # a table's row is no continuation of a sentence, nor of another row
         return False
@@ -746,7 +643,7 @@ def _cover_both_sides(question, units, cands, chunks, previous, relevance) -> st
     missing: list[str] = []
     for side, other in (sides, sides[::-1]):
 
-        def about(c: _Candidate, side: Side = side, other: Side = other) -> bool:
+        def about(c: Candidate, side: Side = side, other: Side = other) -> bool:
             return is_about(side, other, c.text, headings[c.chunk_index])
 
         if any(about(c) for u in units for c in u):
@@ -757,7 +654,7 @@ def _cover_both_sides(question, units, cands, chunks, previous, relevance) -> st
         else:
             missing.append(side.name)
 
-    def about_first(c: _Candidate) -> bool:
+    def about_first(c: Candidate) -> bool:
         return is_about(sides[0], sides[1], c.text, headings[c.chunk_index])
 
     _lead_with(units, lambda u: any(about_first(c) for c in u))
@@ -766,7 +663,7 @@ def _cover_both_sides(question, units, cands, chunks, previous, relevance) -> st
     return missing_note(missing)
 
 
-def _lead_with(units: list[list[_Candidate]], gives: Callable[[list[_Candidate]], bool]) -> None:
+def _lead_with(units: list[list[Candidate]], gives: Callable[[list[Candidate]], bool]) -> None:
     """The answer follows the question: when the lead unit does not give what the question asks first (its
     first part, its first compared side) and a later unit does, that unit leads. Mutates ``units``."""
     if not units or gives(units[0]):

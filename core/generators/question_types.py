@@ -54,11 +54,9 @@ _HAS_CLOCK = re.compile(r"\d{1,2}\s*[:：]\s*\d{2}|\d{1,2}\s*点|\b\d{1,2}\s*(?:
 # "批量导入是从 v2.5.0 开始支持的特性").
 _RELEASE = re.compile(r"\bv\d+(?:\.\d+)*|\b\d+\.\d+\.\d+", re.IGNORECASE)
 
-# An amount of money: 128 元, ￥30, $5.
-_AMOUNT = re.compile(r"\d\s*(?:元|块|角|万元|美元|欧元|英镑|日元|港元|港币)|[¥￥$€£]\s*\d", re.IGNORECASE)
-# An amount with all its digits ("押金 3000 元", "¥1,200"): what is left of a sentence without its amounts.
-_WHOLE_AMOUNT = re.compile(
-    r"[¥￥$€£]\s*\d[\d,.]*|\d[\d,.]*\s*(?:万元|元|块|角|美元|欧元|英镑|日元|港元|港币)", re.IGNORECASE
+# An amount of money with all its digits: 128 元, 3,000 元, ￥30, $5 (``has_wanted`` removes whole amounts).
+_AMOUNT = re.compile(
+    r"\d(?:[\d,.]*\d)?\s*(?:元|块|角|万元|美元|欧元|英镑|日元|港元|港币)|[¥￥$€£]\s*\d(?:[\d,.]*\d)?", re.IGNORECASE
 )
 # An amount in words or that it is free (免费版 is an edition's name, not a price).
 _FREE = re.compile(
@@ -109,7 +107,7 @@ def has_wanted(sentence: str, wants: frozenset[str]) -> bool:
     effect (引起/导致/从而…)."""
     if "number" in wants and _HAS_NUMBER.search(_RELEASE.sub(" ", sentence)):
         return True
-    if "when" in wants and _HAS_NUMBER.search(_WHOLE_AMOUNT.sub(" ", _RELEASE.sub(" ", sentence))):
+    if "when" in wants and _HAS_NUMBER.search(_AMOUNT.sub(" ", _RELEASE.sub(" ", sentence))):
         return True  # a date, a weekday, a time or a period; not a price ("清运费…每平方米 5 元")
     if "bound" in wants and _HAS_BOUND.search(sentence):
         return True

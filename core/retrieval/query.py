@@ -158,11 +158,19 @@ def salient_terms(text: str, lexical: LexicalIndex) -> list[str]:
     return [t for t, _ in sorted(scored.items(), key=lambda kv: -kv[1])]
 
 
+_ASKING_WORDS = QUESTION_WORDS | ASKING
+
+
+def _asks(term: str) -> bool:
+    """Whether ``term`` holds a word that asks (多长, 什么, 最多…: ``QUESTION_WORDS``, ``ASKING``): no subject or topic."""
+    return any(w in term for w in _ASKING_WORDS)
+
+
 def key_terms(question: str, lexical: LexicalIndex, n: int = 2) -> list[str]:
     """The question's ``n`` most specific terms, lower-case: its names and the knowledge-base
     terms that are rare there and not everyday words (``core.retrieval.query.salient_terms``), without
     interrogatives (多长时间, 最多…)."""
-    terms = [t for t in salient_terms(question, lexical) if not any(w in t for w in QUESTION_WORDS | ASKING)]
+    terms = [t for t in salient_terms(question, lexical) if not _asks(t)]
     return [t.lower() for t in terms[:n]]
 
 
@@ -322,7 +330,7 @@ def topic_terms(text: str, lexical: LexicalIndex, share: float | None = None) ->
     # (拓扑 146, 感知 284 in "拓扑感知路由"), and those stay
     verbs = {w for w, tag in tagged(text) if tag == "v" and general_frequency(w) > TOPIC_VERB_GENERAL_MIN}
     for term in tokenize(_NAME.sub(" ", text)):
-        if len(term) < 2 or not _CJK.search(term) or any(w in term for w in QUESTION_WORDS | ASKING):
+        if len(term) < 2 or not _CJK.search(term) or _asks(term):
             continue
         if term in verbs:
             continue
@@ -339,7 +347,7 @@ def _carry(turn: str, subject: list[str], lexical: LexicalIndex) -> list[str]:
     """The subject after ``turn``: its own salient terms, plus the earlier subject when it refers back;
     a turn with no salient term adds its ``topic_terms`` in front of the earlier subject."""
     # a question word is no subject (多长时间: jieba's dictionary counts it 3 times, so it looks rare)
-    own = [t for t in salient_terms(limits_wording(turn), lexical) if not any(w in t for w in QUESTION_WORDS | ASKING)]
+    own = [t for t in salient_terms(limits_wording(turn), lexical) if not _asks(t)]
     if all(_everywhere(t, lexical) for t in own):  # no salient term, or only names the whole base shares
         return list(dict.fromkeys(topic_terms(turn, lexical) + own + subject))[:MAX_CARRIED]
     if refers_back(turn):

@@ -365,6 +365,11 @@ class QuestionAnalysis:
     times: tuple[tuple[str, tuple[int, int]], ...] = ()
 
     @property
+    def time_spans(self) -> tuple[tuple[int, int], ...]:
+        """``times`` without their words: each named time as minutes since midnight, first and last."""
+        return tuple(iv for _, iv in self.times)
+
+    @property
     def things(self) -> tuple[str, ...]:
         """``named`` without version numbers (v6.2.0, 8.1): the products, names and fields the question names."""
         return tuple(n for n in self.named if not VERSION.fullmatch(n))

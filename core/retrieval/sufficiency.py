@@ -391,7 +391,7 @@ def decide(
             asked, [*candidates, *sections], deciding, evidence, () if cross_script else keys
         )
         reasons.extend([why] if why else [])
-    times = tuple(iv for _, iv in analyse(asked).times)
+    times = analyse(asked).time_spans
     if evidence and times:
         # a question naming a time of day ("中午十二点多还能交钱吗？") is answered by the top-k chunk that states
         # hours including it ("午间 11:30–13:30 …"), which shares no word with it and so scores low

@@ -8,9 +8,9 @@ from datetime import datetime, timezone
 import pytest
 
 from core.generators.compare import MISSING_SIDE, Side
-from core.generators.extractive import ExtractiveGenerator, is_filler, needs_previous, split_sentences
+from core.generators.extractive import ExtractiveGenerator
 from core.generators.question_types import has_wanted
-from core.generators.sentences import table_rows
+from core.generators.sentences import is_filler, needs_previous, split_sentences, table_rows
 from core.models import Chunk, RetrievedChunk
 from core.retrieval.question import compared_sides, question_wants
 

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from core.generators.extractive import split_sentences
+from core.generators.sentences import split_sentences
 from tests.conftest import ask_in_chat, page_html
 from tests.gemini_server import Reply, StubGemini
 

@@ -1,0 +1,127 @@
+"""The candidate units of the evidence that the extractive answer chooses from (``core.generators.extractive``).
+
+``candidates(chunks)`` reads each retrieved chunk into ``Candidate`` units: its sentences
+(``core.generators.sentences.split_sentences``), its table rows (``sentences.table_rows``; a row of two or more
+values with its header row, every row with its header's words) and, for a list item, the words of the line that
+introduces its list. Each unit knows its chunk (index in the retrieved order), its position (code points into the
+chunk text) and its order among the chunk's units, so that the answer can quote it verbatim, find the sentence
+before or after it, and cite its chunk. Pure over ``RetrievedChunk`` values; no scoring here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+from core.generators.sentences import is_filler, needs_previous, split_sentences, table_rows
+from core.lexical import tokenize
+from core.models import RetrievedChunk
+
+#: A sentence longer than this (code points) is not quoted.
+MAX_CHARS = 300
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One unit of a chunk the answer may quote: a sentence, a table row or a row's header row."""
+
+    text: str
+    chunk_index: int
+    position: int
+    terms: frozenset[str]
+    heading_terms: frozenset[str] = frozenset()
+    order: int = 0  # index among the chunk's sentences
+    needs_previous: bool = False
+    in_table: bool = False  # a table row, or a sentence of one of its cells
+    header: "Candidate | None" = None  # the header row a row of several values is quoted under
+    labels: frozenset[str] = frozenset()  # a table row's header words (what its cells are)
+    lead_in: frozenset[str] = frozenset()  # a list item's lead-in words ("…交齐以下材料：")
+
+    @property
+    def is_header(self) -> bool:
+        """Whether this is a table's header row (quoted only before a row of several values; order -1)."""
+        return self.order < 0
+
+
+# A section that only lists references elsewhere (the usual headings of Chinese and English documentation).
+_SEE_ALSO = re.compile(
+    r"(?:另请参阅|另请参见|参见|相关(?:文档|阅读|链接|资料)|延伸阅读|参考(?:资料|文档|链接|文献)?|See also|Related(?: \w+)?"
+    r"|References|Further reading)",
+    re.IGNORECASE,
+)
+
+
+_SENTENCE_END = re.compile(r"[。！？!?.；;][”’」』）)]*$")
+
+
+_LIST_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,2}[.)、])[ \t]+")
+
+
+def _list_lead_in(text: str, position: int) -> str:
+    """The lead-in line of the list whose item holds ``position`` ("新员工须在入职当天交齐以下材料：" over "- 身份证原件
+    及复印件"): the nearest line above the item's list that is not an item nor blank, when it ends with a colon; ""
+    for a sentence that is not a list item, or a list without one."""
+    start = text.rfind("\n", 0, position) + 1
+    if not _LIST_ITEM.match(text, start):
+        return ""
+    for line in reversed(text[:start].split("\n")[:-1]):
+        if line.strip() and not _LIST_ITEM.match(line):
+            return line.strip() if line.rstrip().endswith(("：", ":")) else ""
+    return ""
+
+
+def candidates(
+    chunks: Sequence[RetrievedChunk],
+    lead_ins: bool = False,
+) -> tuple[list[Candidate], dict[tuple[int, int], Candidate]]:
+    """Usable sentences of the chunks, and every sentence by (chunk index, order) for predecessors
+    (``lead_ins``: as :func:`split_sentences`)."""
+    cands: list[Candidate] = []
+    every: dict[tuple[int, int], Candidate] = {}
+    for ci, rc in enumerate(chunks):
+        # a references section lists its links' titles ("Isolation Levels", the link stripped at ingest): a line
+        # there that does not end a sentence is a title; a sentence there still states something
+        references = bool(rc.chunk.heading_path) and bool(_SEE_ALSO.fullmatch(rc.chunk.heading_path[-1].strip()))
+        heading = frozenset(tokenize(" ".join(rc.chunk.heading_path)))
+        # a table's body rows are quoted like sentences, with the table's header as part of their heading; a
+        # row with prose cells gives their sentences, with its first cell (what the row is about) as heading; a
+        # row of two or more values is quoted under its header row (which value is which: 普通员工 | 经理及以上)
+        rows: dict[int, tuple[frozenset[str], Candidate | None, frozenset[str]]] = {}
+        units_of_rows: list[tuple[int, str]] = []
+        for row in table_rows(rc.chunk.text):
+            named = heading | frozenset(tokenize(row.header))
+            said = row.sentences()
+            if said:
+                named |= frozenset(tokenize(row.cells[0][1]))
+            header = None
+            if not said and row.header_row is not None and row.compares():
+                at, line = row.header_row
+                header = Candidate(line, ci, at, frozenset(tokenize(line)), heading, -1, False, True)
+            quoted = said or [(row.at, row.text)]
+            labels = frozenset(tokenize(row.header))
+            rows.update({pos: (named, header, labels) for pos, _ in quoted})
+            units_of_rows.extend(quoted)
+        units = sorted([*split_sentences(rc.chunk.text, lead_ins), *units_of_rows])
+        for k, (pos, sent) in enumerate(units):
+            if pos in rows:
+                named, header, labels = rows[pos]
+                c = Candidate(sent, ci, pos, frozenset(tokenize(sent)), named, k, False, True, header, labels)
+            else:
+                lead_in = _list_lead_in(rc.chunk.text, pos)
+                c = Candidate(
+                    sent,
+                    ci,
+                    pos,
+                    frozenset(tokenize(sent)),
+                    heading,
+                    k,
+                    needs_previous(sent, k == 0),
+                    lead_in=frozenset(tokenize(lead_in)) if lead_in else frozenset(),
+                )
+            every[(ci, k)] = c
+            if references and not _SENTENCE_END.search(sent):
+                continue
+            if len(sent) <= MAX_CHARS and not is_filler(sent):
+                cands.append(c)
+    return cands, every
