@@ -559,6 +559,8 @@ def _lead_with_news(
         if fresh is not None:
             units.insert(0, units.pop(fresh))
         return
+    if any(map(has_news, units[0])):
+        return  # the repeated lead has the new words: it answers what was asked next ("那要是没配置呢？": 没有配置…)
     floor = scoring.keep * scoring.relevance(units[0][-1])
 
     for c in sorted(scoring.pool, key=lambda c: (-scoring.relevance(c), c.chunk_index, c.position)):

@@ -73,15 +73,27 @@ _STATES_CASE = re.compile(
     r"如果|若|假如|倘若|一旦|只要|只有|否则|除非|当.{0,40}?时|\bif\b|\bwhen\b|\bunless\b", re.IGNORECASE
 )
 
+# A sentence that states the case where something is left out: 未（明确）指定, 没有为 X 指定, 未被设置, 省略, 缺省,
+# 为空, 默认, not set / omitted / unset / by default.
+_STATES_UNSET = re.compile(
+    r"(?:未|没有|没|不)(?:被|曾)?(?:明确|显式|显式地|明确地)?(?:为[^，,。；;]{1,30}?)?(?:指定|设置|设定|配置|填写|声明|提供|给出)"
+    r"|省略|忽略|缺省|为空|留空|默认|\b(?:not|never) (?:set|specified|provided|given)\b"
+    r"|\b(?:omit|omits|omitted|unset|by default|defaults? to)\b",
+    re.IGNORECASE,
+)
+
 
 def forms_answered(sentence: str, forms: frozenset[str]) -> frozenset[str]:
     """Which of ``forms`` (``QuestionAnalysis.forms``) ``sentence`` answers in kind: ``yesno`` when it says
-    no, not or only (不/没有/无法/仅/只, not/only), ``case`` when it states a case (如果/若/当…时/否则, if/when)."""
+    no, not or only (不/没有/无法/仅/只, not/only), ``case`` when it states a case (如果/若/当…时/否则, if/when),
+    ``unset`` when it states the case where something is left out (未指定/没有为 X 设置/省略/默认, not set/omitted/by default)."""
     out = set()
     if "yesno" in forms and _SAYS_NO_OR_ONLY.search(sentence):
         out.add("yesno")
     if "case" in forms and _STATES_CASE.search(sentence):
         out.add("case")
+    if "unset" in forms and _STATES_UNSET.search(sentence):
+        out.add("unset")
     return frozenset(out)
 
 

@@ -103,11 +103,21 @@ _DEFINITION_QUESTION = re.compile(
     re.IGNORECASE,
 )
 _CASE_QUESTION = re.compile(r"如果|要是|假如|假设|万一|倘若|一旦|的话|\bif\b|\bwhat happens\b", re.IGNORECASE)
+# A question about the case where something is left out ("那如果我压根不设置它呢？", "这两个都没写呢", "一个字都没写",
+# "if I omit it", "without setting it"): answered by the sentence that states that case ("如果未明确指定…，则…").
+_UNSET_QUESTION = re.compile(
+    r"(?:不|没|没有|未)(?:去|再|用)?(?:设置?|写|填|指定|配置|声明|提供|传)|留空|省略|缺省"
+    r"|\b(?:omit|omits|omitted|unset|leave (?:it|them|\w+) (?:out|empty|blank))\b"
+    r"|\b(?:don't|do not|doesn't|does not|didn't|did not|never|without) (?:set|setting|specify|specifying|provide|providing)\b"
+    r"|\b(?:is|are) (?:not|never) (?:set|specified|given)\b",
+    re.IGNORECASE,
+)
 
 
 def question_forms(question: str) -> frozenset[str]:
     """The form of a question, apart from what it asks for: ``yesno`` (…吗？/能否/是否/能不能, can/does/is…),
-    ``case`` (如果/要是/假如/万一…的话, if/what happens) and ``definition`` (是什么意思/什么是/what is X?); empty for
+    ``case`` (如果/要是/假如/万一…的话, if/what happens), ``unset`` (the case where something is left out: 不设置/没写/
+    省略, omit/without setting) and ``definition`` (是什么意思/什么是/what is X?); empty for
     others."""
     out = set()
     if _YESNO_QUESTION.search(question):
@@ -116,6 +126,8 @@ def question_forms(question: str) -> frozenset[str]:
         out.add("case")
     if _DEFINITION_QUESTION.search(question):
         out.add("definition")
+    if _UNSET_QUESTION.search(question):
+        out.add("unset")
     return frozenset(out)
 
 

@@ -85,7 +85,12 @@ def test_question_parts(question, parts):
         ("能不能用医保报销？", {"yesno"}),
         ("Does the scheduler consider taints?", {"yesno"}),
         ("What happens if more than one IngressClass in a cluster is marked as the default?", {"case"}),  # dev-022
-        ("要是我没写这个字段，它默认会是什么？", {"case"}),  # dev-030
+        ("要是我没写这个字段，它默认会是什么？", {"case", "unset"}),  # dev-030
+        ("那如果我压根不设置它呢？", {"case", "unset"}),  # dev-026
+        ("如果规则里干脆一个 host 都不写，又会匹配哪些流量？", {"case", "unset"}),  # dev-042
+        ("What happens if I omit the selector?", {"case", "unset"}),
+        ("Can I run it without setting a limit?", {"yesno", "unset"}),
+        ("设置了但不生效怎么办？", set()),  # 不生效 leaves nothing out
         ("那收到通知以后一直没去约，会怎么样？", set()),  # clinic-020: a case with no case word
         ("Pod 的 restartPolicy 可以取哪些值？", set()),
         ("Which document describes it?", set()),  # "describes" does not start with "does"
@@ -103,6 +108,13 @@ def test_a_sentence_answers_a_form_in_kind():
     assert forms_answered("当副本数为零时控制器删除 Pod。", case) == case
     assert forms_answered("policyTypes 字段表示策略的类型。", case) == frozenset()
     assert forms_answered("如果未指定则使用默认值。", frozenset()) == frozenset()
+    unset = frozenset({"unset"})
+    assert forms_answered("在此示例中，未指定 `host`，因此该规则适用于所有入站 HTTP 通信。", unset) == unset
+    assert (
+        forms_answered("如果你没有为 CronJob 指定 `startingDeadlineSeconds`，那 Job 就没有最后期限。", unset) == unset
+    )
+    assert forms_answered("If the field is omitted, every key becomes a file.", unset) == unset
+    assert forms_answered("如果提供了 `host`，则 `rules` 适用于该 `host`。", unset) == frozenset()
 
 
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "extractive_dev_answers.json"

@@ -23,7 +23,7 @@ def test_one_value_holds_what_the_question_asks():
     cmp = analyse("Deployment 和 StatefulSet 有什么区别？它们各有什么缺点？")
     assert cmp.sides == ("Deployment", "StatefulSet") and cmp.drawback and len(cmp.parts) == 2
     yesno = analyse("如果不设置 startingDeadlineSeconds，任务会补跑吗？")
-    assert yesno.forms == {"yesno", "case"} and yesno.named == ("startingDeadlineSeconds",)
+    assert yesno.forms == {"yesno", "case", "unset"} and yesno.named == ("startingDeadlineSeconds",)
 
 
 def test_the_analysis_is_read_once_per_question_text():
