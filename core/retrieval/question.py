@@ -48,7 +48,9 @@ _NUMBER_QUESTION = re.compile(
 _WHEN_QUESTION = re.compile(r"何时|什么时候|哪一?天|哪一?年|哪个月|几月|几号|什么日子|\bwhen\b", re.IGNORECASE)
 # A question for the items of a list ("入职要交哪些材料？", "What documents must I hand in?").
 _LIST_QUESTION = re.compile(
-    r"哪些|\bwhat (?:\w+ )?(?:documents|items|materials|things|papers|files)\b|\bwhich \w+s\b", re.IGNORECASE
+    r"哪些|哪[两二三四五六七八九十几]\s*(?:种|个|类|项|条|样|步|部分)"
+    r"|\bwhat (?:\w+ )?(?:documents|items|materials|things|papers|files)\b|\bwhich \w+s\b",
+    re.IGNORECASE,
 )
 # A question for a time of day ("几点开门", "what time").
 # Not 几点 as "a few points" ("有几点注意事项", "几点建议").

@@ -962,6 +962,9 @@ def test_a_question_for_which_items_is_answered_by_the_items_of_the_list_its_lea
     from core.retrieval.question import analyse
 
     assert "list" in analyse("新员工入职当天要交哪些材料？").wants and "list" not in analyse("材料不全怎么办？").wants
+    # "which two kinds" asks for items too (tidb-003: "Resolve Locks 有两种执行模式：" then the items)
+    assert "list" in analyse("GC 的 Resolve Locks 有哪两种执行模式？").wants
+    assert "list" in analyse("要放通一条连接，哪几个方向的策略都得允许？").wants
     text = (
         "新员工须在入职当天交齐以下材料：\n\n- 身份证原件及复印件\n- 最高学历证书和学位证书\n- 上一家单位出具的离职证明\n\n"
         "材料不全的，人力资源部可以推迟办理入职。"
