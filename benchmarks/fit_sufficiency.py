@@ -131,8 +131,10 @@ def collect(sets: list[tuple[str, Path, Path]], top_k: int) -> list[dict]:
                 ):  # an English question is never hybrid2 (core.retrieval.hybrid): its rows are hybrid's
                     assert (mode, dec.mode) == ("hybrid2", "hybrid"), (dec.mode, mode)
                     continue
-                rows = [dec.features[rc.chunk_id] for rc in res.chunks]
-                labels = [int(gold_in_chunks(q, [rc.chunk], require_all=False)) for rc in res.chunks]
+                # the retriever's top-k (a part's or a named time's added chunk was not scored by the decision)
+                scored = [rc for rc in res.chunks if rc.chunk_id in dec.features]
+                rows = [dec.features[rc.chunk_id] for rc in scored]
+                labels = [int(gold_in_chunks(q, [rc.chunk], require_all=False)) for rc in scored]
                 out.append(
                     {
                         "set": name,
@@ -141,7 +143,7 @@ def collect(sets: list[tuple[str, Path, Path]], top_k: int) -> list[dict]:
                         "mode": mode,
                         "answerable": q.answerable,
                         "named_missing": bool(dec.missing_terms) and dec.note is None,
-                        "chunks": [rc.chunk for rc in res.chunks],
+                        "chunks": [rc.chunk for rc in scored],
                         "q": q,
                         "X": [[r[f] for f in sufficiency.FEATURES] for r in rows],
                         "y": labels,
@@ -327,11 +329,13 @@ def tiny_bases(sets, docs_of: dict, work_root: Path, per_corpus: int, seed: int 
         index, settings = _index(copy)
         roots = docs_of[name]
         files = sorted({str(p.relative_to(r)) for r in roots for p in r.rglob("*.md")})
+        if len(files) < 2:
+            continue  # a one-document corpus is its own tiny base
         questions = load_questions(qfile)
         answerable = [q for q in questions if q.answerable and _gold_files(q, roots)]
         rng = random.Random(f"{seed}-{name}")
         for n in range(per_corpus):
-            size = rng.choice((1, 1, 2, 3, 5))
+            size = min(rng.choice((1, 1, 2, 3, 5)), len(files))
             chosen = set(_gold_files(rng.choice(answerable), roots))
             while len(chosen) < size:
                 chosen.add(rng.choice(files))
@@ -389,17 +393,34 @@ def main() -> None:
         default=None,
         help="pickle of the collected feature rows: read it when it exists, else write it",
     )
+    ap.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=QUESTIONS:DOCS",
+        help="another set to fit on, as `python -m core eval --set` takes it (each its own corpus: e.g. "
+        "benchmarks/eval-sets); its data folder is SETS_ROOT/NAME",
+    )
+    ap.add_argument(
+        "--sets-root",
+        type=Path,
+        default=None,
+        help="the data folders of the --set sets, as `python -m core eval --data-root` leaves them (default DATA_ROOT)",
+    )
     args = ap.parse_args()
-    from core.evaluation.sets import dev_sets
+    from core.evaluation.sets import dev_sets, parse_set
 
+    extra = [parse_set(spec) for spec in args.set]
     sets = [
         (s.name, s.questions, args.data_root / s.name) for s in dev_sets(SHARED) if (args.data_root / s.name).is_dir()
     ]
+    sets += [(s.name, s.questions, (args.sets_root or args.data_root) / s.name) for s in extra]
     docs_of = {
         s.name: s.docs
         for s in dev_sets(SHARED)
         if s.name in ("k8s", "cmrc", "tidb", "clinic") and any(name == s.name for name, _, _ in sets)
     }
+    docs_of.update({s.name: s.docs for s in extra})
     sets.insert(1, ("k8s-dev", ROOT / "data" / "eval" / "k8s-dev" / "questions.jsonl", args.data_root / "k8s"))
     if args.cache and args.cache.exists():
         items = pickle.loads(args.cache.read_bytes())
