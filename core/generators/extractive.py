@@ -174,6 +174,8 @@ class ExtractiveGenerator(Generator):
         while at < len(units):  # the lead may take a clause that was a unit of its own
             _complete_clause(units, previous, at)
             at += 1
+        if units and "list" in scoring.wants:
+            _whole_list(units, cands, self.max_sentences, analyse(question).content_terms)
         if units and scoring.wants & {"reason", "effect"}:
             _continue_lead(units, previous, scoring.wants)
         detail = scoring.wants & _DETAILS
@@ -584,6 +586,49 @@ _ASKS_AMOUNT = re.compile(r"几|多少|多久|多长|多大|多高|多远|哪")
 
 # What a question can ask for that a sentence states by its form (``question_types.has_wanted``).
 _DETAILS = frozenset({"bound", "number", "version", "money", "clock"})
+
+
+def _whole_list(units: list[list[Candidate]], cands: Sequence[Candidate], limit: int, terms: Sequence[str]) -> None:
+    """For a question for which items (wants ``list``: 哪些, 哪两种, what documents) whose lead unit is an item of a
+    list with a lead-in line that has more of the question's words (``terms``) than the item ("新员工须在入职当天交齐
+    以下材料：" over "- 身份证原件及复印件": the list is what was asked for; an item that states the answer in its own
+    words, "与 TiCDC、TiFlash 或 BR 尚不兼容…" for "与哪些组件尚不兼容", stands alone): the list's other items follow it, up to
+    ``LIST_ITEMS_MAX`` items in all, in the document's order, before the other units (which make room: at most
+    ``limit`` sentences besides the list's items). Only that list's items: another list of the chunk (its
+    advantages beside its drawbacks) is not the one asked for. Two items per chunk (``max_per_chunk``) showed the
+    first two of five documents to hand in (a helper's round, session 16). Mutates ``units``."""
+    lead = units[0][-1]
+    if not lead.lead_in or lead.in_table:
+        return
+    if sum(t in lead.lead_in for t in terms) <= sum(t in lead.terms for t in terms):
+        return
+    said = {(c.chunk_index, c.position) for u in units for c in u}
+    items = [
+        c
+        for c in cands
+        if c.chunk_index == lead.chunk_index
+        and c.lead_in == lead.lead_in
+        and not c.in_table
+        and (c.chunk_index, c.position) not in said
+        and _same_list(c, lead, cands)
+    ][: LIST_ITEMS_MAX - 1]
+    if not items:
+        return
+    rest = units[1:]
+    while rest and sum(map(len, rest)) > max(0, limit - 1 - len(items)):
+        rest.pop()
+    units[:] = [units[0], *([c] for c in items), *rest]
+
+
+def _same_list(a: Candidate, b: Candidate, cands: Sequence[Candidate]) -> bool:
+    """Whether items ``a`` and ``b`` (same chunk, same lead-in words) are in one list: no unit of the chunk between
+    them is outside a list (a sentence without a lead-in ends the list)."""
+    lo, hi = sorted((a.position, b.position))
+    return all(c.lead_in for c in cands if c.chunk_index == a.chunk_index and lo < c.position < hi and not c.is_header)
+
+
+#: At most this many items of one list answer a question for which items.
+LIST_ITEMS_MAX = 8
 
 
 def _join_next(units: list[list[Candidate]], at: int, nxt: Candidate) -> None:

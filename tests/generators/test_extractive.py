@@ -972,7 +972,45 @@ def test_a_question_for_which_items_is_answered_by_the_items_of_the_list_its_lea
     draft = ExtractiveGenerator().generate(
         "新员工入职当天要交哪些材料？", [rc("onboarding.md#1", ("入职", "入职材料"), text, 1)]
     )
-    # items of one chunk, as many as the answer takes from a chunk (``max_per_chunk``)
-    assert [s.quote for s in draft.supports][:2] == ["身份证原件及复印件", "最高学历证书和学位证书"], draft.text
+    # the list's items, in the document's order
+    assert [s.quote for s in draft.supports][:3] == [
+        "身份证原件及复印件",
+        "最高学历证书和学位证书",
+        "上一家单位出具的离职证明",
+    ], draft.text
     other = ExtractiveGenerator().generate("材料不全会怎样？", [rc("onboarding.md#1", ("入职", "入职材料"), text, 1)])
     assert other.supports[0].quote.startswith("材料不全的"), other.text  # other questions: as before
+
+
+def test_a_question_for_which_items_gets_the_whole_list_and_only_that_list():
+    """tidb-031 ("它有什么缺点？" after a question on TiDB transactions) quoted two of the three drawbacks: the answer
+    took two units per chunk. The list the lead item belongs to is quoted whole (in order, at most
+    ``LIST_ITEMS_MAX`` items); the chunk's other list (the advantages) is not; an item that states the answer in its
+    own words ("与哪些组件尚不兼容") stands alone."""
+    from core.generators.extractive import LIST_ITEMS_MAX
+
+    text = (
+        "TiDB 事务有如下优点：\n\n- 实现原理简单，易于理解。\n- 基于单实例事务实现了跨节点事务。\n\n"
+        "TiDB 事务有如下缺点：\n\n- 两阶段提交使网络交互增多。\n- 需要一个中心化的分配时间戳服务。\n"
+        "- 事务数据量过大时易导致内存暴涨。\n- 大事务的提交时间较长。"
+    )
+    chunks = [rc("txn.md#1", ("事务概览", "优缺点"), text, 1)]
+    said = [s.quote for s in ExtractiveGenerator().generate("TiDB 事务有哪些缺点？", chunks).supports]
+    assert said[:4] == [
+        "两阶段提交使网络交互增多。",
+        "需要一个中心化的分配时间戳服务。",
+        "事务数据量过大时易导致内存暴涨。",
+        "大事务的提交时间较长。",
+    ], said
+    assert not any("实现原理" in q or "跨节点" in q for q in said), said
+    many = "需要交以下材料：\n\n" + "\n".join(f"- 第{n}份证明材料原件" for n in range(1, 13))
+    listed = ExtractiveGenerator().generate("需要交哪些材料？", [rc("m.md#1", ("材料",), many, 1)]).supports
+    assert len(listed) == LIST_ITEMS_MAX and listed[0].quote == "第1份证明材料原件"
+    limits = (
+        "目前，Pipelined DML 存在以下使用限制：\n\n- 与 TiCDC、TiFlash 或 BR 尚不兼容，请勿在与这些组件有关的表上使用 "
+        "Pipelined DML。\n- 不适用于存在写入冲突的场景。\n- 需要确保元数据锁保持开启。"
+    )
+    alone = ExtractiveGenerator().generate(
+        "Pipelined DML 目前与哪些组件尚不兼容？", [rc("p.md#1", ("Pipelined DML", "使用限制"), limits, 1)]
+    )
+    assert alone.supports[0].quote.startswith("与 TiCDC") and not any("写入冲突" in s.quote for s in alone.supports)
