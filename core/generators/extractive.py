@@ -274,8 +274,8 @@ class ExtractiveGenerator(Generator):
 
         def in_prose(t: str, c: Candidate) -> bool:
             # a plain English word of the question ("pessimistic") found only inside a code span of the sentence
-            # (`pessimistic-txn.deadlock-history-collect-retryable`) or a path ("/var/log/order/") names nothing
-            # the question asks about
+            # (`pessimistic-txn.deadlock-history-collect-retryable`), a path ("/var/log/order/") or a hyphenated
+            # name ("DL-Library") names nothing the question asks about
             key = (c.chunk_index, c.position)
             if key not in prose:
                 prose[key] = frozenset(tokenize(_CODE_SPAN.sub(" ", c.text)))
@@ -488,8 +488,9 @@ class ExtractiveGenerator(Generator):
 
 
 _CJK_TERM = re.compile(r"[\u3400-\u9fff]+")
-# Where a plain English word of a question is no match: code spans and paths or URLs ("/var/log/order/").
-_CODE_SPAN = re.compile(r"`[^`\n]*`|[^\s`]*/[^\s`]*")
+# Where a plain English word of a question is no match: code spans, paths or URLs ("/var/log/order/") and names
+# joined by hyphens or underscores (the Wi-Fi name "DL-Library" is no library; a helper's round, session 16).
+_CODE_SPAN = re.compile(r"`[^`\n]*`|[^\s`]*/[^\s`]*|(?=[\w-]*[A-Za-z])[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)+")
 _CJK_END = re.compile(r"[\u3400-\u9fff。！？；：，、）」』”]$")
 
 

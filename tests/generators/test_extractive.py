@@ -670,6 +670,20 @@ def test_a_plain_english_word_inside_a_code_span_does_not_match_an_english_quest
     gen.sentence_similarity = lambda q, texts: [0.9 if "RabbitMQ" in t else 0.1 for t in texts]
     draft = gen.generate("Which message queue does the order system use?", paths)
     assert draft.supports[0].quote.startswith("订单系统使用 RabbitMQ")
+    # nor a name joined by hyphens: the Wi-Fi name "DL-Library" (library A19 in benchmarks/eval-sets); the years of a
+    # range (1844-1846) stay prose
+    wifi = [
+        rc("a@v#2", ("数字资源",), "在馆内连接 Wi-Fi“DL-Library”后可以直接使用全部数字资源。", 1),
+        rc("b@v#2", ("开放时间",), "春节：除夕和正月初一闭馆，初二至初六开放时间为 9:00–17:00。", 2),
+    ]
+    gen.sentence_similarity = lambda q, texts: [0.9 if "春节" in t else 0.1 for t in texts]
+    draft = gen.generate("What are the library's opening hours during the Spring Festival?", wifi)
+    assert draft.supports[0].quote.startswith("春节")
+    years = [
+        rc("b@v#3", ("交通",), "广场附近有电车站。", 1),
+        rc("a@v#3", ("历史",), "在1844-1846年，在广场中间设置了奥地利喷泉。", 2),
+    ]
+    assert "1844" in ExtractiveGenerator().generate("What was built in 1844?", years).supports[0].quote
     named = [rc("c@v#0", ("CronJob",), "设置 `CronJob.spec.suspend` 为真可以挂起后续执行。", 1)]
     draft = ExtractiveGenerator().generate("How do I suspend a CronJob?", named)
     assert draft.supports and "suspend" in draft.supports[0].quote
