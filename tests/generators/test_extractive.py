@@ -1001,7 +1001,7 @@ def test_a_question_for_which_items_gets_the_whole_list_and_only_that_list():
     took two units per chunk. The list the lead item belongs to is quoted whole (in order, at most
     ``LIST_ITEMS_MAX`` items); the chunk's other list (the advantages) is not; an item that states the answer in its
     own words ("与哪些组件尚不兼容") stands alone."""
-    from core.generators.extractive import LIST_ITEMS_MAX
+    from core.generators.arrangement import LIST_ITEMS_MAX
 
     text = (
         "TiDB 事务有如下优点：\n\n- 实现原理简单，易于理解。\n- 基于单实例事务实现了跨节点事务。\n\n"

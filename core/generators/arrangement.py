@@ -1,0 +1,250 @@
+"""How the extractive answer's chosen units are put in order and completed (``core.generators.extractive``).
+
+``ExtractiveGenerator`` scores the candidate units of the evidence (``core.generators.candidates``) and selects the
+best ones; the rules here then arrange them, each a function that mutates the list of units (a unit is a sentence,
+or a sentence with the predecessor it needs, ``unit_of``):
+
+* ``complete_clause`` / ``continue_lead``: a unit that ends with a semicolon takes its next clause; a lead that
+  restates the question without what it asks for takes the next sentence that gives it;
+* ``whole_list``: a question for which items gets the whole list its lead item belongs to;
+* ``lead_with``: the unit that answers the question's first part or first compared side leads;
+* ``cover_both_sides``: each side of a comparison gets a unit, or the note says which side nothing is about;
+* ``lead_with_news``: a follow-up that asks something new is not led by what the previous answer quoted.
+
+``Scoring`` is what the selection knows about a question: the candidates, their predecessors, the relevance
+function and the pool of units that address the question. Offsets are code points; nothing here reads bytes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from core.generators.candidates import MAX_CHARS, Candidate
+from core.generators.compare import Side, is_about, missing_note
+from core.generators.question_types import has_wanted
+from core.generators.sentences import is_filler
+from core.retrieval.question import ASKING, CJK, analyse
+
+
+@dataclass(frozen=True)
+class Scoring:
+    cands: list[Candidate]
+    previous: dict[tuple[int, int], Candidate]
+    relevance: Callable[[Candidate], float]
+    parts: Callable[[Candidate], dict[str, float]]
+    pool: list[Candidate]
+    wants: frozenset[str]
+    keep: float = 0.5  # a unit scoring under this share of the lead's score is left out (``_select``)
+
+
+def unit_of(c: Candidate, previous: dict[tuple[int, int], Candidate], depth: int = 2) -> list[Candidate] | None:
+    """``[c]``, or its predecessor's unit and ``c`` when ``c`` needs it (a chain of up to ``depth``
+    predecessors: "Init 容器支持…。然而，…稍有不同。同时 Init 容器不支持…"); None when it needs one it
+    cannot have."""
+    if c.header is not None:
+        return [c.header, c]
+    if not c.needs_previous:
+        return [c]
+    p = previous.get((c.chunk_index, c.order - 1))
+    if depth <= 0 or p is None or is_filler(p.text) or len(p.text) > MAX_CHARS:
+        return None
+    head = unit_of(p, previous, depth - 1)
+    return None if head is None else [*head, c]
+
+
+def lead_with_news(
+    question: str, units: list[list[Candidate]], turns: Sequence[tuple[str, str]], scoring: Scoring, limit: int
+) -> None:
+    """For a follow-up that asks something new, when the lead unit is one an earlier answer already quoted:
+    the best unit no earlier answer quoted that has one of the new words leads instead; when every chosen unit
+    was quoted, the best sentence of ``scoring``'s pool that was not (with the predecessor it needs) leads, if it
+    scores at least ``scoring.keep`` of the lead (the last units make room for it: at most ``limit`` sentences).
+
+    New words are the content terms of ``question`` that no earlier question of ``turns`` (``(question,
+    answer)`` pairs) has, besides words that ask for an amount (几天, 多少秒, 上限: ``_ASKS_AMOUNT``). The person
+    has read the repeated sentences; the new one answers what they asked next (dev-031: "那要是拼出来的全名超过 64
+    个字符呢？" after "setHostnameAsFQDN 字段有什么作用？" led with the 64-character limit it had just been given;
+    dev-035 repeated the previous answer word for word). A question with no new word asks again ("那它保留几天？"
+    after "…保留多久？"): the repeated sentence is its answer and keeps its place; so does a lead whose fresh
+    rivals have none of the new words ("那要是没配置呢？" when the sentence about 没有配置 was the one quoted
+    before). Mutates ``units``."""
+    asked = "\n".join(q for q, _ in turns).lower()
+    new = [
+        t
+        for t in analyse(question).content_terms
+        if t.lower() not in asked and not _ASKS_AMOUNT.match(t) and t not in ASKING
+    ]
+    if not new:
+        return
+    said = _SPACE.sub("", "\n".join(a for _, a in turns))
+
+    def quoted(unit: Sequence[Candidate]) -> bool:
+        return all(_SPACE.sub("", c.text) in said for c in unit)
+
+    if not quoted(units[0]):
+        return
+
+    def has_news(c: Candidate) -> bool:  # in its own text: every row of a table has its header's words
+        return not c.is_header and any(t in c.text.lower() for t in new)
+
+    if not all(quoted(u) for u in units):
+        fresh = next((i for i, u in enumerate(units) if not quoted(u) and any(map(has_news, u))), None)
+        if fresh is not None:
+            units.insert(0, units.pop(fresh))
+        return
+    if any(map(has_news, units[0])):
+        return  # the repeated lead has the new words: it answers what was asked next ("那要是没配置呢？": 没有配置…)
+    floor = scoring.keep * scoring.relevance(units[0][-1])
+
+    for c in sorted(scoring.pool, key=lambda c: (-scoring.relevance(c), c.chunk_index, c.position)):
+        if scoring.relevance(c) < floor:
+            return
+        if c.header is not None and not has_news(c):
+            continue  # a row whose only new word is its header's: any row of its table would do
+        unit = None if quoted([c]) or is_filler(c.text) else unit_of(c, scoring.previous)
+        if unit:
+            units[:] = [unit, *([o for o in u if not any(o is x for x in unit)] for u in units)]
+            units[:] = [u for u in units if u]
+            while len(units) > 1 and sum(map(len, units)) > limit:
+                units.pop()
+            return
+
+
+_SPACE = re.compile(r"\s+")
+# A word that asks for an amount (几天, 几个, 多少秒, 多久, 多长): asking it again is no new question.
+_ASKS_AMOUNT = re.compile(r"几|多少|多久|多长|多大|多高|多远|哪")
+
+
+def whole_list(units: list[list[Candidate]], cands: Sequence[Candidate], limit: int, terms: Sequence[str]) -> None:
+    """For a question for which items (wants ``list``: 哪些, 哪两种, what documents) whose lead unit is an item of a
+    list with a lead-in line that has more of the question's words (``terms``) than the item ("新员工须在入职当天交齐
+    以下材料：" over "- 身份证原件及复印件": the list is what was asked for; an item that states the answer in its own
+    words, "与 TiCDC、TiFlash 或 BR 尚不兼容…" for "与哪些组件尚不兼容", stands alone): the list's other items follow it, up to
+    ``LIST_ITEMS_MAX`` items in all, in the document's order, before the other units (which make room: at most
+    ``limit`` sentences besides the list's items). Only that list's items: another list of the chunk (its
+    advantages beside its drawbacks) is not the one asked for. Two items per chunk (``max_per_chunk``) showed the
+    first two of five documents to hand in (a helper's round, session 16). Mutates ``units``."""
+    lead = units[0][-1]
+    if not lead.lead_in or lead.in_table:
+        return
+    if sum(t in lead.lead_in for t in terms) <= sum(t in lead.terms for t in terms):
+        return
+    said = {(c.chunk_index, c.position) for u in units for c in u}
+    items = [
+        c
+        for c in cands
+        if c.chunk_index == lead.chunk_index
+        and c.lead_in == lead.lead_in
+        and not c.in_table
+        and (c.chunk_index, c.position) not in said
+        and same_list(c, lead, cands)
+    ][: LIST_ITEMS_MAX - 1]
+    if not items:
+        return
+    rest = units[1:]
+    while rest and sum(map(len, rest)) > max(0, limit - 1 - len(items)):
+        rest.pop()
+    units[:] = [units[0], *([c] for c in items), *rest]
+
+
+def same_list(a: Candidate, b: Candidate, cands: Sequence[Candidate]) -> bool:
+    """Whether items ``a`` and ``b`` (same chunk, same lead-in words) are in one list: no unit of the chunk between
+    them is outside a list (a sentence without a lead-in ends the list)."""
+    lo, hi = sorted((a.position, b.position))
+    return all(c.lead_in for c in cands if c.chunk_index == a.chunk_index and lo < c.position < hi and not c.is_header)
+
+
+#: At most this many items of one list answer a question for which items.
+LIST_ITEMS_MAX = 8
+
+
+def join_next(units: list[list[Candidate]], at: int, nxt: Candidate) -> None:
+    """``nxt`` (the sentence after unit ``at``'s last) joins unit ``at``, leaving any other unit it was in."""
+    for i, u in enumerate(units):
+        if i != at and any(c is nxt for c in u):
+            u[:] = [c for c in u if c is not nxt]
+    units[at] = units[at] + [nxt]
+    units[:] = [u for u in units if u]
+
+
+def complete_clause(units: list[list[Candidate]], previous: dict[tuple[int, int], Candidate], at: int = 0) -> bool:
+    """Unit ``at`` (0: the lead) that ends in a clause closed by a semicolon ("遗失图书，可以买回同一版本的新书赔偿；") is half a
+    sentence: the next clause of its chunk ("无法买到同一版本的，按书价的 2 倍赔偿，另收加工费 5 元。") joins it, as
+    the writer joined them (a helper's round: the amount asked for was in the clause left out). Returns whether
+    a clause joined; mutates ``units``."""
+    last = units[at][-1]
+    if not last.text.rstrip().endswith(("；", ";")) or last.in_table:
+        return False
+    nxt = previous.get((last.chunk_index, last.order + 1))
+    if nxt is None or nxt.in_table or is_filler(nxt.text) or len(nxt.text) > MAX_CHARS:
+        return False
+    if at > 0 and any(c is nxt for u in units for c in u):
+        return False  # a later unit does not take a clause another unit quotes (the lead keeps its own)
+    join_next(units, at, nxt)
+    return True
+
+
+def continue_lead(
+    units: list[list[Candidate]], previous: dict[tuple[int, int], Candidate], wants: frozenset[str], at: int = 0
+) -> bool:
+    """For a question whose unit ``at`` (0: the lead) restates the question without what it asks for (a reason,
+    an effect, a number, a bound…; ``question_types.has_wanted``): the next sentence of its chunk joins that unit
+    when it gives it ("“弗赖永”这个名称源于…意为自由。这是因为修道院拥有…特权。"; tidb-024: "…Digest 的列表…。每个
+    事务最多记录前 50 条语句。"). Returns whether a sentence joined; mutates ``units``."""
+    last = units[at][-1]
+    if has_wanted(last.text, wants):
+        return False
+    nxt = previous.get((last.chunk_index, last.order + 1))
+    if nxt is None or is_filler(nxt.text) or len(nxt.text) > MAX_CHARS or not has_wanted(nxt.text, wants):
+        return False
+    if last.in_table or nxt.in_table:  # a table's row is no continuation of a sentence, nor of another row
+        return False
+    join_next(units, at, nxt)
+    return True
+
+
+def cover_both_sides(question, units, cands, chunks, previous, relevance) -> str:  # noqa: ANN001
+    """For a comparison question (``QuestionAnalysis.sides``): a side no unit is about
+    (``compare.is_about``) gets the best sentence about it as a unit of its own; the sides
+    nothing is about are named in the returned note (empty when both are covered or the
+    question compares nothing; and for an English question over Chinese text, whose sides may be written in
+    Chinese). Mutates ``units``."""
+    names = analyse(question).sides
+    if not names:
+        return ""
+    sides = Side(names[0]), Side(names[1])
+    headings = [(rc.chunk.title, *rc.chunk.heading_path) for rc in chunks]
+    missing: list[str] = []
+    for side, other in (sides, sides[::-1]):
+
+        def about(c: Candidate, side: Side = side, other: Side = other) -> bool:
+            return is_about(side, other, c.text, headings[c.chunk_index])
+
+        if any(about(c) for u in units for c in u):
+            continue
+        found = [c for c in cands if about(c) and unit_of(c, previous)]
+        if found:
+            units.append(unit_of(max(found, key=relevance), previous))  # type: ignore[arg-type]
+        else:
+            missing.append(side.name)
+
+    def about_first(c: Candidate) -> bool:
+        return is_about(sides[0], sides[1], c.text, headings[c.chunk_index])
+
+    lead_with(units, lambda u: any(about_first(c) for c in u))
+    if not CJK.search(question) and any(CJK.search(rc.chunk.text) for rc in chunks):
+        return ""  # an English side ("Redis sentinel") may be written in Chinese ("Redis 哨兵"): absence is unknown
+    return missing_note(missing)
+
+
+def lead_with(units: list[list[Candidate]], gives: Callable[[list[Candidate]], bool]) -> None:
+    """The answer follows the question: when the lead unit does not give what the question asks first (its
+    first part, its first compared side) and a later unit does, that unit leads. Mutates ``units``."""
+    if not units or gives(units[0]):
+        return
+    first = next((u for u in units[1:] if gives(u)), None)
+    if first is not None:
+        units.remove(first)
+        units.insert(0, first)
