@@ -14,7 +14,9 @@ chunk whose heading path (or title) names that side and not the other is about i
 sentence of it; in a chunk headed by the other side only, a sentence that names this side
 without the other is a passing mention ("…比如 Deployment 或者 ReplicaSet 可能更适用" in the
 StatefulSet page is about StatefulSet, not Deployment); a sentence naming both sides (a
-contrast) is about both; otherwise the names in the sentence decide.
+contrast) is about both; otherwise the names in the sentence decide. A side whose name is inside the other's
+("START TRANSACTION READ ONLY" and "START TRANSACTION READ ONLY AS OF TIMESTAMP") is named only where the longer
+name is not.
 """
 
 from __future__ import annotations
@@ -55,6 +57,8 @@ def is_about(side: Side, other: Side, sentence: str, headings: Sequence[str]) ->
     """Whether ``sentence``, from a chunk with heading path/title ``headings``, tells something
     about ``side`` (compared with ``other``); the rule is in the module docstring."""
     heading = " / ".join(headings)
+    if side.name.lower() in other.name.lower():  # "READ ONLY" inside "READ ONLY AS OF TIMESTAMP" names the other
+        heading, sentence = other.pattern.sub(" ", heading), other.pattern.sub(" ", sentence)
     side_heads, other_heads = side.named_in(heading), other.named_in(heading)
     if side_heads and not other_heads:
         return True

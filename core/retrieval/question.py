@@ -328,12 +328,25 @@ def _first_side(words: str, shared: bool = False) -> str:
     return _ONE_CHAR_OPENER.sub("", " ".join(words.split()[-2:]))
 
 
+# Two names asked about one by one ("`A` 和 `B` …分别是什么", "ConfigMap 和 Secret …分别用什么字段"): Latin names or
+# code spans only (a Chinese side has no end a pattern can find: "城乡医保和职工医保分别…").
+_RESPECTIVE_NAME = r"`[^`\n]{1,80}`|[A-Za-z][\w.\-/]*(?: [A-Za-z][\w.\-/]*)*"
+_RESPECTIVE = re.compile(rf"(?P<x>{_RESPECTIVE_NAME})\s*(?:和|与|跟|以及)\s*(?:用|在|对)?\s*(?P<y>{_RESPECTIVE_NAME})")
+_ONE_BY_ONE = re.compile(r"分别|各自|\brespectively\b", re.IGNORECASE)
+
+
 def compared_sides(question: str) -> tuple[str, str] | None:
-    """The two things a comparison question names (``"X 和 Y 有什么区别"`` → ``(X, Y)``),
-    as written in the question, or None for a question that compares nothing."""
+    """The two things a comparison question names (``"X 和 Y 有什么区别"`` → ``(X, Y)``; ``"`A` 和 `B` …分别是
+    什么"`` → ``(A, B)`` for Latin names and code spans), as written in the question (without backticks), or None
+    for a question that compares nothing."""
     m = _COMPARE.search(question)
     if not m:
-        return None
+        one_by_one = _ONE_BY_ONE.search(question)
+        pair = _RESPECTIVE.search(question, 0, one_by_one.start()) if one_by_one else None
+        if pair is None:
+            return None
+        x, y = (pair.group(g).strip("`").strip() for g in ("x", "y"))
+        return (x, y) if x and y and x.lower() != y.lower() else None
     pairs = [(m.group(f"x{i}"), m.group(f"y{i}")) for i in ("", "2", "3", "4", "5")]
     x, y = next(((a.strip(), b.strip()) for a, b in pairs if a and b), ("", ""))
     x = (_LEAD_WORDS.sub("", x) or x).strip()

@@ -165,6 +165,31 @@ def test_a_side_is_matched_as_a_whole_name_in_any_case():
     assert "知识库中没有" not in ExtractiveGenerator().generate("Deployment 和 StatefulSet 有什么区别？", contrast).text
 
 
+def test_two_names_asked_one_by_one_are_sides_and_a_name_inside_the_other_is_its_own():
+    """tidb-035: "用 `START TRANSACTION READ ONLY` 和用 `START TRANSACTION READ ONLY AS OF TIMESTAMP` 开启的事务里执行写入，
+    结果分别是什么？" led with the AS OF TIMESTAMP sentence, whose text also holds the first name. Two Latin names or
+    code spans asked about one by one (分别, 各自, respectively) are the question's sides; a side whose name is
+    inside the other's is named only where the longer name is not; the first side leads."""
+    from core.generators.compare import Side, is_about
+    from core.retrieval.question import analyse
+
+    q = "用 `START TRANSACTION READ ONLY` 和用 `START TRANSACTION READ ONLY AS OF TIMESTAMP` 开启的事务里执行写入，结果分别是什么？"
+    assert analyse(q).sides == ("START TRANSACTION READ ONLY", "START TRANSACTION READ ONLY AS OF TIMESTAMP")
+    assert analyse("ConfigMap 和 Secret 以卷的方式挂载时，分别用什么字段？").sides == ("ConfigMap", "Secret")
+    assert analyse("城乡医保和职工医保分别报多少？").sides is None  # a Chinese side has no end to find
+    short, long = Side("START TRANSACTION READ ONLY"), Side("START TRANSACTION READ ONLY AS OF TIMESTAMP")
+    asof = "通过 `START TRANSACTION READ ONLY AS OF TIMESTAMP` 开启的事务为只读事务。"
+    assert not is_about(short, long, asof, ("事务",)) and is_about(long, short, asof, ("事务",))
+    plain = "TiDB 会解析 `START TRANSACTION READ ONLY` 语句，但解析后 TiDB 仍允许写入操作。"
+    assert is_about(short, long, plain, ("事务",)) and not is_about(long, short, plain, ("事务",))
+    chunks = [
+        rc("a@v#0", ("只读事务",), asof + "假如在该事务中执行写入操作，操作将会被该事务拒绝。", 1),
+        rc("b@v#0", ("MySQL 兼容性",), "为与 MySQL 兼容，" + plain, 2),
+    ]
+    said = quotes(ExtractiveGenerator().generate(q, chunks))
+    assert "仍允许写入操作" in said[0] and any("AS OF TIMESTAMP" in x for x in said[1:]), said
+
+
 def test_both_missing_sides_are_named():
     chunks = [rc("p@v#0", ("Pod",), "Pod 是可以创建和管理的最小部署单元。", 1)]
     draft = ExtractiveGenerator().generate("Pod 里运行的 Kafka 和 RabbitMQ 有什么区别？", chunks)
