@@ -298,8 +298,14 @@ def is_note(sentence: str) -> bool:
 
 
 # A number and the unit after it: "10 岁" → 岁, "10 册图书" → 册图, "64 个字符" → 字符 (the measure word 个 skipped), "64 KB"
-# → kb; a bare number ("| 10 |", "10–20") → "".
-_NUMBER_UNIT = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)(?![\d.])[ \t]*(?:个[ \t]*)?([\u3400-\u9fff]{1,2}|[A-Za-z%]+)?")
+# → kb, the hour of a time of day ("12:00") → ":"; a bare number ("| 10 |", "10–20") → "". The minutes of 12:30 are a
+# time's too (":").
+_NUMBER_UNIT = re.compile(
+    r"(?<![\d.:])(\d+(?:\.\d+)?)(?![\d.])[ \t]*(?:个[ \t]*)?(:(?=\d\d)|[\u3400-\u9fff]{1,2}|[A-Za-z%]+)?"
+)
+_MINUTES = re.compile(r"(?<=\d:)(\d\d)(?!\d)")
+#: What may follow the hour of a question's time of day (12 点, 12 pm) when a sentence writes it as 12:00.
+_HOUR_UNITS = ("点", "时", "am", "pm", "o", "h", "hr", "hrs")
 
 
 @functools.lru_cache(maxsize=8192)
@@ -309,10 +315,15 @@ def number_units(text: str) -> dict[str, frozenset[str]]:
     out: dict[str, set[str]] = {}
     for m in _NUMBER_UNIT.finditer(text):
         out.setdefault(m[1], set()).add((m[2] or "").lower())
+    for m in _MINUTES.finditer(text):
+        out.setdefault(m[1], set()).add(":")
     return {k: frozenset(v) for k, v in out.items()}
 
 
 def _same_unit(a: str, b: str) -> bool:
+    if ":" in (a, b):  # 12:00 is a time of day: not 12 years, 12 年 or 12 天, maybe 12 点 or 12 pm
+        other = b if a == ":" else a
+        return other == ":" or other.startswith(_HOUR_UNITS)
     if a.isascii() != b.isascii():
         return True  # 64 个字符 and 64 characters: another language, not another unit
     return a[0] in b or b[0] in a  # 岁 and 周岁, 字符 and 字符串
@@ -321,7 +332,8 @@ def _same_unit(a: str, b: str) -> bool:
 def same_quantity(number: str, question: str, sentence: str) -> bool:
     """Whether ``number`` (digits, a term of ``question``) is the question's quantity where ``sentence`` has it:
     False only when both write something after it in the same script and no pair shares its first character
-    ("10 岁" is not "10 册图书"; "14 岁" is "14 周岁"); a bare number on either side may be it."""
+    ("10 岁" is not "10 册图书"; "14 岁" is "14 周岁"; "12 years" is not the hour of "12:00", "12 点" may be); a bare
+    number on either side may be it."""
     asked = number_units(question).get(number, frozenset())
     stated = number_units(sentence).get(number, frozenset())
     if not asked or not stated or "" in asked or "" in stated:

@@ -924,6 +924,13 @@ def test_a_number_with_another_unit_is_not_the_number_asked_about():
     assert same_quantity("14", "14 岁能办吗？", "年满 14 周岁的读者")  # 岁 and 周岁
     assert same_quantity("64", "超过 64 个字符呢？", "64 characters is the max")  # another language
     assert same_quantity("10", "10 岁", "| 10 |")  # a bare number may be it
+    # the hour of a time of day is no number of years (hr C13 in benchmarks/eval-sets led with "…其中 12:00–13:00 为
+    # 午休时间" for "…someone with 12 years of total work experience"); it may be the hour asked for
+    lunch = "工作时间为周一至周五 9:00–18:00，其中 12:00–13:00 为午休时间。"
+    assert not same_quantity("12", "How many days of leave with 12 years of work?", lunch)
+    assert not same_quantity("12", "工作满 12 年有几天年假？", lunch)
+    assert same_quantity("12", "中午 12 点能去吗？", lunch) and same_quantity("12", "Open at 12 pm?", lunch)
+    assert not same_quantity("30", "30 天内能退吗？", "每天 8:30 开门")  # the minutes of a time are no number
     cards = "普通证：免押金，凭身份证或社保卡开通，最多可同时借阅 10 册图书。"
     minors = "未满 14 周岁的少年儿童，需由监护人陪同办理少儿证。"
     draft = ExtractiveGenerator().generate(
