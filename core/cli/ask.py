@@ -18,6 +18,7 @@ from core.cli._shared import (
     repair_vectors,
 )
 from core.errors import AppError
+from core.records.presentation import no_evidence_message
 
 
 def register(sub) -> None:
@@ -78,7 +79,10 @@ def cmd_ask(args: argparse.Namespace) -> int:
         if args.json:
             print(record.model_dump_json(), flush=True)
         else:
-            print(f"[{record.status}] {record.answer_text or record.error or ''}")
+            said = record.answer_text or record.error or ""
+            if record.status == "no_evidence" and not said:
+                said = no_evidence_message(record)  # the reason the chat shows (a helper's round, session 17)
+            print(f"[{record.status}] {said}")
             for s in record.supports:
                 print(f"  {s.start}-{s.end} → {', '.join(s.chunk_ids)}")
     return 1 if failed else 0

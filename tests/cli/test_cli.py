@@ -55,6 +55,16 @@ def test_ask_stdin_json_lines(data_dir):
     assert [r["status"] for r in lines] == ["answered", "no_evidence"]
 
 
+def test_a_refusal_in_plain_output_says_why(data_dir):
+    """A helper's round (session 17): `[no_evidence]` was printed with nothing after it; the reason was only in
+    --json. The plain line carries the message the chat shows."""
+    p = run(["core", "ask", "消息队列的消费者重平衡是怎么工作的？"], data_dir)
+    assert p.returncode == 0, p.stderr
+    first = p.stdout.splitlines()[0]
+    assert first.startswith("[no_evidence] ") and len(first) > len("[no_evidence] ") + 5, p.stdout
+    assert "知识库" in first
+
+
 def test_reingest_reports_unchanged(data_dir):
     p = run(["core", "ingest", "--no-embed"], data_dir)
     assert p.returncode == 0
