@@ -196,6 +196,8 @@ ASKING = frozenset("最多 最少 最大 最小 上限 下限 阈值 默认".spl
 
 CJK = re.compile(r"[\u3400-\u9fff]")
 _ASCII_NAME = re.compile(r"(?<![A-Za-z0-9_.\-])\.?([A-Za-z][A-Za-z0-9]*(?:[._\-/][A-Za-z0-9]+)*)")
+#: A command-line option (``--force``, ``--dry-run``, ``-f``): a name, whose words are found inside code spans too.
+_OPTION = re.compile(r"(?<![\w-])(?:--[A-Za-z][\w-]*|-[A-Za-z](?![\w-]))")
 #: A version number (``0.9``, ``v1.2.3``).
 VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)+(?![\w.])")
 #: Words after a product's name (赤狐平台): the word before them names something.
@@ -228,7 +230,8 @@ def named_terms(question: str) -> list[str]:
 
     ASCII: in a question with Chinese text every ASCII word of 2+ letters (``Kafka``,
     ``nftables``, ``worker_connections``); in an English question only identifier-like
-    words (inner capital ``IngressClass``, acronym ``ICMP``, ``a.b``, ``a_b``, digits).
+    words (inner capital ``IngressClass``, acronym ``ICMP``, ``a.b``, ``a_b``, digits). Command-line options
+    (``--force``, ``-f``) in any question.
     Versions (``0.9``, ``v1.2.3``). Chinese: a word jieba tags as a proper noun
     (``nz``/``nt``) or one followed by a product word (赤狐平台 → 赤狐), 2+ characters, that is rare in the
     language (``NAME_GENERAL_MAX``).
@@ -245,6 +248,7 @@ def named_terms(question: str) -> list[str]:
             continue
         if cjk or _identifier_like(word):
             out.append(word)
+    out.extend(m.group(0) for m in _OPTION.finditer(question))
     if cjk:
         words = tagged(question)
         for i, (word, tag) in enumerate(words):

@@ -1060,3 +1060,19 @@ def test_a_question_for_which_items_gets_the_whole_list_and_only_that_list():
         "Pipelined DML 目前与哪些组件尚不兼容？", [rc("p.md#1", ("Pipelined DML", "使用限制"), limits, 1)]
     )
     assert alone.supports[0].quote.startswith("与 TiCDC") and not any("写入冲突" in s.quote for s in alone.supports)
+
+
+def test_a_command_line_option_the_question_names_is_found_inside_code():
+    """A fresh-clone helper's round (session 17): "sync --force 会删除文件吗？" led with "`sync` 命令会…不会删除任何文件。"
+    and never showed the --force sentence: *force* was a plain word found only inside a code span. A command-line
+    option is a name (``named_terms``), found inside code like any name the question writes."""
+    from core.retrieval.question import analyse
+
+    assert "--force" in analyse("sync --force 会删除文件吗？").named and "-f" in analyse("What does -f do?").named
+    assert analyse("非-root 用户能用吗？").named == ()
+    text = (
+        "`sync` 命令会比较本地文件夹和云端文件夹，只上传修改时间较新的文件，不会删除任何文件。\n\n"
+        "`sync --force` 会用本地文件夹完全覆盖云端文件夹，云端多出来的文件会被删除。"
+    )
+    said = quotes(ExtractiveGenerator().generate("sync --force 会删除文件吗？", [rc("s.md#1", ("同步命令",), text, 1)]))
+    assert said[0].startswith("`sync --force`"), said
