@@ -329,6 +329,48 @@ def _same_unit(a: str, b: str) -> bool:
     return a[0] in b or b[0] in a  # 岁 and 周岁, 字符 and 字符串
 
 
+# Ranges a sentence states for a quantity, by their unit (one Chinese character, 个月 or 周岁): "满 10 年不满 20 年"
+# [10, 20), "10–20 天" and "10 至 20 天" [10, 20], "不满 10 年" [0, 10), "10 年以下" [0, 10], "满 20 年" / "20 年以上" [20, ∞).
+_N = r"(\d+(?:\.\d+)?)"
+_U = r"(个月|周岁|[\u3400-\u9fff])"
+_BOUNDED = re.compile(rf"(?:已?满|超过)?\s*{_N}\s*{_U}(?:及?以上)?\s*[、，,]?\s*(?:不满|未满|不足|少于)\s*{_N}\s*{_U}")
+_SPAN = re.compile(rf"{_N}\s*{_U}?\s*(?:–|—|-|~|～|至|到)\s*{_N}\s*{_U}")
+_BELOW = re.compile(rf"(?:不满|未满|不足|少于)\s*{_N}\s*{_U}|{_N}\s*{_U}以下")
+_ABOVE = re.compile(rf"(?:已?满|超过)\s*{_N}\s*{_U}|{_N}\s*{_U}(?:及|或)?以上")
+#: English units of a question's number that a Chinese range writes with one character.
+_UNIT_ZH = {"year": "年", "years": "年", "day": "天", "days": "天", "month": "月", "months": "月"}
+
+
+def stated_ranges(sentence: str) -> list[tuple[float, float, str]]:
+    """The ranges ``sentence`` states for a quantity, as ``(low, high, unit)``, ``high`` = inf when open (see the
+    patterns above); a range written with an upper bound excludes it ("不满 20 年" < 20), a span includes it."""
+    out: list[tuple[float, float, str]] = []
+    rest = sentence
+    for m in _BOUNDED.finditer(sentence):
+        out.append((float(m[1]), float(m[3]) - 1e-9, m[4]))
+    rest = _BOUNDED.sub(" ", rest)
+    for m in _SPAN.finditer(rest):
+        out.append((float(m[1]), float(m[3]), m[4]))
+    rest = _SPAN.sub(" ", rest)
+    for m in _BELOW.finditer(rest):
+        out.append((0.0, float(m[1]) - 1e-9, m[2]) if m[1] else (0.0, float(m[3]), m[4]))  # 以下 includes it
+    rest = _BELOW.sub(" ", rest)
+    for m in _ABOVE.finditer(rest):
+        out.append((float(m[1] or m[3]), float("inf"), m[2] or m[4]))
+    return [r for r in out if r[0] <= r[1]]  # "满 20 年不满 10 年", "不满 0 年" state no range
+
+
+def in_stated_range(number: str, question: str, sentence: str) -> bool:
+    """Whether ``number`` (digits, a term of ``question``, with a unit after it there: "工作满 12 年", "12 years") falls
+    in a range ``sentence`` states for that unit ("已满 10 年不满 20 年的，年休假 10 天"): the clause a policy writes for
+    the person's case, which does not write their number (a fresh-clone helper's round, session 17)."""
+    asked = {_UNIT_ZH.get(u, u)[:1] for u in number_units(question).get(number, frozenset()) if u}
+    if not asked:
+        return False
+    n = float(number)
+    return any(lo <= n <= hi and unit[:1] in asked for lo, hi, unit in stated_ranges(sentence))
+
+
 def same_quantity(number: str, question: str, sentence: str) -> bool:
     """Whether ``number`` (digits, a term of ``question``) is the question's quantity where ``sentence`` has it:
     False only when both write something after it in the same script and no pair shares its first character

@@ -1076,3 +1076,47 @@ def test_a_command_line_option_the_question_names_is_found_inside_code():
     )
     said = quotes(ExtractiveGenerator().generate("sync --force 会删除文件吗？", [rc("s.md#1", ("同步命令",), text, 1)]))
     assert said[0].startswith("`sync --force`"), said
+
+
+def test_a_number_is_found_in_the_range_a_sentence_states_for_its_unit():
+    """A fresh-clone helper's round (session 17): "工作满 12 年的员工有几天年假？" quoted the bullets for 1–10 years and 20
+    years and left out the one for the person's case, "累计工作满 10 年不满 20 年的，年休假 10 天", which does not write
+    12. A number with a unit is found in a range a sentence states for that unit (满 A 年不满 B 年, A–B 天, A 年以上,
+    不满 B 年, B 岁以下)."""
+    from core.generators.question_types import in_stated_range, stated_ranges
+
+    assert stated_ranges("已满 10 年不满 20 年的，年休假 10 天；") == [(10.0, 20.0 - 1e-9, "年")]
+    assert stated_ranges("每次可借 10–20 天") == [(10.0, 20.0, "天")]
+    assert stated_ranges("8 岁以下儿童应在成人看护下使用") == [(0.0, 8.0, "岁")]
+    assert stated_ranges("家里有 70 岁以上老人") == [(70.0, float("inf"), "岁")]
+    assert stated_ranges("不满 0 年的") == [] and stated_ranges("满 20 年不满 10 年") == []
+    assert in_stated_range("12", "工作满 12 年有几天年假？", "已满 10 年不满 20 年的，年休假 10 天")
+    assert not in_stated_range("10", "工作满 10 年有几天？", "已满 1 年不满 10 年的，年休假 5 天")
+    assert not in_stated_range("12", "孩子 12 岁能来吗？", "已满 10 年不满 20 年的")  # another unit
+    assert in_stated_range("12", "someone with 12 years of work?", "已满 10 年不满 20 年的")
+    text = (
+        "员工的年假天数按累计工作年限计算：\n\n- 累计工作满 1 年不满 10 年的，年休假 5 天\n"
+        "- 累计工作满 10 年不满 20 年的，年休假 10 天\n- 累计工作满 20 年的，年休假 15 天"
+    )
+    said = quotes(ExtractiveGenerator().generate("工作满 12 年的员工有几天年假？", [rc("l.md#0", ("年假",), text, 1)]))
+    assert said[0] == "累计工作满 10 年不满 20 年的，年休假 10 天", said
+
+
+_RANGEISH = "0123456789. 满已不未足少于超过以上下及或个月周岁年天元、，,–-~至到"
+
+
+@pytest.mark.parametrize("seed", range(1))
+def test_any_text_reads_as_ranges_with_low_at_most_high(seed):
+    """Random text of range words and digits never raises, and every range read has low ≤ high (hypothesis)."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from core.generators.question_types import stated_ranges
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.one_of(st.text(alphabet=_RANGEISH, max_size=40), st.text(max_size=60)))
+    def check(text):
+        for lo, hi, unit in stated_ranges(text):
+            assert lo <= hi and unit
+
+    check()
