@@ -37,6 +37,7 @@ class Candidate:
     header: "Candidate | None" = None  # the header row a row of several values is quoted under
     labels: frozenset[str] = frozenset()  # a table row's header words (what its cells are)
     lead_in: frozenset[str] = frozenset()  # a list item's lead-in words ("…交齐以下材料：")
+    announces: frozenset[str] = frozenset()  # the words of what its lead-in announces (以下材料 → 材料), if it says
 
     @property
     def is_header(self) -> bool:
@@ -69,6 +70,17 @@ def _list_lead_in(text: str, position: int) -> str:
         if line.strip() and not _LIST_ITEM.match(line):
             return line.strip() if line.rstrip().endswith(("：", ":")) else ""
     return ""
+
+
+# What a lead-in announces: the words after 以下/如下/下列 ("…需要准备以下材料：" → 材料, "有如下缺点：" → 缺点).
+_ANNOUNCED = re.compile(
+    r"(?:以下|如下|下列|下面)(?:的|这些|几种|几个|几项|[一二两三四五六七八九十\d]+[种个项条类点])?([^：:，,。]{1,12})[：:]\s*$"
+)
+
+
+def _announced(lead_in: str) -> frozenset[str]:
+    m = _ANNOUNCED.search(lead_in) if lead_in else None
+    return frozenset(tokenize(m[1])) if m else frozenset()
 
 
 def candidates(
@@ -118,6 +130,7 @@ def candidates(
                     k,
                     needs_previous(sent, k == 0),
                     lead_in=frozenset(tokenize(lead_in)) if lead_in else frozenset(),
+                    announces=_announced(lead_in),
                 )
             every[(ci, k)] = c
             if references and not _SENTENCE_END.search(sent):

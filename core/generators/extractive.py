@@ -312,9 +312,21 @@ class ExtractiveGenerator(Generator):
 
         # each sentence's matched question terms and drawback bonus, once: relevance is asked many times
         # a row quoted under its header row has the header's words in the answer too
+        # a question for which items finds a list's items by their lead-in's words, when the lead-in announces what
+        # the question asks for or announces nothing it names ("有哪几种会员卡？" is not answered by the items under
+        # "办理会员卡需要准备以下材料：", a helper's round, session 17)
+        asked_items = frozenset(_asked_items(question)) if "list" in wants else frozenset()
+
+        def by_lead_in(t: str, c: Candidate) -> bool:
+            return (
+                "list" in wants
+                and t in c.lead_in
+                and (not c.announces or not asked_items or bool(c.announces & asked_items))
+            )
+
         hits = {
             (c.chunk_index, c.position): frozenset(
-                t for t in q_terms if found(t, c) or t in c.labels or ("list" in wants and t in c.lead_in)
+                t for t in q_terms if found(t, c) or t in c.labels or by_lead_in(t, c)
             )
             for c in cands
         }
@@ -490,6 +502,17 @@ class ExtractiveGenerator(Generator):
 
 
 _CJK_TERM = re.compile(r"[\u3400-\u9fff]+")
+# The things a question for which items asks for: the words after 哪些/哪几种/哪两类… ("要交哪些材料" → 材料).
+_ASKED_ITEMS = re.compile(
+    r"哪(?:些|[两二三四五六七八九十几]\s*(?:种|个|类|项|条|样|步|部分))的?([^？?，,。！!；;]{1,12})"
+)
+
+
+def _asked_items(question: str) -> list[str]:
+    m = _ASKED_ITEMS.search(question)
+    return tokenize(m[1]) if m else []
+
+
 # Where a plain English word of a question is no match: code spans, paths or URLs ("/var/log/order/") and names
 # joined by hyphens or underscores (the Wi-Fi name "DL-Library" is no library; a helper's round, session 16).
 _CODE_SPAN = re.compile(r"`[^`\n]*`|[^\s`]*/[^\s`]*|(?=[\w-]*[A-Za-z])[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)+")

@@ -1120,3 +1120,18 @@ def test_any_text_reads_as_ranges_with_low_at_most_high(seed):
             assert lo <= hi and unit
 
     check()
+
+
+def test_items_of_a_list_that_announces_something_else_are_not_what_a_which_question_asks_for():
+    """A fresh-clone helper's round (session 17): "有哪几种会员卡？" was answered right and then given two items of the
+    list under "办理会员卡需要准备以下材料：", whose lead-in shares 会员卡. An item has its lead-in's words only when the
+    lead-in announces what the question asks for (以下材料 for 哪些材料) or announces nothing."""
+    text = (
+        "本中心提供三种会员卡：标准卡、标准卡 Plus 和学生卡。\n\n办理会员卡需要准备以下材料：\n\n"
+        "- 本人有效身份证件原件\n- 一张近期免冠证件照\n- 紧急联系人的姓名和电话"
+    )
+    chunks = [rc("g.md#0", ("会员卡",), text, 1)]
+    kinds = quotes(ExtractiveGenerator().generate("有哪几种会员卡？", chunks))
+    assert kinds[0].startswith("本中心提供三种会员卡") and not any("证件" in q for q in kinds), kinds
+    papers = quotes(ExtractiveGenerator().generate("办会员卡需要准备哪些材料？", chunks))
+    assert "本人有效身份证件原件" in papers and "紧急联系人的姓名和电话" in papers, papers
