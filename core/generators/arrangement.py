@@ -30,6 +30,11 @@ from core.retrieval.question import ASKING, CJK, analyse
 
 @dataclass(frozen=True)
 class Scoring:
+    """What the selection knows about one question over one evidence: ``cands`` the candidate units,
+    ``previous`` every unit by (chunk index, order) for predecessors, ``relevance`` a unit's score (unitless, higher
+    is better), ``parts`` its score's parts by name, ``pool`` the units that address the question, ``wants`` what the
+    question asks for (``QuestionAnalysis.wants``) and ``keep`` the share of the lead's score a unit needs."""
+
     cands: list[Candidate]
     previous: dict[tuple[int, int], Candidate]
     relevance: Callable[[Candidate], float]
