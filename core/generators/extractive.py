@@ -286,10 +286,9 @@ class ExtractiveGenerator(Generator):
         def found(t: str, c: Candidate) -> bool:
             if t in time_words and meets(q.time_spans, stated_times(c.text)):
                 return True
+            # "工作满 12 年" is in "已满 10 年不满 20 年的，年休假 10 天" (a helper's round, session 17)
             if t[:1].isdigit() and in_stated_range(t, question, c.text):
-                return (
-                    True  # "工作满 12 年" is in "已满 10 年不满 20 年的，年休假 10 天" (a helper's round, session 17)
-                )
+                return True
             if t[:1].isdigit() and not same_quantity(t, question, c.text):
                 return False  # "孩子 10 岁" is not answered by "…借阅 10 册图书" (a helper's round)
             # a term of the sentence, or a Chinese term of two or more characters inside its text: jieba cuts
