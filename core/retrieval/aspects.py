@@ -93,12 +93,15 @@ def without_drawback_words(question: str) -> str:
 
 
 def drawback_expansion(question: str) -> tuple[str, ...]:
-    """``DRAWBACK_QUERY_WORDS`` that ``limits_wording(question)`` does not already hold, when the
-    question ``asks_drawback``; else ``()``."""
+    """``DRAWBACK_QUERY_WORDS`` and the question's own drawback words (缺点, 不足…) that ``limits_wording(question)``
+    does not already hold, when the question ``asks_drawback``; else ``()``."""
     if not asks_drawback(question):
         return ()
     worded = limits_wording(question)
-    return tuple(w for w in DRAWBACK_QUERY_WORDS if w not in worded)
+    # the person's own word too (缺点): a small base may state drawbacks only as "…的缺点：" (a helper's round,
+    # session 17: "有哪些缺点？" was refused over a page listing 本地加密存储的缺点)
+    own = tuple(m.group(0) for m in _ZH_WORD.finditer(question))
+    return tuple(dict.fromkeys(w for w in (*DRAWBACK_QUERY_WORDS, *own) if w not in worded))
 
 
 class _Candidate(Protocol):  # core.retrieval.sufficiency.Candidate, read here without importing it

@@ -67,16 +67,27 @@ def test_a_chinese_question_for_drawbacks_is_put_in_the_words_of_limits():
     assert limits_wording("StatefulSet 的局限性有哪些？") == "StatefulSet 的限制有哪些？"
     assert limits_wording("这种做法有哪些不足？") == "这种做法有哪些限制？"
     assert limits_wording("What are the drawbacks of CronJob?") == "What are the drawbacks of CronJob?"
-    assert drawback_expansion("CronJob 有什么缺点？") == ("局限",)
+    assert drawback_expansion("CronJob 有什么缺点？") == ("局限", "缺点")
     assert drawback_expansion("What are the drawbacks of CronJob?") == ("限制", "局限")
 
 
 def test_a_chinese_knowledge_base_is_searched_for_limits():
     kb = LexicalIndex(["a", "b"], ["CronJob 创建基于时隔重复调度的 Job。", "CronJob 有所限制，也比较特殊。"])
     plan = plan_query("CronJob 有什么缺点？", kb)
-    assert plan.lexical_text == "CronJob 有什么限制？ 局限" and plan.dense_text == "CronJob 有什么限制？"
-    assert plan_config(plan) == {"lexical_expansion": "局限"}  # on the record
+    assert plan.lexical_text == "CronJob 有什么限制？ 局限 缺点" and plan.dense_text == "CronJob 有什么限制？"
+    assert plan_config(plan) == {"lexical_expansion": "局限 缺点"}  # on the record
     assert [cid for cid, _ in kb.search(plan.lexical_text, 2)][0] == "b"
+    # the person's own word is searched too: a small base may state drawbacks only as "…的缺点：" (a helper's round,
+    # session 17: "有哪些缺点？" was refused over a page that lists them)
+    small = LexicalIndex(
+        ["pros", "cons", "other"],
+        [
+            "本地加密存储的优点：文件在上传前已经加密。",
+            "本地加密存储的缺点：忘记密码后数据无法恢复。",
+            "配置文件位于用户目录。",
+        ],
+    )
+    assert [cid for cid, _ in small.search(plan_query("有哪些缺点？", small).lexical_text, 1)] == ["cons"]
     english = LexicalIndex(["a"], ["CronJob has some limitations."])
     assert plan_query("CronJob 有什么缺点？", english).expansion == ()  # not the Chinese words over English text
     assert plan_query("CronJob 有什么区别？", kb).lexical_text == "CronJob 有什么区别？"
@@ -183,7 +194,7 @@ def test_a_sentence_that_needs_two_before_it_comes_with_both(sample_engine):
 def test_a_follow_up_for_drawbacks_is_not_answered_with_a_sentence_on_something_else(sample_engine):
     first = "Deployment 和 StatefulSet 有什么区别？"
     record = sample_engine.ask("那它的缺点是什么？", history=[(first, "")], save=False)
-    assert record.retrieval.get("lexical_expansion") == "局限"
+    assert record.retrieval.get("lexical_expansion") == "局限 缺点"
     assert "不需要任何稳定的标识符" not in record.answer_text  # the sentence it was answered with
     if record.status == "answered":  # either refused, or answered from what states a limit
         assert any(w in record.answer_text for w in ("限制", "不会", "不支持", "无法", "不能")), record.answer_text
