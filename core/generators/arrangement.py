@@ -134,8 +134,9 @@ def whole_list(units: list[list[Candidate]], cands: Sequence[Candidate], limit: 
     lead = units[0][-1]
     if not lead.lead_in or lead.in_table:
         return
-    if sum(t in lead.lead_in for t in terms) <= sum(t in lead.terms for t in terms):
-        return
+    in_lead_in, in_item = sum(t in lead.lead_in for t in terms), sum(t in lead.terms for t in terms)
+    if in_lead_in <= in_item and (in_lead_in or in_item):
+        return  # (neither: an English question over a Chinese list, whose item leads by its meaning)
     said = {(c.chunk_index, c.position) for u in units for c in u}
     items = [
         c

@@ -1135,3 +1135,26 @@ def test_items_of_a_list_that_announces_something_else_are_not_what_a_which_ques
     assert kinds[0].startswith("本中心提供三种会员卡") and not any("证件" in q for q in kinds), kinds
     papers = quotes(ExtractiveGenerator().generate("办会员卡需要准备哪些材料？", chunks))
     assert "本人有效身份证件原件" in papers and "紧急联系人的姓名和电话" in papers, papers
+
+
+def test_an_english_question_for_items_gets_the_whole_chinese_list():
+    """A fresh-clone helper's round (session 17): "What materials do I need to apply for a membership card?" got two
+    of the five items: its words are in neither the Chinese items nor their lead-in, so the item that leads by its
+    meaning now brings its list."""
+    text = (
+        "办理会员卡需要准备以下材料：\n\n- 本人有效身份证件原件\n- 一张近期免冠证件照\n- 紧急联系人的姓名和电话\n"
+        "- 体检报告或健康声明书\n\n年卡可以分两期付款。"
+    )
+    gen = ExtractiveGenerator()
+    gen.sentence_similarity = lambda q, texts: [0.6 if "证件" in t else 0.1 for t in texts]
+    said = quotes(
+        gen.generate(
+            "What materials do I need to apply for a membership card?", [rc("g.md#1", ("办理会员卡",), text, 1)]
+        )
+    )
+    assert said[:4] == [
+        "本人有效身份证件原件",
+        "一张近期免冠证件照",
+        "紧急联系人的姓名和电话",
+        "体检报告或健康声明书",
+    ], said
