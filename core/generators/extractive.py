@@ -314,7 +314,7 @@ class ExtractiveGenerator(Generator):
         # a question for which items finds a list's items by their lead-in's words, when the lead-in announces what
         # the question asks for or announces nothing it names ("有哪几种会员卡？" is not answered by the items under
         # "办理会员卡需要准备以下材料：", a helper's round, session 17)
-        asked_items = frozenset(_asked_items(question)) if "list" in wants else frozenset()
+        asked_items = frozenset(q.items)
 
         def by_lead_in(t: str, c: Candidate) -> bool:
             return (
@@ -502,16 +502,6 @@ class ExtractiveGenerator(Generator):
 
 _CJK_TERM = re.compile(r"[\u3400-\u9fff]+")
 # The things a question for which items asks for: the words after 哪些/哪几种/哪两类… ("要交哪些材料" → 材料).
-_ASKED_ITEMS = re.compile(
-    r"哪(?:些|[两二三四五六七八九十几]\s*(?:种|个|类|项|条|样|步|部分))的?([^？?，,。！!；;]{1,12})"
-)
-
-
-def _asked_items(question: str) -> list[str]:
-    m = _ASKED_ITEMS.search(question)
-    return tokenize(m[1]) if m else []
-
-
 # Where a plain English word of a question is no match: code spans, paths or URLs ("/var/log/order/") and names
 # joined by hyphens or underscores (the Wi-Fi name "DL-Library" is no library; a helper's round, session 16).
 _CODE_SPAN = re.compile(r"`[^`\n]*`|[^\s`]*/[^\s`]*|(?=[\w-]*[A-Za-z])[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)+")

@@ -341,12 +341,14 @@ _ABOVE = re.compile(rf"(?:已?满|超过)\s*{_N}\s*{_U}|{_N}\s*{_U}(?:及|或)?�
 _UNIT_ZH = {"year": "年", "years": "年", "day": "天", "days": "天", "month": "月", "months": "月"}
 
 
-def stated_ranges(sentence: str) -> list[tuple[float, float, str]]:
+@functools.lru_cache(maxsize=8192)
+def stated_ranges(sentence: str) -> tuple[tuple[float, float, str], ...]:
     """The ranges ``sentence`` states for a quantity, as ``(low, high, unit)``, ``high`` = inf when open (see the
-    patterns above); a range written with an upper bound excludes it ("不满 20 年" < 20), a span includes it."""
+    patterns above); a range written with an upper bound excludes it ("不满 20 年" < 20), a span includes it.
+    Cached: the extractive answer asks it for each number of the question and each sentence."""
     out: list[tuple[float, float, str]] = []
     rest = sentence
-    for m in _BOUNDED.finditer(sentence):
+    for m in _BOUNDED.finditer(rest):
         out.append((float(m[1]), float(m[3]) - 1e-9, m[4]))
     rest = _BOUNDED.sub(" ", rest)
     for m in _SPAN.finditer(rest):
@@ -357,7 +359,7 @@ def stated_ranges(sentence: str) -> list[tuple[float, float, str]]:
     rest = _BELOW.sub(" ", rest)
     for m in _ABOVE.finditer(rest):
         out.append((float(m[1] or m[3]), float("inf"), m[2] or m[4]))
-    return [r for r in out if r[0] <= r[1]]  # "满 20 年不满 10 年", "不满 0 年" state no range
+    return tuple(r for r in out if r[0] <= r[1])  # "满 20 年不满 10 年", "不满 0 年" state no range
 
 
 def in_stated_range(number: str, question: str, sentence: str) -> bool:

@@ -33,7 +33,7 @@ import re
 from dataclasses import dataclass
 
 from core.clock import named_times
-from core.lexical import general_frequency, query_terms
+from core.lexical import general_frequency, query_terms, tokenize
 from core.retrieval.aspects import asks_drawback
 from core.segmentation import tagged
 
@@ -47,11 +47,13 @@ _NUMBER_QUESTION = re.compile(
 # A question for when ("什么时候清运", "哪天开始", "when"): a date, a weekday or a time answers it, an amount does not.
 _WHEN_QUESTION = re.compile(r"何时|什么时候|哪一?天|哪一?年|哪个月|几月|几号|什么日子|\bwhen\b", re.IGNORECASE)
 # A question for the items of a list ("入职要交哪些材料？", "What documents must I hand in?").
+_WHICH_ITEMS = r"哪(?:些|[两二三四五六七八九十几]\s*(?:种|个|类|项|条|样|步|部分))"
 _LIST_QUESTION = re.compile(
-    r"哪些|哪[两二三四五六七八九十几]\s*(?:种|个|类|项|条|样|步|部分)"
-    r"|\bwhat (?:\w+ )?(?:documents|items|materials|things|papers|files)\b|\bwhich \w+s\b",
+    rf"{_WHICH_ITEMS}|\bwhat (?:\w+ )?(?:documents|items|materials|things|papers|files)\b|\bwhich \w+s\b",
     re.IGNORECASE,
 )
+# ... and what it asks for: the words after 哪些/哪几种/哪两类… ("要交哪些材料" → 材料)
+_ASKED_ITEMS = re.compile(rf"{_WHICH_ITEMS}的?([^？?，,。！!；;]{{1,12}})")
 # A question for a time of day ("几点开门", "what time").
 # Not 几点 as "a few points" ("有几点注意事项", "几点建议").
 _CLOCK_QUESTION = re.compile(
@@ -394,6 +396,8 @@ class QuestionAnalysis:
     sides: tuple[str, str] | None
     #: the times of day it names: (its words, minutes since midnight, first and last) (``core.clock.named_times``)
     times: tuple[tuple[str, tuple[int, int]], ...] = ()
+    #: for a question for items, the words of what it asks for (哪些材料 → 材料; ``_ASKED_ITEMS``), else ()
+    items: tuple[str, ...] = ()
 
     @property
     def time_spans(self) -> tuple[tuple[int, int], ...]:
@@ -429,4 +433,5 @@ def analyse(question: str) -> QuestionAnalysis:
         parts=tuple(question_parts(question)),
         sides=compared_sides(question),
         times=named_times(question),
+        items=tuple(tokenize(m[1])) if (m := _ASKED_ITEMS.search(question)) else (),
     )

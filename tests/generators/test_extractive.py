@@ -665,6 +665,13 @@ def test_a_see_also_section_gives_no_sentence():
     ]
 
 
+def _meaning_leads(question: str, chunks: list, key: str) -> str:
+    """The lead quote when the sentence similarity rates the sentences holding ``key`` closest in meaning."""
+    gen = ExtractiveGenerator()
+    gen.sentence_similarity = lambda q, texts: [0.9 if key in t else 0.1 for t in texts]
+    return gen.generate(question, chunks).supports[0].quote
+
+
 def test_a_plain_english_word_inside_a_code_span_does_not_match_an_english_question():
     """tidb-020: "How long can a pessimistic transaction run…?" shares only *pessimistic* with a sentence
     about `pessimistic-txn.deadlock-history-collect-retryable`; that is no match (the sentence closest in
@@ -683,27 +690,26 @@ def test_a_plain_english_word_inside_a_code_span_does_not_match_an_english_quest
             2,
         ),
     ]
-    gen = ExtractiveGenerator()
-    gen.sentence_similarity = lambda q, texts: [0.9 if "TTL" in t else 0.1 for t in texts]
-    draft = gen.generate("How long can a pessimistic transaction run by default before its locks may expire?", chunks)
-    assert draft.supports[0].quote.startswith("悲观锁的 TTL 有上限")
+    assert _meaning_leads(
+        "How long can a pessimistic transaction run by default before its locks may expire?", chunks, "TTL"
+    ).startswith("悲观锁的 TTL 有上限")
     # a path is no prose either: "order" in /var/log/order/ (a helper's report)
     paths = [
         rc("a@v#1", ("日志",), "详细的日志会写入 /var/log/order/ 目录，按天滚动，保留 30 天。", 1),
         rc("b@v#1", ("架构",), "订单系统使用 RabbitMQ 作为消息队列。", 2),
     ]
-    gen.sentence_similarity = lambda q, texts: [0.9 if "RabbitMQ" in t else 0.1 for t in texts]
-    draft = gen.generate("Which message queue does the order system use?", paths)
-    assert draft.supports[0].quote.startswith("订单系统使用 RabbitMQ")
+    assert _meaning_leads("Which message queue does the order system use?", paths, "RabbitMQ").startswith(
+        "订单系统使用 RabbitMQ"
+    )
     # nor a name joined by hyphens: the Wi-Fi name "DL-Library" (library A19 in benchmarks/eval-sets); the years of a
     # range (1844-1846) stay prose
     wifi = [
         rc("a@v#2", ("数字资源",), "在馆内连接 Wi-Fi“DL-Library”后可以直接使用全部数字资源。", 1),
         rc("b@v#2", ("开放时间",), "春节：除夕和正月初一闭馆，初二至初六开放时间为 9:00–17:00。", 2),
     ]
-    gen.sentence_similarity = lambda q, texts: [0.9 if "春节" in t else 0.1 for t in texts]
-    draft = gen.generate("What are the library's opening hours during the Spring Festival?", wifi)
-    assert draft.supports[0].quote.startswith("春节")
+    assert _meaning_leads("What are the library's opening hours during the Spring Festival?", wifi, "春节").startswith(
+        "春节"
+    )
     years = [
         rc("b@v#3", ("交通",), "广场附近有电车站。", 1),
         rc("a@v#3", ("历史",), "在1844-1846年，在广场中间设置了奥地利喷泉。", 2),
@@ -1085,11 +1091,11 @@ def test_a_number_is_found_in_the_range_a_sentence_states_for_its_unit():
     不满 B 年, B 岁以下)."""
     from core.generators.question_types import in_stated_range, stated_ranges
 
-    assert stated_ranges("已满 10 年不满 20 年的，年休假 10 天；") == [(10.0, 20.0 - 1e-9, "年")]
-    assert stated_ranges("每次可借 10–20 天") == [(10.0, 20.0, "天")]
-    assert stated_ranges("8 岁以下儿童应在成人看护下使用") == [(0.0, 8.0, "岁")]
-    assert stated_ranges("家里有 70 岁以上老人") == [(70.0, float("inf"), "岁")]
-    assert stated_ranges("不满 0 年的") == [] and stated_ranges("满 20 年不满 10 年") == []
+    assert stated_ranges("已满 10 年不满 20 年的，年休假 10 天；") == ((10.0, 20.0 - 1e-9, "年"),)
+    assert stated_ranges("每次可借 10–20 天") == ((10.0, 20.0, "天"),)
+    assert stated_ranges("8 岁以下儿童应在成人看护下使用") == ((0.0, 8.0, "岁"),)
+    assert stated_ranges("家里有 70 岁以上老人") == ((70.0, float("inf"), "岁"),)
+    assert stated_ranges("不满 0 年的") == () and stated_ranges("满 20 年不满 10 年") == ()
     assert in_stated_range("12", "工作满 12 年有几天年假？", "已满 10 年不满 20 年的，年休假 10 天")
     assert not in_stated_range("10", "工作满 10 年有几天？", "已满 1 年不满 10 年的，年休假 5 天")
     assert not in_stated_range("12", "孩子 12 岁能来吗？", "已满 10 年不满 20 年的")  # another unit
