@@ -9,21 +9,27 @@ resolution (``core.retrieval.query``), the sufficiency decision (``core.retrieva
 * ``terms`` / ``content_terms``: the question's search terms (``core.lexical.query_terms``: jieba search mode,
   stopwords out), and those without interrogative words (``QUESTION_WORDS``), once each, in order;
 * ``named``: names — products, people, fields, acronyms, versions (``named_terms``);
-* ``wants`` / ``forms``: what the answer must contain (a number, a time of day, a bound, a person, a place, a reason, an
-  effect) and the form it asks in (yes/no, a case, what something is or means) — for the extractive answer's sentence choice;
+* ``wants`` / ``forms``: what the answer must contain (a number, a date, a time of day, a bound, a person, a place, a
+  reason, an effect, a list's items) and the form it asks in (yes/no, a case, the case where something is left out,
+  what something is or means) — for the extractive answer's sentence choice;
 * ``asks_number`` / ``asks_steps`` / ``asks_detail`` / ``asks_default_value`` / ``asks_range`` /
   ``asks_duration`` / ``asks_count``: the sufficiency decision's readings (its ``type_match`` feature and the
   missing-default rule were fit and measured with exactly these patterns; they are kept apart from ``wants``);
 * ``drawback``: it asks for drawbacks (``core.retrieval.aspects`` owns their vocabulary);
 * ``parts``: the questions it asks one after another ("…能一起用吗？另外，…会怎样？");
 * ``sides``: the two things a comparison names ("X 和 Y 有什么区别");
-* ``times``: the times of day it names ("中午十二点多" → 12:00–12:59; ``core.clock``).
+* ``times``: the times of day it names ("中午十二点多" → 12:00–12:59; ``core.clock``);
+* ``items``: for a question for items, the words of what it asks for ("要交哪些材料" → 材料).
 
 What depends on the knowledge base (salient and key terms, a follow-up's carried subject, whether the question
 is in another script than the documents) is read with its ``LexicalIndex`` in ``core.retrieval.query``.
 General Chinese/English language knowledge only: no word of any one document collection.
 
 Pure functions over ``str``; person and place names by jieba part-of-speech tags (``core.segmentation.tagged``).
+
+Why just over 400 lines: one job, reading the question, and the point of the module is that every reading is here
+(issue 26 counted seven modules re-parsing it); most of the file is the patterns, each with the question that
+called for it.
 """
 
 from __future__ import annotations
