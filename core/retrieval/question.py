@@ -297,7 +297,22 @@ def question_parts(question: str) -> list[str]:
             parts[-1] += (" " if raw[:1].isascii() and parts[-1][-1:].isascii() else "") + raw
         else:
             parts.append(piece)
-    return parts or [question]
+    return [side for part in parts for side in _one_by_one(part)] or [question]
+
+
+def _one_by_one(part: str) -> list[str]:
+    """A part that asks the same of two names one by one ("ConfigMap 和 Secret …分别用什么字段…") as one part per
+    name, the other name and 分别/各自/respectively left out ("ConfigMap …用什么字段…", "Secret …用什么字段…"):
+    each name's answer is in its own place. ``[part]`` for any other part."""
+    one_by_one = _ONE_BY_ONE.search(part)
+    pair = _RESPECTIVE.search(part, 0, one_by_one.start()) if one_by_one else None
+    if one_by_one is None or pair is None:
+        return [part]
+    x, y = pair.group("x"), pair.group("y")
+    if x.strip("`").strip().lower() == y.strip("`").strip().lower():
+        return [part]
+    rest = part[pair.end() : one_by_one.start()] + part[one_by_one.end() :].lstrip()
+    return [part[: pair.start()] + name + rest for name in (x, y)]
 
 
 # ------------------------------------------------------------ comparisons

@@ -26,6 +26,23 @@ def test_one_value_holds_what_the_question_asks():
     assert yesno.forms == {"yesno", "case", "unset"} and yesno.named == ("startingDeadlineSeconds",)
 
 
+def test_names_asked_one_by_one_are_parts_of_their_own():
+    # dev-043: each name's answer is in its own section, so each is retrieved and covered as a part (session 18)
+    q = analyse("ConfigMap 和 Secret 以卷的方式挂载时，分别用什么字段把某一个键放到自定义的文件路径下？")
+    assert q.parts == (
+        "ConfigMap 以卷的方式挂载时，用什么字段把某一个键放到自定义的文件路径下？",
+        "Secret 以卷的方式挂载时，用什么字段把某一个键放到自定义的文件路径下？",
+    )
+    three = analyse("`READ ONLY` 和 `AS OF` 的事务里写入，结果各自是什么？如果不写默认是什么？")
+    assert three.parts == (
+        "`READ ONLY` 的事务里写入，结果是什么？",
+        "`AS OF` 的事务里写入，结果是什么？",
+        "如果不写默认是什么？",
+    )
+    # a Chinese pair has no end a pattern can find: one part
+    assert len(analyse("城乡医保和职工医保分别报销多少？").parts) == 1
+
+
 def test_the_analysis_is_read_once_per_question_text():
     assert analyse("Pod 是什么？") is analyse("Pod 是什么？")
     empty = analyse("")
