@@ -94,6 +94,13 @@ _ASKS_WHICH = re.compile(
 _DEFINITION_END = re.compile(r"\s*(?:东西)?\s*(?:呢|啊|呀)?\s*[？?。.!！]*\s*$")
 #: At most this many names are taken from such an answer (for a plural follow-up: 它们, both).
 ANSWER_NAMES = 2
+# A follow-up that asks the earlier question of something else ("那公交呢？", "周日呢？", "What about Sunday?"): a
+# short phrase and 呢, no pronoun or case of its own (那如果我不设置它呢 refers back, and is read so).
+_ELLIPTICAL = re.compile(
+    r"^\s*(?:那么?|还有)?\s*(?!.*(?:如果|要是|假如|它|这|那个))[^，,。？?\s][^，,。？?]{0,11}?\s*呢\s*[？?]*\s*$"
+    r"|^\s*(?:and|what about|how about)\s+(?!it\b|that\b|this\b)[^?]{1,40}\?*\s*$",
+    re.IGNORECASE,
+)
 # A follow-up about several things at once.
 _PLURAL = re.compile(
     r"它们|他们|这两|那两|这几|这些|那些|两者|二者|各自|分别|\b(?:they|them|their|both|each)\b", re.IGNORECASE
@@ -216,7 +223,7 @@ def resolve_query(
             if named:  # 它 is the thing the answer named, not the question's subject ("TiDB", not 朱雀 结算)
                 from_answers.update(named)
                 subject = named
-    if not subject and _PRONOUN.search(question):
+    if not subject and refers_back(question):
         # 它 points at something: in a small base the earlier question's subject may be in too many chunks to be
         # rare ("少儿证最多能借几本书？": 少儿 is in 4 of 25 chunks), so its topic is read with a looser share
         last = history[-1] if isinstance(history[-1], str) else history[-1][0]
@@ -230,6 +237,15 @@ def resolve_query(
     else:
         return ResolvedQuery(question, question)
     carried = tuple(t for t in subject if t.lower() not in question.lower())[:MAX_CARRIED]
+    if not carried and _ELLIPTICAL.match(question):
+        # "那公交呢？" after "学生卡坐地铁打几折？" asks the earlier question of 公交: when no subject is found
+        # (a small base, where 学生 and 地铁 are in a third of the chunks), the earlier question's own words are carried
+        last = history[-1] if isinstance(history[-1], str) else history[-1][0]
+        earlier = resolve_query(last, history[:-1], lexical).text
+        carried = tuple(
+            t for t in analyse(earlier).content_terms if len(t) >= 2 and not _asks(t) and t not in question
+        )[:MAX_CARRIED]
+        reason = "follow-up: asks the earlier question of something else"
     if not carried:
         return ResolvedQuery(question, question)
     return ResolvedQuery(question, " ".join(carried) + " " + question, carried, reason)

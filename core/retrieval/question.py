@@ -46,7 +46,7 @@ from core.segmentation import tagged
 # ------------------------------------------------------------ what the answer must contain
 
 _NUMBER_QUESTION = re.compile(
-    r"多少|多久|多长|多大|多高|多远|多重|几[个次秒分天年月岁种名位层届]|何时|什么时候|哪一?年|哪一?天|哪个月|年份|日期|时间是"
+    r"多少|多久|多长|多大|多高|多远|多重|几[个次秒分天年月岁种名位层届折]|何时|什么时候|哪一?年|哪一?天|哪个月|年份|日期|时间是"
     r"|\b(?:how many|how long|how much|when|what year)\b",
     re.IGNORECASE,
 )

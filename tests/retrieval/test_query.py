@@ -326,3 +326,23 @@ def test_a_follow_up_carries_no_verb_and_no_question_word():
     assert "放在" not in r.carried, r
     r = resolve_query("那这期间要注意什么？", ["固件升级要多长时间？"], lexical)
     assert "固件" in r.carried and not any("时间" in t for t in r.carried), r
+
+
+def test_a_follow_up_that_asks_the_earlier_question_of_something_else_carries_its_words():
+    """A fresh-clone helper's round (session 18): over a five-page transit-card handbook, "学生卡坐地铁打几折？" then
+    "那公交呢？" was searched as it stands (学生 and 地铁 are in a third of the chunks: no subject) and refused."""
+    texts = [f"地铁第 {i} 条：学生卡和普通卡都可以刷卡进站。" for i in range(4)] + [
+        "| 卡种 | 地铁折扣 | 公交折扣 |\n| 学生卡 | 5 折 | 5 折 |",
+        "公交车上投币或刷卡，学生卡按 5 折扣费。",
+        "地铁站客服中心每天 6:30 营业。",
+        "挂失后 24 小时生效。",
+        "补卡收取工本费 15 元。",
+    ]
+    lexical = LexicalIndex([f"c{i}" for i in range(len(texts))], texts)
+    r = resolve_query("那公交呢？", ["学生卡坐地铁打几折？"], lexical)
+    assert "学生" in r.carried and r.text.endswith("那公交呢？"), r
+    assert resolve_query("What about the bus?", ["学生卡坐地铁打几折？"], lexical).carried == r.carried
+    # a case of its own (如果/要是) or a pronoun is read as before, not as the earlier question asked again
+    assert resolve_query("那如果不刷卡呢？", ["学生卡坐地铁打几折？"], lexical).reason != (
+        "follow-up: asks the earlier question of something else"
+    )

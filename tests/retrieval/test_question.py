@@ -39,6 +39,8 @@ def test_names_asked_one_by_one_are_parts_of_their_own():
         "`AS OF` 的事务里写入，结果是什么？",
         "如果不写默认是什么？",
     )
+    # 打几折 asks for a number (a helper's round, session 18)
+    assert "number" in analyse("学生卡坐地铁打几折？").wants
     # a Chinese pair has no end a pattern can find: one part
     assert len(analyse("城乡医保和职工医保分别报销多少？").parts) == 1
 
