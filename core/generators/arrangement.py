@@ -6,6 +6,7 @@ or a sentence with the predecessor it needs, ``unit_of``):
 
 * ``complete_clause`` / ``continue_lead``: a unit that ends with a semicolon takes its next clause; a lead that
   restates the question without what it asks for takes the next sentence that gives it;
+* ``close_clause_gaps``: two units quoting clauses of one sentence are one, with the clauses between them;
 * ``whole_list``: a question for which items gets the whole list its lead item belongs to;
 * ``lead_with``: the unit that answers the question's first part or first compared side leads;
 * ``cover_both_sides``: each side of a comparison gets a unit, or the note says which side nothing is about;
@@ -190,6 +191,44 @@ def complete_clause(units: list[list[Candidate]], previous: dict[tuple[int, int]
         return False  # a later unit does not take a clause another unit quotes (the lead keeps its own)
     join_next(units, at, nxt)
     return True
+
+
+#: At most this many clauses between two quoted clauses of one sentence are filled in (``close_clause_gaps``).
+CLAUSE_GAP_MAX = 3
+
+
+def close_clause_gaps(units: list[list[Candidate]], previous: dict[tuple[int, int], Candidate]) -> None:
+    """Two units that quote clauses of one sentence (clauses closed by semicolons: "起步价 2 元可乘坐 6 公里；6 至 12
+    公里（含）3 元；12 至 22 公里（含）4 元；22 公里以上…单程最高 9 元。") become one unit with the clauses between them
+    (at most ``CLAUSE_GAP_MAX``), in the sentence's order, at the place of the better-ranked one: quoting the first
+    two clauses and the last left out the 12–22 km fare, and the answer read as if there were none (a helper's
+    round, session 18). Mutates ``units``."""
+    merged = True
+    while merged:
+        merged = False
+        for i, a in enumerate(units):
+            for j, b in enumerate(units):
+                if i == j or a[-1].chunk_index != b[0].chunk_index or a[-1].in_table or b[0].in_table:
+                    continue
+                gap: list[Candidate] = []
+                x = a[-1]
+                while x.text.rstrip().endswith(("；", ";")) and len(gap) <= CLAUSE_GAP_MAX:
+                    nxt = previous.get((x.chunk_index, x.order + 1))
+                    if nxt is None or nxt.in_table or any(nxt is c for u in units for c in u if u is not b):
+                        break
+                    if nxt is b[0]:
+                        if not gap:
+                            break  # adjacent units already read in order
+                        units[min(i, j)] = a + gap + b
+                        del units[max(i, j)]
+                        merged = True
+                        break
+                    gap.append(nxt)
+                    x = nxt
+                if merged:
+                    break
+            if merged:
+                break
 
 
 def continue_lead(

@@ -66,6 +66,7 @@ from core.clock import meets, stated_times
 from core.errors import AppError
 from core.generators.arrangement import (
     Scoring,
+    close_clause_gaps,
     complete_clause,
     continue_lead,
     cover_both_sides,
@@ -186,6 +187,7 @@ class ExtractiveGenerator(Generator):
         if units and turns:
             lead_with_news(question, units, turns, scoring, self.max_sentences)
         note = cover_both_sides(question, units, cands, chunks, previous, relevance) if units else ""
+        close_clause_gaps(units, previous)
         draft = self._draft(units, chunks, relevance, note)
         if not units:
             return draft

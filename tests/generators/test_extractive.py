@@ -920,6 +920,20 @@ def test_a_lead_closed_by_a_semicolon_takes_its_next_clause():
     ]
 
 
+def test_clauses_of_one_sentence_are_quoted_without_a_gap():
+    """A fresh-clone helper's round (session 18): "地铁单程最高多少钱？" quoted the fare ladder's last clause and its
+    first two, leaving out "12 至 22 公里（含）4 元；": the answer read as if no fare lay between 12 and 22 km."""
+    text = (
+        "地铁按里程计价，起步价 2 元可乘坐 6 公里；6 至 12 公里（含）3 元；12 至 22 公里（含）4 元；"
+        "22 公里以上每增加 10 公里加 1 元，单程最高 9 元。\n\n乘坐地铁时一张卡只能一人进站。"
+    )
+    draft = ExtractiveGenerator().generate("地铁单程最高多少钱？", [rc("fares.md#1", ("票价与优惠", "地铁"), text, 1)])
+    assert "12 至 22 公里（含）4 元；" in draft.text, draft.text
+    ladder = text.split("\n")[0]
+    assert draft.text.startswith(ladder), draft.text  # one unit, in the sentence's order
+    assert [s.quote for s in draft.supports][-1] == "22 公里以上每增加 10 公里加 1 元，单程最高 9 元。"
+
+
 def test_a_number_with_another_unit_is_not_the_number_asked_about():
     """A helper's round: "我家孩子 10 岁，能自己去办证吗？" led with "…最多可同时借阅 10 册图书。" (10 岁 is not 10 册); the
     answer is "未满 14 周岁的少年儿童，需由监护人陪同办理少儿证。"."""
