@@ -63,6 +63,9 @@ _CONNECTIVE = re.compile(
 # to nothing.
 _PRONOUN = re.compile(
     r"^(?:(?:当|如果|若|对于|在|由于|因为|假如|一旦)\s*)?(?:这|那些|那个|该|此|它|其(?!他|它|余)|他们|上述|以上|后者|前者)"
+    # ... or after an opening verb or preposition ("没有该标志的卡只能在星城市使用。": which 标志 is the sentence
+    # before's, a helper's round, session 18)
+    r"|^(?:没有|没带|不带|带有|具有|持有|对|按|按照|根据|使用|用|除了|凡是|把|将)\s*(?:该|此|上述|前述|这些|这种|这个)"
 )
 
 

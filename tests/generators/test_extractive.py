@@ -265,6 +265,11 @@ def test_compared_sides(question, sides):
         ("当该值未指定时，默认是 `Always`。", True, False),
         ("其他 Pod 不受影响。", False, False),  # 其他 (other) refers to nothing
         ("当其他节点不可用时，Pod 会被重新调度。", False, False),
+        # ... and after an opening verb or preposition (a helper's round, session 18: 该标志 is the sentence before's)
+        ("没有该标志的卡只能在星城市使用。", False, True),
+        ("按上述标准收费。", False, True),
+        ("应该在出发前充值。", False, False),  # 应该 (should) is no 该
+        ("没有实名登记的卡不能挂失。", False, False),
     ],
 )
 def test_needs_previous(sentence, first, expected):
