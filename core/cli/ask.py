@@ -1,7 +1,8 @@
 """``python -m core ask "问题" [--json] [--generator NAME] [--store STORE] [--conversation ID] [--kb NAME ...]
 [--user ID [--email ADDRESS]]``;
-``ask --json -`` reads one question per stdin line and prints JSON Lines. Exit 1 when a
-question could not be stored (its line says so), else 0."""
+``ask --json -`` reads one question per stdin line and prints JSON Lines. Exit 2 for a blank question (nothing is
+asked or stored), 1 when a question could not be stored or its answer failed (status ``error``: its line and record
+say why), else 0 (answered or refused)."""
 
 from __future__ import annotations
 
@@ -43,6 +44,9 @@ def register(sub) -> None:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
+    if not args.question.strip():  # a script's empty variable: a usage error, not a stored error record
+        print("error: 问题是空的：请写出想问的内容。", file=sys.stderr)
+        return 2
     engine = open_engine(args)
     ensure_ingested(engine, embed=False)
     repair_vectors(engine)
@@ -76,6 +80,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
             failed += 1
             _print_failed_line(q, exc, as_json=args.json)
             continue
+        failed += record.status == "error"
         if args.json:
             print(record.model_dump_json(), flush=True)
         else:

@@ -183,3 +183,21 @@ def test_ask_through_an_openai_compatible_server(data_dir):
     assert stub.requests[-1].headers["authorization"] == "Bearer x"
     assert "invented#1" in json.dumps(r["audit"], ensure_ascii=False)
     assert "这一句引用了一个不存在的片段。" in r["answer_text"]
+
+
+def test_a_blank_question_is_a_usage_error(data_dir):
+    """A fresh-clone helper's round (session 18): a script's empty variable (`ask ""`) printed an error record and
+    exited 0, storing 30 junk records."""
+    for blank in ("", "   "):
+        p = run(["core", "ask", blank, "--json"], data_dir)
+        assert p.returncode == 2 and "问题是空的" in p.stderr and p.stdout == "", (p.returncode, p.stdout)
+
+
+def test_a_failed_answer_exits_1_with_its_reason(data_dir):
+    """A question whose answer failed (status ``error``: here Gemini without a key) is stored with its reason, and
+    the exit code says so to a script (it was 0)."""
+    with pytest.MonkeyPatch.context() as mp:
+        for key in ("GEMINI_API_KEY", "GOOGLE_API_KEY"):
+            mp.delenv(key, raising=False)
+        p = run(["core", "ask", "CronJob 的时间表语法是什么？", "--generator", "gemini"], data_dir)
+    assert p.returncode == 1 and p.stdout.startswith("[error] ") and "GEMINI_API_KEY" in p.stdout, p.stdout
