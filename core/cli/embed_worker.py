@@ -54,8 +54,8 @@ def cmd_embed_worker(args: argparse.Namespace) -> int:
     catalog = Catalog(settings.catalog_location)
     worker = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
     copy = _server_copy(settings, embedder) if settings.chroma_host else None
-    stats: dict[str, float] = {}
     stored = {embedder.name: 0, **({second.name: 0} if second is not None else {})}
+    stats: dict[str, dict[str, float]] = {name: {} for name in stored}  # per model: its own db_s and embed_s
     try:
         while True:
             # the primary model first: the second set joins retrieval only once complete (core.store.second_vectors)
@@ -67,13 +67,15 @@ def cmd_embed_worker(args: argparse.Namespace) -> int:
                 lease=args.lease,
                 follow=args.follow and second is None,
                 after_batch=copy,
-                stats=stats,
+                stats=stats[embedder.name],
             )
             if copy is not None:
                 copy(True)
             if second is None:
                 break
-            stored[second.name] += run_worker(catalog, second, worker, batch=max(1, args.batch), lease=args.lease)
+            stored[second.name] += run_worker(
+                catalog, second, worker, batch=max(1, args.batch), lease=args.lease, stats=stats[second.name]
+            )
             if not args.follow:
                 break
             time.sleep(FOLLOW_POLL_SECONDS)
@@ -82,7 +84,7 @@ def cmd_embed_worker(args: argparse.Namespace) -> int:
     for name, n in stored.items():
         print(
             f"{n} vectors stored by {worker} ({name}) ready_at={ready_at:.3f} done_at={time.time():.3f} "
-            f"db_s={stats.get('db_s', 0.0):.3f} embed_s={stats.get('embed_s', 0.0):.3f}"
+            f"db_s={stats[name].get('db_s', 0.0):.3f} embed_s={stats[name].get('embed_s', 0.0):.3f}"
         )
     return 0
 

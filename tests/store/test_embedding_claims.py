@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -158,6 +159,10 @@ def test_the_embed_worker_command_fills_the_second_models_cache_after_the_first(
     class Second(HashingEmbedder):
         name = "second/model-256"
 
+        def embed(self, texts, kind="passage"):  # noqa: ANN001, ANN202
+            time.sleep(0.2)  # a slower model: its own line shows the time
+            return super().embed(texts, kind)
+
     data = tmp_path / "data"
     monkeypatch.setenv("YINZHENG_DATA_DIR", str(data))
     monkeypatch.setenv("YINZHENG_EMBEDDING", "hash")
@@ -171,6 +176,10 @@ def test_the_embed_worker_command_fills_the_second_models_cache_after_the_first(
         (str(len(texts)), Second.name),
     ]
     assert catalog.vector_count(HashingEmbedder().name) == catalog.vector_count(Second.name) == len(texts)
+    # each model's line times its own work: the second's showed embed_s=0.000 for the vectors it stored (a helper's
+    # round, session 18: its run was not timed)
+    embed_s = [float(re.search(r"embed_s=([\d.]+)", x)[1]) for x in lines]
+    assert embed_s[1] >= 0.2 > embed_s[0], lines
     assert main(["embed-worker"]) == 0  # nothing left for either model
     assert [x.split()[0] for x in capsys.readouterr().out.splitlines()] == ["0", "0"]
     catalog.close()
