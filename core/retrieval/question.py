@@ -19,7 +19,9 @@ resolution (``core.retrieval.query``), the sufficiency decision (``core.retrieva
 * ``parts``: the questions it asks one after another ("…能一起用吗？另外，…会怎样？");
 * ``sides``: the two things a comparison names ("X 和 Y 有什么区别");
 * ``times``: the times of day it names ("中午十二点多" → 12:00–12:59; ``core.clock``);
-* ``items``: for a question for items, the words of what it asks for ("要交哪些材料" → 材料).
+* ``items``: for a question for items, the words of what it asks for ("要交哪些材料" → 材料);
+* ``kind_words``: its words that name the kind of answer it asks for (条件, 流程, 方法; 钱/价格 for a price, 时间
+  for a time), which documents state without repeating ("办理条件是什么" over "年满 65 周岁…可免费办理").
 
 What depends on the knowledge base (salient and key terms, a follow-up's carried subject, whether the question
 is in another script than the documents) is read with its ``LexicalIndex`` in ``core.retrieval.query``.
@@ -190,6 +192,26 @@ _ASKS_DEFAULT_VALUE = re.compile(
 _ASKS_RANGE = re.compile(r"范围|\brange\b", re.I)
 _ASKS_DURATION = re.compile(r"多长时间|多久|多少秒|多少分钟|多少小时|多少天|how long", re.I)
 _ASKS_COUNT = re.compile(r"多少个|几个|多少条|多少次|how many", re.I)
+
+#: Words that name the kind of answer a question asks for, each with the wants it names a kind of (``any``: every
+#: question): a page states a price, a time or a condition without the word ("纪念卡多少钱？" over "售价 50 元";
+#: "敬老卡的办理条件是什么？" over "年满 65 周岁的本市户籍老人可免费办理"), so the knowledge base lacking the word is
+#: no evidence that it lacks the answer (``core.retrieval.sufficiency_terms.absent_share``; a helper's round,
+#: session 18). 钱 only in a question for a price ("卡里钱不够了" is about the balance).
+_ANY = frozenset({"any"})
+KIND_WORDS: dict[str, frozenset[str]] = {
+    **{w: _ANY for w in "条件 要求 资格 流程 步骤 方法 办法 手续 区别 作用 用途".split()},
+    **{w: frozenset({"money"}) for w in "钱 价格 价钱 费用 收费".split()},
+    **{w: frozenset({"when", "number", "clock"}) for w in "时间 时候 日期".split()},
+    **{w: frozenset({"place"}) for w in "地点 地方 位置".split()},
+    **{w: frozenset({"reason"}) for w in "原因 理由".split()},
+}
+
+
+def _names_kind(term: str, wants: frozenset[str]) -> bool:
+    kinds = KIND_WORDS.get(term)
+    return kinds is not None and (kinds is _ANY or bool(kinds & wants))
+
 
 #: Interrogative words: asking "how long" is not a topic the knowledge base lacks.
 QUESTION_WORDS = frozenset(
@@ -419,6 +441,8 @@ class QuestionAnalysis:
     times: tuple[tuple[str, tuple[int, int]], ...] = ()
     #: for a question for items, the words of what it asks for (哪些材料 → 材料; ``_ASKED_ITEMS``), else ()
     items: tuple[str, ...] = ()
+    #: its content terms that name the kind of answer it asks for (``KIND_WORDS``), else ()
+    kind_words: tuple[str, ...] = ()
 
     @property
     def time_spans(self) -> tuple[tuple[int, int], ...]:
@@ -436,12 +460,13 @@ def analyse(question: str) -> QuestionAnalysis:
     """``question`` read once (cached by its text; the value is immutable). Never raises; an empty
     question has no terms and one part."""
     terms = tuple(query_terms(question))
+    wants = question_wants(question)
     return QuestionAnalysis(
         text=question,
         terms=terms,
         content_terms=tuple(t for t in dict.fromkeys(terms) if t not in QUESTION_WORDS),
         named=tuple(named_terms(question)),
-        wants=question_wants(question),
+        wants=wants,
         forms=question_forms(question),
         asks_number=bool(_ASKS_NUMBER.search(question)),
         asks_steps=bool(_ASKS_STEPS.search(question)),
@@ -455,4 +480,5 @@ def analyse(question: str) -> QuestionAnalysis:
         sides=compared_sides(question),
         times=named_times(question),
         items=tuple(tokenize(m[1])) if (m := _ASKED_ITEMS.search(question)) else (),
+        kind_words=tuple(t for t in dict.fromkeys(terms) if _names_kind(t, wants)),
     )

@@ -132,15 +132,15 @@ def kb_text(lexical: LexicalIndex, chunks: Mapping[str, Any]) -> str:
 
 
 def absent_share(question: str, lexical: LexicalIndex, *, cross_script: bool = False) -> float:
-    """IDF-weighted share (0..1) of the question's terms (interrogatives aside) that occur
-    in no chunk of the knowledge base.
+    """IDF-weighted share (0..1) of the question's terms (interrogatives and the words naming the kind of answer
+    asked, ``QuestionAnalysis.kind_words``, aside) that occur in no chunk of the knowledge base.
 
     ``cross_script`` (an English question over Chinese text, ``core.retrieval.query.plan_query``): ordinary
     Latin-script words are left out, since a Chinese knowledge base lacking the English word
     "expose" is no evidence that it lacks the topic; named things (``named_terms``) still count.
     """
     q = analyse(question)
-    terms = list(q.content_terms)
+    terms = [t for t in q.content_terms if t not in q.kind_words]  # 条件, 多少钱's 钱: what is asked, not a topic
     if cross_script:
         names = {w.lower().lstrip(".") for w in q.named}
         terms = [t for t in terms if CJK.search(t) or t.lower() in names]
@@ -191,7 +191,7 @@ def general_absent(question: str, lexical: LexicalIndex, *, cross_script: bool =
     """``absent_share`` with ``general_weight`` instead of the knowledge base's IDF: the share
     (0..1) of the question's content-term weight that occurs in no chunk of the knowledge base."""
     q = analyse(question)
-    terms = list(q.content_terms)
+    terms = [t for t in q.content_terms if t not in q.kind_words]  # 条件, 多少钱's 钱: what is asked, not a topic
     if cross_script:
         names = {w.lower().lstrip(".") for w in q.named}
         terms = [t for t in terms if CJK.search(t) or t.lower() in names]

@@ -29,6 +29,27 @@ def test_a_named_thing_still_counts_as_absent_in_a_cross_script_question():
     assert terms.absent_share(q, KB, cross_script=True) > 0.0
 
 
+def test_the_word_naming_what_is_asked_is_not_evidence_of_absence():
+    """A fresh-clone helper's round (session 18): "纪念卡多少钱？" over a page that says "售价 50 元" was refused, half
+    its term weight (钱) occurring nowhere; a page states a price or a condition without the word."""
+    cards = LexicalIndex(
+        ["a", "b", "c"],
+        [
+            "纪念卡：限量发售，售价 50 元，不可退卡。",
+            "敬老卡：年满 65 周岁的本市户籍老人可免费办理。",
+            "余额不足时可透支一次。",
+        ],
+    )
+    assert analyse("纪念卡多少钱？").kind_words == ("钱",)
+    assert terms.absent_share("纪念卡多少钱？", cards) == terms.general_absent("纪念卡多少钱？", cards) == 0.0
+    assert terms.absent_share("敬老卡的办理条件是什么？", cards) == 0.0
+    # 钱 names the kind asked only in a question for a price: the balance is a topic, and it is absent
+    assert analyse("卡里钱不够了还能进站吗？").kind_words == ()
+    assert terms.absent_share("卡里钱不够了还能进站吗？", cards) > 0.5
+    # a word naming the kind of answer is still absent when the question asks something else of it
+    assert terms.absent_share("纪念卡的收藏价值高吗？", cards) > 0.0
+
+
 def test_cross_script_feature_is_set_for_the_model():
     cand = suf.Candidate("b", "使用 Service 把 Deployment 暴露到集群外部。", 0.2, 0.8, 1, 1, 1)
     on = suf.features_of("expose a Deployment", cand, KB, 0.0, hybrid=True, cross_script=True)
