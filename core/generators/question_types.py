@@ -237,6 +237,8 @@ def unstated(question: str, sentences: Sequence[str], contexts: Sequence[tuple[s
             return kind
         if kind == "money" and _another_currency(question, [*sentences, *(text for _, _, text in units)]):
             return kind  # "去美国出差每天补助多少美元？" answered with 每天 120 元 (a second helper's round)
+        if kind in ("bound", "number") and not _states_asked_unit(question, [*sentences, *(t for _, _, t in units)]):
+            return kind  # "…最长可以借多少天？" answered with "单日最高 10 元" (a helper's round, session 18)
         if states and units and CJK.search(question):
             names = [n.lower() for n in q.things]
             if names and not any(n in about for n in names for about, _, _ in units):
@@ -247,6 +249,35 @@ def unstated(question: str, sentences: Sequence[str], contexts: Sequence[tuple[s
                 if not any(key in about for about, heading, text in units if states(heading, text)):
                     return kind
     return None
+
+
+# The units that state a quantity asked in a unit (``QuestionAnalysis.unit``): 天 is stated as 3 天, 三十天, 5 个工作日
+# or 24 日, not as a date's 日 (9 月 1 日).
+_STATING_UNITS = {
+    "天": "天|日|工作日",
+    "日": "天|日|工作日",
+    "工作日": "工作日|天|日",
+    "小时": "小时|钟头",
+    "分钟": "分钟|分",
+    "秒": "秒",
+    "周": "周|星期|礼拜",
+    "星期": "周|星期|礼拜",
+    "年": "年",
+    "岁": "岁|周岁",
+    "公里": "公里|千米|km",
+    "次": "次|回",
+}
+_AMOUNT_OF = r"(?<![月\d.])(?<!月 )(?:\d+(?:\.\d+)?|[零一二两三四五六七八九十百千万半]+)\s*个?\s*(?:{})"
+
+
+def _states_asked_unit(question: str, texts: Sequence[str]) -> bool:
+    """Whether ``texts`` state an amount in the unit the question asks in (``QuestionAnalysis.unit``: 多少天 → 3 天,
+    三十天, 5 个工作日); True for a question that names no unit."""
+    unit = analyse(question).unit
+    if unit is None or unit not in _STATING_UNITS:
+        return True
+    stated = re.compile(_AMOUNT_OF.format(_STATING_UNITS[unit]), re.IGNORECASE)
+    return any(stated.search(t) for t in texts)
 
 
 # A currency other than the yuan, as a question or a sentence writes it.

@@ -20,6 +20,7 @@ resolution (``core.retrieval.query``), the sufficiency decision (``core.retrieva
 * ``sides``: the two things a comparison names ("X 和 Y 有什么区别");
 * ``times``: the times of day it names ("中午十二点多" → 12:00–12:59; ``core.clock``);
 * ``items``: for a question for items, the words of what it asks for ("要交哪些材料" → 材料);
+* ``unit``: the unit a question for a quantity asks in ("最长可以借多少天" → 天, "几个小时" → 小时), else None;
 * ``kind_words``: its words that name the kind of answer it asks for (条件, 流程, 方法; 钱/价格 for a price, 时间
   for a time), which documents state without repeating ("办理条件是什么" over "年满 65 周岁…可免费办理").
 
@@ -189,6 +190,8 @@ _ASKS_DEFAULT_VALUE = re.compile(
     r"|\bdefault\b[^,.?]{0,40}?\b(value|range|threshold|limit|how many|how long)\b",
     re.I,
 )
+# The unit a question for a quantity asks in ("最长可以借多少天", "几个小时", "多少公里").
+_ASKED_UNIT = re.compile(r"(?:多少|几)\s*个?\s*(工作日|小时|分钟|星期|公里|天|日|秒|周|年|岁|次)")
 _ASKS_RANGE = re.compile(r"范围|\brange\b", re.I)
 _ASKS_DURATION = re.compile(r"多长时间|多久|多少秒|多少分钟|多少小时|多少天|how long", re.I)
 _ASKS_COUNT = re.compile(r"多少个|几个|多少条|多少次|how many", re.I)
@@ -443,6 +446,8 @@ class QuestionAnalysis:
     items: tuple[str, ...] = ()
     #: its content terms that name the kind of answer it asks for (``KIND_WORDS``), else ()
     kind_words: tuple[str, ...] = ()
+    #: the unit a question for a quantity asks in (多少天 → 天; ``_ASKED_UNIT``), else None
+    unit: str | None = None
 
     @property
     def time_spans(self) -> tuple[tuple[int, int], ...]:
@@ -481,4 +486,5 @@ def analyse(question: str) -> QuestionAnalysis:
         times=named_times(question),
         items=tuple(tokenize(m[1])) if (m := _ASKED_ITEMS.search(question)) else (),
         kind_words=tuple(t for t in dict.fromkeys(terms) if _names_kind(t, wants)),
+        unit=m[1] if (m := _ASKED_UNIT.search(question)) else None,
     )

@@ -259,6 +259,17 @@ def test_unstated_names_the_detail_no_sentence_states():
     assert unstated("这个配置项有什么用？", [DEADLOCKS]) is None
 
 
+def test_a_quantity_asked_in_a_unit_needs_an_amount_in_that_unit():
+    """A fresh-clone helper's round (session 18): "公共自行车一次最长可以借多少天？" (the pages do not say) was answered
+    with "…之后每小时 1 元，单日最高 10 元。" as if it settled it: a bound, but of a fee, not a number of days."""
+    fee = "每次骑行前 1 小时免费，之后每小时 1 元，单日最高 10 元。"
+    assert unstated("公共自行车一次最长可以借多少天？", [fee]) == "bound"
+    assert unstated("学生卡办好要等几天？", ["学生卡每年 9 月 1 日至 10 月 31 日进行年审。"]) == "number"  # a date's 日
+    assert unstated("出差结束后多少天内要报销？", ["请在出差结束后三十天内提交。"]) is None  # Chinese numerals
+    assert unstated("学生卡办好要等几天？", ["学生卡办理后 7 个工作日可领取。"]) is None
+    assert unstated("一次最多能借多少小时？", [fee]) is None
+
+
 def test_a_question_for_a_version_needs_a_version():
     """tidb-049 (unanswerable): "Pipelined DML 是在哪个版本正式 GA 的？" was answered with "语法和实现可能会在 GA 前
     发生变化。"; tidb-006 (answerable) is answered by "TiDB 从 v6.2.0 版本开始支持 savepoint 特性。"."""

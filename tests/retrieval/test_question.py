@@ -39,8 +39,10 @@ def test_names_asked_one_by_one_are_parts_of_their_own():
         "`AS OF` 的事务里写入，结果是什么？",
         "如果不写默认是什么？",
     )
-    # 打几折 asks for a number (a helper's round, session 18)
+    # 打几折 asks for a number; 多少天 asks in days (a helper's round, session 18)
     assert "number" in analyse("学生卡坐地铁打几折？").wants
+    assert analyse("最长可以借多少天？").unit == "天" and analyse("几个小时能办好？").unit == "小时"
+    assert analyse("怎么办理？").unit is None
     # a Chinese pair has no end a pattern can find: one part
     assert len(analyse("城乡医保和职工医保分别报销多少？").parts) == 1
 
