@@ -77,6 +77,7 @@ from core.generators.arrangement import (
 )
 from core.generators.base import Generator, OnText
 from core.generators.candidates import Candidate, candidates
+from core.generators.quantities import in_stated_range, same_quantity
 from core.generators.question_types import (
     NOT_MENTIONED,
     NOT_STATED,
@@ -85,9 +86,7 @@ from core.generators.question_types import (
     common_nouns,
     forms_answered,
     has_wanted,
-    in_stated_range,
     names_wanted,
-    same_quantity,
     unmentioned,
     unstated,
 )

@@ -18,6 +18,7 @@ import unicodedata
 from typing import Sequence
 
 from core.generators.compare import MISSING_SIDE
+from core.generators.quantities import states_asked_unit
 from core.retrieval.question import CJK, analyse
 from core.retrieval.sufficiency_terms import qualified_known
 from core.segmentation import general_frequency, tagged
@@ -237,7 +238,7 @@ def unstated(question: str, sentences: Sequence[str], contexts: Sequence[tuple[s
             return kind
         if kind == "money" and _another_currency(question, [*sentences, *(text for _, _, text in units)]):
             return kind  # "去美国出差每天补助多少美元？" answered with 每天 120 元 (a second helper's round)
-        if kind in ("bound", "number") and not _states_asked_unit(question, [*sentences, *(t for _, _, t in units)]):
+        if kind in ("bound", "number") and not states_asked_unit(question, [*sentences, *(t for _, _, t in units)]):
             return kind  # "…最长可以借多少天？" answered with "单日最高 10 元" (a helper's round, session 18)
         if states and units and CJK.search(question):
             names = [n.lower() for n in q.things]
@@ -249,35 +250,6 @@ def unstated(question: str, sentences: Sequence[str], contexts: Sequence[tuple[s
                 if not any(key in about for about, heading, text in units if states(heading, text)):
                     return kind
     return None
-
-
-# The units that state a quantity asked in a unit (``QuestionAnalysis.unit``): 天 is stated as 3 天, 三十天, 5 个工作日
-# or 24 日, not as a date's 日 (9 月 1 日).
-_STATING_UNITS = {
-    "天": "天|日|工作日",
-    "日": "天|日|工作日",
-    "工作日": "工作日|天|日",
-    "小时": "小时|钟头",
-    "分钟": "分钟|分",
-    "秒": "秒",
-    "周": "周|星期|礼拜",
-    "星期": "周|星期|礼拜",
-    "年": "年",
-    "岁": "岁|周岁",
-    "公里": "公里|千米|km",
-    "次": "次|回",
-}
-_AMOUNT_OF = r"(?<![月\d.])(?<!月 )(?:\d+(?:\.\d+)?|[零一二两三四五六七八九十百千万半]+)\s*个?\s*(?:{})"
-
-
-def _states_asked_unit(question: str, texts: Sequence[str]) -> bool:
-    """Whether ``texts`` state an amount in the unit the question asks in (``QuestionAnalysis.unit``: 多少天 → 3 天,
-    三十天, 5 个工作日); True for a question that names no unit."""
-    unit = analyse(question).unit
-    if unit is None or unit not in _STATING_UNITS:
-        return True
-    stated = re.compile(_AMOUNT_OF.format(_STATING_UNITS[unit]), re.IGNORECASE)
-    return any(stated.search(t) for t in texts)
 
 
 # A currency other than the yuan, as a question or a sentence writes it.
@@ -326,91 +298,3 @@ def is_note(sentence: str) -> bool:
         or _OWN_LINES.match(text) is not None
         or (text.startswith(head) and text.endswith(tail))
     )
-
-
-# A number and the unit after it: "10 岁" → 岁, "10 册图书" → 册图, "64 个字符" → 字符 (the measure word 个 skipped), "64 KB"
-# → kb, the hour of a time of day ("12:00") → ":"; a bare number ("| 10 |", "10–20") → "". The minutes of 12:30 are a
-# time's too (":").
-_NUMBER_UNIT = re.compile(
-    r"(?<![\d.:])(\d+(?:\.\d+)?)(?![\d.])[ \t]*(?:个[ \t]*)?(:(?=\d\d)|[\u3400-\u9fff]{1,2}|[A-Za-z%]+)?"
-)
-_MINUTES = re.compile(r"(?<=\d:)(\d\d)(?!\d)")
-#: What may follow the hour of a question's time of day (12 点, 12 pm) when a sentence writes it as 12:00.
-_HOUR_UNITS = ("点", "时", "am", "pm", "o", "h", "hr", "hrs")
-
-
-@functools.lru_cache(maxsize=8192)
-def number_units(text: str) -> dict[str, frozenset[str]]:
-    """Each number written in digits in ``text`` → what is written after it (up to two Chinese characters, or an
-    ASCII word lower-cased; "" for nothing): "孩子 10 岁" → {"10": {"岁"}}. Cached: do not mutate the result."""
-    out: dict[str, set[str]] = {}
-    for m in _NUMBER_UNIT.finditer(text):
-        out.setdefault(m[1], set()).add((m[2] or "").lower())
-    for m in _MINUTES.finditer(text):
-        out.setdefault(m[1], set()).add(":")
-    return {k: frozenset(v) for k, v in out.items()}
-
-
-def _same_unit(a: str, b: str) -> bool:
-    if ":" in (a, b):  # 12:00 is a time of day: not 12 years, 12 年 or 12 天, maybe 12 点 or 12 pm
-        other = b if a == ":" else a
-        return other == ":" or other.startswith(_HOUR_UNITS)
-    if a.isascii() != b.isascii():
-        return True  # 64 个字符 and 64 characters: another language, not another unit
-    return a[0] in b or b[0] in a  # 岁 and 周岁, 字符 and 字符串
-
-
-# Ranges a sentence states for a quantity, by their unit (one Chinese character, 个月 or 周岁): "满 10 年不满 20 年"
-# [10, 20), "10–20 天" and "10 至 20 天" [10, 20], "不满 10 年" [0, 10), "10 年以下" [0, 10], "满 20 年" / "20 年以上" [20, ∞).
-_N = r"(\d+(?:\.\d+)?)"
-_U = r"(个月|周岁|[\u3400-\u9fff])"
-_BOUNDED = re.compile(rf"(?:已?满|超过)?\s*{_N}\s*{_U}(?:及?以上)?\s*[、，,]?\s*(?:不满|未满|不足|少于)\s*{_N}\s*{_U}")
-_SPAN = re.compile(rf"{_N}\s*{_U}?\s*(?:–|—|-|~|～|至|到)\s*{_N}\s*{_U}")
-_BELOW = re.compile(rf"(?:不满|未满|不足|少于)\s*{_N}\s*{_U}|{_N}\s*{_U}以下")
-_ABOVE = re.compile(rf"(?:已?满|超过)\s*{_N}\s*{_U}|{_N}\s*{_U}(?:及|或)?以上")
-#: English units of a question's number that a Chinese range writes with one character.
-_UNIT_ZH = {"year": "年", "years": "年", "day": "天", "days": "天", "month": "月", "months": "月"}
-
-
-@functools.lru_cache(maxsize=8192)
-def stated_ranges(sentence: str) -> tuple[tuple[float, float, str], ...]:
-    """The ranges ``sentence`` states for a quantity, as ``(low, high, unit)``, ``high`` = inf when open (see the
-    patterns above); a range written with an upper bound excludes it ("不满 20 年" < 20), a span includes it.
-    Cached: the extractive answer asks it for each number of the question and each sentence."""
-    out: list[tuple[float, float, str]] = []
-    rest = sentence
-    for m in _BOUNDED.finditer(rest):
-        out.append((float(m[1]), float(m[3]) - 1e-9, m[4]))
-    rest = _BOUNDED.sub(" ", rest)
-    for m in _SPAN.finditer(rest):
-        out.append((float(m[1]), float(m[3]), m[4]))
-    rest = _SPAN.sub(" ", rest)
-    for m in _BELOW.finditer(rest):
-        out.append((0.0, float(m[1]) - 1e-9, m[2]) if m[1] else (0.0, float(m[3]), m[4]))  # 以下 includes it
-    rest = _BELOW.sub(" ", rest)
-    for m in _ABOVE.finditer(rest):
-        out.append((float(m[1] or m[3]), float("inf"), m[2] or m[4]))
-    return tuple(r for r in out if r[0] <= r[1])  # "满 20 年不满 10 年", "不满 0 年" state no range
-
-
-def in_stated_range(number: str, question: str, sentence: str) -> bool:
-    """Whether ``number`` (digits, a term of ``question``, with a unit after it there: "工作满 12 年", "12 years") falls
-    in a range ``sentence`` states for that unit ("已满 10 年不满 20 年的，年休假 10 天"): the clause a policy writes for
-    the person's case, which does not write their number (a fresh-clone helper's round, session 17)."""
-    asked = {_UNIT_ZH.get(u, u)[:1] for u in number_units(question).get(number, frozenset()) if u}
-    if not asked:
-        return False
-    n = float(number)
-    return any(lo <= n <= hi and unit[:1] in asked for lo, hi, unit in stated_ranges(sentence))
-
-
-def same_quantity(number: str, question: str, sentence: str) -> bool:
-    """Whether ``number`` (digits, a term of ``question``) is the question's quantity where ``sentence`` has it:
-    False only when both write something after it in the same script and no pair shares its first character
-    ("10 岁" is not "10 册图书"; "14 岁" is "14 周岁"; "12 years" is not the hour of "12:00", "12 点" may be); a bare
-    number on either side may be it."""
-    asked = number_units(question).get(number, frozenset())
-    stated = number_units(sentence).get(number, frozenset())
-    if not asked or not stated or "" in asked or "" in stated:
-        return True
-    return any(_same_unit(a, b) for a in asked for b in stated)

@@ -942,7 +942,7 @@ def test_clauses_of_one_sentence_are_quoted_without_a_gap():
 def test_a_number_with_another_unit_is_not_the_number_asked_about():
     """A helper's round: "我家孩子 10 岁，能自己去办证吗？" led with "…最多可同时借阅 10 册图书。" (10 岁 is not 10 册); the
     answer is "未满 14 周岁的少年儿童，需由监护人陪同办理少儿证。"."""
-    from core.generators.question_types import same_quantity
+    from core.generators.quantities import same_quantity
 
     assert not same_quantity("10", "我家孩子 10 岁，能办证吗？", "最多可同时借阅 10 册图书。")
     assert same_quantity("64", "超过 64 个字符呢？", "FQDN 超出 64 字符")  # the measure word 个 is skipped (dev-031)
@@ -1108,7 +1108,7 @@ def test_a_number_is_found_in_the_range_a_sentence_states_for_its_unit():
     years and left out the one for the person's case, "累计工作满 10 年不满 20 年的，年休假 10 天", which does not write
     12. A number with a unit is found in a range a sentence states for that unit (满 A 年不满 B 年, A–B 天, A 年以上,
     不满 B 年, B 岁以下)."""
-    from core.generators.question_types import in_stated_range, stated_ranges
+    from core.generators.quantities import in_stated_range, stated_ranges
 
     assert stated_ranges("已满 10 年不满 20 年的，年休假 10 天；") == ((10.0, 20.0 - 1e-9, "年"),)
     assert stated_ranges("每次可借 10–20 天") == ((10.0, 20.0, "天"),)
@@ -1136,7 +1136,7 @@ def test_any_text_reads_as_ranges_with_low_at_most_high(seed):
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from core.generators.question_types import stated_ranges
+    from core.generators.quantities import stated_ranges
 
     @settings(max_examples=300, deadline=None)
     @given(st.one_of(st.text(alphabet=_RANGEISH, max_size=40), st.text(max_size=60)))
