@@ -82,8 +82,6 @@ from core.generators.question_types import (
     NOT_MENTIONED,
     NOT_STATED,
     UNSTATED_DETAIL,
-    are_siblings,
-    common_nouns,
     forms_answered,
     has_wanted,
     names_wanted,
@@ -94,6 +92,7 @@ from core.lexical import STOPWORDS, tokenize
 from core.models import AuditEntry, Draft, DraftSupport, RetrievedChunk
 from core.retrieval.aspects import DRAWBACK_EVIDENCE, is_limits_section, without_drawback_words
 from core.retrieval.question import analyse
+from core.segmentation import are_siblings, common_nouns
 
 log = logging.getLogger(__name__)
 

@@ -182,21 +182,6 @@ def unmentioned(question: str, contexts: Sequence[tuple[str, str]], earlier: str
     return "或".join(f"「{n}」" for n in names)
 
 
-@functools.lru_cache(maxsize=4096)
-def common_nouns(text: str) -> frozenset[str]:
-    """Chinese common nouns of three or more characters in ``text`` (jieba's ``n`` and ``nz`` tags)."""
-    return frozenset(w for w, tag in tagged(text) if tag in ("n", "nz") and len(w) >= 3 and _CJK_WORD.fullmatch(w))
-
-
-def are_siblings(a: str, b: str) -> bool:
-    """Whether nouns ``a`` and ``b`` name two things of one kind: the same length and last character, another
-    first character (专业版 and 免费版, 城乡医保 and 职工医保)."""
-    return a != b and len(a) == len(b) and a[-1] == b[-1] and a[0] != b[0]
-
-
-_CJK_WORD = re.compile(r"[\u3400-\u9fff]+")
-
-
 def _folded(text: str) -> str:
     """``text`` compared as a name: NFKC, lower case, without spaces, punctuation or underscores."""
     return _NOT_NAME.sub("", unicodedata.normalize("NFKC", text).lower())

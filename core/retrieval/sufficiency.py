@@ -95,6 +95,7 @@ from core.retrieval.sufficiency_model import (  # noqa: F401  (re-exported: the 
     load_model,
 )
 from core.retrieval.sufficiency_terms import (  # noqa: F401  (re-exported: the decision's public names)
+    about_another,
     absent_share,
     contains_term,
     coordinated,
@@ -372,6 +373,16 @@ def decide(
         else:
             message = f"知识库中没有关于{quoted}的内容。"
             evidence = ()
+    other = (
+        about_another(asked, "\n".join(c.text for c in candidates if c.chunk_id in deciding), kb_text)
+        if evidence and message is None and not cross_script
+        else None
+    )
+    if other is not None:
+        noun, others = other
+        reasons.append(f"asks about {noun}, which the knowledge base has; the evidence names only " + ", ".join(others))
+        message = f"检索到的内容只涉及{'、'.join(f'「{w}」' for w in others)}，没有关于「{noun}」的内容。"
+        evidence = ()
     if (
         evidence
         and message is None

@@ -27,6 +27,7 @@ from typing import Any, Mapping, Sequence
 
 from core.lexical import LexicalIndex, general_frequency
 from core.retrieval.question import ASKING, CJK, PRODUCT_SUFFIX, QUESTION_WORDS, VERSION, analyse
+from core.segmentation import tagged
 
 # ------------------------------------------------------------ question type
 
@@ -331,3 +332,38 @@ def _stated_default_of_kind(question: str, text: str, terms: Sequence[str]) -> b
     if q.asks_count:
         return not duration
     return True
+
+
+def about_another(question: str, evidence_text: str, kb_text: str) -> tuple[str, tuple[str, ...]] | None:
+    """A noun the question asks about (a word of three or more Chinese characters that jieba tags as a noun: 纪念卡)
+    that the knowledge base has (``kb_text``) but ``evidence_text`` (the deciding chunks) never names, while it names
+    others of its kind (普通卡, 学生卡: as long, the same last character, another first one, not in the question):
+    ``(noun, the others)``, else None. "纪念卡多少钱？能退吗？" was answered with "普通卡和学生卡退卡时退还押金 20 元"
+    (a helper's round, session 18). Both the knowledge base having the noun and the evidence naming its siblings
+    are required: in session 15 a noun the documents write in another form (实习生 beside 本科生) was taken for a
+    missing one. The siblings are read from the text, not from jieba's cut (学生卡 is cut 学生 / 卡): the
+    characters before the last must be a word (``SIBLING_PREFIX_MIN``)."""
+    have = evidence_text.lower()
+    nouns = [w for w, tag in tagged(question) if tag.startswith("n") and len(w) >= 3 and _CJK_RUN.fullmatch(w)]
+    for noun in dict.fromkeys(nouns):
+        if noun in have or noun not in kb_text:
+            continue
+        kind = re.compile(rf"[\u4e00-\u9fff]{{{len(noun) - 1}}}{re.escape(noun[-1])}")
+        others = tuple(
+            sorted(
+                {
+                    w
+                    for w in kind.findall(evidence_text)
+                    if w[0] != noun[0] and w not in question and general_frequency(w[:-1]) >= SIBLING_PREFIX_MIN
+                }
+            )
+        )
+        if others:
+            return noun, others
+    return None
+
+
+_CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
+#: A sibling's first characters must be a word of general Chinese (jieba's dictionary counts it this often: 普通
+#: 6,768, 学生 30,776), not two characters across a word boundary (机刷 in 自助机刷卡, 的退 in 的退卡: 0).
+SIBLING_PREFIX_MIN = 100

@@ -234,3 +234,31 @@ def test_a_known_thing_with_an_everyday_qualifier_is_no_missing_name():
     assert not qualified_known(kb, "普通会员")  # 会员 is not in the base
     assert not qualified_known(kb, "员工")  # two characters: nothing qualifies it
     assert unmentioned("普通员工每晚住宿限额多少？", [("差旅", kb)]) is None
+
+
+def test_evidence_about_another_thing_of_the_kind_asked_is_no_evidence():
+    """A fresh-clone helper's round (session 18): "纪念卡多少钱？能退吗？" was answered with "普通卡和学生卡退卡时退还押金
+    20 元，卡内余额一并退还。": the knowledge base has 纪念卡 (售价 50 元, 不可退卡) in a chunk retrieval ranked low."""
+    kb = "星城通卡分为以下四种：普通卡、学生卡、敬老卡、纪念卡。纪念卡：售价 50 元，不可退卡。"
+    evidence = "普通卡和学生卡退卡时退还押金 20 元，卡内余额一并退还。在自助机刷卡即可。"
+    assert terms.about_another("纪念卡多少钱？能退吗？", evidence, kb) == ("纪念卡", ("学生卡", "普通卡"))
+    # ... not when the evidence names it, when the knowledge base lacks it (written another way: 本科生 for 实习生,
+    # session 15), or when the "others" are characters across a word boundary (机刷卡 in 自助机刷卡)
+    assert terms.about_another("纪念卡多少钱？", evidence + "纪念卡不可退。", kb) is None
+    assert (
+        terms.about_another("实习生有年假吗？", "本科生和研究生入职满一年有年假。", "本科生和研究生入职满一年有年假。")
+        is None
+    )
+    assert terms.about_another("医保卡能刷吗？", "在收费窗口或自助机刷卡即可即时结算。", "医保卡 自助机刷卡") is None
+
+
+def test_the_decision_refuses_evidence_about_another_thing_and_says_which():
+    kb_texts = ["普通卡和学生卡退卡时退还押金 20 元，卡内余额一并退还。", "纪念卡：限量发售，售价 50 元，不可退卡。"]
+    cards = LexicalIndex(["a", "b"], kb_texts)
+    top = suf.Candidate("a", kb_texts[0], 1.0, 0.95, 1, 1, 1)
+    kb = "\n".join(kb_texts).lower()
+    asked = suf.decide("学生卡退卡时退多少钱？", [top], cards, kb_text=kb, hybrid=True)
+    assert asked.sufficient, asked.reasons  # the evidence names what is asked
+    other = suf.decide("纪念卡退卡时退多少钱？", [top], cards, kb_text=kb, hybrid=True)
+    assert not other.sufficient and other.evidence_ids == ()
+    assert other.message == "检索到的内容只涉及「学生卡」、「普通卡」，没有关于「纪念卡」的内容。", other.reasons
