@@ -66,7 +66,11 @@ _ASKED_ITEMS = re.compile(rf"{_WHICH_ITEMS}的?([^？?，,。！!；;]{{1,12}})"
 # A question for a time of day ("几点开门", "what time").
 # Not 几点 as "a few points" ("有几点注意事项", "几点建议").
 _CLOCK_QUESTION = re.compile(
-    r"几点(?!注意|建议|要求|原因|意见|区别|不同|内容|事项|说明|理由|好处|优势|问题)|几时|什么时间|\bwhat time\b",
+    r"几点(?!注意|建议|要求|原因|意见|区别|不同|内容|事项|说明|理由|好处|优势|问题)|几时|什么时间|\bwhat time\b"
+    # a day of the week ("周日可以去营业厅办吗？", "那周日呢？"): the answer is in the hours that day
+    # (Chinese only: over Chinese hours an English question is scored by meaning, where the bonus only added
+    # another day's hours to clinic-017's answer)
+    r"|(?:周|星期|礼拜)[一二三四五六日天](?!内|以?内|后|前)|周末|节假日",
     re.IGNORECASE,
 )
 # A question for a bound: a superlative next to a quantity question word (最多可以调到多少条, 最长能等多久),

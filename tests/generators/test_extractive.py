@@ -12,7 +12,7 @@ from core.generators.extractive import ExtractiveGenerator
 from core.generators.question_types import has_wanted
 from core.generators.sentences import is_filler, needs_previous, split_sentences, table_rows
 from core.models import Chunk, RetrievedChunk
-from core.retrieval.question import compared_sides, question_wants
+from core.retrieval.question import analyse, compared_sides, question_wants
 
 
 def rc(cid: str, heading: tuple[str, ...], text: str, rank: int, source: str | None = None) -> RetrievedChunk:
@@ -171,7 +171,6 @@ def test_two_names_asked_one_by_one_are_sides_and_a_name_inside_the_other_is_its
     code spans asked about one by one (分别, 各自, respectively) are the question's sides; a side whose name is
     inside the other's is named only where the longer name is not; the first side leads."""
     from core.generators.compare import Side, is_about
-    from core.retrieval.question import analyse
 
     q = "用 `START TRANSACTION READ ONLY` 和用 `START TRANSACTION READ ONLY AS OF TIMESTAMP` 开启的事务里执行写入，结果分别是什么？"
     assert analyse(q).sides == ("START TRANSACTION READ ONLY", "START TRANSACTION READ ONLY AS OF TIMESTAMP")
@@ -825,7 +824,6 @@ def test_a_release_name_is_no_number_and_a_table_row_no_continuation():
 def test_a_question_for_a_time_of_day_is_answered_by_a_clock_time():
     """A helper's round: "食堂几点供应午餐？" led with menu rows ("红烧牛肉面 | 18 元 | 午餐、晚餐", whose table
     header says 供应时段) over "…午餐 11:30–13:30…". 几点 asks for a time of day; 18 元 is not one."""
-    from core.retrieval.question import analyse
 
     assert "clock" in analyse("食堂几点供应午餐？").wants and "clock" in analyse("What time does it open?").wants
     assert "clock" not in analyse("使用健身房有几点注意事项？").wants  # a few points (a second helper's round)
@@ -939,6 +937,23 @@ def test_clauses_of_one_sentence_are_quoted_without_a_gap():
     assert [s.quote for s in draft.supports][-1] == "22 公里以上每增加 10 公里加 1 元，单程最高 9 元。"
 
 
+def test_a_question_naming_a_day_of_the_week_leads_with_that_days_hours():
+    """A fresh-clone helper's round (session 18): "周日可以去营业厅办学生卡吗？" led with "学生卡和敬老卡只能在星城通官方
+    营业厅办理…" (as if yes); the answer is the hours sentence: "…周一至周六 9:00 至 18:00，周日休息。"."""
+    assert "clock" in analyse("周日可以去营业厅办学生卡吗？").wants and "clock" not in analyse("一周内能办好吗？").wants
+    where = (
+        "普通卡和纪念卡可在以下地点购买：\n- 所有地铁站的客服中心，营业时间为每天 6:30 至 22:30。\n"
+        "- 星城通官方营业厅（人民路 88 号），营业时间为周一至周六 9:00 至 18:00，周日休息。\n\n"
+        "学生卡和敬老卡只能在星城通官方营业厅办理，不能在地铁站客服中心办理。学生卡办理后 7 个工作日可领取。"
+    )
+    review = "学生卡每年 9 月 1 日至 10 月 31 日进行年审，可在官方营业厅或官方小程序办理。"
+    draft = ExtractiveGenerator().generate(
+        "周日可以去营业厅办学生卡吗？",
+        [rc("cards.md#2", ("办理地点",), where, 1), rc("faq.md#3", ("常见问题", "年审"), review, 2)],
+    )
+    assert draft.supports[0].quote.endswith("周日休息。"), draft.text
+
+
 def test_a_number_with_another_unit_is_not_the_number_asked_about():
     """A helper's round: "我家孩子 10 岁，能自己去办证吗？" led with "…最多可同时借阅 10 册图书。" (10 岁 is not 10 册); the
     answer is "未满 14 周岁的少年儿童，需由监护人陪同办理少儿证。"."""
@@ -970,7 +985,6 @@ def test_a_number_with_another_unit_is_not_the_number_asked_about():
 def test_a_question_for_what_something_means_is_answered_by_the_opening_of_its_section():
     """A helper's round: "错误码 E3005 是什么意思？" got only "如果经常出现这个错误，可以适当调大 `buffer_size_mb`。" (its
     错误 matched); the section headed "E3005 缓存已满" opens with what the code means, in none of the question's words."""
-    from core.retrieval.question import analyse
 
     assert "definition" in analyse("错误码 E3005 是什么意思？").forms and "definition" in analyse("什么是 Pod？").forms
     assert "definition" in analyse("What does E3005 mean?").forms
@@ -1030,7 +1044,6 @@ def test_a_question_for_which_items_is_answered_by_the_items_of_the_list_its_lea
     """A second helper's round: "新员工入职当天要交哪些材料？" (and its English form) led with "材料不全的，人力资源部可以推迟
     办理入职。": the items ("- 身份证原件及复印件") share no word with the question; their lead-in does ("新员工须在入职
     当天交齐以下材料："). For a question for which items (哪些), a list item has its lead-in's words."""
-    from core.retrieval.question import analyse
 
     assert "list" in analyse("新员工入职当天要交哪些材料？").wants and "list" not in analyse("材料不全怎么办？").wants
     # "which two kinds" asks for items too (tidb-003: "Resolve Locks 有两种执行模式：" then the items)
@@ -1091,7 +1104,6 @@ def test_a_command_line_option_the_question_names_is_found_inside_code():
     """A fresh-clone helper's round (session 17): "sync --force 会删除文件吗？" led with "`sync` 命令会…不会删除任何文件。"
     and never showed the --force sentence: *force* was a plain word found only inside a code span. A command-line
     option is a name (``named_terms``), found inside code like any name the question writes."""
-    from core.retrieval.question import analyse
 
     assert "--force" in analyse("sync --force 会删除文件吗？").named and "-f" in analyse("What does -f do?").named
     assert analyse("非-root 用户能用吗？").named == ()
