@@ -36,12 +36,18 @@ _AMOUNT_OF = r"(?<![月\d.])(?<!月 )(?:\d+(?:\.\d+)?|[零一二两三四五六�
 
 def states_asked_unit(question: str, texts: Sequence[str]) -> bool:
     """Whether ``texts`` state an amount in the unit the question asks in (``QuestionAnalysis.unit``: 多少天 → 3 天,
-    三十天, 5 个工作日); True for a question that names no unit."""
+    三十天, 5 个工作日), or a count of it by name and a number: "重试次数为 3", a table row "`retry.max-times` | 3 |
+    …最大重试次数。" (its value cell has no unit); True for a question that names no unit."""
     unit = analyse(question).unit
     if unit is None or unit not in _STATING_UNITS:
         return True
-    stated = re.compile(_AMOUNT_OF.format(_STATING_UNITS[unit]), re.IGNORECASE)
-    return any(stated.search(t) for t in texts)
+    units = _STATING_UNITS[unit]
+    stated = re.compile(_AMOUNT_OF.format(units), re.IGNORECASE)
+    named = re.compile(rf"(?:{units})数")  # 次数, 天数, 年数
+    return any(stated.search(t) or (named.search(t) and _DIGITS.search(t)) for t in texts)
+
+
+_DIGITS = re.compile(r"\d")
 
 
 # A number and the unit after it: "10 岁" → 岁, "10 册图书" → 册图, "64 个字符" → 字符 (the measure word 个 skipped), "64 KB"

@@ -268,6 +268,8 @@ def test_a_quantity_asked_in_a_unit_needs_an_amount_in_that_unit():
     assert unstated("出差结束后多少天内要报销？", ["请在出差结束后三十天内提交。"]) is None  # Chinese numerals
     assert unstated("学生卡办好要等几天？", ["学生卡办理后 7 个工作日可领取。"]) is None
     assert unstated("一次最多能借多少小时？", [fee]) is None
+    # a count named with a number, as a table's row states it (its value cell has no unit; tests/test_table_document)
+    assert unstated("同步失败后默认重试几次？", ["`retry.max-times` | 3 | 同步失败后的最大重试次数。"]) is None
 
 
 def test_a_question_for_a_version_needs_a_version():
