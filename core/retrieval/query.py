@@ -22,7 +22,7 @@ and the plan of how each ranking reads it.
 Everything here is pure (no I/O, no model); strings are Python ``str`` and all
 lengths are code points.
 
-Why just over 400 lines: resolving a follow-up (its questions and, after a which-question, its answer's
+Why about 500 lines: resolving a follow-up (its questions and, after a which-question, its answer's
 name) and planning how the rankings read the result are read together and share the knowledge base's term
 statistics (salient, topic and gloss terms).
 """
@@ -35,7 +35,13 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
 from core.lexical import LexicalIndex, general_frequency, tokenize
-from core.retrieval.aspects import DRAWBACK_QUERY_WORDS, drawback_expansion, is_drawback_word, limits_wording
+from core.retrieval.aspects import (
+    DRAWBACK_QUERY_WORDS,
+    drawback_expansion,
+    is_drawback_word,
+    limits_wording,
+    without_drawback_words,
+)
 from core.retrieval.question import ASKING, QUESTION_WORDS, analyse
 from core.segmentation import tagged
 
@@ -231,7 +237,7 @@ def resolve_query(
     own = salient_terms(limits_wording(question), lexical)  # 不足之处 asks, it names nothing (之处 is rare)
     if refers_back(question):
         reason = "follow-up: refers back"
-    elif not own and not _names_unknown_thing(question, lexical):
+    elif not own and not _names_unknown_thing(question, lexical) and len(_own_words(question, lexical)) < OWN_WORDS:
         reason = "follow-up: no salient term"
         subject = [t for t in subject if t not in from_answers]
     else:
@@ -249,6 +255,29 @@ def resolve_query(
     if not carried:
         return ResolvedQuery(question, question)
     return ResolvedQuery(question, " ".join(carried) + " " + question, carried, reason)
+
+
+#: A question with no salient term but this many words of its own that the knowledge base has stands alone.
+OWN_WORDS = 2
+
+
+def _own_words(question: str, lexical: LexicalIndex) -> list[str]:
+    """The words of ``question`` (Chinese terms of two or more characters) that the knowledge base has, words of
+    asking, drawbacks and the kind of answer asked aside: on a small base every word may be in a third of the
+    chunks, so none is salient, yet "学生卡坐地铁打几折？" (学生, 地铁) is a question of its own, not a follow-up of
+    "纪念卡多少钱？" (a helper's round, session 18), while "有什么不足之处？" and "多少钱？" have at most one."""
+    q = analyse(without_drawback_words(question) if analyse(question).drawback else question)
+    verbs = _everyday_verbs(question)  # what is done (放在), no topic
+    return [
+        t
+        for t in q.content_terms
+        if len(t) >= 2
+        and t not in verbs
+        and _CJK.search(t)
+        and not _asks(t)
+        and t not in q.kind_words
+        and lexical.df(t) > 0
+    ]
 
 
 def answer_names(asked: str, answer: str, lexical: LexicalIndex, *, plural: bool = False) -> list[str]:
@@ -334,6 +363,12 @@ def _everywhere(term: str, lexical: LexicalIndex) -> bool:
     return min(lexical.df(w) for w in words) > max(TOPIC_DF * n, TOPIC_MIN_DF)
 
 
+def _everyday_verbs(text: str) -> set[str]:
+    """The everyday verbs of ``text`` (jieba tags them ``v`` and its dictionary counts them more than
+    ``TOPIC_VERB_GENERAL_MIN`` times: 放在 6549); rarer words jieba tags v too (拓扑 146, 感知 284) are not."""
+    return {w for w, tag in tagged(text) if tag == "v" and general_frequency(w) > TOPIC_VERB_GENERAL_MIN}
+
+
 def topic_terms(text: str, lexical: LexicalIndex, share: float | None = None) -> list[str]:
     """For a turn with no salient term ("拓扑感知路由有哪些限制？": 拓扑 感知 路由 are in 2–4% of the
     sample's chunks, 路由 and 网络 are everyday words): its ``TOPIC_TERMS`` rarest Chinese terms of 2+
@@ -344,7 +379,7 @@ def topic_terms(text: str, lexical: LexicalIndex, share: float | None = None) ->
     scored: dict[str, float] = {}
     # an everyday verb (放在 6549 in jieba's dictionary) is what is done, no topic; jieba tags rarer words v too
     # (拓扑 146, 感知 284 in "拓扑感知路由"), and those stay
-    verbs = {w for w, tag in tagged(text) if tag == "v" and general_frequency(w) > TOPIC_VERB_GENERAL_MIN}
+    verbs = _everyday_verbs(text)
     for term in tokenize(_NAME.sub(" ", text)):
         if len(term) < 2 or not _CJK.search(term) or _asks(term):
             continue
@@ -365,7 +400,11 @@ def _carry(turn: str, subject: list[str], lexical: LexicalIndex) -> list[str]:
     # a question word is no subject (多长时间: jieba's dictionary counts it 3 times, so it looks rare)
     own = [t for t in salient_terms(limits_wording(turn), lexical) if not _asks(t)]
     if all(_everywhere(t, lexical) for t in own):  # no salient term, or only names the whole base shares
-        return list(dict.fromkeys(topic_terms(turn, lexical) + own + subject))[:MAX_CARRIED]
+        topics = topic_terms(turn, lexical)
+        words = [] if topics or refers_back(turn) else _own_words(turn, lexical)
+        if len(words) >= OWN_WORDS:  # a question of its own on a small base: its words, not the earlier subject
+            return list(dict.fromkeys(own + words))[:MAX_CARRIED]
+        return list(dict.fromkeys(topics + own + subject))[:MAX_CARRIED]
     if refers_back(turn):
         return list(dict.fromkeys(own + subject))[:MAX_CARRIED]
     return own[:MAX_CARRIED]

@@ -346,3 +346,23 @@ def test_a_follow_up_that_asks_the_earlier_question_of_something_else_carries_it
     assert resolve_query("那如果不刷卡呢？", ["学生卡坐地铁打几折？"], lexical).reason != (
         "follow-up: asks the earlier question of something else"
     )
+
+
+def test_on_a_small_base_a_question_of_its_own_words_is_no_follow_up():
+    """A fresh-clone helper's round (session 18), in the chat: after "纪念卡多少钱？能退吗？", "学生卡坐地铁打几折？" was
+    searched as "纪念 纪念卡 学生卡坐地铁打几折？" (on 23 chunks neither 学生 nor 地铁 is salient, so it looked like a
+    follow-up), and "那公交呢？" then carried 纪念卡 too. Two words of its own the base has make a question of its own,
+    and the next follow-up carries them."""
+    texts = [f"地铁第 {i} 条：学生卡和普通卡都可以刷卡进站。" for i in range(4)] + [
+        "纪念卡：限量发售，售价 50 元，不可退卡。",
+        "| 卡种 | 地铁折扣 | 公交折扣 |\n| 学生卡 | 5 折 | 5 折 |",
+        "公交车上刷学生卡按 5 折扣费。",
+        "挂失后 24 小时生效。",
+    ]
+    lexical = LexicalIndex([f"c{i}" for i in range(len(texts))], texts)
+    first = "纪念卡多少钱？能退吗？"
+    assert not resolve_query("学生卡坐地铁打几折？", [first], lexical).rewritten
+    r = resolve_query("那公交呢？", [first, "学生卡坐地铁打几折？"], lexical)
+    assert "学生" in r.carried and not any("纪念" in t for t in r.carried), r
+    # a question with at most one word of its own still carries the subject ("多少钱？", "有什么不足之处？")
+    assert "纪念卡" in resolve_query("多少钱？", [first], lexical).carried
