@@ -196,8 +196,16 @@ def _identifier(name: str) -> bool:
 
 
 def refers_back(question: str) -> bool:
-    """Whether ``question`` points at an earlier turn (它/这个/这两个/那…, it/this…)."""
-    return bool(_ANAPHORA.search(question.strip()))
+    """Whether ``question`` points at an earlier turn (它/这个/这两个/那…, it/this…), or goes on about its subject
+    (``continues``: "寒暑假也能用吗？")."""
+    return bool(_ANAPHORA.search(question.strip())) or continues(question)
+
+
+def continues(question: str) -> bool:
+    """Whether ``question`` asks the same of the earlier turn's subject in another case: the adverb 也 ("寒暑假也能
+    用吗？" after a question about 学生卡 asks whether 学生卡 can be used in the holidays; a helper's round, session
+    18, where it became the subject and "它在哪里办理？" was then searched for 寒暑假)."""
+    return any(w == "也" and tag == "d" for w, tag in tagged(question))
 
 
 def resolve_query(
@@ -405,6 +413,8 @@ def _carry(turn: str, subject: list[str], lexical: LexicalIndex) -> list[str]:
         if len(words) >= OWN_WORDS:  # a question of its own on a small base: its words, not the earlier subject
             return list(dict.fromkeys(own + words))[:MAX_CARRIED]
         return list(dict.fromkeys(topics + own + subject))[:MAX_CARRIED]
+    if continues(turn) and subject:  # the earlier subject stays: the turn only names another case of it
+        return subject
     if refers_back(turn):
         return list(dict.fromkeys(own + subject))[:MAX_CARRIED]
     return own[:MAX_CARRIED]

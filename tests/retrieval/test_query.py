@@ -366,3 +366,21 @@ def test_on_a_small_base_a_question_of_its_own_words_is_no_follow_up():
     assert "学生" in r.carried and not any("纪念" in t for t in r.carried), r
     # a question with at most one word of its own still carries the subject ("多少钱？", "有什么不足之处？")
     assert "纪念卡" in resolve_query("多少钱？", [first], lexical).carried
+
+
+def test_a_question_with_also_keeps_the_earlier_subject():
+    """A fresh-clone helper's round (session 18): "寒暑假也能用吗？" (also in the holidays?) became the subject, so
+    "它在哪里办理？" was searched for 寒暑假 and answered with the discount table; 它 is the 学生卡 asked about."""
+    texts = [f"地铁第 {i} 条：普通卡可以刷卡进站。" for i in range(4)] + [
+        "| 卡种 | 地铁折扣 | 备注 |\n| 学生卡 | 5 折 | 寒暑假期间正常使用 |",
+        "学生卡只能在星城通官方营业厅办理。",
+        "学生卡办理后 7 个工作日可领取。",
+        "挂失后 24 小时生效。",
+    ]
+    lexical = LexicalIndex([f"c{i}" for i in range(len(texts))], texts)
+    history = ["学生卡在地铁打几折？", "寒暑假也能用吗？"]
+    assert "学生" in resolve_query(history[1], history[:1], lexical).carried  # the 也 question asks of 学生卡 too
+    r = resolve_query("它在哪里办理？", history, lexical)
+    assert "学生" in r.carried and not any("暑假" in t for t in r.carried), r
+    # 也许 (maybe) is no 也
+    assert resolve_query("营业厅也许周日关门？", history[:1], lexical).reason == "standalone"
