@@ -530,3 +530,21 @@ def test_an_amount_in_another_currency_is_not_the_amount_asked_for():
         "去美国出差每天补助多少美元？", [rc("travel.md#3", ("差旅", "境外"), dollars, 1)]
     )
     assert said.text.startswith("境外出差每天补助 50 美元。"), said.text
+
+
+def test_a_part_is_covered_only_by_a_sentence_with_what_it_asks_for():
+    """A fresh-clone helper's round (session 18): "地铁站客服中心几点营业？官方营业厅周日开门吗？" led with "学生卡和敬老卡只能
+    在星城通官方营业厅办理，不能在地铁站客服中心办理。" (both parts' places, neither part's answer), which counted as
+    covering the first part, and the 周日 hours were left out. A part that asks for a time is covered by a sentence
+    that gives one."""
+    where = (
+        "普通卡和纪念卡可在以下地点购买：\n- 所有地铁站的客服中心，营业时间为每天 6:30 至 22:30。\n"
+        "- 星城通官方营业厅（人民路 88 号），营业时间为周一至周六 9:00 至 18:00，周日休息。\n\n"
+        "学生卡和敬老卡只能在星城通官方营业厅办理，不能在地铁站客服中心办理。学生卡办理后 7 个工作日可领取。"
+    )
+    draft = ExtractiveGenerator().generate(
+        "地铁站客服中心几点营业？官方营业厅周日开门吗？", [rc("cards.md#2", ("办理地点",), where, 1)]
+    )
+    quotes = [s.quote for s in draft.supports]
+    assert quotes[0] == "所有地铁站的客服中心，营业时间为每天 6:30 至 22:30。", draft.text
+    assert any(q.endswith("周日休息。") for q in quotes), draft.text
