@@ -274,6 +274,7 @@ class ExtractiveGenerator(Generator):
         limits = [drawback and is_limits_section(rc.chunk.heading_path[1:]) for rc in chunks]
         worded = without_drawback_words(question) if drawback else question
         q_terms = [t for t in dict.fromkeys(tokenize(worded) if drawback else q.terms) if t not in STOPWORDS]
+        q_terms = _joined_terms(q_terms, worded, cands)
 
         named = {w.lower() for name in q.named for w in [name, *tokenize(name)]}
         prose: dict[tuple[int, int], frozenset[str]] = {}
@@ -545,6 +546,21 @@ def _not_stated(draft: Draft, kind: str, line: str) -> Draft:
     return draft.model_copy(
         update={"parts": (lead + draft.text,), "supports": supports, "audit": (*draft.audit, entry)}
     )
+
+
+def _joined_terms(terms: list[str], question: str, cands: Sequence[Candidate]) -> list[str]:
+    """``terms`` with each pair of adjacent one-character Chinese terms written together in ``question`` that the
+    evidence has as one word: jieba cuts "游泳馆的年卡多少钱" into 年 / 卡 and the row "年卡 | 3800元" into 年卡, so
+    the 月卡 row (月 / 卡) matched 卡 and led (a helper's round, session 18). A word of the evidence, not a substring
+    of it (matching adjacent terms inside any text cost CMRC DEV_115_QUERY_1 its gold, session 17)."""
+    words = frozenset(t for c in cands for t in c.terms if len(t) == 2)
+    joined = [
+        (a, b)
+        for a, b in zip(terms, terms[1:])
+        if len(a) == len(b) == 1 and _CJK_TERM.fullmatch(a + b) and a + b in question and a + b in words
+    ]
+    parts = {t for pair in joined for t in pair}  # the one-character halves are that word, not words of their own
+    return list(dict.fromkeys([*(t for t in terms if t not in parts), *(a + b for a, b in joined)]))
 
 
 def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:

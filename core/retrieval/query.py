@@ -107,6 +107,8 @@ _ELLIPTICAL = re.compile(
     r"|^\s*(?:and|what about|how about)\s+(?!it\b|that\b|this\b)[^?]{1,40}\?*\s*$",
     re.IGNORECASE,
 )
+# The "then" a follow-up opens with (那公交呢？, 那么…), not 那个/那些/那种/那里/那边/那样/那时 (that …).
+_LEADING_THEN = re.compile(r"^\s*那么?(?![个些种里边样时儿])\s*")
 # A follow-up about several things at once.
 _PLURAL = re.compile(
     r"它们|他们|这两|那两|这几|这些|那些|两者|二者|各自|分别|\b(?:they|them|their|both|each)\b", re.IGNORECASE
@@ -262,7 +264,17 @@ def resolve_query(
         reason = "follow-up: asks the earlier question of something else"
     if not carried:
         return ResolvedQuery(question, question)
-    return ResolvedQuery(question, " ".join(carried) + " " + question, carried, reason)
+    return ResolvedQuery(question, " ".join(carried) + " " + _without_glued_then(question), carried, reason)
+
+
+def _without_glued_then(question: str) -> str:
+    """``question`` without the "then" it opens with (那, 那么) when jieba glues it to the next word: "那年卡呢？" is
+    cut 那年 (that year) / 卡, and searched for no 年卡 (a helper's round, session 18); other questions as written
+    (the dense rankings read them whole: dropping every leading 那 moved dev-026's retrieval)."""
+    terms = tokenize(question)
+    if not _LEADING_THEN.match(question) or not terms or not terms[0].startswith("那") or len(terms[0]) < 2:
+        return question
+    return _LEADING_THEN.sub("", question, count=1)
 
 
 #: A question with no salient term but this many words of its own that the knowledge base has stands alone.

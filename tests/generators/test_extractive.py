@@ -954,6 +954,19 @@ def test_a_question_naming_a_day_of_the_week_leads_with_that_days_hours():
     assert draft.supports[0].quote.endswith("周日休息。"), draft.text
 
 
+def test_a_word_jieba_cuts_in_two_in_the_question_is_found_whole_in_the_evidence():
+    """A second helper's round (session 18): "游泳馆的年卡多少钱？" is cut 年 / 卡 (after 的), the row "年卡 | 3800元" is
+    cut 年卡, and the 月卡 row (月 / 卡) matched 卡 and led with 480元."""
+    table = (
+        "| 卡种 | 价格 | 说明 |\n| --- | --- | --- |\n| 单次票 | 40元 | 当天有效 |\n| 次卡 | 350元 | 含10次 |\n"
+        "| 月卡 | 480元 | 自激活之日起30天内不限次数 |\n| 年卡 | 3800元 | 自激活之日起365天内不限次数 |"
+    )
+    draft = ExtractiveGenerator().generate(
+        "游泳馆的年卡多少钱？", [rc("pool.md#2", ("入场须知", "票价与卡种"), table, 1)]
+    )
+    assert "年卡 | 3800元" in draft.text.split("\n- ")[0] and "月卡" not in draft.text.split("\n- ")[0], draft.text
+
+
 def test_a_number_with_another_unit_is_not_the_number_asked_about():
     """A helper's round: "我家孩子 10 岁，能自己去办证吗？" led with "…最多可同时借阅 10 册图书。" (10 岁 is not 10 册); the
     answer is "未满 14 周岁的少年儿童，需由监护人陪同办理少儿证。"."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.lexical import LexicalIndex
+from core.lexical import LexicalIndex, tokenize
 from core.retrieval.query import (
     cjk_share,
     mine_glossary,
@@ -384,3 +384,18 @@ def test_a_question_with_also_keeps_the_earlier_subject():
     assert "学生" in r.carried and not any("暑假" in t for t in r.carried), r
     # 也许 (maybe) is no 也
     assert resolve_query("营业厅也许周日关门？", history[:1], lexical).reason == "standalone"
+
+
+def test_a_then_glued_to_the_next_word_is_left_out_of_the_search():
+    """A second helper's round (session 18): "那年卡呢？" after "游泳馆的月卡多少钱？" was searched as "游泳 游泳馆
+    那年卡呢？", which jieba cuts 那年 (that year) / 卡: no 年卡, and the 月卡 row was given again."""
+    texts = [f"游泳馆第 {i} 条：请遵守规定。" for i in range(3)] + [
+        "| 卡种 | 价格 |\n| 月卡 | 480元 |\n| 年卡 | 3800元 |",
+        "深水合格证需现场考核。",
+        "挂失后 24 小时生效。",
+    ]
+    lexical = LexicalIndex([f"c{i}" for i in range(len(texts))], texts)
+    r = resolve_query("那年卡呢？", ["游泳馆的月卡多少钱？"], lexical)
+    assert r.text.endswith(" 年卡呢？") and "年卡" in tokenize(r.text), r
+    # a 那 jieba does not glue to the next word stays: the dense rankings read the question whole
+    assert resolve_query("那如果不带泳帽呢？", ["游泳馆的月卡多少钱？"], lexical).text.endswith("那如果不带泳帽呢？")
