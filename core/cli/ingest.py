@@ -3,7 +3,8 @@ index and embed files or folders (default: the corpus folder) into knowledge bas
 (default ``default``; created, titled NAME, when missing); prints the ingest report. Embedding computes both
 models' vectors, as the app's background task does: the primary's, then the second model's
 (``YINZHENG_SECOND_EMBEDDING``, ``core.store.second_vectors``), whose ranking joins retrieval once every chunk has
-its vector (a command-line user had stayed in ``hybrid`` until running ``embed-worker``)."""
+its vector (a command-line user had stayed in ``hybrid`` until running ``embed-worker``). Exit 1 when files failed
+and none was read (``ingest /no/such/path``), else 0: a failed file among others is listed, the rest ingested."""
 
 from __future__ import annotations
 
@@ -91,4 +92,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             f"removed {c['removed']}, failed {c['failed']}, warned {c['warned']}; "
             f"{report.chunks} chunks, {report.embedded} embedded{second_note}"
         )
-    return 0
+    c = report.counts()
+    # some files failed and none was read (a path that does not exist, a folder of broken files): exit 1, as a
+    # script needs; when others were read, the failures are listed and the ingest did its work (exit 0)
+    return 1 if c["failed"] and not (c["added"] + c["updated"] + c["unchanged"]) else 0

@@ -90,9 +90,20 @@ def test_cli_ingest_of_a_symlink_loop_exits_cleanly(tmp_path, monkeypatch, capsy
     loop = tmp_path / "loop"
     loop.symlink_to(loop)
     code, out = _main(["ingest", str(loop), "--no-embed", "--json"], tmp_path / "data", monkeypatch, capsys)
-    assert code == 0
+    assert code == 1  # nothing was read: a script sees it (a helper's round, session 18: it was 0)
     report = json.loads(out)
     assert report["counts"]["failed"] == 1 and "符号链接循环" in report["files"][0]["reason"]
+
+
+def test_cli_ingest_exits_1_only_when_nothing_was_read(tmp_path, monkeypatch, capsys):
+    code, out = _main(["ingest", str(tmp_path / "nope"), "--no-embed"], tmp_path / "data", monkeypatch, capsys)
+    assert code == 1 and "failed" in out
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "ok.md").write_text("# 规定\n\n入池前须冲洗身体。\n", "utf-8")
+    (folder / "empty.md").write_bytes(b"")
+    code, out = _main(["ingest", str(folder), "--no-embed"], tmp_path / "data", monkeypatch, capsys)
+    assert code == 0 and "failed 1" in out  # the broken file is listed, the other one ingested
 
 
 def test_escape_surrogates():
