@@ -116,11 +116,16 @@ def split_sentences(text: str, lead_ins: bool = False) -> list[tuple[int, str]]:
             if lead_ins and s.endswith(("：", ":")):
                 s = s[:-1].rstrip()
             ends_on_comma = s.endswith(("，", ","))
-            if len(s) >= MIN_CHARS and (
+            if (len(s) >= MIN_CHARS or (m is not None and s == body.strip() and _LABEL_VALUE.match(s))) and (
                 not s.endswith(_LEAD_IN) or (ends_on_comma and _ends_paragraph(lines, i, sm.end() == len(body)))
             ):
                 out.append((at, s))
     return out
+
+
+# A list item that is a label and its value ("- 周日：休息", "- 押金：无"): short by nature, yet it states the value
+# (a helper's round, session 18: "单车铺周日营业吗？" never saw "周日：休息", five characters).
+_LABEL_VALUE = re.compile(r"^[^：:\s]{1,12}[：:]\s*[^：:\s]{2,}$")
 
 
 #: A table cell of at most this many code points that ends no sentence is a value ("不限", "联系销售", "闭馆").

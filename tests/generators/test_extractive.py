@@ -1208,3 +1208,13 @@ def test_an_english_question_for_items_gets_the_whole_chinese_list():
         "紧急联系人的姓名和电话",
         "体检报告或健康声明书",
     ], said
+
+
+def test_a_short_list_item_of_a_label_and_its_value_is_a_sentence():
+    """A second helper's round (session 18): "单车铺周日营业吗？" never saw "- 周日：休息" (five characters, under
+    ``MIN_CHARS``) and answered with the 周六 hours."""
+    text = "营业时间如下：\n- 周一至周五：09:00–19:00\n- 周六：10:00–18:00\n- 周日：休息\n- 备注：\n- 闭馆"
+    said = [s for _, s in split_sentences(text)]
+    assert "周日：休息" in said and "备注：" not in said and "闭馆" not in said, said
+    draft = ExtractiveGenerator().generate("单车铺周日营业吗？", [rc("bike.md#1", ("单车铺", "营业时间"), text, 1)])
+    assert draft.supports[0].quote == "周日：休息", draft.text
