@@ -21,6 +21,11 @@ def lexical(sample_engine):
     return sample_engine.index.lexical
 
 
+def _lexical(texts: list[str]) -> LexicalIndex:
+    """A BM25 index over ``texts``, chunk ids c0, c1, …"""
+    return LexicalIndex([f"c{i}" for i in range(len(texts))], texts)
+
+
 def test_a_follow_up_carries_the_subject_of_the_previous_question(lexical):
     history = ["CronJob 的 .spec.startingDeadlineSeconds 字段是干什么用的？"]
     r = resolve_query("那如果我压根不设置它呢？", history, lexical)
@@ -145,7 +150,7 @@ def test_a_follow_up_on_a_one_document_base_carries_its_subject():
     term was salient and "那回去报销有没有时间限制？" was searched without 异地就医 / 备案 (refused). A term
     in one chunk that is not an everyday word is salient on any base; a turn's topic terms may be in
     two chunks."""
-    lexical = LexicalIndex([f"c{i}" for i in range(len(INSURANCE))], list(INSURANCE))
+    lexical = _lexical(list(INSURANCE))
     assert "体检" in salient_terms("健康体检能用医保吗？", lexical)  # in one chunk of seven
     assert "医保" not in salient_terms("健康体检能用医保吗？", lexical)  # in every chunk
     resolved = resolve_query(
@@ -169,7 +174,7 @@ def test_a_name_every_chunk_shares_is_not_a_turns_topic():
         "TiDB 读历史数据：TiDB 支持 Stale Read。",
         "TiDB 非事务 DML：TiDB 把语句拆成多个 batch。",
     ]
-    lexical = LexicalIndex([f"c{i}" for i in range(len(texts))], texts)
+    lexical = _lexical(texts)
     assert salient_terms("TiDB 的乐观事务模型是怎么工作的？", lexical) == ["TiDB"]  # the name alone was carried
     r = resolve_query("那它有哪些缺点？", ["TiDB 的乐观事务模型是怎么工作的？"], lexical)
     assert "乐观" in r.carried and r.carried.index("乐观") < r.carried.index("TiDB"), r
@@ -191,7 +196,7 @@ def test_a_follow_up_after_a_which_question_points_at_the_thing_the_answer_named
     """A helper's report (session 11): "订单系统用的是什么消息队列？" was answered RabbitMQ, then "那它有哪些缺点？"
     carried 订单 from the question, so it asked about the order system. A turn that asks *which* thing passes
     the names its answer gives (in the knowledge base, not in the question) to the follow-up, first."""
-    lexical = LexicalIndex([f"c{i}" for i in range(len(ORDERS))], ORDERS)
+    lexical = _lexical(ORDERS)
     turn = ("订单系统用的是什么消息队列？", "订单系统使用 RabbitMQ 作为消息队列，订单写入 MySQL。")
     r = resolve_query("那它有哪些缺点？", [turn], lexical)
     assert r.carried[0] == "RabbitMQ", r
@@ -226,7 +231,7 @@ def test_the_name_carried_from_an_answer_is_the_one_asked_for():
     """A helper's break-it report (session 12) on the rule above: the answer "订单系统使用 RabbitMQ 作为消息队列，订单库
     使用 MySQL 8.0，缓存使用 Redis。" carried 8.0 first (a version is no name to carry) and the cache question
     carried RabbitMQ; a question that names its own subject got RabbitMQ in front."""
-    lexical = LexicalIndex([f"c{i}" for i in range(len(STACK))], STACK)
+    lexical = _lexical(STACK)
     queue = ("订单系统用的是什么消息队列？", STACK[0])
     r = resolve_query("那它有哪些缺点？", [queue], lexical)
     assert r.carried[0] == "RabbitMQ" and "8.0" not in r.carried and "Redis" not in r.carried, r
@@ -257,7 +262,7 @@ def test_a_follow_up_that_names_its_own_thing_or_points_at_the_answer_carries_no
     """A second break-it round (session 12): "那 MySQL 有什么缺点？" after another product got that product put in
     front (a leading 那 counted as pointing back); "那它有什么缺点？" after "朱雀结算服务用的是什么数据库？" searched
     "TiDB 朱雀 结算 …" and was refused; a lead sentence that names nothing hid the answer's names."""
-    lexical = LexicalIndex([f"c{i}" for i in range(len(PLATFORM))], PLATFORM)
+    lexical = _lexical(PLATFORM)
     db = ("朱雀结算服务用的是什么数据库？", PLATFORM[0])
     assert resolve_query("那 MySQL 有什么缺点？", [db], lexical).carried == ()
     assert resolve_query("那 MySQL 有什么缺点？", ["MongoDB 有什么缺点？"], lexical).carried == ()
@@ -279,11 +284,11 @@ def test_a_follow_up_after_a_question_for_what_a_thing_is_carries_the_thing_not_
     """tidb-027, asked as the chat asks it (with the earlier answer): "TiKV 的内存悲观锁功能是什么？" is no
     which-question, so "这个功能默认是开着的吗？…" searched "Region …" (the first name its answer gave) and was
     refused. A which-question still reads the answer ("订单系统的缓存用的是什么？" → Redis)."""
-    lexical = LexicalIndex([f"c{i}" for i in range(len(MEMLOCK))], MEMLOCK)
+    lexical = _lexical(MEMLOCK)
     what = ("TiKV 的内存悲观锁功能是什么？", "\n\n- ".join(MEMLOCK))
     r = resolve_query("这个功能默认是开着的吗？想关掉要怎么做？", [what], lexical)
     assert "Region" not in r.carried and "TiKV" in r.carried, r
-    stack = LexicalIndex([f"c{i}" for i in range(len(STACK))], STACK)
+    stack = _lexical(STACK)
     cache = ("订单系统的缓存是哪个？", STACK[0])
     assert resolve_query("它的数据保存多久？", [cache], stack).carried[0] == "Redis"
 
@@ -301,7 +306,7 @@ def test_a_pronoun_finds_the_subject_of_a_small_base_where_it_is_in_many_chunks(
         "少儿阅览室位于二楼。",
         "未满 14 周岁的少年儿童办理少儿证。",
     ]
-    lexical = LexicalIndex([f"c{i}" for i in range(len(texts))], texts)
+    lexical = _lexical(texts)
     assert (
         topic_terms("少儿证最多能借几本书？", lexical) == []
     )  # 少儿 is in 4 of 10 chunks: no topic by the usual share
@@ -321,24 +326,28 @@ def test_a_follow_up_carries_no_verb_and_no_question_word():
         "升级完成后设备自动重启。",
         "滤网每 6 个月更换一次。",
     ]
-    lexical = LexicalIndex([f"c{i}" for i in range(len(texts))], texts)
+    lexical = _lexical(texts)
     r = resolve_query("那它什么时候清运？", ["装修垃圾放在哪里？"], lexical)
     assert "放在" not in r.carried, r
     r = resolve_query("那这期间要注意什么？", ["固件升级要多长时间？"], lexical)
     assert "固件" in r.carried and not any("时间" in t for t in r.carried), r
 
 
+#: A small transit-card base (a fresh-clone helper's round, session 18): on ten chunks 学生 and 地铁 are salient in none.
+TRANSIT = [f"地铁第 {i} 条：学生卡和普通卡都可以刷卡进站。" for i in range(4)] + [
+    "纪念卡：限量发售，售价 50 元，不可退卡。",
+    "| 卡种 | 地铁折扣 | 公交折扣 | 备注 |\n| 学生卡 | 5 折 | 5 折 | 寒暑假期间正常使用 |",
+    "公交车上投币或刷卡，学生卡按 5 折扣费。",
+    "学生卡只能在星城通官方营业厅办理，办理后 7 个工作日可领取。",
+    "挂失后 24 小时生效。",
+    "补卡收取工本费 15 元。",
+]
+
+
 def test_a_follow_up_that_asks_the_earlier_question_of_something_else_carries_its_words():
     """A fresh-clone helper's round (session 18): over a five-page transit-card handbook, "学生卡坐地铁打几折？" then
     "那公交呢？" was searched as it stands (学生 and 地铁 are in a third of the chunks: no subject) and refused."""
-    texts = [f"地铁第 {i} 条：学生卡和普通卡都可以刷卡进站。" for i in range(4)] + [
-        "| 卡种 | 地铁折扣 | 公交折扣 |\n| 学生卡 | 5 折 | 5 折 |",
-        "公交车上投币或刷卡，学生卡按 5 折扣费。",
-        "地铁站客服中心每天 6:30 营业。",
-        "挂失后 24 小时生效。",
-        "补卡收取工本费 15 元。",
-    ]
-    lexical = LexicalIndex([f"c{i}" for i in range(len(texts))], texts)
+    lexical = _lexical(TRANSIT)
     r = resolve_query("那公交呢？", ["学生卡坐地铁打几折？"], lexical)
     assert "学生" in r.carried and r.text.endswith("那公交呢？"), r
     assert resolve_query("What about the bus?", ["学生卡坐地铁打几折？"], lexical).carried == r.carried
@@ -353,13 +362,7 @@ def test_on_a_small_base_a_question_of_its_own_words_is_no_follow_up():
     searched as "纪念 纪念卡 学生卡坐地铁打几折？" (on 23 chunks neither 学生 nor 地铁 is salient, so it looked like a
     follow-up), and "那公交呢？" then carried 纪念卡 too. Two words of its own the base has make a question of its own,
     and the next follow-up carries them."""
-    texts = [f"地铁第 {i} 条：学生卡和普通卡都可以刷卡进站。" for i in range(4)] + [
-        "纪念卡：限量发售，售价 50 元，不可退卡。",
-        "| 卡种 | 地铁折扣 | 公交折扣 |\n| 学生卡 | 5 折 | 5 折 |",
-        "公交车上刷学生卡按 5 折扣费。",
-        "挂失后 24 小时生效。",
-    ]
-    lexical = LexicalIndex([f"c{i}" for i in range(len(texts))], texts)
+    lexical = _lexical(TRANSIT)
     first = "纪念卡多少钱？能退吗？"
     assert not resolve_query("学生卡坐地铁打几折？", [first], lexical).rewritten
     r = resolve_query("那公交呢？", [first, "学生卡坐地铁打几折？"], lexical)
@@ -371,13 +374,7 @@ def test_on_a_small_base_a_question_of_its_own_words_is_no_follow_up():
 def test_a_question_with_also_keeps_the_earlier_subject():
     """A fresh-clone helper's round (session 18): "寒暑假也能用吗？" (also in the holidays?) became the subject, so
     "它在哪里办理？" was searched for 寒暑假 and answered with the discount table; 它 is the 学生卡 asked about."""
-    texts = [f"地铁第 {i} 条：普通卡可以刷卡进站。" for i in range(4)] + [
-        "| 卡种 | 地铁折扣 | 备注 |\n| 学生卡 | 5 折 | 寒暑假期间正常使用 |",
-        "学生卡只能在星城通官方营业厅办理。",
-        "学生卡办理后 7 个工作日可领取。",
-        "挂失后 24 小时生效。",
-    ]
-    lexical = LexicalIndex([f"c{i}" for i in range(len(texts))], texts)
+    lexical = _lexical(TRANSIT)
     history = ["学生卡在地铁打几折？", "寒暑假也能用吗？"]
     assert "学生" in resolve_query(history[1], history[:1], lexical).carried  # the 也 question asks of 学生卡 too
     r = resolve_query("它在哪里办理？", history, lexical)
@@ -394,7 +391,7 @@ def test_a_then_glued_to_the_next_word_is_left_out_of_the_search():
         "深水合格证需现场考核。",
         "挂失后 24 小时生效。",
     ]
-    lexical = LexicalIndex([f"c{i}" for i in range(len(texts))], texts)
+    lexical = _lexical(texts)
     r = resolve_query("那年卡呢？", ["游泳馆的月卡多少钱？"], lexical)
     assert r.text.endswith(" 年卡呢？") and "年卡" in tokenize(r.text), r
     # a 那 jieba does not glue to the next word stays: the dense rankings read the question whole
