@@ -203,32 +203,42 @@ def close_clause_gaps(units: list[list[Candidate]], previous: dict[tuple[int, in
     (at most ``CLAUSE_GAP_MAX``), in the sentence's order, at the place of the better-ranked one: quoting the first
     two clauses and the last left out the 12–22 km fare, and the answer read as if there were none (a helper's
     round, session 18). Mutates ``units``."""
-    merged = True
-    while merged:
-        merged = False
-        for i, a in enumerate(units):
-            for j, b in enumerate(units):
-                if i == j or a[-1].chunk_index != b[0].chunk_index or a[-1].in_table or b[0].in_table:
-                    continue
-                gap: list[Candidate] = []
-                x = a[-1]
-                while x.text.rstrip().endswith(("；", ";")) and len(gap) <= CLAUSE_GAP_MAX:
-                    nxt = previous.get((x.chunk_index, x.order + 1))
-                    if nxt is None or nxt.in_table or any(nxt is c for u in units for c in u if u is not b):
-                        break
-                    if nxt is b[0]:
-                        if not gap:
-                            break  # adjacent units already read in order
-                        units[min(i, j)] = a + gap + b
-                        del units[max(i, j)]
-                        merged = True
-                        break
-                    gap.append(nxt)
-                    x = nxt
-                if merged:
-                    break
-            if merged:
-                break
+    while True:
+        found = next(
+            (
+                (i, j, gap)
+                for i, a in enumerate(units)
+                for j, b in enumerate(units)
+                if i != j and (gap := _clauses_between(a, b, units, previous))
+            ),
+            None,
+        )
+        if found is None:
+            return
+        i, j, gap = found
+        units[min(i, j)] = units[i] + gap + units[j]
+        del units[max(i, j)]
+
+
+def _clauses_between(
+    a: list[Candidate], b: list[Candidate], units: list[list[Candidate]], previous: dict[tuple[int, int], Candidate]
+) -> list[Candidate]:
+    """The clauses (at most ``CLAUSE_GAP_MAX``, none quoted by another unit) between unit ``a``'s last clause and unit
+    ``b``'s first when they are clauses of one sentence, each closed by a semicolon; [] otherwise, and for adjacent
+    clauses (already read in order)."""
+    if a[-1].chunk_index != b[0].chunk_index or a[-1].in_table or b[0].in_table:
+        return []
+    gap: list[Candidate] = []
+    x = a[-1]
+    while x.text.rstrip().endswith(("；", ";")) and len(gap) <= CLAUSE_GAP_MAX:
+        nxt = previous.get((x.chunk_index, x.order + 1))
+        if nxt is None or nxt.in_table or any(nxt is c for u in units for c in u if u is not b):
+            return []
+        if nxt is b[0]:
+            return gap
+        gap.append(nxt)
+        x = nxt
+    return []
 
 
 def continue_lead(

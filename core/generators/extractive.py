@@ -226,16 +226,12 @@ class ExtractiveGenerator(Generator):
             if best is None:
                 continue
 
-            def covers(u: list[Candidate], own: Scoring = own, best: Candidate = best) -> bool:
-                # ... and has what the part asks for (a time, a number) when its best sentence has it: "地铁站客服中心
-                # 几点营业？" is not answered by "…不能在地铁站客服中心办理。" (a helper's round, session 18)
-                typ = own.parts(best)["typ"]
-                return any(
-                    c in own.pool
-                    and own.relevance(c) >= PART_COVERED * own.relevance(best)
-                    and own.parts(c)["typ"] >= typ
-                    for c in u
-                )
+            # ... and has what the part asks for (a time, a number) when its best sentence has it: "地铁站客服中心
+            # 几点营业？" is not answered by "…不能在地铁站客服中心办理。" (a helper's round, session 18)
+            enough, typ = PART_COVERED * own.relevance(best), own.parts(best)["typ"]
+
+            def covers(u: list[Candidate], own: Scoring = own, enough: float = enough, typ: float = typ) -> bool:
+                return any(c in own.pool and own.relevance(c) >= enough and own.parts(c)["typ"] >= typ for c in u)
 
             if not any(covers(u) for u in units):
                 unit = unit_of(best, scoring.previous)
