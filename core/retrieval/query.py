@@ -228,6 +228,7 @@ def resolve_query(
     if not _PRONOUN.search(question) and _names_known_thing(question, lexical):
         # "那 MySQL 有什么缺点？": a leading 那 and a thing of its own (in the base) is a new subject, not the old one
         return ResolvedQuery(question, question)
+    last = history[-1] if isinstance(history[-1], str) else history[-1][0]  # the earlier question
     subject: list[str] = []
     from_answers: set[str] = set()
     plural = bool(_PLURAL.search(question))
@@ -242,7 +243,6 @@ def resolve_query(
     if not subject and refers_back(question):
         # 它 points at something: in a small base the earlier question's subject may be in too many chunks to be
         # rare ("少儿证最多能借几本书？": 少儿 is in 4 of 25 chunks), so its topic is read with a looser share
-        last = history[-1] if isinstance(history[-1], str) else history[-1][0]
         subject = topic_terms(limits_wording(last.strip()), lexical, share=LOOSE_TOPIC_DF)
     own = salient_terms(limits_wording(question), lexical)  # 不足之处 asks, it names nothing (之处 is rare)
     if refers_back(question):
@@ -256,7 +256,6 @@ def resolve_query(
     if not carried and _ELLIPTICAL.match(question):
         # "那公交呢？" after "学生卡坐地铁打几折？" asks the earlier question of 公交: when no subject is found
         # (a small base, where 学生 and 地铁 are in a third of the chunks), the earlier question's own words are carried
-        last = history[-1] if isinstance(history[-1], str) else history[-1][0]
         earlier = resolve_query(last, history[:-1], lexical).text
         carried = tuple(
             t for t in analyse(earlier).content_terms if len(t) >= 2 and not _asks(t) and t not in question

@@ -333,15 +333,12 @@ def _one_by_one(part: str) -> list[str]:
     """A part that asks the same of two names one by one ("ConfigMap 和 Secret …分别用什么字段…") as one part per
     name, the other name and 分别/各自/respectively left out ("ConfigMap …用什么字段…", "Secret …用什么字段…"):
     each name's answer is in its own place. ``[part]`` for any other part."""
-    one_by_one = _ONE_BY_ONE.search(part)
-    pair = _RESPECTIVE.search(part, 0, one_by_one.start()) if one_by_one else None
-    if one_by_one is None or pair is None:
+    found = _names_one_by_one(part)
+    if found is None:
         return [part]
-    x, y = pair.group("x"), pair.group("y")
-    if x.strip("`").strip().lower() == y.strip("`").strip().lower():
-        return [part]
+    pair, one_by_one = found
     rest = part[pair.end() : one_by_one.start()] + part[one_by_one.end() :].lstrip()
-    return [part[: pair.start()] + name + rest for name in (x, y)]
+    return [part[: pair.start()] + pair.group(g) + rest for g in ("x", "y")]
 
 
 # ------------------------------------------------------------ comparisons
@@ -391,18 +388,32 @@ _RESPECTIVE = re.compile(rf"(?P<x>{_RESPECTIVE_NAME})\s*(?:和|与|跟|以及)\s
 _ONE_BY_ONE = re.compile(r"分别|各自|\brespectively\b", re.IGNORECASE)
 
 
+def _names_one_by_one(text: str) -> tuple[re.Match[str], re.Match[str]] | None:
+    """The two names ``text`` asks about one by one (``_RESPECTIVE``, before 分别/各自/respectively) and that word,
+    or None: no such pair, or the same name twice."""
+    one_by_one = _ONE_BY_ONE.search(text)
+    pair = _RESPECTIVE.search(text, 0, one_by_one.start()) if one_by_one else None
+    if pair is None or one_by_one is None:
+        return None
+    return (pair, one_by_one) if _bare(pair.group("x")).lower() != _bare(pair.group("y")).lower() else None
+
+
+def _bare(name: str) -> str:
+    """A name as written, without its backticks."""
+    return name.strip("`").strip()
+
+
 def compared_sides(question: str) -> tuple[str, str] | None:
     """The two things a comparison question names (``"X 和 Y 有什么区别"`` → ``(X, Y)``; ``"`A` 和 `B` …分别是
     什么"`` → ``(A, B)`` for Latin names and code spans), as written in the question (without backticks), or None
     for a question that compares nothing."""
     m = _COMPARE.search(question)
     if not m:
-        one_by_one = _ONE_BY_ONE.search(question)
-        pair = _RESPECTIVE.search(question, 0, one_by_one.start()) if one_by_one else None
-        if pair is None:
+        found = _names_one_by_one(question)
+        if found is None:
             return None
-        x, y = (pair.group(g).strip("`").strip() for g in ("x", "y"))
-        return (x, y) if x and y and x.lower() != y.lower() else None
+        x, y = (_bare(found[0].group(g)) for g in ("x", "y"))
+        return (x, y) if x and y else None
     pairs = [(m.group(f"x{i}"), m.group(f"y{i}")) for i in ("", "2", "3", "4", "5")]
     x, y = next(((a.strip(), b.strip()) for a, b in pairs if a and b), ("", ""))
     x = (_LEAD_WORDS.sub("", x) or x).strip()

@@ -27,7 +27,7 @@ from typing import Any, Mapping, Sequence
 
 from core.lexical import LexicalIndex, general_frequency
 from core.retrieval.question import ASKING, CJK, PRODUCT_SUFFIX, QUESTION_WORDS, VERSION, analyse
-from core.segmentation import tagged
+from core.segmentation import are_siblings, tagged
 
 # ------------------------------------------------------------ question type
 
@@ -132,6 +132,18 @@ def kb_text(lexical: LexicalIndex, chunks: Mapping[str, Any]) -> str:
     return text
 
 
+def _absence_terms(question: str, cross_script: bool) -> list[str]:
+    """The question's terms whose absence from the knowledge base counts (``absent_share``, ``general_absent``):
+    its content terms without the words naming the kind of answer asked (条件, 多少钱's 钱: what is asked, not a
+    topic); across scripts only its Chinese ones and the things it names."""
+    q = analyse(question)
+    terms = [t for t in q.content_terms if t not in q.kind_words]
+    if cross_script:
+        names = {w.lower().lstrip(".") for w in q.named}
+        terms = [t for t in terms if CJK.search(t) or t.lower() in names]
+    return terms
+
+
 def absent_share(question: str, lexical: LexicalIndex, *, cross_script: bool = False) -> float:
     """IDF-weighted share (0..1) of the question's terms (interrogatives and the words naming the kind of answer
     asked, ``QuestionAnalysis.kind_words``, aside) that occur in no chunk of the knowledge base.
@@ -140,11 +152,7 @@ def absent_share(question: str, lexical: LexicalIndex, *, cross_script: bool = F
     Latin-script words are left out, since a Chinese knowledge base lacking the English word
     "expose" is no evidence that it lacks the topic; named things (``named_terms``) still count.
     """
-    q = analyse(question)
-    terms = [t for t in q.content_terms if t not in q.kind_words]  # 条件, 多少钱's 钱: what is asked, not a topic
-    if cross_script:
-        names = {w.lower().lstrip(".") for w in q.named}
-        terms = [t for t in terms if CJK.search(t) or t.lower() in names]
+    terms = _absence_terms(question, cross_script)
     if not terms or not len(lexical):
         return 0.0
     weights = [lexical.idf(t) for t in terms]
@@ -191,11 +199,7 @@ def general_salient(question: str, chunk_terms: frozenset[str] | None) -> float:
 def general_absent(question: str, lexical: LexicalIndex, *, cross_script: bool = False) -> float:
     """``absent_share`` with ``general_weight`` instead of the knowledge base's IDF: the share
     (0..1) of the question's content-term weight that occurs in no chunk of the knowledge base."""
-    q = analyse(question)
-    terms = [t for t in q.content_terms if t not in q.kind_words]  # 条件, 多少钱's 钱: what is asked, not a topic
-    if cross_script:
-        names = {w.lower().lstrip(".") for w in q.named}
-        terms = [t for t in terms if CJK.search(t) or t.lower() in names]
+    terms = _absence_terms(question, cross_script)
     if not terms or not len(lexical):
         return 0.0
     weights = [general_weight(t) for t in terms]
@@ -337,7 +341,7 @@ def _stated_default_of_kind(question: str, text: str, terms: Sequence[str]) -> b
 def about_another(question: str, evidence_text: str, kb_text: str) -> tuple[str, tuple[str, ...]] | None:
     """A noun the question asks about (a word of three or more Chinese characters that jieba tags as a noun: 纪念卡)
     that the knowledge base has (``kb_text``) but ``evidence_text`` (the deciding chunks) never names, while it names
-    others of its kind (普通卡, 学生卡: as long, the same last character, another first one, not in the question):
+    others of its kind (普通卡, 学生卡: ``core.segmentation.are_siblings``, not in the question):
     ``(noun, the others)``, else None. "纪念卡多少钱？能退吗？" was answered with "普通卡和学生卡退卡时退还押金 20 元"
     (a helper's round, session 18). Both the knowledge base having the noun and the evidence naming its siblings
     are required: in session 15 a noun the documents write in another form (实习生 beside 本科生) was taken for a
@@ -354,7 +358,7 @@ def about_another(question: str, evidence_text: str, kb_text: str) -> tuple[str,
                 {
                     w
                     for w in kind.findall(evidence_text)
-                    if w[0] != noun[0] and w not in question and general_frequency(w[:-1]) >= SIBLING_PREFIX_MIN
+                    if are_siblings(noun, w) and w not in question and general_frequency(w[:-1]) >= SIBLING_PREFIX_MIN
                 }
             )
         )
