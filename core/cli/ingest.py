@@ -76,6 +76,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         have, total = second.coverage(engine.index.active_chunks())
         second_note = f" ({second.embedder.name.split('/')[0]} {have}/{total})"
         second_vectors = {"second_vectors": {"model": second.embedder.name, "chunks": have, "of": total}}
+    c = report.counts()
     if args.json:  # as_dict escapes lone surrogates: always valid UTF-8
         print(json.dumps({**report.as_dict(), **second_vectors}, ensure_ascii=False))
     else:
@@ -86,13 +87,11 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                 print(f"{f['result']:<8} {f['source_id']}")
             for w in f.get("warnings", []):
                 print(f"  warning: {w}")
-        c = report.counts()
         print(
             f"added {c['added']}, updated {c['updated']}, unchanged {c['unchanged']}, "
             f"removed {c['removed']}, failed {c['failed']}, warned {c['warned']}; "
             f"{report.chunks} chunks, {report.embedded} embedded{second_note}"
         )
-    c = report.counts()
     # some files failed and none was read (a path that does not exist, a folder of broken files): exit 1, as a
     # script needs; when others were read, the failures are listed and the ingest did its work (exit 0)
     return 1 if c["failed"] and not (c["added"] + c["updated"] + c["unchanged"]) else 0

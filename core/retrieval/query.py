@@ -29,6 +29,7 @@ statistics (salient, topic and gloss terms).
 
 from __future__ import annotations
 
+import functools
 import re
 import weakref
 from dataclasses import dataclass
@@ -203,10 +204,12 @@ def refers_back(question: str) -> bool:
     return bool(_ANAPHORA.search(question.strip())) or continues(question)
 
 
+@functools.lru_cache(maxsize=1024)
 def continues(question: str) -> bool:
     """Whether ``question`` asks the same of the earlier turn's subject in another case: the adverb 也 ("寒暑假也能
     用吗？" after a question about 学生卡 asks whether 学生卡 can be used in the holidays; a helper's round, session
-    18, where it became the subject and "它在哪里办理？" was then searched for 寒暑假)."""
+    18, where it became the subject and "它在哪里办理？" was then searched for 寒暑假). Cached: each turn of a
+    conversation is asked it several times (``refers_back``, ``_carry``), and tagging cuts the text again."""
     return any(w == "也" and tag == "d" for w, tag in tagged(question))
 
 
