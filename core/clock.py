@@ -1,9 +1,13 @@
-"""Times of day in text: the times a question names and the times a sentence states.
+"""Times of day and days of the week in text: the times a question names and the times a sentence states.
 
 A question that names a time ("中午十二点多过去还能交钱吗？", "周六下午 3 点半还开门吗？", "Is it open at 7 pm?")
 is answered by the sentence whose hours include that time ("午间 11:30–13:30 …收费处…保留 1 个窗口"), which
 shares no word with it. ``named_times`` reads the question's times as intervals of minutes since midnight;
 ``stated_times`` reads a sentence's times and ranges the same way; ``meets`` says whether one of each overlaps.
+
+A question that names a day of the week ("单车铺周三营业到几点？") is answered by the sentence whose days include it
+("周一至周五：09:00–19:00"): ``named_days`` and ``stated_days`` read days as 1 (Monday) .. 7 (Sunday), a range
+"周一至周五" / "星期二到星期六" as every day in it, 工作日 as Monday to Friday, 周末 as Saturday and Sunday.
 
 Units: minutes since midnight (0..1439), both ends included. Chinese numerals are read by cn2an
 (https://github.com/Ailln/cn2an, ``cn2an.cn2an(text, "smart")``). Never raises: text that does not read as
@@ -136,3 +140,49 @@ def stated_times(sentence: str) -> tuple[Interval, ...]:
 def meets(asked: tuple[Interval, ...], stated: tuple[Interval, ...]) -> bool:
     """Whether some interval of ``asked`` overlaps some interval of ``stated`` (ends included)."""
     return any(a_lo <= s_hi and s_lo <= a_hi for a_lo, a_hi in asked for s_lo, s_hi in stated)
+
+
+_DAY_NAME = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "日": 7, "天": 7}
+_DAY = r"(?:周|星期|礼拜)(?P<{}>[一二三四五六日天])"
+# 周一至周五, 星期二到星期六, 周一~五, 周二-周日 (the second 周 may be left out)
+_DAY_RANGE = re.compile(
+    _DAY.format("a")
+    + r"\s*(?:至|到|-|–|—|~|～|〜)\s*(?:周|星期|礼拜)?(?P<b>[一二三四五六日天])(?![一二三四五六七八九十\d])"
+)
+_ONE_DAY = re.compile(_DAY.format("d") + r"(?!内|以内|后|前|[一二三四五六七八九十\d])")
+_WEEKEND = re.compile(r"周末|双休日")
+_WORKDAYS = re.compile(r"工作日")
+
+
+def _days_in(text: str, ranges: bool) -> list[tuple[int, int, frozenset[int]]]:
+    found: list[tuple[int, int, frozenset[int]]] = []
+    taken: list[tuple[int, int]] = []
+    if ranges:
+        for m in _DAY_RANGE.finditer(text):
+            a, b = _DAY_NAME[m["a"]], _DAY_NAME[m["b"]]
+            days = range(a, b + 1) if a <= b else [*range(a, 8), *range(1, b + 1)]  # 周五至周一 wraps
+            found.append((m.start(), m.end(), frozenset(days)))
+            taken.append(m.span())
+        for m in _WORKDAYS.finditer(text):
+            found.append((m.start(), m.end(), frozenset(range(1, 6))))
+    for m in _ONE_DAY.finditer(text):
+        if not any(lo <= m.start() < hi for lo, hi in taken):
+            found.append((m.start(), m.end(), frozenset({_DAY_NAME[m["d"]]})))
+    for m in _WEEKEND.finditer(text):
+        found.append((m.start(), m.end(), frozenset({6, 7})))
+    return sorted(found, key=lambda f: f[0])
+
+
+@functools.lru_cache(maxsize=8192)
+def named_days(question: str) -> tuple[tuple[str, frozenset[int]], ...]:
+    """The days of the week ``question`` names one by one: (its words, {day}), 1 = Monday .. 7 = Sunday, e.g.
+    ("周三", {3}), ("星期日", {7}), ("周末", {6, 7}). A range in a question is not read (it names no one day).
+    Not a deadline (周五前, 周三以内) nor a span of weeks (三周内). Cached; never raises."""
+    return tuple((question[s:e], days) for s, e, days in _days_in(question, ranges=False))
+
+
+@functools.lru_cache(maxsize=8192)
+def stated_days(sentence: str) -> frozenset[int]:
+    """Every day of the week ``sentence`` states, singly or in a range: "周一至周五：09:00–19:00" → {1..5},
+    "每周二、周四、周六上午开放" → {2, 4, 6}, "工作日" → {1..5}. Empty when it names none. Cached; never raises."""
+    return frozenset().union(*(days for _, _, days in _days_in(sentence, ranges=True)))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.clock import meets, named_times, stated_times
+from core.clock import meets, named_days, named_times, stated_days, stated_times
 
 
 @pytest.mark.parametrize(
@@ -74,3 +74,31 @@ def test_any_text_reads_as_intervals_inside_a_day(text):
         assert 0 <= lo <= hi <= 1439
     for lo, hi in stated_times(text):
         assert 0 <= lo <= hi <= 1439
+
+
+def test_days_of_the_week_a_question_names_one_by_one():
+    assert named_days("单车铺周三营业到几点？") == (("周三", frozenset({3})),)
+    assert named_days("星期天开门吗？") == (("星期天", frozenset({7})),)
+    assert named_days("周末营业吗？") == (("周末", frozenset({6, 7})),)
+    assert named_days("周五前要交吗？") == ()  # a deadline, not the day's hours
+    assert named_days("三周内能办好吗？") == ()
+
+
+def test_days_a_sentence_states_singly_in_lists_and_in_ranges():
+    assert stated_days("周一至周五：09:00–19:00") == frozenset(range(1, 6))
+    assert stated_days("周二至周五 | 06:30–21:30") == frozenset({2, 3, 4, 5})
+    assert stated_days("星期二到星期六开放") == frozenset(range(2, 7))
+    assert stated_days("每周二、周四、周六上午 8:00–11:30 开放。") == frozenset({2, 4, 6})
+    assert stated_days("周五至周一营业") == frozenset({5, 6, 7, 1})  # a range across the week's end
+    assert stated_days("工作日 9:00 开门") == frozenset(range(1, 6))
+    assert stated_days("周六：10:00–18:00") == frozenset({6})
+    assert stated_days("三周内办结") == frozenset()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(_CLOCKISH, st.text(max_size=60)))
+def test_any_text_reads_as_days_of_one_week(text):
+    """Random text never raises; every day read is 1..7."""
+    assert stated_days(text) <= frozenset(range(1, 8))
+    for _, days in named_days(text):
+        assert days and days <= frozenset(range(1, 8))

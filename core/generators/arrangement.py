@@ -123,7 +123,13 @@ _SPACE = re.compile(r"\s+")
 _ASKS_AMOUNT = re.compile(r"几|多少|多久|多长|多大|多高|多远|哪")
 
 
-def whole_list(units: list[list[Candidate]], cands: Sequence[Candidate], limit: int, terms: Sequence[str]) -> None:
+def whole_list(
+    units: list[list[Candidate]],
+    cands: Sequence[Candidate],
+    limit: int,
+    terms: Sequence[str],
+    items: Sequence[str] = (),
+) -> None:
     """For a question for which items (wants ``list``: 哪些, 哪两种, what documents) whose lead unit is an item of a
     list with a lead-in line that has more of the question's words (``terms``) than the item ("新员工须在入职当天交齐
     以下材料：" over "- 身份证原件及复印件": the list is what was asked for; an item that states the answer in its own
@@ -131,9 +137,14 @@ def whole_list(units: list[list[Candidate]], cands: Sequence[Candidate], limit: 
     ``LIST_ITEMS_MAX`` items in all, in the document's order, before the other units (which make room: at most
     ``limit`` sentences besides the list's items). Only that list's items: another list of the chunk (its
     advantages beside its drawbacks) is not the one asked for. Two items per chunk (``max_per_chunk``) showed the
-    first two of five documents to hand in (a helper's round, session 16). Mutates ``units``."""
+    first two of five documents to hand in (a helper's round, session 16). A lead that is a table row: see
+    ``_whole_table`` (``items``: the words of what the question asks for, ``QuestionAnalysis.items``). Mutates
+    ``units``."""
     lead = units[0][-1]
-    if not lead.lead_in or lead.in_table:
+    if lead.in_table:
+        _whole_table(units, cands, limit, items)
+        return
+    if not lead.lead_in:
         return
     in_lead_in, in_item = sum(t in lead.lead_in for t in terms), sum(t in lead.terms for t in terms)
     if in_lead_in <= in_item and (in_lead_in or in_item):
@@ -154,6 +165,43 @@ def whole_list(units: list[list[Candidate]], cands: Sequence[Candidate], limit: 
     while rest and sum(map(len, rest)) > max(0, limit - 1 - len(items)):
         rest.pop()
     units[:] = [units[0], *([c] for c in items), *rest]
+
+
+def _whole_table(units: list[list[Candidate]], cands: Sequence[Candidate], limit: int, items: Sequence[str]) -> None:
+    """For a question for which items whose lead unit is a table row whose first column is what is asked for
+    (``items``: 卡 in "游泳馆有哪些卡？", the column 卡种 of "卡种 | 价格 | 说明"): the table's other rows follow it, in the
+    document's order, up to ``LIST_ITEMS_MAX`` rows, under the table's header row when a row is quoted under one,
+    before the other units as in ``whole_list``. "游泳馆有哪些卡？" had been answered with the 月卡 row alone (a
+    helper's round, session 18). A table whose first column is something else (a schedule's days) is not the list
+    asked for; a row quoted as its cells' sentences is not a row."""
+    lead = units[0][-1]
+    column = lead.column.lower()
+    if not column or not items or not all(t.lower() in column for t in items):
+        return
+    rows = [
+        c
+        for c in cands
+        if c.chunk_index == lead.chunk_index
+        and c.in_table
+        and not c.is_header
+        and c.column == lead.column
+        and c.labels == lead.labels
+        and "|" in c.text
+    ]
+    if lead not in rows:
+        return
+    said = {(c.chunk_index, c.position) for u in units[1:] for c in u}
+    others = [c for c in rows if c is not lead and (c.chunk_index, c.position) not in said][: LIST_ITEMS_MAX - 1]
+    if not others:
+        return
+    rest = [[c for c in u if c not in others] for u in units[1:]]
+    rest = [u for u in rest if u]
+    while rest and sum(map(len, rest)) > max(0, limit - 1 - len(others)):
+        rest.pop()
+    ordered = sorted([lead, *others], key=lambda c: c.position)
+    header = next((c.header for c in ordered if c.header is not None), None)
+    first = [header, ordered[0]] if header is not None else [ordered[0]]
+    units[:] = [first, *([c] for c in ordered[1:]), *rest]
 
 
 def same_list(a: Candidate, b: Candidate, cands: Sequence[Candidate]) -> bool:

@@ -38,6 +38,7 @@ class Candidate:
     labels: frozenset[str] = frozenset()  # a table row's header words (what its cells are)
     lead_in: frozenset[str] = frozenset()  # a list item's lead-in words ("…交齐以下材料：")
     announces: frozenset[str] = frozenset()  # the words of what its lead-in announces (以下材料 → 材料), if it says
+    column: str = ""  # a table row's first header cell, what its rows are (卡种 of "卡种 | 价格 | 说明")
 
     @property
     def is_header(self) -> bool:
@@ -99,7 +100,7 @@ def candidates(
         # a table's body rows are quoted like sentences, with the table's header as part of their heading; a
         # row with prose cells gives their sentences, with its first cell (what the row is about) as heading; a
         # row of two or more values is quoted under its header row (which value is which: 普通员工 | 经理及以上)
-        rows: dict[int, tuple[frozenset[str], Candidate | None, frozenset[str]]] = {}
+        rows: dict[int, tuple[frozenset[str], Candidate | None, frozenset[str], str]] = {}
         units_of_rows: list[tuple[int, str]] = []
         for row in table_rows(rc.chunk.text):
             named = heading | frozenset(tokenize(row.header))
@@ -112,13 +113,16 @@ def candidates(
                 header = Candidate(line, ci, at, frozenset(tokenize(line)), heading, -1, False, True)
             quoted = said or [(row.at, row.text)]
             labels = frozenset(tokenize(row.header))
-            rows.update({pos: (named, header, labels) for pos, _ in quoted})
+            column = row.header_row[1].split("|")[0].strip() if row.header_row else ""
+            rows.update({pos: (named, header, labels, column) for pos, _ in quoted})
             units_of_rows.extend(quoted)
         units = sorted([*split_sentences(rc.chunk.text, lead_ins), *units_of_rows])
         for k, (pos, sent) in enumerate(units):
             if pos in rows:
-                named, header, labels = rows[pos]
-                c = Candidate(sent, ci, pos, frozenset(tokenize(sent)), named, k, False, True, header, labels)
+                named, header, labels, column = rows[pos]
+                c = Candidate(
+                    sent, ci, pos, frozenset(tokenize(sent)), named, k, False, True, header, labels, column=column
+                )
             else:
                 lead_in = _list_lead_in(rc.chunk.text, pos)
                 c = Candidate(

@@ -62,7 +62,7 @@ import math
 import re
 from typing import Any, Sequence
 
-from core.clock import meets, stated_times
+from core.clock import meets, named_days, stated_days, stated_times
 from core.errors import AppError
 from core.generators.arrangement import (
     Scoring,
@@ -172,7 +172,8 @@ class ExtractiveGenerator(Generator):
             complete_clause(units, previous, at)
             at += 1
         if units and "list" in scoring.wants:
-            whole_list(units, cands, self.max_sentences, analyse(question).content_terms)
+            q = analyse(question)
+            whole_list(units, cands, self.max_sentences, q.content_terms, q.items)
         if units and scoring.wants & {"reason", "effect"}:
             continue_lead(units, previous, scoring.wants)
         detail = scoring.wants & _DETAILS
@@ -287,9 +288,14 @@ class ExtractiveGenerator(Generator):
         # the words of a time of day the question names (中午 十二 十二点) are found in a sentence whose
         # times include it ("午间 11:30–13:30 …"): an hours page says the time in figures and ranges
         time_words = frozenset(t for t in q_terms if any(t in words for words, _ in q.times))
+        # ... and a day of the week it names (周三) in a sentence whose days include it ("周一至周五：09:00–19:00";
+        # a helper's round, session 18: "单车铺周三营业到几点？" had been answered with the 周六 hours)
+        day_words = {t: days for t in q_terms for words, days in q.days if t in words and named_days(t)}
 
         def found(t: str, c: Candidate) -> bool:
             if t in time_words and meets(q.time_spans, stated_times(c.text)):
+                return True
+            if t in day_words and day_words[t] & stated_days(c.text):
                 return True
             # "工作满 12 年" is in "已满 10 年不满 20 年的，年休假 10 天" (a helper's round, session 17)
             if t[:1].isdigit() and in_stated_range(t, question, c.text):
@@ -479,7 +485,7 @@ class ExtractiveGenerator(Generator):
                     if (c.chunk_index, c.position) in headers:
                         continue
                     headers.add((c.chunk_index, c.position))
-                elif said and c.header is not None:
+                elif said and (c.header is not None or unit[0].is_header):
                     text += "  \n"  # the row under its header: a line break (CommonMark hard break)
                 elif said and not _CJK_END.search(text):
                     text += " "

@@ -18,7 +18,8 @@ resolution (``core.retrieval.query``), the sufficiency decision (``core.retrieva
 * ``drawback``: it asks for drawbacks (``core.retrieval.aspects`` owns their vocabulary);
 * ``parts``: the questions it asks one after another ("…能一起用吗？另外，…会怎样？");
 * ``sides``: the two things a comparison names ("X 和 Y 有什么区别");
-* ``times``: the times of day it names ("中午十二点多" → 12:00–12:59; ``core.clock``);
+* ``times``: the times of day it names ("中午十二点多" → 12:00–12:59; ``core.clock``); ``days``: the days of the
+  week ("周三" → Wednesday);
 * ``items``: for a question for items, the words of what it asks for ("要交哪些材料" → 材料);
 * ``unit``: the unit a question for a quantity asks in ("最长可以借多少天" → 天, "几个小时" → 小时), else None;
 * ``kind_words``: its words that name the kind of answer it asks for (条件, 流程, 方法; 钱/价格 for a price, 时间
@@ -41,7 +42,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-from core.clock import named_times
+from core.clock import named_days, named_times
 from core.lexical import general_frequency, query_terms, tokenize
 from core.retrieval.aspects import asks_drawback
 from core.segmentation import tagged
@@ -457,6 +458,8 @@ class QuestionAnalysis:
     sides: tuple[str, str] | None
     #: the times of day it names: (its words, minutes since midnight, first and last) (``core.clock.named_times``)
     times: tuple[tuple[str, tuple[int, int]], ...] = ()
+    #: the days of the week it names one by one: (its words, days 1 = Monday .. 7) (``core.clock.named_days``)
+    days: tuple[tuple[str, frozenset[int]], ...] = ()
     #: for a question for items, the words of what it asks for (哪些材料 → 材料; ``_ASKED_ITEMS``), else ()
     items: tuple[str, ...] = ()
     #: its content terms that name the kind of answer it asks for (``KIND_WORDS``), else ()
@@ -499,6 +502,7 @@ def analyse(question: str) -> QuestionAnalysis:
         parts=tuple(question_parts(question)),
         sides=compared_sides(question),
         times=named_times(question),
+        days=named_days(question),
         items=tuple(tokenize(m[1])) if (m := _ASKED_ITEMS.search(question)) else (),
         kind_words=tuple(t for t in dict.fromkeys(terms) if _names_kind(t, wants)),
         unit=m[1] if (m := _ASKED_UNIT.search(question)) else None,

@@ -1218,3 +1218,38 @@ def test_a_short_list_item_of_a_label_and_its_value_is_a_sentence():
     assert "周日：休息" in said and "备注：" not in said and "闭馆" not in said, said
     draft = ExtractiveGenerator().generate("单车铺周日营业吗？", [rc("bike.md#1", ("单车铺", "营业时间"), text, 1)])
     assert draft.supports[0].quote == "周日：休息", draft.text
+
+
+def test_a_day_of_the_week_is_answered_by_the_range_that_includes_it():
+    """A second helper's round (session 18): "单车铺周三营业到几点？" was answered with the 周六 hours; 周三 is in
+    "周一至周五"."""
+    text = "营业时间如下：\n- 周一至周五：09:00–19:00\n- 周六：10:00–18:00\n- 周日：休息"
+    draft = ExtractiveGenerator().generate("单车铺周三营业到几点？", [rc("bike.md#1", ("单车铺", "营业时间"), text, 1)])
+    assert draft.supports[0].quote == "周一至周五：09:00–19:00", draft.text
+    table = "| 日期 | 开放时间 |\n| --- | --- |\n| 周一 | 闭馆（设备维护） |\n| 周二至周五 | 06:30–21:30 |\n| 周六 | 08:00–22:00 |"
+    draft = ExtractiveGenerator().generate(
+        "游泳馆星期三几点开门？", [rc("pool.md#1", ("游泳馆", "开放时间"), table, 1)]
+    )
+    assert draft.supports[0].quote == "周二至周五 | 06:30–21:30", draft.text
+
+
+def test_a_question_for_which_items_gets_every_row_of_the_table_of_them():
+    """A second helper's round (session 18): "游泳馆有哪些卡？" was answered with the 月卡 row alone; the table's first
+    column (卡种) is what is asked for, so every row is quoted, under the header once, in the document's order. A
+    table of something else (the hours) is not listed for it."""
+    text = (
+        "游泳馆提供以下几种卡：\n\n| 卡种 | 价格 | 说明 |\n| --- | --- | --- |\n| 单次票 | 40元 | 当天有效，限入场一次 |\n"
+        "| 次卡 | 350元 | 含10次，自购买之日起6个月内有效 |\n| 月卡 | 480元 | 自激活之日起30天内不限次数 |\n"
+        "| 年卡 | 3800元 | 自激活之日起365天内不限次数 |\n"
+    )
+    draft = ExtractiveGenerator().generate("游泳馆有哪些卡？", [rc("pool.md#2", ("游泳馆", "票价与卡种"), text, 1)])
+    said = quotes(draft)
+    assert said[0] == "卡种 | 价格 | 说明", said
+    assert [q.split(" | ")[0] for q in said[1:5]] == ["单次票", "次卡", "月卡", "年卡"], said
+    assert draft.text.count("卡种 | 价格 | 说明") == 1 and "说明  \n单次票" in draft.text, draft.text
+    hours = "| 日期 | 开放时间 |\n| --- | --- |\n| 周一 | 闭馆（设备维护） |\n| 周二至周五 | 06:30–21:30 |\n"
+    draft = ExtractiveGenerator().generate(
+        "游泳馆有哪些卡？",
+        [rc("pool.md#2", ("游泳馆", "票价与卡种"), text, 1), rc("pool.md#1", ("游泳馆", "开放时间"), hours, 2)],
+    )
+    assert not any("周一" in q for q in quotes(draft)), draft.text
