@@ -84,6 +84,41 @@ def _announced(lead_in: str) -> frozenset[str]:
     return frozenset(tokenize(m[1])) if m else frozenset()
 
 
+# A sentence that asks (an FAQ's "问：可以带宠物进店吗？", "Q: Can I bring my dog?"), and the marks that open a
+# question or an answer line (问：, 答：, Q:, A:).
+_ASKS = re.compile(r"[？?][”’」』）)*]*$")
+_QA_MARK = re.compile(r"^\s*(?:问|答|Q|A)\s*[：:]\s*", re.IGNORECASE)
+
+
+def _asked_before(
+    text: str, units: Sequence[tuple[int, str]], rows: dict[int, object]
+) -> dict[int, frozenset[str] | None]:
+    """The question each answering sentence follows in ``text``: position → the words of the question sentence
+    before it (the sentences after "问：可以带宠物进店吗？" up to the next question, or up to the end of the paragraph
+    after the first of them, are its answer: "答：为了安全，店内不允许携带宠物。"), and the question sentences
+    themselves → None. An FAQ's answer often names nothing the question names, and its question line, quoted
+    alone, answers nothing (a helper's round, session 19: "Can I bring my dog?" was answered "问：可以带宠物进店
+    吗？"). Table rows are neither."""
+    out: dict[int, frozenset[str] | None] = {}
+    words: frozenset[str] = frozenset()
+    answered = False
+    end = 0
+    for pos, sent in units:
+        if pos in rows:
+            words, answered, end = frozenset(), False, pos + len(sent)
+            continue
+        if words and answered and "\n\n" in text[end:pos]:
+            words = frozenset()  # the answer's paragraph ended
+        if _ASKS.search(sent.rstrip()):
+            out[pos] = None
+            words, answered = frozenset(tokenize(_QA_MARK.sub("", sent))), False
+        elif words:
+            out[pos] = words
+            answered = True
+        end = pos + len(sent)
+    return out
+
+
 def candidates(
     chunks: Sequence[RetrievedChunk],
     lead_ins: bool = False,
@@ -117,7 +152,11 @@ def candidates(
             rows.update({pos: (named, header, labels, column) for pos, _ in quoted})
             units_of_rows.extend(quoted)
         units = sorted([*split_sentences(rc.chunk.text, lead_ins), *units_of_rows])
+        asked = _asked_before(rc.chunk.text, units, rows)
         for k, (pos, sent) in enumerate(units):
+            if pos in asked and asked[pos] is None:  # a question of the text (an FAQ's 问：…？) answers nothing
+                every[(ci, k)] = Candidate(sent, ci, pos, frozenset(tokenize(sent)), heading, k)
+                continue
             if pos in rows:
                 named, header, labels, column = rows[pos]
                 c = Candidate(
@@ -133,6 +172,7 @@ def candidates(
                     heading,
                     k,
                     needs_previous(sent, k == 0),
+                    labels=asked.get(pos) or frozenset(),
                     lead_in=frozenset(tokenize(lead_in)) if lead_in else frozenset(),
                     announces=_announced(lead_in),
                 )

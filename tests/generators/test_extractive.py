@@ -1253,3 +1253,29 @@ def test_a_question_for_which_items_gets_every_row_of_the_table_of_them():
         [rc("pool.md#2", ("游泳馆", "票价与卡种"), text, 1), rc("pool.md#1", ("游泳馆", "开放时间"), hours, 2)],
     )
     assert not any("周一" in q for q in quotes(draft)), draft.text
+
+
+def test_an_faq_answer_is_found_by_its_question_and_the_question_line_is_never_quoted():
+    """A helper's round (session 19) over an FAQ written "**问：…？**" / "答：…": "可以带宠物进店吗？" and "Can I bring my
+    dog to the pottery studio?" were answered with the question line "问：可以带宠物进店吗？" alone, "学费能分期吗？" with
+    its question line and then the refund answer. The answer's sentences carry their question's words; a question
+    sentence is no answer."""
+    text = (
+        "问：需要自己带围裙吗？答：不需要，工作室提供围裙和袖套。建议穿深色、方便弄脏的衣服。\n\n"
+        "问：可以带宠物进店吗？答：为了安全，店内不允许携带宠物。\n\n"
+        "问：学费可以分期吗？答：可以通过信用卡分 3 期或 6 期支付。\n\n"
+        "问：报名后不想学了可以退费吗？答：建档前申请退费，扣除 500 元手续费后退还剩余学费。"
+    )
+    chunks = [rc("faq.md#1", ("常见问题",), text, 1)]
+    said = quotes(ExtractiveGenerator().generate("可以带宠物进店吗？", chunks))
+    assert said[0] == "答：为了安全，店内不允许携带宠物。" and not any(q.startswith("问：") for q in said), said
+    said = quotes(ExtractiveGenerator().generate("学费能分期吗？", chunks))
+    assert said[0] == "答：可以通过信用卡分 3 期或 6 期支付。" and not any(q.startswith("问：") for q in said), said
+    gen = ExtractiveGenerator()
+    gen.sentence_similarity = lambda q, texts: [0.5 if "宠物" in t else 0.2 for t in texts]
+    said = quotes(gen.generate("Can I bring my dog to the pottery studio?", chunks))
+    assert said[0] == "答：为了安全，店内不允许携带宠物。", said
+    # the answer's paragraph ends its question's reach: the next paragraph's prose is not its answer
+    prose = "问：几点开门？答：早上九点。\n\n停车场在地下一层。"
+    said = quotes(ExtractiveGenerator().generate("几点开门？", [rc("faq.md#2", ("常见问题",), prose, 1)]))
+    assert said == ["答：早上九点。"], said
