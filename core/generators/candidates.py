@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
+from core.generators.quantities import with_header_units
 from core.generators.sentences import is_filler, needs_previous, split_sentences, table_rows
 from core.lexical import tokenize
 from core.models import RetrievedChunk
@@ -38,7 +39,18 @@ class Candidate:
     labels: frozenset[str] = frozenset()  # a table row's header words (what its cells are)
     lead_in: frozenset[str] = frozenset()  # a list item's lead-in words ("…交齐以下材料：")
     announces: frozenset[str] = frozenset()  # the words of what its lead-in announces (以下材料 → 材料), if it says
-    column: str = ""  # a table row's first header cell, what its rows are (卡种 of "卡种 | 价格 | 说明")
+    header_row: str = ""  # a table row's header row as written ("卡种 | 价格 | 说明"), whether quoted or not
+
+    @property
+    def column(self) -> str:
+        """A table row's first header cell: what its rows are (卡种 of "卡种 | 价格 | 说明"); "" for a sentence."""
+        return self.header_row.split("|")[0].strip()
+
+    @property
+    def reading(self) -> str:
+        """The text as read for what it states: a table row with the units its header gives to its bare numbers
+        (``core.generators.quantities.with_header_units``: "238" under "价格（元/人）" reads "238元/人")."""
+        return with_header_units(self.header_row, self.text) if self.header_row else self.text
 
     @property
     def is_header(self) -> bool:
@@ -148,8 +160,8 @@ def candidates(
                 header = Candidate(line, ci, at, frozenset(tokenize(line)), heading, -1, False, True)
             quoted = said or [(row.at, row.text)]
             labels = frozenset(tokenize(row.header))
-            column = row.header_row[1].split("|")[0].strip() if row.header_row else ""
-            rows.update({pos: (named, header, labels, column) for pos, _ in quoted})
+            written = row.header_row[1] if row.header_row else ""
+            rows.update({pos: (named, header, labels, written) for pos, _ in quoted})
             units_of_rows.extend(quoted)
         units = sorted([*split_sentences(rc.chunk.text, lead_ins), *units_of_rows])
         asked = _asked_before(rc.chunk.text, units, rows)
@@ -158,9 +170,9 @@ def candidates(
                 every[(ci, k)] = Candidate(sent, ci, pos, frozenset(tokenize(sent)), heading, k)
                 continue
             if pos in rows:
-                named, header, labels, column = rows[pos]
+                named, header, labels, written = rows[pos]
                 c = Candidate(
-                    sent, ci, pos, frozenset(tokenize(sent)), named, k, False, True, header, labels, column=column
+                    sent, ci, pos, frozenset(tokenize(sent)), named, k, False, True, header, labels, header_row=written
                 )
             else:
                 lead_in = _list_lead_in(rc.chunk.text, pos)

@@ -177,7 +177,7 @@ class ExtractiveGenerator(Generator):
         if units and scoring.wants & {"reason", "effect"}:
             continue_lead(units, previous, scoring.wants)
         detail = scoring.wants & _DETAILS
-        if units and detail and not any(has_wanted(c.text, detail) for u in units for c in u):
+        if units and detail and not any(has_wanted(c.reading, detail) for u in units for c in u):
             for at in range(len(units)):
                 if continue_lead(units, previous, detail, at):
                     break
@@ -196,8 +196,8 @@ class ExtractiveGenerator(Generator):
         names = unmentioned(question, [(h, chunk.text) for h, chunk in zip(headings, sources)], earlier)
         if names:
             return _not_stated(draft, "subject", NOT_MENTIONED.format(names))
-        contexts = [(h, " ".join(c.text for c in u)) for h, u in zip(headings, units)]
-        missing = unstated(question, [c.text for u in units for c in u], contexts)
+        contexts = [(h, " ".join(c.reading for c in u)) for h, u in zip(headings, units)]
+        missing = unstated(question, [c.reading for u in units for c in u], contexts)
         return _not_stated(draft, missing, NOT_STATED.format(UNSTATED_DETAIL[missing])) if missing else draft
 
     def _cover_parts(
@@ -371,7 +371,7 @@ class ExtractiveGenerator(Generator):
                 "cov": sum(w for t, w in weight.items() if t in matched) / total,
                 "head": sum(w for t, w in weight.items() if t in c.heading_terms and t not in matched) / total,
                 "rank": 1.0 / (1 + c.chunk_index),
-                "typ": 1.0 if (typed and has_wanted(c.text, typed)) or opens_section(c) else 0.0,
+                "typ": 1.0 if (typed and has_wanted(c.reading, typed)) or opens_section(c) else 0.0,
                 "form": float(len(forms_answered(c.text, forms))) if forms else 0.0,
             }
 

@@ -136,3 +136,27 @@ def same_quantity(number: str, question: str, sentence: str) -> bool:
     if not asked or not stated or "" in asked or "" in stated:
         return True
     return any(_same_unit(a, b) for a in asked for b in stated)
+
+
+# A header cell that gives its column's unit in brackets ("价格（元/人）", "学费(元)", "时长（分钟）").
+_HEADER_UNIT = re.compile(r"[（(]\s*([^（）()]{1,8}?)\s*[）)]\s*$")
+# A cell that is a bare number ("238", "1,680", "2.5").
+_BARE_NUMBER = re.compile(r"\s*\d[\d,]*(?:\.\d+)?\s*")
+
+
+@functools.lru_cache(maxsize=4096)
+def with_header_units(header_row: str, row: str) -> str:
+    """``row`` (a table row's cells joined by "|", as quoted) read with the units its header gives: a cell that is a
+    bare number under a header cell ending in a bracketed unit gets the unit written after it ("拉坯体验课 | 2.5 小时
+    | 238" under "课程 | 时长 | 价格（元/人）" → "拉坯体验课 | 2.5 小时 | 238元/人"), so the row states a price like a
+    sentence does (a helper's round, session 19: every table price was answered "检索到的内容没有直接说明所问的金额").
+    For reading only (the answer quotes ``row`` as written); ``row`` unchanged when the cells do not line up."""
+    heads = [h.strip() for h in header_row.split("|")]
+    cells = row.split("|")
+    if not header_row or len(heads) != len(cells):
+        return row
+    out = []
+    for head, cell in zip(heads, cells):
+        m = _HEADER_UNIT.search(head)
+        out.append(cell.rstrip() + m[1] + " " if m and _BARE_NUMBER.fullmatch(cell) else cell)
+    return "|".join(out)

@@ -1279,3 +1279,24 @@ def test_an_faq_answer_is_found_by_its_question_and_the_question_line_is_never_q
     prose = "问：几点开门？答：早上九点。\n\n停车场在地下一层。"
     said = quotes(ExtractiveGenerator().generate("几点开门？", [rc("faq.md#2", ("常见问题",), prose, 1)]))
     assert said == ["答：早上九点。"], said
+
+
+def test_a_table_price_whose_unit_is_in_the_column_header_is_stated():
+    """A helper's round (session 19): every price read from a table whose header gives the unit ("价格（元/人）",
+    "学费（元）") was answered "检索到的内容没有直接说明所问的金额或费用…" before the right row. The row is read with
+    its header's unit; the quote stays as written."""
+    from core.generators.quantities import with_header_units
+
+    assert with_header_units("课程 | 时长 | 价格（元/人） | 说明", "拉坯体验课 | 2.5 小时 | 238 | 含烧制") == (
+        "拉坯体验课 | 2.5 小时 | 238元/人 | 含烧制"
+    )
+    assert with_header_units("班型 | 学费(元)", "普通班 | 4,800") == "普通班 | 4,800元 "
+    assert with_header_units("班型 | 学费（元）", "普通班 | 4800 | 多一格") == "普通班 | 4800 | 多一格"  # no line-up
+    assert with_header_units("项目 | 说明（备注）", "补考 | 两次") == "补考 | 两次"  # not a bare number
+    text = (
+        "| 课程 | 时长 | 价格（元/人） | 说明 |\n| --- | --- | --- | --- |\n"
+        "| 手捏体验课 | 2 小时 | 168 | 含 1 公斤陶泥 |\n| 拉坯体验课 | 2.5 小时 | 238 | 含 2 件作品的烧制 |\n"
+    )
+    draft = ExtractiveGenerator().generate("拉坯体验课多少钱？", [rc("price.md#1", ("课程价格",), text, 1)])
+    assert not draft.text.startswith("检索到的内容没有直接说明"), draft.text
+    assert "拉坯体验课 | 2.5 小时 | 238 | 含 2 件作品的烧制" in quotes(draft), draft.text
