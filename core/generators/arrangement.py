@@ -7,6 +7,7 @@ or a sentence with the predecessor it needs, ``unit_of``):
 * ``complete_clause`` / ``continue_lead``: a unit that ends with a semicolon takes its next clause; a lead that
   restates the question without what it asks for takes the next sentence that gives it;
 * ``close_clause_gaps``: two units quoting clauses of one sentence are one, with the clauses between them;
+* ``lead_with_asked_list``: a question for which items leads with an item of the list announced as those items;
 * ``whole_list``: a question for which items gets the whole list its lead item belongs to;
 * ``lead_with``: the unit that answers the question's first part or first compared side leads;
 * ``cover_both_sides``: each side of a comparison gets a unit, or the note says which side nothing is about;
@@ -43,6 +44,8 @@ class Scoring:
     pool: list[Candidate]
     wants: frozenset[str]
     keep: float = 0.5  # a unit scoring under this share of the lead's score is left out (``_select``)
+    #: whether a unit is an item of the list (or a row of the table) that a question for which items asks for
+    asked_item: Callable[[Candidate], bool] = lambda c: False
 
 
 def unit_of(c: Candidate, previous: dict[tuple[int, int], Candidate], depth: int = 2) -> list[Candidate] | None:
@@ -123,6 +126,25 @@ _SPACE = re.compile(r"\s+")
 _ASKS_AMOUNT = re.compile(r"几|多少|多久|多长|多大|多高|多远|哪")
 
 
+def lead_with_asked_list(units: list[list[Candidate]], scoring: Scoring) -> None:
+    """For a question for which items (wants ``list``) whose lead unit is not an item of the list it asks for
+    (``Scoring.asked_item``: the list announced as those items, "我们提供以下几种会员卡："), the best such item leads
+    (then ``whole_list`` brings the rest). "陶艺工作室有哪些会员卡？" had led with the page's opening sentence, which
+    names the studio and its 会员卡 in passing (a helper's round, session 19). Mutates ``units``."""
+    if scoring.asked_item(units[0][-1]):
+        return
+    items = [c for c in scoring.cands if scoring.asked_item(c)]
+    if not items:
+        return
+    best = max(items, key=lambda c: (scoring.relevance(c), -c.chunk_index, -c.position))
+    unit = unit_of(best, scoring.previous)
+    if unit is None:
+        return
+    for u in units:
+        u[:] = [c for c in u if c not in unit]
+    units[:] = [unit, *(u for u in units if u)]
+
+
 def whole_list(
     units: list[list[Candidate]],
     cands: Sequence[Candidate],
@@ -146,7 +168,7 @@ def whole_list(
         return
     if not lead.lead_in:
         return
-    in_lead_in, in_item = sum(t in lead.lead_in for t in terms), sum(t in lead.terms for t in terms)
+    in_lead_in, in_item = sum(lead.in_lead_in(t) for t in terms), sum(t in lead.terms for t in terms)
     if in_lead_in <= in_item and (in_lead_in or in_item):
         return  # (neither: an English question over a Chinese list, whose item leads by its meaning)
     said = {(c.chunk_index, c.position) for u in units for c in u}

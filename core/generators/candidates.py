@@ -40,6 +40,15 @@ class Candidate:
     lead_in: frozenset[str] = frozenset()  # a list item's lead-in words ("…交齐以下材料：")
     announces: frozenset[str] = frozenset()  # the words of what its lead-in announces (以下材料 → 材料), if it says
     header_row: str = ""  # a table row's header row as written ("卡种 | 价格 | 说明"), whether quoted or not
+    lead_in_text: str = ""  # a list item's lead-in line as written
+
+    def in_lead_in(self, term: str) -> bool:
+        """Whether a list item's lead-in has ``term``: one of its words, or a Chinese term of two or more characters
+        inside it, since jieba cuts a line differently from a question ("本校目前开设以下班型：" is cut 以 / 下班 / 型,
+        "驾校有哪些班型？" 驾校 / 班型; a helper's round, session 19)."""
+        return term in self.lead_in or (
+            len(term) >= 2 and _CJK_TERM.fullmatch(term) is not None and term in self.lead_in_text
+        )
 
     @property
     def column(self) -> str:
@@ -66,6 +75,7 @@ _SEE_ALSO = re.compile(
 )
 
 
+_CJK_TERM = re.compile(r"[\u3400-\u9fff]+")
 _SENTENCE_END = re.compile(r"[。！？!?.；;][”’」』）)]*$")
 
 
@@ -187,6 +197,7 @@ def candidates(
                     labels=asked.get(pos) or frozenset(),
                     lead_in=frozenset(tokenize(lead_in)) if lead_in else frozenset(),
                     announces=_announced(lead_in),
+                    lead_in_text=lead_in,
                 )
             every[(ci, k)] = c
             if references and not _SENTENCE_END.search(sent):

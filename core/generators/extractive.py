@@ -71,6 +71,7 @@ from core.generators.arrangement import (
     continue_lead,
     cover_both_sides,
     lead_with,
+    lead_with_asked_list,
     lead_with_news,
     unit_of,
     whole_list,
@@ -172,6 +173,7 @@ class ExtractiveGenerator(Generator):
             complete_clause(units, previous, at)
             at += 1
         if units and "list" in scoring.wants:
+            lead_with_asked_list(units, scoring)
             q = analyse(question)
             whole_list(units, cands, self.max_sentences, q.content_terms, q.items)
         if units and scoring.wants & {"reason", "effect"}:
@@ -330,9 +332,22 @@ class ExtractiveGenerator(Generator):
         def by_lead_in(t: str, c: Candidate) -> bool:
             return (
                 "list" in wants
-                and t in c.lead_in
+                and c.in_lead_in(t)
                 and (not c.announces or not asked_items or bool(c.announces & asked_items))
             )
+
+        def an_asked_item(c: Candidate) -> bool:
+            # an item of the list the question asks for: its lead-in announces or names what is asked (本校目前开设
+            # 以下班型： for "驾校有哪些班型？"), or the row's table lists it in its first column (卡种 for 卡); the
+            # best such item leads (``lead_with_asked_list``). As a score bonus instead, it cost tidb-003 the
+            # PHYSICAL item of a list split across two chunks (measured, session 19)
+            if "list" not in wants or not asked_items:
+                return False
+            if c.lead_in:
+                if c.announces:  # 以下材料 announces 材料, not the 会员卡 it names
+                    return bool(c.announces & asked_items)
+                return all(c.in_lead_in(t) for t in asked_items)
+            return bool(c.column) and all(t in c.column for t in asked_items)
 
         hits = {
             (c.chunk_index, c.position): frozenset(
@@ -413,7 +428,7 @@ class ExtractiveGenerator(Generator):
                     + bonus[(c.chunk_index, c.position)]
                 )
 
-            return Scoring(cands, previous, by_meaning, parts, list(cands), wants, SEMANTIC_KEEP)
+            return Scoring(cands, previous, by_meaning, parts, list(cands), wants, SEMANTIC_KEEP, an_asked_item)
         if not pool:
             # ... and without a sentence similarity: the opening sentence of the best-ranked chunk that
             # has one standing on its own (a chunk of commands and announcements may have none), which
@@ -424,7 +439,7 @@ class ExtractiveGenerator(Generator):
                 default=None,
             )
             pool = [first] if first is not None else []
-        return Scoring(cands, previous, relevance, parts, pool, wants)
+        return Scoring(cands, previous, relevance, parts, pool, wants, asked_item=an_asked_item)
 
     def _semantic(self, question: str, cands: list[Candidate]) -> dict[tuple[int, int], float] | None:
         """(chunk index, position) of each candidate → cosine of ``question`` and the sentence (``sentence_similarity``); None

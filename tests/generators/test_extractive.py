@@ -1300,3 +1300,22 @@ def test_a_table_price_whose_unit_is_in_the_column_header_is_stated():
     draft = ExtractiveGenerator().generate("拉坯体验课多少钱？", [rc("price.md#1", ("课程价格",), text, 1)])
     assert not draft.text.startswith("检索到的内容没有直接说明"), draft.text
     assert "拉坯体验课 | 2.5 小时 | 238 | 含 2 件作品的烧制" in quotes(draft), draft.text
+
+
+def test_a_question_for_which_items_leads_with_the_list_announced_as_them():
+    """A helper's round (session 19): "驾校有哪些班型？" and "陶艺工作室有哪些会员卡？" led with the page's opening
+    sentence, which names the school (or the studio and its 会员卡) in passing; the first had no item at all, since
+    jieba cuts the lead-in "本校目前开设以下班型：" 以 / 下班 / 型. The list announced as what is asked leads, whole."""
+    intro = "安顺驾校成立于 2009 年，训练场位于开发区长江路 1200 号，也为学员提供多种班型。"
+    items = (
+        "本校目前开设以下班型：\n- 普通班：按教练排班练车，周一至周五上课\n- 周末班：只在周六、周日练车，适合上班族\n"
+        "- VIP 一对一班：专属教练，随到随练\n- 自动挡速成班：C2 自动挡，集中训练约四十五天拿证"
+    )
+    chunks = [rc("school.md#1", ("安顺驾校", "介绍"), items, 1), rc("school.md#0", ("安顺驾校",), intro, 2)]
+    said = quotes(ExtractiveGenerator().generate("驾校有哪些班型？", chunks))
+    assert [q.split("：")[0] for q in said[:4]] == ["普通班", "周末班", "VIP 一对一班", "自动挡速成班"], said
+    # a list announced as something else does not lead
+    other = items.replace("本校目前开设以下班型：", "报名需要准备以下材料：")
+    chunks = [rc("school.md#1", ("安顺驾校", "介绍"), other, 1), rc("school.md#0", ("安顺驾校",), intro, 2)]
+    said = quotes(ExtractiveGenerator().generate("驾校有哪些班型？", chunks))
+    assert said[0] == intro, said
