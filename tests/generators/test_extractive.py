@@ -1319,3 +1319,21 @@ def test_a_question_for_which_items_leads_with_the_list_announced_as_them():
     chunks = [rc("school.md#1", ("安顺驾校", "介绍"), other, 1), rc("school.md#0", ("安顺驾校",), intro, 2)]
     said = quotes(ExtractiveGenerator().generate("驾校有哪些班型？", chunks))
     assert said[0] == intro, said
+
+
+def test_a_day_that_is_closed_answers_a_question_for_that_days_hours_alone():
+    """A helper's round (session 19): "…周一开门吗？" got "周一：闭馆（设备保养日）" with the next day's hours glued to it
+    (the line gave no time of day, so the next sentence was taken as the rest of the answer). A day's value that
+    says it is closed answers a question for that day's hours; a closure word in prose does not ("休息日加班")."""
+    text = "开放时间如下：\n- 周一：闭馆（设备保养日）\n- 周二至周四：13:00–21:00\n- 周五：13:00–22:00"
+    draft = ExtractiveGenerator().generate(
+        "陶艺工作室周一开门吗？", [rc("t.md#1", ("陶艺工作室", "开放时间"), text, 1)]
+    )
+    assert quotes(draft) == ["周一：闭馆（设备保养日）"], draft.text
+    from core.generators.question_types import has_wanted
+
+    assert has_wanted("周日：休息", frozenset({"clock"})) and has_wanted(
+        "周一 | 闭馆（设备维护）", frozenset({"clock"})
+    )
+    assert not has_wanted("休息日加班：优先安排调休；", frozenset({"clock"}))
+    assert not has_wanted("其他区域全天闭馆。", frozenset({"clock"}))
