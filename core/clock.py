@@ -150,8 +150,20 @@ _DAY_RANGE = re.compile(
     + r"\s*(?:至|到|-|–|—|~|～|〜)\s*(?:周|星期|礼拜)?(?P<b>[一二三四五六日天])(?![一二三四五六七八九十\d])"
 )
 _ONE_DAY = re.compile(_DAY.format("d") + r"(?!内|以内|后|前|[一二三四五六七八九十\d])")
-_WEEKEND = re.compile(r"周末|双休日")
-_WORKDAYS = re.compile(r"工作日")
+_WEEKEND = re.compile(r"周末|双休日|\bweekends?\b", re.IGNORECASE)
+_WORKDAYS = re.compile(r"工作日|\bweekdays\b", re.IGNORECASE)
+_ENGLISH_DAY = {d: n for n, d in enumerate("monday tuesday wednesday thursday friday saturday sunday".split(), start=1)}
+# Monday, Tuesdays, Mon–Fri, Monday to Friday (English documents and questions)
+_EN_NAME = r"(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?\.?"
+_EN_RANGE = re.compile(
+    rf"\b(?P<a>{_EN_NAME})\s*(?:-|–|—|~|to|through|until)\s*(?P<b>{_EN_NAME})(?![a-z])", re.IGNORECASE
+)
+_EN_DAY = re.compile(r"\b(?P<d>monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b", re.IGNORECASE)
+
+
+def _english_day(word: str) -> int:
+    stem = word.lower().rstrip(".")[:3]
+    return next(n for d, n in _ENGLISH_DAY.items() if d.startswith(stem))
 
 
 def _days_in(text: str, ranges: bool) -> list[tuple[int, int, frozenset[int]]]:
@@ -163,11 +175,19 @@ def _days_in(text: str, ranges: bool) -> list[tuple[int, int, frozenset[int]]]:
             days = range(a, b + 1) if a <= b else [*range(a, 8), *range(1, b + 1)]  # 周五至周一 wraps
             found.append((m.start(), m.end(), frozenset(days)))
             taken.append(m.span())
+        for m in _EN_RANGE.finditer(text):
+            a, b = _english_day(m["a"]), _english_day(m["b"])
+            days = range(a, b + 1) if a <= b else [*range(a, 8), *range(1, b + 1)]
+            found.append((m.start(), m.end(), frozenset(days)))
+            taken.append(m.span())
         for m in _WORKDAYS.finditer(text):
             found.append((m.start(), m.end(), frozenset(range(1, 6))))
     for m in _ONE_DAY.finditer(text):
         if not any(lo <= m.start() < hi for lo, hi in taken):
             found.append((m.start(), m.end(), frozenset({_DAY_NAME[m["d"]]})))
+    for m in _EN_DAY.finditer(text):
+        if not any(lo <= m.start() < hi for lo, hi in taken):
+            found.append((m.start(), m.end(), frozenset({_english_day(m["d"])})))
     for m in _WEEKEND.finditer(text):
         found.append((m.start(), m.end(), frozenset({6, 7})))
     return sorted(found, key=lambda f: f[0])
@@ -176,7 +196,7 @@ def _days_in(text: str, ranges: bool) -> list[tuple[int, int, frozenset[int]]]:
 @functools.lru_cache(maxsize=8192)
 def named_days(question: str) -> tuple[tuple[str, frozenset[int]], ...]:
     """The days of the week ``question`` names one by one: (its words, {day}), 1 = Monday .. 7 = Sunday, e.g.
-    ("周三", {3}), ("星期日", {7}), ("周末", {6, 7}). A range in a question is not read (it names no one day).
+    ("周三", {3}), ("星期日", {7}), ("周末", {6, 7}), ("Tuesday", {2}). A range in a question is not read (it names no one day).
     Not a deadline (周五前, 周三以内) nor a span of weeks (三周内). Cached; never raises."""
     return tuple((question[s:e], days) for s, e, days in _days_in(question, ranges=False))
 
@@ -184,5 +204,5 @@ def named_days(question: str) -> tuple[tuple[str, frozenset[int]], ...]:
 @functools.lru_cache(maxsize=8192)
 def stated_days(sentence: str) -> frozenset[int]:
     """Every day of the week ``sentence`` states, singly or in a range: "周一至周五：09:00–19:00" → {1..5},
-    "每周二、周四、周六上午开放" → {2, 4, 6}, "工作日" → {1..5}. Empty when it names none. Cached; never raises."""
+    "每周二、周四、周六上午开放" → {2, 4, 6}, "工作日" → {1..5}, "Mon–Fri" → {1..5}. Empty when it names none. Cached; never raises."""
     return frozenset().union(*(days for _, _, days in _days_in(sentence, ranges=True)))

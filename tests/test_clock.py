@@ -102,3 +102,12 @@ def test_any_text_reads_as_days_of_one_week(text):
     assert stated_days(text) <= frozenset(range(1, 8))
     for _, days in named_days(text):
         assert days and days <= frozenset(range(1, 8))
+
+
+def test_english_days_of_the_week():
+    assert named_days("What are the opening hours on Tuesday?") == (("Tuesday", frozenset({2})),)
+    assert named_days("游泳馆 Saturday 几点开门？") == (("Saturday", frozenset({6})),)
+    assert stated_days("Monday to Friday: 9:00–17:00") == frozenset(range(1, 6))
+    assert stated_days("Mon–Fri 9:00, Sat-Sun 10:00") == frozenset(range(1, 8))
+    assert stated_days("Sundays closed") == frozenset({7})
+    assert stated_days("The sun is bright; we sat down.") == frozenset()

@@ -92,7 +92,7 @@ from core.generators.question_types import (
 from core.lexical import STOPWORDS, tokenize
 from core.models import AuditEntry, Draft, DraftSupport, RetrievedChunk
 from core.retrieval.aspects import DRAWBACK_EVIDENCE, is_limits_section, without_drawback_words
-from core.retrieval.question import analyse
+from core.retrieval.question import CJK, analyse
 from core.segmentation import are_siblings, common_nouns
 
 log = logging.getLogger(__name__)
@@ -292,7 +292,12 @@ class ExtractiveGenerator(Generator):
         time_words = frozenset(t for t in q_terms if any(t in words for words, _ in q.times))
         # ... and a day of the week it names (周三) in a sentence whose days include it ("周一至周五：09:00–19:00";
         # a helper's round, session 18: "单车铺周三营业到几点？" had been answered with the 周六 hours)
-        day_words = {t: days for t in q_terms for words, days in q.days if t in words and named_days(t)}
+        day_words = (
+            {t: days for t in q_terms for words, days in q.days if t in words.lower() and named_days(t)}
+            if CJK.search(question)
+            else {}  # an English question's day is weighed with its meaning (``by_meaning``): 口腔科 for "dental"
+        )
+        asked_days = frozenset().union(*(days for _, days in q.days))
 
         def found(t: str, c: Candidate) -> bool:
             if t in time_words and meets(q.time_spans, stated_times(c.text)):
@@ -425,6 +430,7 @@ class ExtractiveGenerator(Generator):
                     semantic.get((c.chunk_index, c.position), -1.0)
                     + CROSS_RANK * p["rank"]
                     + CROSS_TYPE_BONUS * p["typ"]
+                    + CROSS_TYPE_BONUS * bool(asked_days & stated_days(c.text))  # "on Tuesday": 周二至周四
                     + bonus[(c.chunk_index, c.position)]
                 )
 

@@ -250,7 +250,8 @@ NAME_GENERAL_MAX = 100
 # ASCII words that are ordinary English in a Chinese question, not names.
 _PLAIN = frozenset(
     """a an the is are to of in on for and or vs what how why which does do can with not
-    yes no ok id url api""".split()
+    yes no ok id url api
+    monday tuesday wednesday thursday friday saturday sunday weekend weekends weekday weekdays""".split()
 )
 
 

@@ -1337,3 +1337,16 @@ def test_a_day_that_is_closed_answers_a_question_for_that_days_hours_alone():
     )
     assert not has_wanted("休息日加班：优先安排调休；", frozenset({"clock"}))
     assert not has_wanted("其他区域全天闭馆。", frozenset({"clock"}))
+
+
+def test_an_english_day_name_in_a_chinese_question_is_a_day_not_a_missing_name():
+    """A second helper's round (session 18): "游泳馆 Saturday 几点开门？" was refused: 「Saturday」 was taken for a name
+    the knowledge base lacks. A day's English name is ordinary language, and the line for that day answers it."""
+    from core.retrieval.question import named_terms
+
+    assert "Saturday" not in named_terms("游泳馆 Saturday 几点开门？")
+    table = "| 日期 | 开放时间 |\n| --- | --- |\n| 周二至周五 | 06:30–21:30 |\n| 周六 | 08:00–22:00 |\n| 周日 | 08:00–20:00 |"
+    draft = ExtractiveGenerator().generate(
+        "游泳馆 Saturday 几点开门？", [rc("pool.md#1", ("游泳馆", "开放时间"), table, 1)]
+    )
+    assert draft.supports[0].quote == "周六 | 08:00–22:00", draft.text
