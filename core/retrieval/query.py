@@ -22,7 +22,7 @@ and the plan of how each ranking reads it.
 Everything here is pure (no I/O, no model); strings are Python ``str`` and all
 lengths are code points.
 
-Why about 500 lines: resolving a follow-up (its questions and, after a which-question, its answer's
+Why about 560 lines: resolving a follow-up (its questions and, after a which-question, its answer's
 name) and planning how the rankings read the result are read together and share the knowledge base's term
 statistics (salient, topic and gloss terms).
 """
@@ -44,7 +44,7 @@ from core.retrieval.aspects import (
     without_drawback_words,
 )
 from core.retrieval.question import ASKING, QUESTION_WORDS, analyse
-from core.segmentation import tagged
+from core.segmentation import are_siblings, tagged
 
 #: A CJK term counts as salient when it occurs in at most this share of the chunks, or in one chunk
 #: (``SALIENT_MIN_DF``): on a base under 100 chunks a share of 1% is less than one chunk, so nothing was
@@ -228,10 +228,11 @@ def resolve_query(
     question = question.strip()
     if not history or lexical is None:
         return ResolvedQuery(question, question)
-    if not _PRONOUN.search(question) and _names_known_thing(question, lexical):
-        # "那 MySQL 有什么缺点？": a leading 那 and a thing of its own (in the base) is a new subject, not the old one
-        return ResolvedQuery(question, question)
     last = history[-1] if isinstance(history[-1], str) else history[-1][0]  # the earlier question
+    if not _PRONOUN.search(question) and _names_known_thing(question, lexical):
+        # "那 MySQL 有什么缺点？": a leading 那 and a thing of its own (in the base) is a new subject, not the old one;
+        # but "那 C1 呢？" asks the earlier question ("普通班 C2 学费多少？") of that thing
+        return _of_another(question, last, history[:-1], lexical) or ResolvedQuery(question, question)
     subject: list[str] = []
     from_answers: set[str] = set()
     plural = bool(_PLURAL.search(question))
@@ -267,6 +268,45 @@ def resolve_query(
     if not carried:
         return ResolvedQuery(question, question)
     return ResolvedQuery(question, " ".join(carried) + " " + _without_glued_then(question), carried, reason)
+
+
+def _of_another(
+    question: str, last: str, earlier: Sequence[str | tuple[str, str]], lexical: LexicalIndex
+) -> ResolvedQuery | None:
+    """For an elliptical follow-up that names a thing the base has ("那 C1 呢？", ``_ELLIPTICAL``), the earlier
+    question (``last``, resolved against ``earlier``) asked of it: its words are carried but those of the same kind as
+    the question's own (C2 for C1, 普通卡 for 学生卡: the thing it replaces). None for any other question. "那 C1 呢？"
+    after "普通班 C2 学费多少？" had been searched as it stands and led with another class's C1 row (a helper's
+    round, session 19)."""
+    if not _ELLIPTICAL.match(question):
+        return None
+    mine = analyse(question).content_terms
+    asked = resolve_query(last, earlier, lexical).text
+    carried = tuple(
+        t
+        for t in analyse(asked).content_terms
+        if (len(t) >= 2 or t.isascii())
+        and not _asks(t)
+        and t.lower() not in question.lower()
+        and not any(_same_kind(t, m) for m in mine)
+    )[:MAX_CARRIED]
+    if not carried:
+        return None
+    reason = "follow-up: asks the earlier question of something else"
+    return ResolvedQuery(question, " ".join(carried) + " " + _without_glued_then(question), carried, reason)
+
+
+_DIGITS = re.compile(r"\d+")
+
+
+def _same_kind(a: str, b: str) -> bool:
+    """Whether terms ``a`` and ``b`` name two things of one kind: codes that differ only in their digits (C1 and C2,
+    v1 and v2) or Chinese nouns that are siblings (``core.segmentation.are_siblings``: 学生卡 and 普通卡)."""
+    if a.lower() == b.lower():
+        return False
+    if a.isascii() and b.isascii():
+        return _DIGITS.search(a) is not None and _DIGITS.sub("#", a.lower()) == _DIGITS.sub("#", b.lower())
+    return are_siblings(a, b)
 
 
 def _without_glued_then(question: str) -> str:

@@ -396,3 +396,21 @@ def test_a_then_glued_to_the_next_word_is_left_out_of_the_search():
     assert r.text.endswith(" 年卡呢？") and "年卡" in tokenize(r.text), r
     # a 那 jieba does not glue to the next word stays: the dense rankings read the question whole
     assert resolve_query("那如果不带泳帽呢？", ["游泳馆的月卡多少钱？"], lexical).text.endswith("那如果不带泳帽呢？")
+
+
+def test_an_elliptical_follow_up_naming_a_known_thing_asks_the_earlier_question_of_it():
+    """A helper's round (session 19): "那 C1 呢？" after "普通班 C2 学费多少？" was searched as it stands (C1 is a thing
+    the base has, so it looked like a new subject) and led with the 周末班 C1 row. It asks the earlier question of
+    C1: the earlier words are carried, C2 (the thing it replaces) is not. A question of its own that names a known
+    thing is still standalone."""
+    texts = [
+        "| 班型 | 驾照类型 | 学费（元） |\n| --- | --- | --- |\n| 普通班 | C1 手动挡 | 4800 |\n| 普通班 | C2 自动挡 | 5200 |",
+        "| 周末班 | C1 手动挡 | 5600 |",
+        "补考费按车管所标准另行收取。",
+        "报名年龄为 18 至 70 周岁。",
+    ]
+    lexical = _lexical(texts)
+    r = resolve_query("那 C1 呢？", ["普通班 C2 学费多少？"], lexical)
+    assert "普通班" in r.carried and "学费" in r.carried and "C2" not in r.carried, r
+    assert r.text.endswith("那 C1 呢？"), r
+    assert resolve_query("那 C1 有什么要求？", ["普通班 C2 学费多少？"], lexical).reason == "standalone"
