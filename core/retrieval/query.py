@@ -35,6 +35,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
+from core.clock import named_days
 from core.lexical import LexicalIndex, general_frequency, tokenize
 from core.retrieval.aspects import (
     DRAWBACK_QUERY_WORDS,
@@ -229,6 +230,8 @@ def resolve_query(
     if not history or lexical is None:
         return ResolvedQuery(question, question)
     last = history[-1] if isinstance(history[-1], str) else history[-1][0]  # the earlier question
+    if _ELLIPTICAL.match(question) and (asked := _of_another(question, last, history[:-1], lexical)):
+        return asked
     if not _PRONOUN.search(question) and _names_known_thing(question, lexical):
         # "那 MySQL 有什么缺点？": a leading 那 and a thing of its own (in the base) is a new subject, not the old one;
         # but "那 C1 呢？" asks the earlier question ("普通班 C2 学费多少？") of that thing
@@ -292,18 +295,30 @@ def _of_another(
     )[:MAX_CARRIED]
     if not carried:
         return None
+    m = _WH.search(last)  # what the earlier question asked (多少钱, 几点关门), so that it is asked again
+    tail = last[m.start() :].strip(" ？?。.！!") if m else ""
+    if tail and tail not in question:
+        words = [t for t in carried if t not in tail] + [tail]
+    else:
+        words = [*carried]
     reason = "follow-up: asks the earlier question of something else"
-    return ResolvedQuery(question, " ".join(carried) + " " + _without_glued_then(question), carried, reason)
+    return ResolvedQuery(question, " ".join(words) + " " + _without_glued_then(question), carried, reason)
+
+
+_WH = re.compile(r"多少|多久|多长|多大|多远|多高|几|哪|什么|怎么|怎样|如何|何时|\b(?:how|what|when|where|which|who)\b", re.I)
 
 
 _DIGITS = re.compile(r"\d+")
 
 
 def _same_kind(a: str, b: str) -> bool:
-    """Whether terms ``a`` and ``b`` name two things of one kind: codes that differ only in their digits (C1 and C2,
-    v1 and v2) or Chinese nouns that are siblings (``core.segmentation.are_siblings``: 学生卡 and 普通卡)."""
+    """Whether terms ``a`` and ``b`` name two things of one kind: days of the week (周六 and 周日), codes that differ
+    only in their digits (C1 and C2, v1 and v2) or Chinese nouns that are siblings (``core.segmentation.are_siblings``:
+    学生卡 and 普通卡)."""
     if a.lower() == b.lower():
         return False
+    if named_days(a) and named_days(b):
+        return True  # 周六 and 周日
     if a.isascii() and b.isascii():
         return _DIGITS.search(a) is not None and _DIGITS.sub("#", a.lower()) == _DIGITS.sub("#", b.lower())
     return are_siblings(a, b)

@@ -414,3 +414,18 @@ def test_an_elliptical_follow_up_naming_a_known_thing_asks_the_earlier_question_
     assert "普通班" in r.carried and "学费" in r.carried and "C2" not in r.carried, r
     assert r.text.endswith("那 C1 呢？"), r
     assert resolve_query("那 C1 有什么要求？", ["普通班 C2 学费多少？"], lexical).reason == "standalone"
+
+
+def test_an_elliptical_follow_up_asks_what_the_earlier_question_asked():
+    """A helper's round (session 19): "那周日呢？" after "游泳馆周六几点开门？" carried 周六 (the day it replaces) and
+    not what was asked (几点开门); "那釉下彩绘呢？" after "手捏体验课多少钱？" lost 多少钱, so the answer did not look for a
+    price."""
+    texts = [
+        "| 日期 | 开放时间 |\n| 周六 | 08:00–22:00 |\n| 周日 | 08:00–20:00 |",
+        "游泳馆入场须知。",
+        "年卡 3800 元。",
+    ]
+    texts += [f"第 {i} 条：请遵守规定。" for i in range(4)]
+    lexical = _lexical(texts)
+    r = resolve_query("那周日呢？", ["游泳馆周六几点开门？"], lexical)
+    assert "几点开门" in r.text and "周六" not in r.text and r.text.endswith("那周日呢？"), r
