@@ -18,7 +18,6 @@ import functools
 import hashlib
 import logging
 import math
-import re
 import unicodedata
 from collections import Counter
 from typing import Collection, Sequence
@@ -80,9 +79,6 @@ def general_frequency(word: str) -> int:
     dictionary (``dict.txt``, about 60 million words in total); 0 when absent
     (``core.segmentation.general_frequency``)."""
     return segmentation.general_frequency(word)
-
-
-_CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
 
 
 @functools.lru_cache(maxsize=256)
@@ -154,43 +150,12 @@ class LexicalIndex:
         df = self._df.get(term, 0)
         return math.log(1.0 + (self._n - df + 0.5) / (df + 0.5))
 
-    def query_terms(self, query: str) -> tuple[str, ...]:
-        """``query_terms(query)`` plus the words of this index that the query's cut missed: a word the index has
-        (two to four Chinese characters, not a stop word) written in the query across characters that no word of
-        the query the index has covers. jieba cuts the same characters differently by context: "那釉下彩绘呢" is cut
-        釉 / 下 / 彩绘 while the table row "釉下彩绘课" is cut 釉下 / 彩绘 / 课, so the follow-up found no 釉下 (a
-        helper's round, session 19). Cached per index."""
-        cache = self.__dict__.setdefault("_query_cache", {})
-        if query in cache:
-            return cache[query]
-        terms = query_terms(query)
-        extra: list[str] = []
-        known = [t for t in terms if len(t) >= 2 and self._df.get(t, 0) > 0]
-        for m in _CJK_RUN.finditer(query):
-            run = m.group()
-            covered = [False] * len(run)
-            for t in known:
-                for at in (i for i in range(len(run)) if run.startswith(t, i)):
-                    covered[at : at + len(t)] = [True] * len(t)
-            for size in (4, 3, 2):
-                for i in range(len(run) - size + 1):
-                    w = run[i : i + size]
-                    if all(covered[i : i + size]) or w in terms or w in extra or w in STOPWORDS:
-                        continue
-                    if self._df.get(w, 0) > 0:
-                        extra.append(w)
-        out = tuple([*terms, *extra])
-        if len(cache) < 4096:
-            cache[query] = out
-        return out
-
     def search(self, query: str, k: int, allowed: Collection[str] | None = None) -> list[tuple[str, float]]:
-        """The ``k`` best chunks by BM25 as ``(chunk_id, score)``, best first; score > 0 only; the query's terms
-        as ``LexicalIndex.query_terms`` reads them.
+        """The ``k`` best chunks by BM25 as ``(chunk_id, score)``, best first; score > 0 only.
 
         ``allowed``: chunk ids to rank (None: all); the others are removed before the
         top ``k`` is taken, so a restricted search still returns up to ``k`` chunks."""
-        terms = list(self.query_terms(query))
+        terms = list(query_terms(query))
         if not terms or self._bm25 is None:
             return []
         scores = self._bm25.get_scores(terms)
@@ -204,9 +169,8 @@ class LexicalIndex:
         return [(self.ids[i], float(scores[i])) for i in top if scores[i] > 0]
 
     def coverage(self, query: str, chunk_id_positions: Sequence[int]) -> list[float]:
-        """IDF-weighted share (0..1) of the query's terms (``LexicalIndex.query_terms``) present in each given
-        chunk."""
-        terms = list(dict.fromkeys(self.query_terms(query)))
+        """IDF-weighted share (0..1) of the query's terms present in each given chunk."""
+        terms = list(dict.fromkeys(query_terms(query)))
         if not terms:
             return [0.0 for _ in chunk_id_positions]
         weights = [self.idf(t) for t in terms]
