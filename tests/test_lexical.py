@@ -29,4 +29,3 @@ def test_coverage_is_low_for_terms_the_corpus_never_mentions():
 
 def test_empty_index_searches_to_nothing():
     assert LexicalIndex([], []).search("Pod", 5) == []
-

@@ -31,6 +31,7 @@ from core.records.presentation import (
     UNSUPPORTED_LABEL,
     error_message,
     mark_answer,
+    no_evidence_message,
 )
 from core.records.store import conversation_turns, version_label
 from core.verification.verdicts import CONTRADICTED_LABEL, QUOTE_LABEL, REVIEW_LABEL, MarkerVerdict
@@ -110,7 +111,9 @@ def answer_markdown(record: AnswerRecord, *, footnotes: bool) -> str:
 def _answer_lines(record: AnswerRecord, label_prefix: str) -> list[str]:
     """The lines of the 回答 section: the answer with its markers, then one footnote per cited chunk."""
     out: list[str] = []
-    if record.status in STATUS_TEXT:
+    if record.status == "no_evidence":  # the decision's own reason when a rule gave one, as the chat says it
+        out.append(escape_text(no_evidence_message(record)) + "\n")
+    elif record.status in STATUS_TEXT:
         out.append(STATUS_TEXT[record.status] + "\n")
     elif record.status == "error":
         out.append(escape_text(error_message(record)) + "\n")

@@ -305,7 +305,9 @@ def _of_another(
     return ResolvedQuery(question, " ".join(words) + " " + _without_glued_then(question), carried, reason)
 
 
-_WH = re.compile(r"多少|多久|多长|多大|多远|多高|几|哪|什么|怎么|怎样|如何|何时|\b(?:how|what|when|where|which|who)\b", re.I)
+_WH = re.compile(
+    r"多少|多久|多长|多大|多远|多高|几|哪|什么|怎么|怎样|如何|何时|\b(?:how|what|when|where|which|who)\b", re.I
+)
 
 
 _DIGITS = re.compile(r"\d+")

@@ -34,3 +34,19 @@ def test_status_texts_are_shared() -> None:
     rec, _ = _golden_record(json.loads((GOLDEN[0]).read_text(encoding="utf-8")))
     no_ev = rec.model_copy(update={"status": "no_evidence", "supports": ()})
     assert NO_EVIDENCE_MESSAGE in render_answer(no_ev) and NO_EVIDENCE_MESSAGE in to_markdown(no_ev)
+
+
+def test_the_export_gives_the_decisions_own_reason_for_a_refusal_as_the_chat_does() -> None:
+    """A helper's round (session 19): the chat and the command line say why a question was refused ("知识库中没有关于
+    「A1」的内容。"); the Markdown export said only the generic sentence. The reason holds the person's words: escaped."""
+    from core.models import SufficiencyInfo
+
+    rec, _ = _golden_record(json.loads((GOLDEN[0]).read_text(encoding="utf-8")))
+    reason = SufficiencyInfo(
+        decision="no_evidence", score=0.1, threshold=0.57, mode="hybrid2", missing_terms=("A1*",),
+        message="知识库中没有关于「A1*」的内容。",
+    )  # fmt: skip
+    no_ev = rec.model_copy(update={"status": "no_evidence", "supports": (), "sufficiency": reason})
+    md = to_markdown(no_ev)
+    assert "知识库中没有关于「A1\\*」的内容。" in md and NO_EVIDENCE_MESSAGE not in md, md
+    assert "知识库中没有关于「A1*」的内容。" in render_answer(no_ev)
