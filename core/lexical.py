@@ -18,6 +18,7 @@ import functools
 import hashlib
 import logging
 import math
+import re
 import unicodedata
 from collections import Counter
 from typing import Collection, Sequence
@@ -79,6 +80,9 @@ def general_frequency(word: str) -> int:
     dictionary (``dict.txt``, about 60 million words in total); 0 when absent
     (``core.segmentation.general_frequency``)."""
     return segmentation.general_frequency(word)
+
+
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 
 @functools.lru_cache(maxsize=256)
@@ -169,8 +173,10 @@ class LexicalIndex:
         return [(self.ids[i], float(scores[i])) for i in top if scores[i] > 0]
 
     def coverage(self, query: str, chunk_id_positions: Sequence[int]) -> list[float]:
-        """IDF-weighted share (0..1) of the query's terms present in each given chunk."""
-        terms = list(dict.fromkeys(query_terms(query)))
+        """IDF-weighted share (0..1) of the query's terms present in each given chunk. A number that no chunk has
+        weighs nothing: "我65岁了还能学车吗？" states the person's age, which the documents give as a range ("18 至
+        70 周岁"), not as 65 (a helper's round, session 19)."""
+        terms = [t for t in dict.fromkeys(query_terms(query)) if not (_NUMBER.fullmatch(t) and not self._df.get(t))]
         if not terms:
             return [0.0 for _ in chunk_id_positions]
         weights = [self.idf(t) for t in terms]

@@ -29,3 +29,13 @@ def test_coverage_is_low_for_terms_the_corpus_never_mentions():
 
 def test_empty_index_searches_to_nothing():
     assert LexicalIndex([], []).search("Pod", 5) == []
+
+
+def test_a_number_no_chunk_has_weighs_nothing_in_coverage():
+    """A helper's round (session 19): "我65岁了还能学车吗？" was refused over "报名年龄为 18 至 70 周岁。": 65 is in no
+    chunk, so it took half the question's weight. A number the index has still counts (a port, a code)."""
+    ix = LexicalIndex(["a", "b"], ["报名年龄为 18 至 70 周岁，学车请先报名。", "端口 8080 用于管理界面。"])
+    assert (
+        ix.coverage("我65岁了还能学车吗？", [0])[0] == ix.coverage("我岁了还能学车吗？", [0])[0] > 0
+    )  # as if unwritten
+    assert ix.coverage("8080 端口是做什么的？", [1])[0] > ix.coverage("9090 端口是做什么的？", [1])[0]

@@ -123,7 +123,8 @@ def in_stated_range(number: str, question: str, sentence: str) -> bool:
     if not asked:
         return False
     n = float(number)
-    return any(lo <= n <= hi and unit[:1] in asked for lo, hi, unit in stated_ranges(sentence))
+    # the unit's first or last character: 周岁 states 岁 ("我65岁了" in "18 至 70 周岁", a helper's round, session 19)
+    return any(lo <= n <= hi and (unit[:1] in asked or unit[-1:] in asked) for lo, hi, unit in stated_ranges(sentence))
 
 
 def same_quantity(number: str, question: str, sentence: str) -> bool:

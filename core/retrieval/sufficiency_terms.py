@@ -132,12 +132,17 @@ def kb_text(lexical: LexicalIndex, chunks: Mapping[str, Any]) -> str:
     return text
 
 
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
 def _absence_terms(question: str, cross_script: bool) -> list[str]:
     """The question's terms whose absence from the knowledge base counts (``absent_share``, ``general_absent``):
     its content terms without the words naming the kind of answer asked (条件, 多少钱's 钱: what is asked, not a
     topic); across scripts only its Chinese ones and the things it names."""
     q = analyse(question)
-    terms = [t for t in q.content_terms if t not in q.kind_words]
+    # a number the person states of themselves ("我65岁了还能学车吗？" over "报名年龄为 18 至 70 周岁") is a value to
+    # compare with the documents' ranges, not a topic they lack (a helper's round, session 19)
+    terms = [t for t in q.content_terms if t not in q.kind_words and not _NUMBER.fullmatch(t)]
     if cross_script:
         names = {w.lower().lstrip(".") for w in q.named}
         terms = [t for t in terms if CJK.search(t) or t.lower() in names]

@@ -1350,3 +1350,13 @@ def test_an_english_day_name_in_a_chinese_question_is_a_day_not_a_missing_name()
         "游泳馆 Saturday 几点开门？", [rc("pool.md#1", ("游泳馆", "开放时间"), table, 1)]
     )
     assert draft.supports[0].quote == "周六 | 08:00–22:00", draft.text
+
+
+def test_an_age_falls_in_a_range_written_in_full_years():
+    """A helper's round (session 19): "我65岁了还能学车吗？" did not find "报名年龄为 18 至 70 周岁。": 周岁 is the 岁
+    asked."""
+    from core.generators.quantities import in_stated_range
+
+    assert in_stated_range("65", "我65岁了还能学车吗？", "报名年龄为 18 至 70 周岁。")
+    assert not in_stated_range("75", "我75岁了还能学车吗？", "报名年龄为 18 至 70 周岁。")
+    assert not in_stated_range("65", "65 公里要多久？", "报名年龄为 18 至 70 周岁。")
