@@ -267,5 +267,5 @@ def test_the_decision_refuses_evidence_about_another_thing_and_says_which():
 def test_a_number_the_person_states_is_no_sign_of_absence():
     """A helper's round (session 19): in "我65岁了还能学车吗？" the person's age, which no chunk has, took 48% of the
     question's weight as absent from the knowledge base."""
-    kb = LexicalIndex(["a", "b"], ["报名年龄为 18 至 70 周岁，学车请先报名。", "练车时间为周一至周五。"])
+    kb = LexicalIndex(["a", "b"], ["报名年龄为 18 至 70 岁，学车请先报名。", "练车时间为周一至周五。"])
     assert terms.absent_share("我65岁了还能学车吗？", kb) == terms.absent_share("我还能学车吗？", kb)
