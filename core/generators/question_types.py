@@ -68,7 +68,9 @@ _AMOUNT = re.compile(
 )
 # An amount in words or that it is free (免费版 is an edition's name, not a price).
 _FREE = re.compile(
-    r"免费(?!版)|全免|不收费|不要钱|\d\s*(?:yuan|RMB|CNY|USD|dollars?|euros?)\b|\bfree of charge\b|\bfree\b", re.I
+    r"免费(?!版)|全免|不收费|不收钱|不要钱|不花钱|无需付费|不另收费"
+    r"|\d\s*(?:yuan|RMB|CNY|USD|dollars?|euros?)\b|\bfree of charge\b|\bfree\b",
+    re.I,
 )
 # A price or a fee in a sentence: an amount of money, or that it is free or paid by the person.
 _HAS_MONEY = re.compile(f"{_AMOUNT.pattern}|{_FREE.pattern}|自费", re.IGNORECASE)
@@ -236,7 +238,11 @@ def unstated(question: str, sentences: Sequence[str], contexts: Sequence[tuple[s
             names = [n.lower() for n in q.things]
             if names and not any(n in about for n in names for about, _, _ in units):
                 return kind  # "订单系统的 Redis 是哪个版本？" answered with the order system's versions only
-            words = [t for t in q.content_terms if len(t) >= 2 and any(t in about for about, _, _ in units)]
+            # the words of the part that asks for it: "停车免费吗？发票怎么开？" asks a price of 停车, not of 发票 (a
+            # helper's round, session 19: its 发票 answer, which gives no price, had made the price "not stated")
+            asking = [p for p in q.parts if kind in analyse(p).wants] if len(q.parts) > 1 else []
+            terms = [t for p in asking for t in analyse(p).content_terms] if asking else q.content_terms
+            words = [t for t in terms if len(t) >= 2 and any(t in about for about, _, _ in units)]
             if words:
                 key = min(words, key=lambda t: (general_frequency(t), -len(t)))
                 if not any(key in about for about, heading, text in units if states(heading, text)):

@@ -1360,3 +1360,20 @@ def test_an_age_falls_in_a_range_written_in_full_years():
     assert in_stated_range("65", "我65岁了还能学车吗？", "报名年龄为 18 至 70 周岁。")
     assert not in_stated_range("75", "我75岁了还能学车吗？", "报名年龄为 18 至 70 周岁。")
     assert not in_stated_range("65", "65 公里要多久？", "报名年龄为 18 至 70 周岁。")
+
+
+def test_a_price_asked_in_one_part_is_looked_for_with_that_parts_words():
+    """A helper's round (session 19): "陶艺工作室停车免费吗？发票怎么开？" was answered "检索到的内容没有直接说明所问的
+    金额或费用" over "消费满 200 元可免费停车 2 小时": the check for a price read the words of both parts, and the
+    invoice part's rarer word is in a unit that gives no price. Only the part that asks for a price is read; 不收钱
+    says it is free."""
+    from core.generators.question_types import unstated
+
+    units = [
+        ("常见问题", "答：楼下停车场可以停车，消费满 200 元可免费停车 2 小时。"),
+        ("常见问题", "答：可以开具增值税专票，请联系前台。"),
+    ]
+    assert unstated("停车免费吗？增值税专票怎么开？", [t for _, t in units], units) is None
+    assert unstated("增值税专票多少钱？", [units[1][1]], units[1:]) == "money"  # asked of the invoice, no price
+    free = [("保修", "房子交付 2 年以内，水电管线出问题属于开发商保修，不收钱。")]
+    assert unstated("交房一年内水电管线坏了修要花钱吗？", [free[0][1]], free) is None
