@@ -265,8 +265,9 @@ class ExtractiveGenerator(Generator):
         if not cands:
             return None
         wants, forms = q.wants, q.forms
-        # a price, a version or a date is the number asked for (多少钱, 哪个版本, 什么时候): any other number is not it
-        typed = wants - {"number"} if wants & {"money", "version", "when"} else wants
+        # a price, a version, a date or a time of day is the number asked for (多少钱, 哪个版本, 什么时候, 几点): any
+        # other number is not it (the 六 of "开放时间按周六执行" for "周六的开放时间是几点到几点？", session 19)
+        typed = wants - {"number"} if wants & {"money", "version", "when", "clock"} else wants
         # a question for drawbacks is scored by its subject's words, plus DRAWBACK_BONUS for a sentence
         # that states a drawback or sits in a limits section (core.retrieval.aspects); 限制 alone is not one
         drawback = q.drawback

@@ -1377,3 +1377,16 @@ def test_a_price_asked_in_one_part_is_looked_for_with_that_parts_words():
     assert unstated("增值税专票多少钱？", [units[1][1]], units[1:]) == "money"  # asked of the invoice, no price
     free = [("保修", "房子交付 2 年以内，水电管线出问题属于开发商保修，不收钱。")]
     assert unstated("交房一年内水电管线坏了修要花钱吗？", [free[0][1]], free) is None
+
+
+def test_a_question_for_a_time_of_day_is_not_answered_by_a_days_name():
+    """A helper's round (session 19): "陶艺工作室周六的开放时间是几点到几点？" led with "法定节假日照常开放，开放时间按
+    周六执行。": the 六 of 周六 counted as the number asked for. A time of day is the number a 几点 question asks."""
+    text = (
+        "- 周一：闭馆（设备保养日）\n- 周二至周四：13:00–21:00\n- 周六、周日：10:00–20:00\n\n"
+        "法定节假日照常开放，开放时间按周六执行。"
+    )
+    draft = ExtractiveGenerator().generate(
+        "陶艺工作室周六的开放时间是几点到几点？", [rc("t.md#1", ("陶艺工作室", "开放时间"), text, 1)]
+    )
+    assert draft.supports[0].quote == "周六、周日：10:00–20:00", draft.text
