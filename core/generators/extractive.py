@@ -300,7 +300,23 @@ class ExtractiveGenerator(Generator):
         )
         asked_days = frozenset().union(*(days for _, days in q.days))
 
+        # a table's rows by their first cell, what each row is about ("普通班 | C1 手动挡 | 4800")
+        keys: dict[tuple[int, str], list[str]] = {}
+        for c in cands:
+            if c.header_row and "|" in c.text:
+                keys.setdefault((c.chunk_index, c.header_row), []).append(c.text.split("|")[0].strip().lower())
+
+        def names_another_row(t: str, c: Candidate) -> bool:
+            # a word that names another row of the table (its first cell) names that row, not this one, where it
+            # is only a later cell's word ("周末班 | C1 手动挡 | 5600 | 同普通班" is not the 普通班 row; a helper's
+            # round, session 19: "那 C1 呢？" after "普通班 C2 学费多少？" led with it)
+            if not c.header_row or "|" not in c.text or t in c.text.split("|")[0].lower():
+                return False
+            return any(t in key for key in keys.get((c.chunk_index, c.header_row), ()))
+
         def found(t: str, c: Candidate) -> bool:
+            if names_another_row(t, c):
+                return False
             if t in time_words and meets(q.time_spans, stated_times(c.text)):
                 return True
             if t in day_words and day_words[t] & stated_days(c.text):

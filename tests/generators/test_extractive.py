@@ -1390,3 +1390,17 @@ def test_a_question_for_a_time_of_day_is_not_answered_by_a_days_name():
         "陶艺工作室周六的开放时间是几点到几点？", [rc("t.md#1", ("陶艺工作室", "开放时间"), text, 1)]
     )
     assert draft.supports[0].quote == "周六、周日：10:00–20:00", draft.text
+
+
+def test_a_word_naming_another_rows_first_cell_does_not_match_a_later_cell():
+    """A helper's round (session 19): "普通班 学费 多少 那 C1 呢？" led with "周末班 | C1 手动挡 | 5600 | 同普通班", whose
+    last cell says 普通班; the row about 普通班 is the one whose first cell names it."""
+    text = (
+        "| 班型 | 驾照类型 | 学费（元） | 包含内容 |\n| --- | --- | --- | --- |\n"
+        "| 普通班 | C1 手动挡 | 4800 | 理论培训、科目二和科目三练车 |\n| 普通班 | C2 自动挡 | 5200 | 理论培训、科目二和科目三练车 |\n"
+        "| 周末班 | C1 手动挡 | 5600 | 同普通班 |\n"
+    )
+    draft = ExtractiveGenerator().generate(
+        "普通 普通班 学费 多少 那 C1 呢？", [rc("fees.md#1", ("收费标准",), text, 1)]
+    )
+    assert draft.supports[1].quote.startswith("普通班 | C1 手动挡 | 4800"), draft.text
