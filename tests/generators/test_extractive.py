@@ -1400,7 +1400,13 @@ def test_a_word_naming_another_rows_first_cell_does_not_match_a_later_cell():
         "| 普通班 | C1 手动挡 | 4800 | 理论培训、科目二和科目三练车 |\n| 普通班 | C2 自动挡 | 5200 | 理论培训、科目二和科目三练车 |\n"
         "| 周末班 | C1 手动挡 | 5600 | 同普通班 |\n"
     )
+    before = (
+        "班型 | 驾照类型 | 学费（元） | 包含内容  \n普通班 | C2 自动挡 | 5200 | 理论培训、科目二和科目三练车\n\n"
+        "- 普通班 | C1 手动挡 | 4800 | 理论培训、科目二和科目三练车"
+    )  # the previous answer quoted the C1 row after the C2 one
     draft = ExtractiveGenerator().generate(
-        "普通 普通班 学费 多少 那 C1 呢？", [rc("fees.md#1", ("收费标准",), text, 1)]
+        "普通 普通班 学费 多少 那 C1 呢？",
+        [rc("fees.md#1", ("收费标准",), text, 1)],
+        [("普通班 C2 学费多少？", before)],
     )
     assert draft.supports[1].quote.startswith("普通班 | C1 手动挡 | 4800"), draft.text
