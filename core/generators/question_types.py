@@ -17,6 +17,7 @@ import re
 import unicodedata
 from typing import Sequence
 
+from core.clock import stated_times
 from core.generators.compare import MISSING_SIDE
 from core.generators.quantities import states_asked_unit
 from core.retrieval.question import CJK, analyse
@@ -133,7 +134,7 @@ def has_wanted(sentence: str, wants: frozenset[str]) -> bool:
         return True  # a date, a weekday, a time or a period; not a price ("清运费…每平方米 5 元")
     if "bound" in wants and _HAS_BOUND.search(sentence):
         return True
-    if "clock" in wants and _HAS_CLOCK.search(sentence):
+    if "clock" in wants and (_HAS_CLOCK.search(sentence) or stated_times(sentence)):  # 下午两点 (core.clock)
         return True
     if "version" in wants and _HAS_VERSION.search(sentence):
         return True

@@ -1410,3 +1410,16 @@ def test_a_word_naming_another_rows_first_cell_does_not_match_a_later_cell():
         [("普通班 C2 学费多少？", before)],
     )
     assert draft.supports[1].quote.startswith("普通班 | C1 手动挡 | 4800"), draft.text
+
+
+def test_a_time_of_day_in_chinese_numerals_is_a_time_and_takes_no_next_sentence():
+    """A helper's round (session 19): "入住时间和退房时间分别是几点？" got "入住时间为下午两点以后，退房时间为中午十二点以前。"
+    with the next list's "周一至周四：8:00–21:00" glued on (the front desk's hours, without their label): 两点 and 十二点
+    were not read as times, so the next sentence with one was taken as the rest of the answer."""
+    from core.generators.question_types import has_wanted
+
+    assert has_wanted("入住时间为下午两点以后，退房时间为中午十二点以前。", frozenset({"clock"}))
+    text = "入住时间为下午两点以后，退房时间为中午十二点以前。前台服务时间：\n- 周一至周四：8:00–21:00\n- 周五至周日：7:30–23:00"
+    draft = ExtractiveGenerator().generate("入住时间和退房时间分别是几点？", [rc("r.md#1", ("入住与退房",), text, 1)])
+    assert draft.supports[0].quote == "入住时间为下午两点以后，退房时间为中午十二点以前。", draft.text
+    assert "周一至周四" not in draft.text.split("\n")[0], draft.text
