@@ -1084,7 +1084,7 @@ def test_a_question_for_which_items_gets_the_whole_list_and_only_that_list():
     took two units per chunk. The list the lead item belongs to is quoted whole (in order, at most
     ``LIST_ITEMS_MAX`` items); the chunk's other list (the advantages) is not; an item that states the answer in its
     own words ("与哪些组件尚不兼容") stands alone."""
-    from core.generators.arrangement import LIST_ITEMS_MAX
+    from core.generators.lists import LIST_ITEMS_MAX
 
     text = (
         "TiDB 事务有如下优点：\n\n- 实现原理简单，易于理解。\n- 基于单实例事务实现了跨节点事务。\n\n"
@@ -1423,3 +1423,22 @@ def test_a_time_of_day_in_chinese_numerals_is_a_time_and_takes_no_next_sentence(
     draft = ExtractiveGenerator().generate("入住时间和退房时间分别是几点？", [rc("r.md#1", ("入住与退房",), text, 1)])
     assert draft.supports[0].quote == "入住时间为下午两点以后，退房时间为中午十二点以前。", draft.text
     assert "周一至周四" not in draft.text.split("\n")[0], draft.text
+
+
+def test_a_question_for_how_to_do_something_gets_every_numbered_step_in_order():
+    """A helper's round (session 19): "怎么报名？" was answered with steps 3 and 4 of four, without the free trial
+    class and the placement test that come first. Every step of the lead's numbered list is quoted, in order; the
+    next section's list is not part of it."""
+    text = (
+        "1. 预约一次免费试听课。\n2. 参加二十分钟的分级测试。\n3. 在前台签订学员协议并缴纳学费。\n4. 领取教材和上课证。\n\n"
+        "1. 上课请带上课证。\n2. 迟到十分钟以上不得入场。"
+    )
+    draft = ExtractiveGenerator().generate("怎么报名？", [rc("school.md#2", ("青禾语言学校", "报名流程"), text, 1)])
+    said = quotes(draft)
+    assert said[:4] == [
+        "预约一次免费试听课。",
+        "参加二十分钟的分级测试。",
+        "在前台签订学员协议并缴纳学费。",
+        "领取教材和上课证。",
+    ], said
+    assert "上课请带上课证。" not in said

@@ -1,0 +1,169 @@
+"""The whole list, table or numbered steps a question for items or steps is answered with
+(``core.generators.extractive``; the other arrangement rules are in ``core.generators.arrangement``).
+
+* ``lead_with_asked_list``: a question for which items leads with an item of the list announced as those items;
+* ``whole_list``: a question for which items gets the whole list (or table) its lead item belongs to;
+* ``whole_steps``: a question for how to do something whose lead is a numbered step gets every step, in order.
+
+Each function mutates the list of units (a unit is a sentence, or a sentence with the predecessor it needs). Offsets
+are code points into the chunk text; nothing here reads bytes.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+from core.generators.arrangement import Scoring, unit_of
+from core.generators.candidates import Candidate
+
+
+def lead_with_asked_list(units: list[list[Candidate]], scoring: Scoring) -> None:
+    """For a question for which items (wants ``list``) whose lead unit is not an item of the list it asks for
+    (``Scoring.asked_item``: the list announced as those items, "我们提供以下几种会员卡："), the best such item leads
+    (then ``whole_list`` brings the rest). "陶艺工作室有哪些会员卡？" had led with the page's opening sentence, which
+    names the studio and its 会员卡 in passing (a helper's round, session 19). Mutates ``units``."""
+    if scoring.asked_item(units[0][-1]):
+        return
+    items = [c for c in scoring.cands if scoring.asked_item(c)]
+    if not items:
+        return
+    best = max(items, key=lambda c: (scoring.relevance(c), -c.chunk_index, -c.position))
+    unit = unit_of(best, scoring.previous)
+    if unit is None:
+        return
+    for u in units:
+        u[:] = [c for c in u if c not in unit]
+    units[:] = [unit, *(u for u in units if u)]
+
+
+def whole_list(
+    units: list[list[Candidate]],
+    cands: Sequence[Candidate],
+    limit: int,
+    terms: Sequence[str],
+    items: Sequence[str] = (),
+) -> None:
+    """For a question for which items (wants ``list``: 哪些, 哪两种, what documents) whose lead unit is an item of a
+    list with a lead-in line that has more of the question's words (``terms``) than the item ("新员工须在入职当天交齐
+    以下材料：" over "- 身份证原件及复印件": the list is what was asked for; an item that states the answer in its own
+    words, "与 TiCDC、TiFlash 或 BR 尚不兼容…" for "与哪些组件尚不兼容", stands alone): the list's other items follow it, up to
+    ``LIST_ITEMS_MAX`` items in all, in the document's order, before the other units (which make room: at most
+    ``limit`` sentences besides the list's items). Only that list's items: another list of the chunk (its
+    advantages beside its drawbacks) is not the one asked for. Two items per chunk (``max_per_chunk``) showed the
+    first two of five documents to hand in (a helper's round, session 16). A lead that is a table row: see
+    ``_whole_table`` (``items``: the words of what the question asks for, ``QuestionAnalysis.items``). Mutates
+    ``units``."""
+    lead = units[0][-1]
+    if lead.in_table:
+        _whole_table(units, cands, limit, items)
+        return
+    if not lead.lead_in:
+        return
+    in_lead_in, in_item = sum(lead.in_lead_in(t) for t in terms), sum(t in lead.terms for t in terms)
+    if in_lead_in <= in_item and (in_lead_in or in_item):
+        return  # (neither: an English question over a Chinese list, whose item leads by its meaning)
+    said = {(c.chunk_index, c.position) for u in units for c in u}
+    items = [
+        c
+        for c in cands
+        if c.chunk_index == lead.chunk_index
+        and c.lead_in == lead.lead_in
+        and not c.in_table
+        and (c.chunk_index, c.position) not in said
+        and same_list(c, lead, cands)
+    ][: LIST_ITEMS_MAX - 1]
+    if not items:
+        return
+    rest = units[1:]
+    while rest and sum(map(len, rest)) > max(0, limit - 1 - len(items)):
+        rest.pop()
+    units[:] = [units[0], *([c] for c in items), *rest]
+
+
+def _whole_table(units: list[list[Candidate]], cands: Sequence[Candidate], limit: int, items: Sequence[str]) -> None:
+    """For a question for which items whose lead unit is a table row whose first column is what is asked for
+    (``items``: 卡 in "游泳馆有哪些卡？", the column 卡种 of "卡种 | 价格 | 说明"): the table's other rows follow it, in the
+    document's order, up to ``LIST_ITEMS_MAX`` rows, under the table's header row when a row is quoted under one,
+    before the other units as in ``whole_list``. "游泳馆有哪些卡？" had been answered with the 月卡 row alone (a
+    helper's round, session 18). A table whose first column is something else (a schedule's days) is not the list
+    asked for; a row quoted as its cells' sentences is not a row."""
+    lead = units[0][-1]
+    column = lead.column.lower()
+    if not column or not items or not all(t.lower() in column for t in items):
+        return
+    rows = [
+        c
+        for c in cands
+        if c.chunk_index == lead.chunk_index
+        and c.in_table
+        and not c.is_header
+        and c.column == lead.column
+        and c.labels == lead.labels
+        and "|" in c.text
+    ]
+    if lead not in rows:
+        return
+    said = {(c.chunk_index, c.position) for u in units[1:] for c in u}
+    others = [c for c in rows if c is not lead and (c.chunk_index, c.position) not in said][: LIST_ITEMS_MAX - 1]
+    if not others:
+        return
+    rest = [[c for c in u if c not in others] for u in units[1:]]
+    rest = [u for u in rest if u]
+    while rest and sum(map(len, rest)) > max(0, limit - 1 - len(others)):
+        rest.pop()
+    ordered = sorted([lead, *others], key=lambda c: c.position)
+    header = next((c.header for c in ordered if c.header is not None), None)
+    first = [header, ordered[0]] if header is not None else [ordered[0]]
+    units[:] = [first, *([c] for c in ordered[1:]), *rest]
+
+
+def same_list(a: Candidate, b: Candidate, cands: Sequence[Candidate]) -> bool:
+    """Whether items ``a`` and ``b`` (same chunk, same lead-in words) are in one list: no unit of the chunk between
+    them is outside a list (a sentence without a lead-in ends the list)."""
+    lo, hi = sorted((a.position, b.position))
+    return all(c.lead_in for c in cands if c.chunk_index == a.chunk_index and lo < c.position < hi and not c.is_header)
+
+
+#: At most this many items of one list answer a question for which items.
+LIST_ITEMS_MAX = 8
+
+
+# A numbered step's mark at the start of its line ("1. ", "2）", "3、").
+_STEP_MARK = re.compile(r"[ \t]*\d{1,2}[.)）、][ \t]*$")
+
+
+def _is_step(c: Candidate, text: str) -> bool:
+    """Whether ``c`` opens a numbered item of ``text`` (its chunk's text): its line starts with "1." before it."""
+    return not c.in_table and bool(_STEP_MARK.fullmatch(text, text.rfind("\n", 0, c.position) + 1, c.position))
+
+
+def whole_steps(units: list[list[Candidate]], cands: Sequence[Candidate], texts: Sequence[str], limit: int) -> None:
+    """For a question for how to do something (``QuestionAnalysis.asks_steps``) whose lead unit is a numbered step
+    of a list ("3. 在前台签订学员协议并缴纳学费。"), every step of that list (up to ``LIST_ITEMS_MAX``), in the
+    document's order, leads; the other units make room (at most ``limit`` sentences besides the steps). The steps
+    of one list: numbered lines of the lead's chunk with no blank line between them. "怎么报名？" had been answered
+    with steps 3 and 4 of four, without the free trial class and the placement test that come first (a helper's
+    round, session 19). ``texts``: each chunk's text, by chunk index. Mutates ``units``."""
+    lead = units[0][-1]
+    text = texts[lead.chunk_index]
+    if not _is_step(lead, text):
+        return
+    steps = sorted(
+        (c for c in cands if c.chunk_index == lead.chunk_index and _is_step(c, text)), key=lambda c: c.position
+    )
+    at = next(i for i, c in enumerate(steps) if c is lead)
+    lo = at
+    while lo > 0 and "\n\n" not in text[steps[lo - 1].position : steps[lo].position]:
+        lo -= 1
+    hi = at
+    while hi + 1 < len(steps) and "\n\n" not in text[steps[hi].position : steps[hi + 1].position]:
+        hi += 1
+    chosen = steps[lo : hi + 1][:LIST_ITEMS_MAX]
+    if len(chosen) < 2:
+        return
+    rest = [[c for c in u if c not in chosen] for u in units]
+    rest = [u for u in rest if u and not any(c in chosen for c in u)]
+    while rest and sum(map(len, rest)) > max(0, limit - len(chosen)):
+        rest.pop()
+    units[:] = [*([c] for c in chosen), *rest]
