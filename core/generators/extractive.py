@@ -50,7 +50,8 @@ with the sentence as ``quote``. Offsets are code points.
 Why over 400 lines: one job, scoring and choosing the quoted sentences. The sentence splitting and table rows are
 ``core.generators.sentences``, the units read from the chunks ``candidates``, what a sentence states
 ``question_types``, comparisons ``compare``, and the rules that put the chosen units in order and complete them
-(a part, a list, a follow-up's news, a detail in the next sentence) ``arrangement``; the scoring reads the
+(a part, a follow-up's news, a detail in the next sentence) ``arrangement``, the whole list, table or steps asked
+for ``lists``; the scoring reads the
 question's words, form, wants and parts together, and a third of the file is this account and the measured
 constants' reasons.
 """
