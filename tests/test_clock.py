@@ -111,3 +111,8 @@ def test_english_days_of_the_week():
     assert stated_days("Mon–Fri 9:00, Sat-Sun 10:00") == frozenset(range(1, 8))
     assert stated_days("Sundays closed") == frozenset({7})
     assert stated_days("The sun is bright; we sat down.") == frozenset()
+
+
+def test_a_day_before_a_word_that_starts_with_qian_is_still_that_day():
+    assert named_days("周三前台几点下班？") == (("周三", frozenset({3})),)  # 前台, not "before Wednesday"
+    assert named_days("周五前要交吗？") == ()

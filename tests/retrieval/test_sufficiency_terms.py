@@ -269,3 +269,11 @@ def test_a_number_the_person_states_is_no_sign_of_absence():
     question's weight as absent from the knowledge base."""
     kb = LexicalIndex(["a", "b"], ["报名年龄为 18 至 70 岁，学车请先报名。", "练车时间为周一至周五。"])
     assert terms.absent_share("我65岁了还能学车吗？", kb) == terms.absent_share("我还能学车吗？", kb)
+
+
+def test_the_words_that_ask_and_the_day_asked_about_are_no_sign_of_absence():
+    """A second helper's round (session 19): "周三前台几点下班？" counted 几点 (how the question asks) as a topic the
+    knowledge base lacks; a day the person names is compared with the stated days, not looked up as a word."""
+    kb = LexicalIndex(["a", "b"], ["前台服务时间：周一至周四 8:00–21:00。", "前台可以寄存行李。"])
+    assert terms.absent_share("前台几点关门？", kb) == terms.absent_share("前台关门？", kb)
+    assert terms.absent_share("周三前台关门？", kb) == terms.absent_share("前台关门？", kb)  # 周三 is in 周一至周四
