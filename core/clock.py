@@ -151,7 +151,7 @@ _DAY_RANGE = re.compile(
 )
 _ONE_DAY = re.compile(_DAY.format("d") + r"(?!内|以内|后|前(?![台门厅面往])|[一二三四五六七八九十\d])")
 _WEEKEND = re.compile(r"周末|双休日|\bweekends?\b", re.IGNORECASE)
-_WORKDAYS = re.compile(r"工作日|\bweekdays\b", re.IGNORECASE)
+_WORKDAYS = re.compile(r"工作日|平日|\bweekdays\b", re.IGNORECASE)
 _ENGLISH_DAY = {d: n for n, d in enumerate("monday tuesday wednesday thursday friday saturday sunday".split(), start=1)}
 # Monday, Tuesdays, Mon–Fri, Monday to Friday (English documents and questions)
 _EN_NAME = r"(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?\.?"
@@ -180,8 +180,8 @@ def _days_in(text: str, ranges: bool) -> list[tuple[int, int, frozenset[int]]]:
             days = range(a, b + 1) if a <= b else [*range(a, 8), *range(1, b + 1)]
             found.append((m.start(), m.end(), frozenset(days)))
             taken.append(m.span())
-        for m in _WORKDAYS.finditer(text):
-            found.append((m.start(), m.end(), frozenset(range(1, 6))))
+    for m in _WORKDAYS.finditer(text):
+        found.append((m.start(), m.end(), frozenset(range(1, 6))))
     for m in _ONE_DAY.finditer(text):
         if not any(lo <= m.start() < hi for lo, hi in taken):
             found.append((m.start(), m.end(), frozenset({_DAY_NAME[m["d"]]})))
@@ -196,8 +196,8 @@ def _days_in(text: str, ranges: bool) -> list[tuple[int, int, frozenset[int]]]:
 @functools.lru_cache(maxsize=8192)
 def named_days(question: str) -> tuple[tuple[str, frozenset[int]], ...]:
     """The days of the week ``question`` names one by one: (its words, {day}), 1 = Monday .. 7 = Sunday, e.g.
-    ("周三", {3}), ("星期日", {7}), ("周末", {6, 7}), ("Tuesday", {2}). A range in a question is not read (it names no one day).
-    Not a deadline (周五前, 周三以内) nor a span of weeks (三周内). Cached; never raises."""
+    ("周三", {3}), ("星期日", {7}), ("周末", {6, 7}), ("平日", {1..5}), ("Tuesday", {2}). A range in a question is not
+    read (it names no one day). Not a deadline (周五前, 周三以内) nor a span of weeks (三周内). Cached; never raises."""
     return tuple((question[s:e], days) for s, e, days in _days_in(question, ranges=False))
 
 

@@ -44,7 +44,7 @@ from core.retrieval.aspects import (
     limits_wording,
     without_drawback_words,
 )
-from core.retrieval.question import ASKING, QUESTION_WORDS, analyse
+from core.retrieval.question import ASKING, KIND_WORDS, QUESTION_WORDS, analyse
 from core.segmentation import are_siblings, tagged
 
 #: A CJK term counts as salient when it occurs in at most this share of the chunks, or in one chunk
@@ -295,7 +295,9 @@ def _of_another(
     )[:MAX_CARRIED]
     if not carried:
         return None
-    m = _WH.search(last)  # what the earlier question asked (多少钱, 几点关门), so that it is asked again
+    # what the earlier question asked (多少钱, 几点关门), so that it is asked again; not when the question names what it
+    # asks now ("学费呢？" after "那 B 班什么时候上课？" asks the fee, not the time: a helper's round, session 19)
+    m = None if any(_names_value(t) for t in mine) else _WH.search(last)
     tail = last[m.start() :].strip(" ？?。.！!") if m else ""
     if tail and tail not in question:
         words = [t for t in carried if t not in tail] + [tail]
@@ -311,6 +313,12 @@ _WH = re.compile(
 
 
 _DIGITS = re.compile(r"\d+")
+
+
+def _names_value(term: str) -> bool:
+    """Whether ``term`` names a kind of value asked for (``KIND_WORDS``: 价格, 时间, 地点…) or a fee or price (学费, 房费,
+    票价), not a thing."""
+    return term in KIND_WORDS or (len(term) >= 2 and term[-1] in "费价")
 
 
 def _same_kind(a: str, b: str) -> bool:

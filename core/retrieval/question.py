@@ -91,6 +91,8 @@ _MONEY_QUESTION = re.compile(
     r"|(?:怎么|如何|怎样)收费|收不收费|收费吗|花钱|要钱|免费吗|贵不贵|多贵"
     r"|多少(?:美元|欧元|英镑|日元|港元|港币|人民币)"
     r"|(?:[^浪消]费|租金|押金|单价|票价|报价|总价)\s*(?:是|要|大概|一般|一共|每月|每年|每天)?\s*(?:多少|几)"
+    # a follow-up that asks a fee or a price of the earlier subject ("学费呢？", "那价格呢？")
+    r"|(?:[^浪消]费|价格|价钱|租金|押金|单价|票价)(?:呢|怎么算)\s*[？?]*\s*$"
     r"|\bhow much\b.{0,60}\b(?:cost|costs|charge|charged|pay|fee|fees)\b|\bwhat(?:'s| is| are) the (?:price|cost|fee)s?\b"
     r"|\bwhat (?:does|do|will) .{0,40}\bcost\b|\b(?:price|cost|fee)s? (?:of|for)\b|\bis .{0,40}\bfree\b",
     re.IGNORECASE,

@@ -14,6 +14,7 @@ from core.retrieval.query import (
     salient_terms,
     topic_terms,
 )
+from core.retrieval.question import analyse
 
 
 @pytest.fixture(scope="module")
@@ -429,3 +430,21 @@ def test_an_elliptical_follow_up_asks_what_the_earlier_question_asked():
     lexical = _lexical(texts)
     r = resolve_query("那周日呢？", ["游泳馆周六几点开门？"], lexical)
     assert "几点开门" in r.text and "周六" not in r.text and r.text.endswith("那周日呢？"), r
+
+
+def test_an_elliptical_follow_up_that_names_a_fee_asks_the_fee_not_the_earlier_question():
+    """A second helper's round (session 19): "学费呢？" after "那 B 班什么时候上课？" carried 什么时候上课 and led with the
+    age sentence; it asks the fee of the same class. "那周六呢？" after "家庭套房平日多少钱？" carried 平日 (the days it
+    replaces)."""
+    texts = [
+        "少儿英语：适合 6 至 12 岁的孩子，分为 A 班和 B 班。",
+        "少儿英语 B 班：每周日上午 10:00–11:30",
+        "| 课程 | 学费（元/期） |\n| --- | --- |\n| 少儿英语 B 班 | 4200 |",
+        "| 房型 | 平日价格（元/晚） | 周五、周六价格（元/晚） |\n| 家庭套房 | 780 | 980 |",
+    ] + [f"第 {i} 条：请遵守规定。" for i in range(4)]
+    lexical = _lexical(texts)
+    r = resolve_query("学费呢？", ["少儿英语适合多大的孩子？", "那 B 班什么时候上课？"], lexical)
+    assert "什么时候" not in r.text and r.text.endswith("学费呢？"), r
+    assert analyse(r.text).wants >= {"money"}
+    r = resolve_query("那周六呢？", ["家庭套房平日多少钱？"], lexical)
+    assert "平日" not in r.text and "多少钱" in r.text, r
