@@ -74,7 +74,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
         fill_cache(engine.index.catalog, second.embedder)
         have, total = second.coverage(engine.index.active_chunks())
-        second_note = f" ({second.embedder.name.split('/')[0]} {have}/{total})"
+        second_note = f" (second model {second.embedder.name}: {have}/{total})"
         second_vectors = {"second_vectors": {"model": second.embedder.name, "chunks": have, "of": total}}
     c = report.counts()
     if args.json:  # as_dict escapes lone surrogates: always valid UTF-8
