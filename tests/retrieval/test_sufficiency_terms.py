@@ -277,3 +277,11 @@ def test_the_words_that_ask_and_the_day_asked_about_are_no_sign_of_absence():
     kb = LexicalIndex(["a", "b"], ["前台服务时间：周一至周四 8:00–21:00。", "前台可以寄存行李。"])
     assert terms.absent_share("前台几点关门？", kb) == terms.absent_share("前台关门？", kb)
     assert terms.absent_share("周三前台关门？", kb) == terms.absent_share("前台关门？", kb)  # 周三 is in 周一至周四
+
+
+def test_words_that_ask_what_or_place_in_time_are_no_sign_of_absence():
+    """A helper's round (session 19): "建档之后能干什么？" counted 之后 and 干什么 (79% of its weight) as topics the
+    knowledge base lacks, over "建档完成后即可预约科目一考试"."""
+    kb = LexicalIndex(["a", "b"], ["驾校为学员建档，建档完成后即可预约科目一考试。", "练车时间为周一至周五。"])
+    assert terms.absent_share("建档之后能干什么？", kb) == 0.0
+    assert terms.absent_share("建档之后能考驾照吗？", kb) > 0.0  # 驾照 is a topic the base lacks
