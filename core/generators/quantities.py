@@ -132,11 +132,23 @@ def same_quantity(number: str, question: str, sentence: str) -> bool:
     False only when both write something after it in the same script and no pair shares its first character
     ("10 岁" is not "10 册图书"; "14 岁" is "14 周岁"; "12 years" is not the hour of "12:00", "12 点" may be); a bare
     number on either side may be it."""
+    if _as_clock(number, sentence) and not _as_clock(number, question) and not _HOUR_OF.search(question):
+        return False  # "the 8-lesson course" is not the 8 of "8:00–12:00" (a helper's round, session 19)
     asked = number_units(question).get(number, frozenset())
     stated = number_units(sentence).get(number, frozenset())
     if not asked or not stated or "" in asked or "" in stated:
         return True
     return any(_same_unit(a, b) for a in asked for b in stated)
+
+
+# A question that asks about a time of day (几点, what time, 8 点, 8 am): its number may be an hour.
+_HOUR_OF = re.compile(r"几点|点钟|\bwhat time\b|\d\s*(?:点|時|am\b|pm\b|a\.m\.|p\.m\.|o'clock)", re.IGNORECASE)
+
+
+def _as_clock(number: str, text: str) -> bool:
+    """Whether ``text`` writes ``number`` only as the hour of a time of day ("8:00", "8：30")."""
+    found = list(re.finditer(rf"(?<![\d.]){re.escape(number)}(?![\d.])", text))
+    return bool(found) and all(re.match(r"\s*[:：]\d{2}", text[m.end() :]) for m in found)
 
 
 # A header cell that gives its column's unit in brackets ("价格（元/人）", "学费(元)", "时长（分钟）").

@@ -1442,3 +1442,16 @@ def test_a_question_for_how_to_do_something_gets_every_numbered_step_in_order():
         "领取教材和上课证。",
     ], said
     assert "上课请带上课证。" not in said
+
+
+def test_a_number_that_is_no_time_is_not_the_hour_of_a_clock_time():
+    """A helper's round (session 19): "How much is the 8-lesson wheel-throwing course?" was answered with the driving
+    school's "周一至周五：8:00–12:00": its 8 matched the hour of 8:00. A question's number that is no time of day
+    does not match a time; one that asks about a time still does."""
+    from core.generators.quantities import same_quantity
+
+    q = "How much is the 8-lesson wheel-throwing course?"
+    assert not same_quantity("8", q, "周一至周五：8:00–12:00，13:30–18:00")
+    assert same_quantity("8", q, "拉坯系统课（8 节）学费 1680 元")
+    assert same_quantity("8", "早上 8 点开门吗？", "周一 8:00–12:00")
+    assert same_quantity("12", "中午 12:30 还开吗？", "午间 12:30 开放")
