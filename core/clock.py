@@ -151,7 +151,7 @@ _DAY_RANGE = re.compile(
 )
 _ONE_DAY = re.compile(_DAY.format("d") + r"(?!内|以内|后|前(?![台门厅面往])|[一二三四五六七八九十\d])")
 _WEEKEND = re.compile(r"周末|双休日|\bweekends?\b", re.IGNORECASE)
-_WORKDAYS = re.compile(r"工作日|平日|\bweekdays\b", re.IGNORECASE)
+_WORKDAYS = re.compile(r"工作日|平日|\bweekdays?\b", re.IGNORECASE)
 _ENGLISH_DAY = {d: n for n, d in enumerate("monday tuesday wednesday thursday friday saturday sunday".split(), start=1)}
 # Monday, Tuesdays, Mon–Fri, Monday to Friday (English documents and questions)
 _EN_NAME = r"(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?\.?"

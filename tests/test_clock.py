@@ -116,3 +116,9 @@ def test_english_days_of_the_week():
 def test_a_day_before_a_word_that_starts_with_qian_is_still_that_day():
     assert named_days("周三前台几点下班？") == (("周三", frozenset({3})),)  # 前台, not "before Wednesday"
     assert named_days("周五前要交吗？") == ()
+
+
+def test_weekdays_by_their_names():
+    assert named_days("家庭套房平日多少钱？") == (("平日", frozenset(range(1, 6))),)
+    assert named_days("How much is the tatami room on a weekday?") == (("weekday", frozenset(range(1, 6))),)
+    assert stated_days("工作日 9:00 开门，平日人少") == frozenset(range(1, 6))
