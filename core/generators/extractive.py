@@ -77,7 +77,7 @@ from core.generators.arrangement import (
 )
 from core.generators.base import Generator, OnText
 from core.generators.candidates import Candidate, candidates
-from core.generators.lists import lead_with_asked_list, whole_list, whole_steps
+from core.generators.lists import lead_with_asked_list, lead_with_the_day, whole_list, whole_steps
 from core.generators.quantities import in_stated_range, same_quantity
 from core.generators.question_types import (
     NOT_MENTIONED,
@@ -176,6 +176,8 @@ class ExtractiveGenerator(Generator):
             lead_with_asked_list(units, scoring)
             q = analyse(question)
             whole_list(units, cands, self.max_sentences, q.content_terms, q.items)
+        if units and "clock" in scoring.wants and analyse(question).days:
+            lead_with_the_day(units, scoring, frozenset().union(*(d for _, d in analyse(question).days)))
         if units and analyse(question).asks_steps:
             whole_steps(units, cands, [rc.chunk.text for rc in chunks], self.max_sentences)
         if units and scoring.wants & {"reason", "effect"}:

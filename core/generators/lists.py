@@ -3,7 +3,8 @@
 
 * ``lead_with_asked_list``: a question for which items leads with an item of the list announced as those items;
 * ``whole_list``: a question for which items gets the whole list (or table) its lead item belongs to;
-* ``whole_steps``: a question for how to do something whose lead is a numbered step gets every step, in order.
+* ``whole_steps``: a question for how to do something whose lead is a numbered step gets every step, in order;
+* ``lead_with_the_day``: a question for one day's hours leads with the line of the hours list that gives that day.
 
 Each function mutates the list of units (a unit is a sentence, or a sentence with the predecessor it needs). Offsets
 are code points into the chunk text; nothing here reads bytes.
@@ -14,8 +15,10 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
+from core.clock import stated_days
 from core.generators.arrangement import Scoring, unit_of
 from core.generators.candidates import Candidate
+from core.generators.question_types import has_wanted
 
 
 def lead_with_asked_list(units: list[list[Candidate]], scoring: Scoring) -> None:
@@ -167,3 +170,22 @@ def whole_steps(units: list[list[Candidate]], cands: Sequence[Candidate], texts:
     while rest and sum(map(len, rest)) > max(0, limit - len(chosen)):
         rest.pop()
     units[:] = [*([c] for c in chosen), *rest]
+
+
+def lead_with_the_day(units: list[list[Candidate]], scoring: Scoring, days: frozenset[int]) -> None:
+    """For a question for the hours of the days it names (wants ``clock``; ``days`` 1 = Monday .. 7), when the lead
+    unit states none of those days: the best unit of ``scoring``'s pool that states one of them with a time or a
+    closure ("周一：闭馆（设备保养日）") leads. "泥与火陶艺工作室周一开门吗？" had led with the page's opening sentence,
+    which names the studio in full and no day (a helper's round, session 19). Mutates ``units``."""
+    if any(days & stated_days(c.text) for c in units[0]):
+        return
+    said = [c for c in scoring.pool if days & stated_days(c.text) and has_wanted(c.text, frozenset({"clock"}))]
+    if not said:
+        return
+    best = max(said, key=lambda c: (scoring.relevance(c), -c.chunk_index, -c.position))
+    unit = unit_of(best, scoring.previous)
+    if unit is None:
+        return
+    for u in units:
+        u[:] = [c for c in u if c not in unit]
+    units[:] = [unit, *(u for u in units if u)]

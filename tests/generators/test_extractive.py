@@ -1455,3 +1455,16 @@ def test_a_number_that_is_no_time_is_not_the_hour_of_a_clock_time():
     assert same_quantity("8", q, "拉坯系统课（8 节）学费 1680 元")
     assert same_quantity("8", "早上 8 点开门吗？", "周一 8:00–12:00")
     assert same_quantity("12", "中午 12:30 还开吗？", "午间 12:30 开放")
+
+
+def test_a_question_for_one_days_hours_leads_with_that_days_line():
+    """A helper's round (session 19): "泥与火陶艺工作室周一开门吗？" led with the page's opening sentence, which names the
+    studio in full and no day, over "周一：闭馆（设备保养日）"."""
+    intro = "泥与火陶艺工作室位于城南梧桐路 88 号二楼，提供手捏、拉坯和釉下彩绘等体验课程。"
+    hours = "- 周一：闭馆（设备保养日）\n- 周二至周四：13:00–21:00\n- 周六、周日：10:00–20:00"
+    chunks = [
+        rc("t.md#0", ("泥与火陶艺工作室：开放时间与课程价格",), intro, 1),
+        rc("t.md#1", ("泥与火陶艺工作室：开放时间与课程价格", "开放时间"), hours, 2),
+    ]
+    draft = ExtractiveGenerator().generate("泥与火陶艺工作室周一开门吗？", chunks)
+    assert draft.supports[0].quote == "周一：闭馆（设备保养日）", draft.text
