@@ -28,10 +28,15 @@ def lead_with_asked_list(units: list[list[Candidate]], scoring: Scoring) -> None
     names the studio and its 会员卡 in passing (a helper's round, session 19). Mutates ``units``."""
     if scoring.asked_item(units[0][-1]):
         return
-    items = [c for c in scoring.cands if scoring.asked_item(c)]
-    if not items:
+    _lead_with_best(units, scoring, [c for c in scoring.cands if scoring.asked_item(c)])
+
+
+def _lead_with_best(units: list[list[Candidate]], scoring: Scoring, among: Sequence[Candidate]) -> None:
+    """The best of ``among`` (by ``scoring.relevance``; the earlier chunk and position on a tie) leads, with the
+    predecessor it needs (``unit_of``), taken out of the other units; nothing changes when ``among`` is empty."""
+    if not among:
         return
-    best = max(items, key=lambda c: (scoring.relevance(c), -c.chunk_index, -c.position))
+    best = max(among, key=lambda c: (scoring.relevance(c), -c.chunk_index, -c.position))
     unit = unit_of(best, scoring.previous)
     if unit is None:
         return
@@ -179,13 +184,7 @@ def lead_with_the_day(units: list[list[Candidate]], scoring: Scoring, days: froz
     which names the studio in full and no day (a helper's round, session 19). Mutates ``units``."""
     if any(days & stated_days(c.text) for c in units[0]):
         return
-    said = [c for c in scoring.pool if days & stated_days(c.text) and has_wanted(c.text, frozenset({"clock"}))]
-    if not said:
-        return
-    best = max(said, key=lambda c: (scoring.relevance(c), -c.chunk_index, -c.position))
-    unit = unit_of(best, scoring.previous)
-    if unit is None:
-        return
-    for u in units:
-        u[:] = [c for c in u if c not in unit]
-    units[:] = [unit, *(u for u in units if u)]
+    clock = frozenset({"clock"})
+    _lead_with_best(
+        units, scoring, [c for c in scoring.pool if days & stated_days(c.text) and has_wanted(c.text, clock)]
+    )
