@@ -170,14 +170,10 @@ def _days_in(text: str, ranges: bool) -> list[tuple[int, int, frozenset[int]]]:
     found: list[tuple[int, int, frozenset[int]]] = []
     taken: list[tuple[int, int]] = []
     if ranges:
-        for m in _DAY_RANGE.finditer(text):
-            a, b = _DAY_NAME[m["a"]], _DAY_NAME[m["b"]]
+        spans = [(m, _DAY_NAME[m["a"]], _DAY_NAME[m["b"]]) for m in _DAY_RANGE.finditer(text)]
+        spans += [(m, _english_day(m["a"]), _english_day(m["b"])) for m in _EN_RANGE.finditer(text)]
+        for m, a, b in spans:
             days = range(a, b + 1) if a <= b else [*range(a, 8), *range(1, b + 1)]  # 周五至周一 wraps
-            found.append((m.start(), m.end(), frozenset(days)))
-            taken.append(m.span())
-        for m in _EN_RANGE.finditer(text):
-            a, b = _english_day(m["a"]), _english_day(m["b"])
-            days = range(a, b + 1) if a <= b else [*range(a, 8), *range(1, b + 1)]
             found.append((m.start(), m.end(), frozenset(days)))
             taken.append(m.span())
     for m in _WORKDAYS.finditer(text):

@@ -82,7 +82,8 @@ def general_frequency(word: str) -> int:
     return segmentation.general_frequency(word)
 
 
-_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+#: A term that is a number (65, 2.5): a value, which the question and the documents write as they like.
+NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 
 @functools.lru_cache(maxsize=256)
@@ -176,7 +177,7 @@ class LexicalIndex:
         """IDF-weighted share (0..1) of the query's terms present in each given chunk. A number that no chunk has
         weighs nothing: "我65岁了还能学车吗？" states the person's age, which the documents give as a range ("18 至
         70 周岁"), not as 65 (a helper's round, session 19)."""
-        terms = [t for t in dict.fromkeys(query_terms(query)) if not (_NUMBER.fullmatch(t) and not self._df.get(t))]
+        terms = [t for t in dict.fromkeys(query_terms(query)) if not (NUMBER.fullmatch(t) and not self._df.get(t))]
         if not terms:
             return [0.0 for _ in chunk_id_positions]
         weights = [self.idf(t) for t in terms]

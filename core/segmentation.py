@@ -133,7 +133,7 @@ def general_frequency(word: str) -> int:
 @functools.lru_cache(maxsize=4096)
 def common_nouns(text: str) -> frozenset[str]:
     """Chinese common nouns of three or more characters in ``text`` (jieba's ``n`` and ``nz`` tags)."""
-    return frozenset(w for w, tag in tagged(text) if tag in ("n", "nz") and len(w) >= 3 and _CJK_WORD_RE.fullmatch(w))
+    return frozenset(w for w, tag in tagged(text) if tag in ("n", "nz") and len(w) >= 3 and CJK_WORD.fullmatch(w))
 
 
 def are_siblings(a: str, b: str) -> bool:
@@ -142,4 +142,5 @@ def are_siblings(a: str, b: str) -> bool:
     return a != b and len(a) == len(b) and a[-1] == b[-1] and a[0] != b[0]
 
 
-_CJK_WORD_RE = re.compile(r"[\u3400-\u9fff]+")
+#: A run of Chinese characters (a word of jieba's cut, or a term of the index, wholly Chinese).
+CJK_WORD = re.compile(r"[\u3400-\u9fff]+")

@@ -18,6 +18,7 @@ from core.generators.quantities import with_header_units
 from core.generators.sentences import is_filler, needs_previous, split_sentences, table_rows
 from core.lexical import tokenize
 from core.models import RetrievedChunk
+from core.segmentation import CJK_WORD
 
 #: A sentence longer than this (code points) is not quoted.
 MAX_CHARS = 300
@@ -46,9 +47,7 @@ class Candidate:
         """Whether a list item's lead-in has ``term``: one of its words, or a Chinese term of two or more characters
         inside it, since jieba cuts a line differently from a question ("本校目前开设以下班型：" is cut 以 / 下班 / 型,
         "驾校有哪些班型？" 驾校 / 班型; a helper's round, session 19)."""
-        return term in self.lead_in or (
-            len(term) >= 2 and _CJK_TERM.fullmatch(term) is not None and term in self.lead_in_text
-        )
+        return term in self.lead_in or written_in(term, self.lead_in_text)
 
     @property
     def column(self) -> str:
@@ -75,7 +74,14 @@ _SEE_ALSO = re.compile(
 )
 
 
-_CJK_TERM = re.compile(r"[\u3400-\u9fff]+")
+def written_in(term: str, text: str) -> bool:
+    """Whether ``term``, a Chinese term of two or more characters, is written inside ``text`` whatever jieba made of
+    it there: jieba cuts the same words differently by context ("亨丁顿舞蹈症病发时" → 舞蹈 / 症病 / 发时, "…手舞足蹈
+    一样，病发时…" → 手舞足蹈 / 病发 / 时会; CMRC DEV_75). Single characters are no match (丢 in 丢失 moved clinic
+    and tidb the wrong way, docs/measurements.md, session 11)."""
+    return len(term) >= 2 and CJK_WORD.fullmatch(term) is not None and term in text
+
+
 _SENTENCE_END = re.compile(r"[。！？!?.；;][”’」』）)]*$")
 
 

@@ -76,7 +76,7 @@ from core.generators.arrangement import (
     unit_of,
 )
 from core.generators.base import Generator, OnText
-from core.generators.candidates import Candidate, candidates
+from core.generators.candidates import Candidate, candidates, written_in
 from core.generators.lists import lead_with_asked_list, lead_with_the_day, whole_list, whole_steps
 from core.generators.quantities import in_stated_range, same_quantity
 from core.generators.question_types import (
@@ -93,7 +93,7 @@ from core.lexical import STOPWORDS, tokenize
 from core.models import AuditEntry, Draft, DraftSupport, RetrievedChunk
 from core.retrieval.aspects import DRAWBACK_EVIDENCE, is_limits_section, without_drawback_words
 from core.retrieval.question import CJK, analyse
-from core.segmentation import are_siblings, common_nouns
+from core.segmentation import CJK_WORD, are_siblings, common_nouns
 
 log = logging.getLogger(__name__)
 
@@ -172,13 +172,13 @@ class ExtractiveGenerator(Generator):
         while at < len(units):  # the lead may take a clause that was a unit of its own
             complete_clause(units, previous, at)
             at += 1
+        q = analyse(question)
         if units and "list" in scoring.wants:
             lead_with_asked_list(units, scoring)
-            q = analyse(question)
             whole_list(units, cands, self.max_sentences, q.content_terms, q.items)
-        if units and "clock" in scoring.wants and analyse(question).days:
-            lead_with_the_day(units, scoring, frozenset().union(*(d for _, d in analyse(question).days)))
-        if units and analyse(question).asks_steps:
+        if units and "clock" in scoring.wants and q.days:
+            lead_with_the_day(units, scoring, q.day_set)
+        if units and q.asks_steps:
             whole_steps(units, cands, [rc.chunk.text for rc in chunks], self.max_sentences)
         if units and scoring.wants & {"reason", "effect"}:
             continue_lead(units, previous, scoring.wants)
@@ -302,7 +302,7 @@ class ExtractiveGenerator(Generator):
             if CJK.search(question)
             else {}  # an English question's day is weighed with its meaning (``by_meaning``): 口腔科 for "dental"
         )
-        asked_days = frozenset().union(*(days for _, days in q.days))
+        asked_days = q.day_set
 
         # a table's rows by their first cell, what each row is about ("普通班 | C1 手动挡 | 4800")
         keys: dict[tuple[int, str], list[str]] = {}
@@ -337,7 +337,7 @@ class ExtractiveGenerator(Generator):
             # clinic and tidb the wrong way (docs/measurements.md, session 11)
             if t in c.terms:
                 return not t.isascii() or t in named or in_prose(t, c)
-            if len(t) >= 2 and _CJK_TERM.fullmatch(t) is not None and t in c.text:
+            if written_in(t, c.text):
                 return True
             return names_wanted(t, c.text, wants)  # 版本 in "从哪个版本开始支持" found in "从 v6.2.0 开始支持"
 
@@ -553,7 +553,6 @@ class ExtractiveGenerator(Generator):
         return Draft(parts=(text,), supports=tuple(supports), generator=self.info)
 
 
-_CJK_TERM = re.compile(r"[\u3400-\u9fff]+")
 # The things a question for which items asks for: the words after 哪些/哪几种/哪两类… ("要交哪些材料" → 材料).
 # Where a plain English word of a question is no match: code spans, paths or URLs ("/var/log/order/") and names
 # joined by hyphens or underscores (the Wi-Fi name "DL-Library" is no library; a helper's round, session 16).
@@ -601,7 +600,7 @@ def _joined_terms(terms: list[str], question: str, cands: Sequence[Candidate]) -
     joined = [
         (a, b)
         for a, b in zip(terms, terms[1:])
-        if len(a) == len(b) == 1 and _CJK_TERM.fullmatch(a + b) and a + b in question and a + b in words
+        if len(a) == len(b) == 1 and CJK_WORD.fullmatch(a + b) and a + b in question and a + b in words
     ]
     parts = {t for pair in joined for t in pair}  # the one-character halves are that word, not words of their own
     return list(dict.fromkeys([*(t for t in terms if t not in parts), *(a + b for a, b in joined)]))

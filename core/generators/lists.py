@@ -83,10 +83,7 @@ def whole_list(
     ][: LIST_ITEMS_MAX - 1]
     if not items:
         return
-    rest = units[1:]
-    while rest and sum(map(len, rest)) > max(0, limit - 1 - len(items)):
-        rest.pop()
-    units[:] = [units[0], *([c] for c in items), *rest]
+    units[:] = [units[0], *([c] for c in items), *_room(units[1:], limit - 1 - len(items))]
 
 
 def _whole_table(units: list[list[Candidate]], cands: Sequence[Candidate], limit: int, items: Sequence[str]) -> None:
@@ -116,14 +113,20 @@ def _whole_table(units: list[list[Candidate]], cands: Sequence[Candidate], limit
     others = [c for c in rows if c is not lead and (c.chunk_index, c.position) not in said][: LIST_ITEMS_MAX - 1]
     if not others:
         return
-    rest = [[c for c in u if c not in others] for u in units[1:]]
-    rest = [u for u in rest if u]
-    while rest and sum(map(len, rest)) > max(0, limit - 1 - len(others)):
-        rest.pop()
+    rest = _room([kept for u in units[1:] if (kept := [c for c in u if c not in others])], limit - 1 - len(others))
     ordered = sorted([lead, *others], key=lambda c: c.position)
     header = next((c.header for c in ordered if c.header is not None), None)
     first = [header, ordered[0]] if header is not None else [ordered[0]]
     units[:] = [first, *([c] for c in ordered[1:]), *rest]
+
+
+def _room(rest: list[list[Candidate]], sentences: int) -> list[list[Candidate]]:
+    """``rest``'s first units, as many as fit in ``sentences`` sentences (none when it is 0 or less): the other
+    units make room for a whole list, table or set of steps."""
+    rest = list(rest)
+    while rest and sum(map(len, rest)) > max(0, sentences):
+        rest.pop()
+    return rest
 
 
 def same_list(a: Candidate, b: Candidate, cands: Sequence[Candidate]) -> bool:
@@ -170,11 +173,8 @@ def whole_steps(units: list[list[Candidate]], cands: Sequence[Candidate], texts:
     chosen = steps[lo : hi + 1][:LIST_ITEMS_MAX]
     if len(chosen) < 2:
         return
-    rest = [[c for c in u if c not in chosen] for u in units]
-    rest = [u for u in rest if u and not any(c in chosen for c in u)]
-    while rest and sum(map(len, rest)) > max(0, limit - len(chosen)):
-        rest.pop()
-    units[:] = [*([c] for c in chosen), *rest]
+    rest = [kept for u in units if (kept := [c for c in u if c not in chosen])]
+    units[:] = [*([c] for c in chosen), *_room(rest, limit - len(chosen))]
 
 
 def lead_with_the_day(units: list[list[Candidate]], scoring: Scoring, days: frozenset[int]) -> None:

@@ -230,12 +230,12 @@ def resolve_query(
     if not history or lexical is None:
         return ResolvedQuery(question, question)
     last = history[-1] if isinstance(history[-1], str) else history[-1][0]  # the earlier question
-    if _ELLIPTICAL.match(question) and (asked := _of_another(question, last, history[:-1], lexical)):
+    asked = _of_another(question, last, history[:-1], lexical)  # "那 C1 呢？" after "普通班 C2 学费多少？"
+    if asked is not None:
         return asked
     if not _PRONOUN.search(question) and _names_known_thing(question, lexical):
-        # "那 MySQL 有什么缺点？": a leading 那 and a thing of its own (in the base) is a new subject, not the old one;
-        # but "那 C1 呢？" asks the earlier question ("普通班 C2 学费多少？") of that thing
-        return _of_another(question, last, history[:-1], lexical) or ResolvedQuery(question, question)
+        # "那 MySQL 有什么缺点？": a leading 那 and a thing of its own (in the base) is a new subject, not the old one
+        return ResolvedQuery(question, question)
     subject: list[str] = []
     from_answers: set[str] = set()
     plural = bool(_PLURAL.search(question))
@@ -276,9 +276,10 @@ def resolve_query(
 def _of_another(
     question: str, last: str, earlier: Sequence[str | tuple[str, str]], lexical: LexicalIndex
 ) -> ResolvedQuery | None:
-    """For an elliptical follow-up that names a thing the base has ("那 C1 呢？", ``_ELLIPTICAL``), the earlier
-    question (``last``, resolved against ``earlier``) asked of it: its words are carried but those of the same kind as
-    the question's own (C2 for C1, 普通卡 for 学生卡: the thing it replaces). None for any other question. "那 C1 呢？"
+    """For an elliptical follow-up ("那 C1 呢？", "那周日呢？", ``_ELLIPTICAL``), the earlier question (``last``, resolved
+    against ``earlier``) asked of it: its words are carried but those of the same kind as the question's own (C2 for
+    C1, 普通卡 for 学生卡: the thing it replaces). None for any other question, and when no earlier word is left to
+    carry (the follow-up is then read as before, by its subject). "那 C1 呢？"
     after "普通班 C2 学费多少？" had been searched as it stands and led with another class's C1 row (a helper's
     round, session 19)."""
     if not _ELLIPTICAL.match(question):

@@ -476,6 +476,11 @@ class QuestionAnalysis:
         return tuple(iv for _, iv in self.times)
 
     @property
+    def day_set(self) -> frozenset[int]:
+        """``days`` without their words: every day of the week it names, 1 = Monday .. 7."""
+        return frozenset().union(*(days for _, days in self.days))
+
+    @property
     def things(self) -> tuple[str, ...]:
         """``named`` without version numbers (v6.2.0, 8.1): the products, names and fields the question names."""
         return tuple(n for n in self.named if not VERSION.fullmatch(n))

@@ -25,7 +25,7 @@ import re
 import weakref
 from typing import Any, Mapping, Sequence
 
-from core.lexical import LexicalIndex, general_frequency
+from core.lexical import NUMBER, LexicalIndex, general_frequency
 from core.retrieval.question import ASKING, CJK, PRODUCT_SUFFIX, QUESTION_WORDS, VERSION, analyse
 from core.segmentation import are_siblings, tagged
 
@@ -132,11 +132,12 @@ def kb_text(lexical: LexicalIndex, chunks: Mapping[str, Any]) -> str:
     return text
 
 
-_NUMBER = re.compile(r"\d+(?:\.\d+)?")
-_ASKS_AMOUNT = re.compile(r"几|多少|多久|多长|多大|多远|多高")
-# A word that holds a question word (干什么, 做什么, 为什么, 怎么办) or places in time (之后, 以前): how the question
-# asks, not what about ("建档之后能干什么？" had 79% of its weight "absent"; a helper's round, session 19).
-_ASKING_OR_WHEN = re.compile(r"什么|怎么|怎样|如何|哪|^(?:之后|以后|之前|以前|期间|以内|以上|以下|然后)$")
+# A word that asks for an amount or a time (几点, 几天, 多久), holds a question word (干什么, 为什么, 怎么办) or places
+# in time (之后, 以前): how the question asks, not what about ("建档之后能干什么？" had 79% of its weight "absent"; a
+# helper's round, session 19).
+_ASKING_OR_WHEN = re.compile(
+    r"^(?:几|多少|多久|多长|多大|多远|多高)|什么|怎么|怎样|如何|哪|^(?:之后|以后|之前|以前|期间|以内|以上|以下|然后)$"
+)
 
 
 def _absence_terms(question: str, cross_script: bool) -> list[str]:
@@ -153,11 +154,7 @@ def _absence_terms(question: str, cross_script: bool) -> list[str]:
     terms = [
         t
         for t in q.content_terms
-        if t not in q.kind_words
-        and not _NUMBER.fullmatch(t)
-        and not _ASKS_AMOUNT.match(t)
-        and not _ASKING_OR_WHEN.search(t)
-        and t not in said
+        if t not in q.kind_words and not NUMBER.fullmatch(t) and not _ASKING_OR_WHEN.search(t) and t not in said
     ]
     if cross_script:
         names = {w.lower().lstrip(".") for w in q.named}
