@@ -179,10 +179,12 @@ def whole_steps(units: list[list[Candidate]], cands: Sequence[Candidate], texts:
 
 def lead_with_the_day(units: list[list[Candidate]], scoring: Scoring, days: frozenset[int]) -> None:
     """For a question for the hours of the days it names (wants ``clock``; ``days`` 1 = Monday .. 7), when the lead
-    unit states none of those days: the best unit of ``scoring``'s pool that states one of them with a time or a
-    closure ("周一：闭馆（设备保养日）") leads. "泥与火陶艺工作室周一开门吗？" had led with the page's opening sentence,
-    which names the studio in full and no day (a helper's round, session 19). Mutates ``units``."""
-    if any(days & stated_days(c.text) for c in units[0]):
+    unit states no day at all: the best unit of ``scoring``'s pool that states one of them with a time or a closure
+    ("周一：闭馆（设备保养日）") leads. "泥与火陶艺工作室周一开门吗？" had led with the page's opening sentence, which
+    names the studio in full and no day (a helper's round, session 19). A lead that states other days keeps its
+    place: "免费班车…只在周一至周五运行。" answers "驾校周六有班车吗？" (no), which the 周六 练车 hours do not. Mutates
+    ``units``."""
+    if any(stated_days(c.text) for c in units[0]):
         return
     clock = frozenset({"clock"})
     _lead_with_best(

@@ -1468,3 +1468,13 @@ def test_a_question_for_one_days_hours_leads_with_that_days_line():
     ]
     draft = ExtractiveGenerator().generate("泥与火陶艺工作室周一开门吗？", chunks)
     assert draft.supports[0].quote == "周一：闭馆（设备保养日）", draft.text
+
+
+def test_a_lead_that_states_other_days_keeps_its_place_for_a_days_question():
+    """Session 19's review: after the day's-line rule, "驾校周六有班车吗？" led with the 周六 练车 hours over "免费班车…只在
+    周一至周五运行。", the sentence that answers it (no). Only a lead that states no day at all gives way."""
+    bus = "免费班车每天早上 7:30 从地铁长江路站 B 出口发车，只在周一至周五运行。"
+    hours = "- 周一至周五：8:00–12:00，13:30–18:00\n- 周六：8:00–17:00\n- 周日：9:00–16:00"
+    chunks = [rc("faq.md#1", ("驾校常见问题",), bus, 1), rc("school.md#3", ("驾校", "练车时间"), hours, 2)]
+    draft = ExtractiveGenerator().generate("驾校周六有班车吗？", chunks)
+    assert draft.supports[0].quote == bus, draft.text
