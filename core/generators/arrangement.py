@@ -155,6 +155,29 @@ def complete_clause(units: list[list[Candidate]], previous: dict[tuple[int, int]
 CLAUSE_GAP_MAX = 3
 
 
+def open_clause(units: list[list[Candidate]], previous: dict[tuple[int, int], Candidate], at: int = 0) -> bool:
+    """Unit ``at`` (0: the lead) that starts with a later clause of a sentence (the sentence before it in its chunk
+    is closed by a semicolon) takes the clauses before it, at most ``CLAUSE_GAP_MAX``, none that another unit
+    quotes, in the sentence's order: "入住前 3 天以上取消，全额退还定金；入住前 1–3 天取消，退还定金的 50%；入住当天取消
+    或不来，定金不退。" quoted from its last clause answered "提前一周取消能退钱吗？" with 定金不退, the opposite of what the
+    sentence says for that case (a helper's round, session 20). Returns whether a clause joined; mutates ``units``."""
+    first = units[at][0]
+    if first.in_table:
+        return False
+    before: list[Candidate] = []
+    x = first
+    while len(before) < CLAUSE_GAP_MAX:
+        p = previous.get((x.chunk_index, x.order - 1))
+        if p is None or p.in_table or not p.text.rstrip().endswith(("；", ";")) or len(p.text) > MAX_CHARS:
+            break
+        if any(p is c for u in units for c in u):
+            return False  # another unit quotes it: close_clause_gaps joins the two, with the clauses between
+        before.insert(0, p)
+        x = p
+    units[at][:0] = before
+    return bool(before)
+
+
 def close_clause_gaps(units: list[list[Candidate]], previous: dict[tuple[int, int], Candidate]) -> None:
     """Two units that quote clauses of one sentence (clauses closed by semicolons: "起步价 2 元可乘坐 6 公里；6 至 12
     公里（含）3 元；12 至 22 公里（含）4 元；22 公里以上…单程最高 9 元。") become one unit with the clauses between them

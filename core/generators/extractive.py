@@ -73,6 +73,7 @@ from core.generators.arrangement import (
     cover_both_sides,
     lead_with,
     lead_with_news,
+    open_clause,
     unit_of,
 )
 from core.generators.base import Generator, OnText
@@ -171,6 +172,7 @@ class ExtractiveGenerator(Generator):
         at = 0
         while at < len(units):  # the lead may take a clause that was a unit of its own
             complete_clause(units, previous, at)
+            open_clause(units, previous, at)
             at += 1
         q = analyse(question)
         if units and "list" in scoring.wants:

@@ -73,8 +73,14 @@ _FREE = re.compile(
     r"|\d\s*(?:yuan|RMB|CNY|USD|dollars?|euros?)\b|\bfree of charge\b|\bfree\b",
     re.I,
 )
-# A price or a fee in a sentence: an amount of money, or that it is free or paid by the person.
-_HAS_MONEY = re.compile(f"{_AMOUNT.pattern}|{_FREE.pattern}|自费", re.IGNORECASE)
+# A price stated against another (加收 30%, 八八折, 88 折, 半价): how a fee is charged, not a sum.
+_RELATIVE_PRICE = re.compile(
+    r"(?:加收|加价|上浮|另收|多收|优惠|减免|下浮|收取|按)\s*\d+(?:\.\d+)?\s*[%％]|\d+(?:\.\d+)?\s*折|[一二三四五六七八九]{1,2}折|半价"
+)
+# A price or a fee in a sentence: an amount of money, that it is free or paid by the person, or how it is charged
+# against another price ("怎么收费" is answered by "再加收 30%"; a helper's round, session 20: it was prefixed "没有直接
+# 说明所问的金额或费用").
+_HAS_MONEY = re.compile(f"{_AMOUNT.pattern}|{_FREE.pattern}|{_RELATIVE_PRICE.pattern}|自费", re.IGNORECASE)
 
 
 # A sentence that says no, not or only (the answer to most yes/no questions a document settles).

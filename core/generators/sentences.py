@@ -24,8 +24,12 @@ _LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
 _QUOTE_MARK = re.compile(r"^\s*(?:>[ \t]?)+")
 # A sentence ends at Chinese or Western sentence punctuation (and closing quotes after it); end
 # punctuation inside a quotation that the sentence goes on after (以「新闻报导完，再会。」暗示…) does not end it.
+# An English full stop ends one too when a capital letter opens the next ("…garage. The first hour…"): the
+# sentences of an English page are quoted one by one, as a Chinese page's are; 1.5, config.yaml and "e.g. x" are not
+# sentence ends.
 _SENT = re.compile(
-    r"(?:`[^`\n]*`|[^。！？!?；`]|`|[。！？!?；]+[”’」』）)]+(?=[^\s。！？!?；”’」』）)]))+(?:[。！？!?；]+[”’」』）)]*|$)"
+    r"(?:`[^`\n]*`|[^。！？!?；`.]|\.(?!\s+[A-Z“\"])|`|[。！？!?；]+[”’」』）)]+(?=[^\s。！？!?；”’」』）)]))+"
+    r"(?:[。！？!?；]+[”’」』）)]*|\.(?=\s+[A-Z“\"])|$)"
 )
 _LEAD_IN = ("：", ":", "，", ",")
 # A note's label before its sentence, plain once ingest has dropped the bold ("> 注意： 修改后需要重启。").

@@ -67,6 +67,7 @@ from core.retrieval.query import (
     QueryPlan,
     ResolvedQuery,
     glossary_for,
+    in_other_script,
     plan_query,
     resolve_query,
 )
@@ -187,6 +188,23 @@ def lexical_stand_in(lex: Sequence[tuple[str, float]], missing: Container[str], 
     if weight <= 0 or not missing:
         return {}
     return {cid: weight / (RRF_K + rank) for rank, (cid, _) in enumerate(lex, start=1) if cid in missing}
+
+
+def script_stand_in(
+    question: str, ranking: Sequence[tuple[str, float]], active: dict[str, Chunk], weight: float
+) -> dict[str, float]:
+    """The RRF share a BM25 ranking of ``weight`` gives, in its place, to each chunk of the dense ranking
+    ``ranking`` (best first; the cross-lingual model's when there is one) written in the other script than
+    ``question`` (``core.retrieval.query.in_other_script``: an English page asked in Chinese), which BM25 cannot
+    rank for it: the chunk's dense rank stands in, ``weight / (RRF_K + rank)``; chunk_id -> share. Without it
+    such a chunk, ranked first by its meaning, falls below every chunk the two other rankings agree on."""
+    if weight <= 0:
+        return {}
+    return {
+        cid: weight / (RRF_K + rank)
+        for rank, (cid, _) in enumerate(ranking, start=1)
+        if cid in active and in_other_script(question, active[cid].text)
+    }
 
 
 def plan_config(plan: QueryPlan) -> dict[str, str | float]:
@@ -360,6 +378,8 @@ class HybridRetriever:
             ]
             stand_ins.append(lexical_stand_in(r.lex, missing, p.dense_weight if r.dense else 0.0))
             stand_ins.append(lexical_stand_in(r.lex, missing2, weight2))
+            if not p.cross_script and (r.dense2 if weight2 else r.dense):
+                stand_ins.append(script_stand_in(question, r.dense2 if weight2 else r.dense, active, p.lexical_weight))
         fused = fuse(rankings)
         for share in stand_ins:
             for cid, v in share.items():

@@ -22,7 +22,12 @@ Per candidate chunk (the retriever's top-k) a feature vector (``FEATURES``):
   asks and the chunk has none, 0 when it asks for neither.
 * ``cross_script`` — 1 for a question in another script than the knowledge base (an
   English question over Chinese docs): its coverage is low by nature, so the model
-  learns a separate baseline for it (and ``absent`` ignores its ordinary words);
+  learns a separate baseline for it (and ``absent`` ignores its ordinary words); 1 too for a
+  chunk written in the other script than the question (``core.retrieval.query.in_other_script``:
+  an English page of a Chinese knowledge base, asked in Chinese), which is then scored by the
+  ``hybrid`` model (the one whose cross-script baseline was fit) with the second, cross-lingual
+  model's cosine and rank standing in for the first's, its gaps taken among the chunks of its own
+  script and ``absent`` ignoring the question's ordinary words (session 20);
 * ``dense2`` / ``dense2_rr`` — the second embedder's rescaled cosine and 1/rank in its
   ranking (``core.store.second_vectors``), 0 outside mode ``hybrid2``;
 * ``detail`` — +1 / -1 when the question asks for one specific detail (a default,
@@ -72,7 +77,7 @@ All offsets here are code points; nothing here touches bytes.
 The question-side signals (question type, named things, absence, specific details)
 live in ``core.retrieval.sufficiency_terms``; this module holds the features, the model and the decision.
 
-Why just over 400 lines: one job, the decision (features per chunk, the model per chunk's mode, the checks
+Why over 400 lines (466): one job, the decision (features per chunk, the model per chunk's mode, the checks
 that refuse or narrow it); a third of the file is this account of it, which the code follows step by step.
 """
 
@@ -85,7 +90,7 @@ from core.clock import meets, stated_times
 from core.lexical import LexicalIndex
 from core.models import NOT_FOUND_MESSAGE
 from core.retrieval.aspects import drawback_evidence, limits_wording
-from core.retrieval.query import key_terms
+from core.retrieval.query import in_other_script, key_terms
 from core.retrieval.question import analyse
 from core.retrieval.sufficiency_model import (  # noqa: F401  (re-exported: the model is part of the decision's API)
     DEFAULT_MODEL,
@@ -302,11 +307,20 @@ def decide(
     reads_general = any(f in GENERAL_FEATURES for mm in models.values() if mm is not None for f in mm.features)
     g_absent = general_absent(question, lexical, cross_script=cross_script) if reads_general else None
     keys = key_terms(question, lexical)
-    n = max(1, len(candidates))
-    mean_cov = sum(c.coverage for c in candidates) / n
-    with_dense = [c.dense for c in candidates if c.dense is not None]
-    mean_dense = sum(with_dense) / len(with_dense) if with_dense else 0.0
-    modes = {c.chunk_id: chunk_mode(mode, c) for c in candidates}
+    # a chunk written in the other script than the question (an English page in a Chinese knowledge base, asked
+    # in Chinese) is scored as a cross-script question's chunks are: its words cannot match the question's, so
+    # its gaps are taken among the chunks of its own script
+    other = set() if cross_script else {c.chunk_id for c in candidates if in_other_script(asked, c.text)}
+    absent_other = absent_share(question, lexical, cross_script=True) if other else absent
+    means = {}
+    for group in (True, False):
+        members = [c for c in candidates if (c.chunk_id in other) == group]
+        with_dense = [c.dense for c in members if c.dense is not None]
+        means[group] = (
+            sum(c.coverage for c in members) / max(1, len(members)),
+            sum(with_dense) / len(with_dense) if with_dense else 0.0,
+        )
+    modes = {c.chunk_id: chunk_mode(mode, c, cross_script=c.chunk_id in other) for c in candidates}
     feats = {}
     for c in candidates:
         m = modes[c.chunk_id]
@@ -314,17 +328,22 @@ def decide(
             question,
             c,
             lexical,
-            absent,
+            absent_other if c.chunk_id in other else absent,
             hybrid=m != "keyword",
-            mean_coverage=mean_cov,
-            mean_dense=mean_dense,
-            cross_script=cross_script,
+            mean_coverage=means[c.chunk_id in other][0],
+            mean_dense=means[c.chunk_id in other][1],
+            cross_script=cross_script or c.chunk_id in other,
             keys=keys,
             hybrid2=m == "hybrid2",
             g_absent=g_absent,
         )
         if m == "keyword" and mode != "keyword":  # the keyword model was fit where fused rank = BM25 rank
             f["fused_rr"] = f["bm25_rr"]
+        if c.chunk_id in other and m == "hybrid" and c.dense2 is not None:
+            # across scripts the cross-lingual second model's meaning stands in for the first's, as its rank
+            # stood in for BM25's in the fusion (core.retrieval.hybrid.script_stand_in)
+            f["dense"] = max(f["dense"], c.dense2)
+            f["dense_rr"] = max(f["dense_rr"], _rr(c.dense2_rank))
         feats[c.chunk_id] = f
     scores = {cid: round(models[modes[cid]].probability(f), 4) for cid, f in feats.items()}  # type: ignore[union-attr]
     cuts = {cid: models[m].threshold if threshold is None else threshold for cid, m in modes.items()}  # type: ignore[union-attr]
@@ -342,7 +361,12 @@ def decide(
     reasons = [
         f"{mode} model: best chunk {best:.2f} vs threshold {cut:.2f}" + ("" if threshold is None else " (overridden)")
     ]
-    lower = [cid for cid, m in modes.items() if m != mode]
+    if other:
+        reasons.append(
+            f"{len(other)} of {len(candidates)} chunks are in the other script than the question: scored as across"
+            " scripts, by the second model's meaning" + (" (the best one among them)" if top in other else "")
+        )
+    lower = [cid for cid, m in modes.items() if m != mode and cid not in other]
     if lower:
         reasons.append(
             f"{len(lower)} of {len(candidates)} chunks lack a vector: scored by the "
@@ -430,11 +454,13 @@ def decide(
     )
 
 
-def chunk_mode(mode: str, cand: Candidate) -> str:
+def chunk_mode(mode: str, cand: Candidate, *, cross_script: bool = False) -> str:
     """The mode whose model scores ``cand`` in a question of ``mode``: the question's, lowered
-    to what the chunk has (no dense score: ``keyword``; no second model's score: ``hybrid``)."""
+    to what the chunk has (no dense score: ``keyword``; no second model's score: ``hybrid``) and to
+    ``hybrid`` for a chunk in the other script than the question (``cross_script``: the model whose
+    cross-script feature was fit, as a cross-script question stays in ``hybrid``)."""
     if mode == "keyword" or cand.dense is None:
         return "keyword"
-    if mode == "hybrid2" and cand.dense2 is None:
+    if mode == "hybrid2" and (cand.dense2 is None or cross_script):
         return "hybrid"
     return mode

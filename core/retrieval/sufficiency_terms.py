@@ -143,7 +143,8 @@ _ASKING_OR_WHEN = re.compile(
 def _absence_terms(question: str, cross_script: bool) -> list[str]:
     """The question's terms whose absence from the knowledge base counts (``absent_share``, ``general_absent``):
     its content terms without the words naming the kind of answer asked (条件, 多少钱's 钱: what is asked, not a
-    topic); across scripts only its Chinese ones and the things it names."""
+    topic); across scripts (``cross_script``) only the things it names and its words in the other script (an English
+    question's Chinese words; a Chinese question's English ones, over an English page)."""
     q = analyse(question)
     # a number the person states of themselves ("我65岁了还能学车吗？" over "报名年龄为 18 至 70 周岁") is a value to
     # compare with the documents' ranges, not a topic they lack (a helper's round, session 19)
@@ -156,9 +157,10 @@ def _absence_terms(question: str, cross_script: bool) -> list[str]:
         for t in q.content_terms
         if t not in q.kind_words and not NUMBER.fullmatch(t) and not _ASKING_OR_WHEN.search(t) and t not in said
     ]
-    if cross_script:
+    if cross_script:  # the ordinary words of the question's own script (a Chinese question's over an English page)
         names = {w.lower().lstrip(".") for w in q.named}
-        terms = [t for t in terms if CJK.search(t) or t.lower() in names]
+        own_cjk = len(CJK.findall(question)) * 2 > len(re.findall(r"[A-Za-z]", question))
+        terms = [t for t in terms if bool(CJK.search(t)) != own_cjk or t.lower() in names]
     return terms
 
 

@@ -1,0 +1,50 @@
+"""Sentences quoted whole: an English page's sentences one by one, a semicolon sentence with the clauses before the
+one chosen, and a price stated against another price read as a price (a fresh-clone helper's round, session 20,
+over a pet-boarding shop's pages written by the helper)."""
+
+from __future__ import annotations
+
+from core.generators.extractive import ExtractiveGenerator
+from core.generators.question_types import unstated
+from core.generators.sentences import split_sentences
+from tests.generators.test_extractive import rc
+
+
+def test_an_english_paragraph_is_split_at_its_full_stops():
+    """An English page's paragraph had been one "sentence" (only 。！？!?； ended one): a Chinese question about its
+    parking fee was answered with the whole paragraph, led by "Visitors may park in the underground garage."."""
+    text = "Visitors may park in the underground garage. The first hour is free; after that it costs 5 yuan per hour."
+    assert [s for _, s in split_sentences(text)] == [
+        "Visitors may park in the underground garage.",
+        "The first hour is free; after that it costs 5 yuan per hour.",
+    ]
+    # not an end: a decimal, a file name, a full stop before a lower-case word, a Chinese sentence's inner dot
+    for whole in ("Set it to 1.5 in config.yaml before you restart.", "详见 1.5 节的 values.yaml 说明。"):
+        assert [s for _, s in split_sentences(whole)] == [whole]
+    assert all(text[at : at + len(s)] == s for at, s in split_sentences(text))
+
+
+def test_a_later_clause_of_a_semicolon_sentence_comes_with_the_clauses_before_it():
+    """ "订了房提前一周取消，能退钱吗？" was answered "入住当天取消或不来，定金不退。", the last clause of the refund rule,
+    which reads as the opposite of what the rule says for a week ahead (its first clause: 全额退还定金)."""
+    rule = "答：入住前 3 天以上取消，全额退还定金；入住前 1–3 天取消，退还定金的 50%；入住当天取消或不来，定金不退。"
+    faq = f"**问：预订后取消怎么退款？**\n{rule}定金是首晚房费。春节期间预订一律不退定金。"
+    draft = ExtractiveGenerator().generate("订了房提前一周取消，能退钱吗？", [rc("faq.md#1", ("常见问题",), faq, 1)])
+    assert draft.text.startswith(rule), draft.text
+    quotes = [s.quote for s in draft.supports]
+    assert quotes[:3] == [
+        "答：入住前 3 天以上取消，全额退还定金；",
+        "入住前 1–3 天取消，退还定金的 50%；",
+        "入住当天取消或不来，定金不退。",
+    ], quotes
+
+
+def test_a_price_stated_against_another_is_a_price():
+    """ "春节寄养怎么收费？" was prefixed "检索到的内容没有直接说明所问的金额或费用" over "春节期间…在节假日价格基础上再
+    加收 30%。", which states how it is charged; a discount (88 折, 半价) and "按 70% 收费" do too. A question for how
+    much (多少钱) still wants an amount."""
+    surcharge = [("寄养服务与价格", "春节期间所有房型在节假日价格基础上再加收 30%。")]
+    assert unstated("春节寄养怎么收费？", [surcharge[0][1]], surcharge) is None
+    for said in ("金卡会员洗护享受 88 折。", "第二只同住的猫按半价收取。", "第二只按 70% 收费。"):
+        assert unstated("会员洗护怎么收费？", [said], [("价格", said)]) is None, said
+    assert unstated("寄养怎么收费？", ["寄养期间每天遛狗两次。"], [("服务", "寄养期间每天遛狗两次。")]) == "money"
