@@ -59,9 +59,26 @@ def test_the_english_page_answers_both_parts(answers):
 
 def test_the_chinese_pages_and_english_questions_are_answered_as_before(answers):
     assert answers["mx-05"]["first_contains_gold"], answers["mx-05"]  # 周日哪些科室开诊？
+    assert answers["mx-11"]["first_contains_gold"], answers["mx-11"]  # Which departments are open on Sunday?
     assert answers["mx-06"]["answer_text"].startswith("A medical certificate in English costs 50 yuan"), answers[
         "mx-06"
     ]
+
+
+@pytest.mark.parametrize(
+    ("qid", "first"),
+    [
+        ("mx-09", "纸质报告在检验科窗口保存 30 天"),  # How long are paper reports kept at the lab window?
+        ("mx-10", "肝功能、血脂、血糖等生化项目：次日 14:00 以后。"),  # When are liver function test results ready?
+    ],
+)
+def test_an_english_question_about_a_chinese_page_is_not_answered_from_the_english_page(answers, qid, first):
+    """The same round: over a base with one English page, English questions about the Chinese pages were answered
+    from the English page, whose words they share ("What vaccines does my dog need before boarding?" got the pet
+    taxi's rule for dogs over 25 kg); that page is now scored as a same-script question's chunks are."""
+    row = answers[qid]
+    assert row["status"] == "answered" and row["gold_in_cited"], row
+    assert row["answer_text"].startswith(first), row["answer_text"]
 
 
 def test_what_no_page_states_is_still_refused(answers):
@@ -70,11 +87,26 @@ def test_what_no_page_states_is_still_refused(answers):
 
 
 def test_a_chunk_in_the_other_script_is_told_by_its_prose_not_its_code():
-    from core.retrieval.query import in_other_script
+    from core.retrieval.scripts import in_other_script, in_own_script
 
-    assert in_other_script("停车收费吗？", "Visitors may park in the underground garage. The first hour is free.")
-    assert in_other_script("Is parking free?", "访客可以停在地下车库，第一个小时免费。")
-    assert not in_other_script("停车收费吗？", "地下车库第一个小时免费，之后每小时 5 元（Parking）。")
-    # a Chinese page's code is English: the page is not (a YAML block under one Chinese sentence)
-    assert not in_other_script("怎么设置副本数？", "设置副本数：\n\n```yaml\nspec:\n  replicas: 3\n  selector: {}\n```")
-    assert not in_other_script("停车收费吗？", "| 1 | 2 |\n| --- | --- |")  # no letters: no script
+    english = "Visitors may park in the underground garage. The first hour is free; then 5 yuan per hour."
+    chinese = "访客可以把车停在地下车库，第一个小时免费，之后每小时收费五元，夜间停车按十二小时计算，超过部分另计。"
+    assert in_other_script("停车收费吗？", english) and not in_own_script("停车收费吗？", english)
+    assert in_other_script("Is parking free?", chinese) and in_own_script("Is parking free?", english)
+    assert not in_other_script("停车收费吗？", chinese + "（Parking）")
+    # a Chinese page's code and links are English: the page is not (a YAML block under one Chinese sentence)
+    yaml = (
+        "设置副本数的写法如下所示，修改后需要重新应用这个清单文件，控制器才会按新的副本数调整：\n\n"
+        "```yaml\nspec:\n  replicas: 3\n  selector: {}\n  template:\n    metadata:\n      labels: {app: web}\n```"
+    )
+    assert not in_other_script("怎么设置副本数？", yaml)
+    links = (
+        "支持的控制器有：[Ambassador](https://www.getambassador.io/docs/latest/topics/running/ingress-controller/)"
+        " 和更多项目，请参见各项目的官方文档，了解它们各自的安装方法、配置选项与升级时需要注意的事项。"
+    )
+    assert in_other_script("Which controllers are supported?", links) and not in_own_script("Which ones?", links)
+    # too few letters to have a script: a code block under an English heading, a table of numbers
+    assert not in_own_script(
+        "What is the EndpointSlice API?", "EndpointSlice API\n```yaml\napiVersion: v1\nkind: Pod\n```"
+    )
+    assert not in_other_script("停车收费吗？", "| 1 | 2 |\n| --- | --- |")

@@ -67,11 +67,11 @@ from core.retrieval.query import (
     QueryPlan,
     ResolvedQuery,
     glossary_for,
-    in_other_script,
     plan_query,
     resolve_query,
 )
 from core.retrieval.question import analyse
+from core.retrieval.scripts import in_other_script
 from core.store.embeddings import dense_scale
 from core.store.index import KnowledgeIndex, lexical_text
 
@@ -191,19 +191,25 @@ def lexical_stand_in(lex: Sequence[tuple[str, float]], missing: Container[str], 
 
 
 def script_stand_in(
-    question: str, ranking: Sequence[tuple[str, float]], active: dict[str, Chunk], weight: float
+    question: str,
+    ranking: Sequence[tuple[str, float]],
+    active: dict[str, Chunk],
+    weight: float,
+    ranked: Sequence[tuple[str, float]] = (),
 ) -> dict[str, float]:
     """The RRF share a BM25 ranking of ``weight`` gives, in its place, to each chunk of the dense ranking
     ``ranking`` (best first; the cross-lingual model's when there is one) written in the other script than
-    ``question`` (``core.retrieval.query.in_other_script``: an English page asked in Chinese), which BM25 cannot
-    rank for it: the chunk's dense rank stands in, ``weight / (RRF_K + rank)``; chunk_id -> share. Without it
-    such a chunk, ranked first by its meaning, falls below every chunk the two other rankings agree on."""
+    ``question`` (``core.retrieval.scripts.in_other_script``: an English page asked in Chinese, a Chinese page asked
+    in English) that the BM25 ranking ``ranked`` does not hold: the chunk's dense rank stands in,
+    ``weight / (RRF_K + rank)``; chunk_id -> share. Without it such a chunk, ranked first by its meaning, falls below
+    every chunk the two other rankings agree on (an English page's, for an English question over a Chinese base)."""
     if weight <= 0:
         return {}
+    held = {cid for cid, _ in ranked}
     return {
         cid: weight / (RRF_K + rank)
         for rank, (cid, _) in enumerate(ranking, start=1)
-        if cid in active and in_other_script(question, active[cid].text)
+        if cid in active and cid not in held and in_other_script(question, active[cid].text)
     }
 
 
@@ -343,7 +349,11 @@ class HybridRetriever:
         # hybrid2 threshold (0.57) refused English questions whose gold chunk is ranked first
         # (dev-023 at 0.49, "How do I expose a Deployment outside the cluster?" at 0.54; hybrid: 0.65,
         # 0.74 over 0.41), and hybrid's own cross-script feature was fit for them. Measured in docs/measurements.md.
-        hybrid2 = second is not None and second_cov is not None and second_cov[0] > 0 and not plan.cross_script
+        has2 = second is not None and second_cov is not None and second_cov[0] > 0
+        hybrid2 = has2 and not plan.cross_script
+        # ... yet its chunks in the knowledge base's script are ranked by the cross-lingual second model too, in
+        # BM25's place where BM25 has no rank for them (``script_stand_in``), and that model's meaning scores them
+        across2 = has2 and plan.cross_script
         missing2 = second.missing_ids(self.index.active_chunks()) if hybrid2 and second is not None else frozenset()
         allowed = None
         if self.documents is not None:
@@ -355,14 +365,17 @@ class HybridRetriever:
         # No catch here: the adapters already raise what failed (``EmbeddingError`` from an embedder,
         # ``IndexError_`` from the vector store), so the page shows that error's hint; anything else
         # is a bug and must surface as one (issue 31).
-        main = self._rankings(plan, lexical, hybrid, allowed, allowed2 if hybrid2 else None)
+        main = self._rankings(plan, lexical, hybrid, allowed, allowed2 if hybrid2 or across2 else None)
         # further query texts (the local resolution beside an LLM rewrite) only add rankings to the fusion
-        extra = [self._rankings(p, lexical, hybrid, allowed, allowed2 if hybrid2 else None) for p in extra_plans]
+        extra = [
+            self._rankings(p, lexical, hybrid, allowed, allowed2 if hybrid2 or across2 else None) for p in extra_plans
+        ]
         lex, dense, qv = main.lex, main.dense, main.qv
         hybrid = hybrid and bool(dense)  # no searched chunk has a vector yet: keyword-only
         lex_score = dict(lex)
         dense_score = dict(dense)
         hybrid2 = hybrid2 and hybrid and bool(main.dense2)
+        across2 = across2 and hybrid and bool(main.dense2)
         covered = sum(1 for cid in allowed2 if cid not in missing)
         covered2 = sum(1 for cid in allowed2 if cid not in missing2) if hybrid2 else 0
         spread = len(allowed2) / covered if covered else 1.0  # 1.0 at full coverage: the fusion as before
@@ -378,8 +391,9 @@ class HybridRetriever:
             ]
             stand_ins.append(lexical_stand_in(r.lex, missing, p.dense_weight if r.dense else 0.0))
             stand_ins.append(lexical_stand_in(r.lex, missing2, weight2))
-            if not p.cross_script and (r.dense2 if weight2 else r.dense):
-                stand_ins.append(script_stand_in(question, r.dense2 if weight2 else r.dense, active, p.lexical_weight))
+            meaning = r.dense2 if weight2 and r.dense2 else r.dense  # the cross-lingual one if any
+            if meaning and not p.cross_script:
+                stand_ins.append(script_stand_in(question, meaning, active, p.lexical_weight, ranked=r.lex))
         fused = fuse(rankings)
         for share in stand_ins:
             for cid, v in share.items():
@@ -390,7 +404,7 @@ class HybridRetriever:
         # (``IndexError_`` from the store propagates as itself, as above)
         dense_score.update(self.index.dense_similarities(qv, [c for c in ordered if c not in dense_score]))
         dense2_score = dict(main.dense2)
-        if hybrid2 and main.qv2 is not None:
+        if (hybrid2 or across2) and main.qv2 is not None:
             dense2_score.update(
                 second.similarities(
                     self.index.active_chunks(),
@@ -432,7 +446,7 @@ class HybridRetriever:
             hybrid=hybrid,
             cross_script=plan.cross_script,
             scored_text=scored_text,
-            dense2=main.dense2 if hybrid2 else None,
+            dense2=main.dense2 if hybrid2 or across2 else None,
             dense2_score=dense2_score,
             names_text=own,
             sections=sections,
@@ -578,12 +592,22 @@ class HybridRetriever:
         second = self.index.second
         hybrid2 = (
             hybrid
+            and not cross_script
             and dense2 is not None
             and second is not None
             and model.hybrid2 is not None
             and second.name.split("/")[0] == model.second_embedding_model
         )
-        dense2_rank = {cid: n for n, (cid, _) in enumerate(dense2 or (), start=1)} if hybrid2 else {}
+        # a cross-script question's chunks carry the second model's cosine and rank too: the decision reads them
+        # in the first model's place for the chunks in the other script (``sufficiency.decide``), in mode hybrid
+        with2 = hybrid2 or (
+            hybrid
+            and cross_script
+            and dense2 is not None
+            and second is not None
+            and second.name.split("/")[0] == model.second_embedding_model
+        )
+        dense2_rank = {cid: n for n, (cid, _) in enumerate(dense2 or (), start=1)} if with2 else {}
         dense2_score = dense2_score or {}
         lex_rank = {cid: n for n, (cid, _) in enumerate(lex, start=1)}
         dense_rank = {cid: n for n, (cid, _) in enumerate(dense, start=1)}
@@ -598,7 +622,7 @@ class HybridRetriever:
                 fused_rank=rc.rank,
                 dense2=(
                     dense_relevance(second.name, dense2_score[rc.chunk_id])
-                    if hybrid2 and rc.chunk_id in dense2_score
+                    if with2 and rc.chunk_id in dense2_score
                     else None
                 ),
                 dense2_rank=dense2_rank.get(rc.chunk_id),

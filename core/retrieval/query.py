@@ -22,7 +22,7 @@ and the plan of how each ranking reads it.
 Everything here is pure (no I/O, no model); strings are Python ``str`` and all
 lengths are code points.
 
-Why about 600 lines: resolving a follow-up (its questions and, after a which-question, its answer's
+Why about 590 lines: resolving a follow-up (its questions and, after a which-question, its answer's
 name) and planning how the rankings read the result are read together and share the knowledge base's term
 statistics (salient, topic and gloss terms).
 """
@@ -151,33 +151,6 @@ def cjk_share(text: str) -> float:
     cjk = len(_CJK.findall(text))
     latin = len(_LATIN.findall(text))
     return cjk / (cjk + latin) if cjk + latin else 0.0
-
-
-# Code (fenced blocks, inline spans) is Latin in any language's documents: not the script a text is written in.
-_CODE = re.compile(r"```.*?(?:```|$)|`[^`\n]*`", re.DOTALL)
-
-
-def in_other_script(question: str, text: str) -> bool:
-    """Whether ``text`` (a chunk's prose, code left out) is written in the other script than ``question``: a
-    Chinese question (CJK share ≥ 1 − ``CROSS_SCRIPT_SHARE``) over English prose (≤ ``CROSS_SCRIPT_SHARE``), or
-    the reverse. False for a text with no letters outside code."""
-    t = _prose_cjk_share(text)
-    if t is None:
-        return False
-    q = cjk_share(question)
-    return (q >= 1 - CROSS_SCRIPT_SHARE and t <= CROSS_SCRIPT_SHARE) or (
-        q <= CROSS_SCRIPT_SHARE and t >= 1 - CROSS_SCRIPT_SHARE
-    )
-
-
-@functools.lru_cache(maxsize=16384)
-def _prose_cjk_share(text: str) -> float | None:
-    """``cjk_share`` of ``text`` without its code; None when no letter is left (cached: a chunk's text is read at
-    every question that ranks it)."""
-    prose = _CODE.sub(" ", text)
-    if not (_CJK.search(prose) or _LATIN.search(prose)):
-        return None
-    return cjk_share(prose)
 
 
 def salient_terms(text: str, lexical: LexicalIndex) -> list[str]:

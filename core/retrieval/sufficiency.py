@@ -23,11 +23,14 @@ Per candidate chunk (the retriever's top-k) a feature vector (``FEATURES``):
 * ``cross_script`` — 1 for a question in another script than the knowledge base (an
   English question over Chinese docs): its coverage is low by nature, so the model
   learns a separate baseline for it (and ``absent`` ignores its ordinary words); 1 too for a
-  chunk written in the other script than the question (``core.retrieval.query.in_other_script``:
+  chunk written in the other script than the question (``core.retrieval.scripts.in_other_script``:
   an English page of a Chinese knowledge base, asked in Chinese), which is then scored by the
   ``hybrid`` model (the one whose cross-script baseline was fit) with the second, cross-lingual
   model's cosine and rank standing in for the first's, its gaps taken among the chunks of its own
-  script and ``absent`` ignoring the question's ordinary words (session 20);
+  script and ``absent`` ignoring the question's ordinary words (session 20); and 0 for a cross-script
+  question's chunk written clearly in the question's own script (``in_own_script``: an English page
+  of a Chinese base, asked in English), whose words can match the question's: scored as a
+  same-script question's chunk, while the base's other chunks read the second model's meaning;
 * ``dense2`` / ``dense2_rr`` — the second embedder's rescaled cosine and 1/rank in its
   ranking (``core.store.second_vectors``), 0 outside mode ``hybrid2``;
 * ``detail`` — +1 / -1 when the question asks for one specific detail (a default,
@@ -77,7 +80,7 @@ All offsets here are code points; nothing here touches bytes.
 The question-side signals (question type, named things, absence, specific details)
 live in ``core.retrieval.sufficiency_terms``; this module holds the features, the model and the decision.
 
-Why over 400 lines (466): one job, the decision (features per chunk, the model per chunk's mode, the checks
+Why over 400 lines (483): one job, the decision (features per chunk, the model per chunk's mode, the checks
 that refuse or narrow it); a third of the file is this account of it, which the code follows step by step.
 """
 
@@ -90,8 +93,9 @@ from core.clock import meets, stated_times
 from core.lexical import LexicalIndex
 from core.models import NOT_FOUND_MESSAGE
 from core.retrieval.aspects import drawback_evidence, limits_wording
-from core.retrieval.query import in_other_script, key_terms
+from core.retrieval.query import key_terms
 from core.retrieval.question import analyse
+from core.retrieval.scripts import in_other_script, in_own_script
 from core.retrieval.sufficiency_model import (  # noqa: F401  (re-exported: the model is part of the decision's API)
     DEFAULT_MODEL,
     MODEL_FILE,
@@ -310,8 +314,17 @@ def decide(
     # a chunk written in the other script than the question (an English page in a Chinese knowledge base, asked
     # in Chinese) is scored as a cross-script question's chunks are: its words cannot match the question's, so
     # its gaps are taken among the chunks of its own script
-    other = set() if cross_script else {c.chunk_id for c in candidates if in_other_script(asked, c.text)}
+    # ... and a cross-script question's chunk written in its own script (an English page of a Chinese knowledge base,
+    # asked in English) as a same-script question's: its words can match the question's
+    if cross_script:
+        other = {c.chunk_id for c in candidates if not in_own_script(asked, c.text)}
+    else:
+        other = {c.chunk_id for c in candidates if in_other_script(asked, c.text)}
     absent_other = absent_share(question, lexical, cross_script=True) if other else absent
+    # a cross-script question over a base that has pages in its script too: the second model's meaning is read
+    mixed = cross_script and len(other) < len(candidates)
+    if mixed:
+        absent = absent_share(question, lexical)
     means = {}
     for group in (True, False):
         members = [c for c in candidates if (c.chunk_id in other) == group]
@@ -332,14 +345,14 @@ def decide(
             hybrid=m != "keyword",
             mean_coverage=means[c.chunk_id in other][0],
             mean_dense=means[c.chunk_id in other][1],
-            cross_script=cross_script or c.chunk_id in other,
+            cross_script=c.chunk_id in other,
             keys=keys,
             hybrid2=m == "hybrid2",
             g_absent=g_absent,
         )
         if m == "keyword" and mode != "keyword":  # the keyword model was fit where fused rank = BM25 rank
             f["fused_rr"] = f["bm25_rr"]
-        if c.chunk_id in other and m == "hybrid" and c.dense2 is not None:
+        if c.chunk_id in other and m == "hybrid" and c.dense2 is not None and (not cross_script or mixed):
             # across scripts the cross-lingual second model's meaning stands in for the first's, as its rank
             # stood in for BM25's in the fusion (core.retrieval.hybrid.script_stand_in)
             f["dense"] = max(f["dense"], c.dense2)
@@ -361,12 +374,17 @@ def decide(
     reasons = [
         f"{mode} model: best chunk {best:.2f} vs threshold {cut:.2f}" + ("" if threshold is None else " (overridden)")
     ]
-    if other:
+    if other and not cross_script:
         reasons.append(
             f"{len(other)} of {len(candidates)} chunks are in the other script than the question: scored as across"
             " scripts, by the second model's meaning" + (" (the best one among them)" if top in other else "")
         )
-    lower = [cid for cid, m in modes.items() if m != mode and cid not in other]
+    if cross_script and len(other) < len(candidates):
+        reasons.append(
+            f"{len(candidates) - len(other)} of {len(candidates)} chunks are in the question's script: scored as a"
+            " same-script question's" + ("" if top in other else " (the best one among them)")
+        )
+    lower = [c.chunk_id for c in candidates if chunk_mode(mode, c) != mode]  # for want of a vector
     if lower:
         reasons.append(
             f"{len(lower)} of {len(candidates)} chunks lack a vector: scored by the "
