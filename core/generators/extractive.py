@@ -78,7 +78,7 @@ from core.generators.arrangement import (
 )
 from core.generators.base import Generator, OnText
 from core.generators.candidates import Candidate, candidates, written_in
-from core.generators.lists import lead_with_asked_list, lead_with_the_day, whole_list, whole_steps
+from core.generators.lists import lead_with_asked_list, lead_with_the_day, names_a_kind, whole_list, whole_steps
 from core.generators.quantities import in_stated_range, same_quantity
 from core.generators.question_types import (
     NOT_MENTIONED,
@@ -374,7 +374,8 @@ class ExtractiveGenerator(Generator):
             if c.lead_in:
                 if c.announces:  # 以下材料 announces 材料, not the 会员卡 it names
                     return bool(c.announces & asked_items)
-                return all(c.in_lead_in(t) for t in asked_items)
+                # ... or, when the lead-in names no kind, the item names one of what is asked (狂犬疫苗 for 哪些疫苗)
+                return all(c.in_lead_in(t) for t in asked_items) or all(names_a_kind(c.text, t) for t in asked_items)
             return bool(c.column) and all(t in c.column for t in asked_items)
 
         hits = {
@@ -508,14 +509,27 @@ class ExtractiveGenerator(Generator):
         return units
 
     def _draft(self, units, chunks, relevance, note: str) -> Draft:  # noqa: ANN001
-        """Lead unit as a paragraph, the rest as a list grouped by source, then the note."""
+        """Lead unit as a paragraph, the rest as a list grouped by source (the other items of a list whose item
+        leads first, in order), then the note."""
         if not units:
             return Draft(parts=(note,) if note else ("",), supports=(), generator=self.info)
         doc_order: dict[str, int] = {}
         for rc in chunks:
             doc_order.setdefault(rc.chunk.source_id, len(doc_order))
         lead, rest = units[0], units[1:]
-        rest.sort(key=lambda u: (doc_order[chunks[u[0].chunk_index].chunk.source_id], u[0].chunk_index, u[0].position))
+        first = lead[-1]
+
+        def in_leads_list(u: list[Candidate]) -> bool:
+            return bool(first.lead_in) and u[0].chunk_index == first.chunk_index and u[0].lead_in == first.lead_in
+
+        rest.sort(
+            key=lambda u: (
+                not in_leads_list(u),
+                doc_order[chunks[u[0].chunk_index].chunk.source_id],
+                u[0].chunk_index,
+                u[0].position,
+            )
+        )
         text = ""
         supports: list[DraftSupport] = []
 

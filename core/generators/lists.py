@@ -19,6 +19,32 @@ from core.clock import stated_days
 from core.generators.arrangement import Scoring, unit_of
 from core.generators.candidates import Candidate
 from core.generators.question_types import has_wanted
+from core.segmentation import CJK_WORD, tagged
+
+# jieba's tags of a word that, before the asked word, makes a kind of it (狂犬 疫苗, 犬八联 疫苗; not 打过 疫苗)
+_MODIFIER_TAGS = ("n", "j", "nz", "ng", "nr", "ns", "nt", "eng")
+
+
+def names_a_kind(text: str, item: str) -> bool:
+    """Whether ``text`` names a kind of ``item`` (a Chinese noun a question asks which of, 哪些疫苗 → 疫苗): ``item``
+    right after a noun, as in 狂犬疫苗 and 猫三联疫苗, or inside a longer word ending with it (流感疫苗 as one word).
+    "打过疫苗后 7 天内不能洗澡" names none: 疫苗 follows the particle 过. A helper's round, session 20: "寄养前要打哪些
+    疫苗？" led with that grooming rule while the list "狗狗：狂犬疫苗和犬八联（或犬六联）疫苗均在有效期内…" went
+    unquoted, since its lead-in ("入住时请出示宠物的免疫证本：") does not say 疫苗."""
+    if not item or item not in text or not CJK_WORD.fullmatch(item):
+        return False
+    words = tagged(text)
+    for i, (word, _) in enumerate(words):
+        if word.endswith(item) and len(word) > len(item) and CJK_WORD.fullmatch(word):
+            return True
+        if (
+            word == item
+            and i > 0
+            and words[i - 1][1].startswith(_MODIFIER_TAGS)
+            and CJK_WORD.fullmatch(words[i - 1][0])
+        ):
+            return True
+    return False
 
 
 def lead_with_asked_list(units: list[list[Candidate]], scoring: Scoring) -> None:
@@ -69,9 +95,12 @@ def whole_list(
     if not lead.lead_in:
         return
     in_lead_in, in_item = sum(lead.in_lead_in(t) for t in terms), sum(t in lead.terms for t in terms)
-    if in_lead_in <= in_item and (in_lead_in or in_item):
+    # an item naming a kind of what is asked (狂犬疫苗 for 哪些疫苗) brings the list's other items that name one
+    kinds = [t for t in items if names_a_kind(lead.text, t)]
+    by_kind = in_lead_in <= in_item and bool(kinds)
+    if in_lead_in <= in_item and (in_lead_in or in_item) and not by_kind:
         return  # (neither: an English question over a Chinese list, whose item leads by its meaning)
-    said = {(c.chunk_index, c.position) for u in units for c in u}
+    said = {(c.chunk_index, c.position) for c in units[0]}
     items = [
         c
         for c in cands
@@ -80,10 +109,12 @@ def whole_list(
         and not c.in_table
         and (c.chunk_index, c.position) not in said
         and same_list(c, lead, cands)
+        and (not by_kind or all(names_a_kind(c.text, t) for t in kinds))
     ][: LIST_ITEMS_MAX - 1]
     if not items:
         return
-    units[:] = [units[0], *([c] for c in items), *_room(units[1:], limit - 1 - len(items))]
+    rest = [[c for c in u if c not in items] for u in units[1:]]  # an item quoted as a unit of its own joins the list
+    units[:] = [units[0], *([c] for c in items), *_room([u for u in rest if u], limit - 1 - len(items))]
 
 
 def _whole_table(units: list[list[Candidate]], cands: Sequence[Candidate], limit: int, items: Sequence[str]) -> None:

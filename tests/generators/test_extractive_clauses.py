@@ -48,3 +48,32 @@ def test_a_price_stated_against_another_is_a_price():
     for said in ("金卡会员洗护享受 88 折。", "第二只同住的猫按半价收取。", "第二只按 70% 收费。"):
         assert unstated("会员洗护怎么收费？", [said], [("价格", said)]) is None, said
     assert unstated("寄养怎么收费？", ["寄养期间每天遛狗两次。"], [("服务", "寄养期间每天遛狗两次。")]) == "money"
+
+
+def test_a_question_for_which_kinds_leads_with_the_list_items_that_name_them():
+    """ "寄养前要打哪些疫苗？" led with the grooming page's "打过疫苗后 7 天内不能洗澡；" while the list that names the
+    vaccines went unquoted or came after it: its lead-in ("入住时请出示宠物的免疫证本：") does not say 疫苗, its items do,
+    as kinds of it (狂犬疫苗, 猫三联疫苗). The items that name a kind lead, in order, before the other lines."""
+    from core.generators.lists import names_a_kind
+
+    assert names_a_kind("猫咪：狂犬疫苗和猫三联疫苗在有效期内", "疫苗")
+    assert not names_a_kind("打过疫苗后 7 天内不能洗澡；", "疫苗")  # 疫苗 after the particle 过
+    assert not names_a_kind("入住前 30 天内做过体内外驱虫；", "疫苗")
+    grooming = "洗护须知如下：\n\n1. 打过疫苗后 7 天内不能洗澡；\n2. 有攻击性的宠物请提前告知，美容师会戴口罩；"
+    health = (
+        "入住时请出示宠物的免疫证本（纸质或电子均可）：\n\n"
+        "1. 狗狗：狂犬疫苗和犬八联（或犬六联）疫苗均在有效期内，最后一针需在入住前至少 14 天完成；\n"
+        "2. 猫咪：狂犬疫苗和猫三联疫苗在有效期内，同样需要间隔 14 天；\n"
+        "3. 入住前 30 天内做过体内外驱虫；\n\n"
+        "年满 8 岁的老年宠物可以入住，但需要主人签署知情书。"
+    )
+    draft = ExtractiveGenerator().generate(
+        "寄养前要打哪些疫苗？",
+        [
+            rc("grooming.md#2", ("洗护美容", "注意事项"), grooming, 1),
+            rc("boarding.md#2", ("入住须知", "疫苗和健康要求"), health, 2),
+        ],
+    )
+    quotes = [s.quote for s in draft.supports]
+    assert quotes[0].startswith("狗狗：狂犬疫苗和犬八联"), quotes
+    assert quotes[1].startswith("猫咪：狂犬疫苗和猫三联疫苗"), quotes
