@@ -221,3 +221,36 @@ def lead_with_the_day(units: list[list[Candidate]], scoring: Scoring, days: froz
     _lead_with_best(
         units, scoring, [c for c in scoring.pool if days & stated_days(c.text) and has_wanted(c.text, clock)]
     )
+
+
+# "怎么预约", "如何申请", "怎样退款": the action a how-to question asks the way to (jieba's verb after the asking word)
+_HOW_TO = ("怎么", "如何", "怎样", "怎么样")
+
+
+def asked_action(question: str) -> str:
+    """The action a Chinese how-to question asks the way to: the verb jieba tags right after 怎么/如何/怎样 ("洗护美容
+    怎么预约？" → 预约), two characters or more (怎么办's 办 says nothing); "" for any other question."""
+    words = tagged(question)
+    for i, (word, _) in enumerate(words[:-1]):
+        nxt, tag = words[i + 1]
+        if word in _HOW_TO and tag.startswith("v") and len(nxt) >= 2 and CJK_WORD.fullmatch(nxt):
+            return nxt
+    return ""
+
+
+def lead_with_the_action(units: list[list[Candidate]], scoring: Scoring, action: str) -> None:
+    """For a how-to question (``asked_action``: 预约 in "洗护美容怎么预约？") whose lead unit does not say the action: the
+    best unit of ``scoring``'s pool that does leads. "洗护美容怎么预约？" had led with the page's opening sentence
+    ("洗护美容区在二楼，由两位持证美容师负责…"), which names the service in full and not how to book it, over
+    "微信小程序“泡泡爪”预约，或拨打前台电话…" under the heading 预约方式 (a helper's round, session 20). A section
+    headed by the action opens with the way to do it: its first sentence that says the action leads (not "最早预约时段
+    9:30…" below it). Mutates ``units``."""
+    if not action or any(action in c.text for c in units[0]):
+        return
+    saying = [c for c in scoring.pool if action in c.text and not c.is_header]
+    # a section headed by the action (预约方式) opens with the way to do it: its first such sentence leads
+    headed = [c for c in saying if action in c.heading_terms]
+    if headed:
+        first = min(headed, key=lambda c: (c.chunk_index, c.position))
+        saying = [c for c in headed if c.chunk_index == first.chunk_index and c.position == first.position]
+    _lead_with_best(units, scoring, saying)

@@ -45,7 +45,7 @@ from core.retrieval.aspects import (
     without_drawback_words,
 )
 from core.retrieval.question import ASKING, KIND_WORDS, QUESTION_WORDS, analyse
-from core.segmentation import are_siblings, tagged
+from core.segmentation import CJK_WORD, are_siblings, tagged
 
 #: A CJK term counts as salient when it occurs in at most this share of the chunks, or in one chunk
 #: (``SALIENT_MIN_DF``): on a base under 100 chunks a share of 1% is less than one chunk, so nothing was
@@ -286,20 +286,28 @@ def _of_another(
         return None
     mine = analyse(question).content_terms
     asked = resolve_query(last, earlier, lexical).text
+    terms = analyse(asked).content_terms
+    # the thing replaced (标准间 for 大间) and the pieces jieba's search mode cut from it (标准)
+    replaced = [t for t in terms if any(_same_kind(t, m) for m in mine)]
     carried = tuple(
         t
-        for t in analyse(asked).content_terms
+        for t in terms
         if (len(t) >= 2 or t.isascii())
         and not _asks(t)
         and t.lower() not in question.lower()
-        and not any(_same_kind(t, m) for m in mine)
+        and not any(t in r for r in replaced)
     )[:MAX_CARRIED]
     if not carried:
         return None
     # what the earlier question asked (多少钱, 几点关门), so that it is asked again; not when the question names what it
     # asks now ("学费呢？" after "那 B 班什么时候上课？" asks the fee, not the time: a helper's round, session 19)
-    m = None if any(_names_value(t) for t in mine) else _WH.search(last)
-    tail = last[m.start() :].strip(" ？?。.！!") if m else ""
+    # (asked by the latest earlier question that asks: "大间呢？" after "狗狗标准间一晚多少钱？" and "那周末呢？" asks
+    # 多少钱, a helper's round, session 20)
+    asking = next(
+        (q for q in [last, *(t if isinstance(t, str) else t[0] for t in reversed(earlier))] if _WH.search(q)), last
+    )
+    m = None if any(_names_value(t) for t in mine) else _WH.search(asking)
+    tail = asking[m.start() :].strip(" ？?。.！!") if m else ""
     if tail and tail not in question:
         words = [t for t in carried if t not in tail] + [tail]
     else:
@@ -332,7 +340,16 @@ def _same_kind(a: str, b: str) -> bool:
         return True  # 周六 and 周日
     if a.isascii() and b.isascii():
         return _DIGITS.search(a) is not None and _DIGITS.sub("#", a.lower()) == _DIGITS.sub("#", b.lower())
-    return are_siblings(a, b)
+    # ... or of one kind by their last character, whatever their lengths (标准间 and 大间), neither inside the other
+    return are_siblings(a, b) or (
+        min(len(a), len(b)) >= 2
+        and a[-1] == b[-1]
+        and a[0] != b[0]
+        and a not in b
+        and b not in a
+        and bool(CJK_WORD.fullmatch(a))
+        and bool(CJK_WORD.fullmatch(b))
+    )
 
 
 def _without_glued_then(question: str) -> str:

@@ -77,3 +77,26 @@ def test_a_question_for_which_kinds_leads_with_the_list_items_that_name_them():
     quotes = [s.quote for s in draft.supports]
     assert quotes[0].startswith("狗狗：狂犬疫苗和犬八联"), quotes
     assert quotes[1].startswith("猫咪：狂犬疫苗和猫三联疫苗"), quotes
+
+
+def test_a_how_to_question_leads_with_the_sentence_that_says_the_action():
+    """ "洗护美容怎么预约？" led with the page's opening sentence ("洗护美容区在二楼…"), which names the service in full and
+    not how to book it; the section headed 预约方式 opens with the way: "微信小程序“泡泡爪”预约，或拨打前台电话…"."""
+    from core.generators.lists import asked_action
+
+    assert asked_action("洗护美容怎么预约？") == "预约" and asked_action("电脑丢了怎么办？") == ""
+    intro = (
+        "洗护美容区在二楼，由两位持证美容师负责（王师傅有 CKU B 级美容师证）。寄养中的宠物和只来洗澡的宠物都可以预约。"
+    )
+    way = (
+        "- 微信小程序“泡泡爪”预约，或拨打前台电话 0571-8866 2301；\n- 美容服务只在周二到周日提供，每周一美容师休息；\n"
+        "- 最早预约时段 9:30，最晚 17:00（精致美容最晚 16:00 开始）；\n- 迟到超过 30 分钟，预约自动取消，需要重新排队。"
+    )
+    draft = ExtractiveGenerator().generate(
+        "洗护美容怎么预约？",
+        [
+            rc("grooming.md#0", ("洗护与美容服务",), intro, 1),
+            rc("grooming.md#2", ("洗护与美容服务", "预约方式"), way, 2),
+        ],
+    )
+    assert draft.text.startswith("微信小程序“泡泡爪”预约，或拨打前台电话 0571-8866 2301"), draft.text

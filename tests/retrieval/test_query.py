@@ -448,3 +448,20 @@ def test_an_elliptical_follow_up_that_names_a_fee_asks_the_fee_not_the_earlier_q
     assert analyse(r.text).wants >= {"money"}
     r = resolve_query("那周六呢？", ["家庭套房平日多少钱？"], lexical)
     assert "平日" not in r.text and "多少钱" in r.text, r
+
+
+def test_a_second_elliptical_follow_up_asks_what_was_asked_and_drops_the_thing_it_replaces():
+    """A helper's round (session 20): "大间呢？" after "狗狗标准间一晚多少钱？" and "那周末呢？" led with the 大间's size: the
+    question before it asks nothing of its own (那周末呢), so 多少钱 was lost, and 标准间 (the thing 大间 replaces, of
+    another length) was carried with 标准, the piece jieba's search mode cuts from it."""
+    texts = [
+        "| 房型 | 平日（元/晚） | 周末及法定节假日（元/晚） |\n| --- | --- | --- |\n| 狗狗标准间 | 88 | 108 |\n"
+        "| 狗狗大间 | 128 | 158 |",
+        "狗狗标准间：2 平方米，适合体重 10 公斤以下的小型犬。",
+        "狗狗大间：4 平方米，适合 10–25 公斤的中型犬。",
+    ] + [f"第 {i} 条：请遵守规定。" for i in range(4)]
+    lexical = _lexical(texts)
+    r = resolve_query("大间呢？", ["狗狗标准间一晚多少钱？", "那周末呢？"], lexical)
+    assert "多少钱" in r.text and "标准" not in r.text and r.text.endswith("大间呢？"), r
+    r = resolve_query("那周末呢？", ["狗狗标准间一晚多少钱？"], lexical)
+    assert "标准间" in r.text and "多少钱" in r.text, r  # nothing replaced: the room is carried
