@@ -22,6 +22,11 @@ def lexical(sample_engine):
     return sample_engine.index.lexical
 
 
+def _with_filler(texts: list[str]) -> LexicalIndex:
+    """``_lexical`` of ``texts`` and four filler chunks, so that a word of one text is rare in the base."""
+    return _lexical([*texts, *(f"第 {i} 条：请遵守规定。" for i in range(4))])
+
+
 def _lexical(texts: list[str]) -> LexicalIndex:
     """A BM25 index over ``texts``, chunk ids c0, c1, …"""
     return LexicalIndex([f"c{i}" for i in range(len(texts))], texts)
@@ -426,8 +431,7 @@ def test_an_elliptical_follow_up_asks_what_the_earlier_question_asked():
         "游泳馆入场须知。",
         "年卡 3800 元。",
     ]
-    texts += [f"第 {i} 条：请遵守规定。" for i in range(4)]
-    lexical = _lexical(texts)
+    lexical = _with_filler(texts)
     r = resolve_query("那周日呢？", ["游泳馆周六几点开门？"], lexical)
     assert "几点开门" in r.text and "周六" not in r.text and r.text.endswith("那周日呢？"), r
 
@@ -441,8 +445,8 @@ def test_an_elliptical_follow_up_that_names_a_fee_asks_the_fee_not_the_earlier_q
         "少儿英语 B 班：每周日上午 10:00–11:30",
         "| 课程 | 学费（元/期） |\n| --- | --- |\n| 少儿英语 B 班 | 4200 |",
         "| 房型 | 平日价格（元/晚） | 周五、周六价格（元/晚） |\n| 家庭套房 | 780 | 980 |",
-    ] + [f"第 {i} 条：请遵守规定。" for i in range(4)]
-    lexical = _lexical(texts)
+    ]
+    lexical = _with_filler(texts)
     r = resolve_query("学费呢？", ["少儿英语适合多大的孩子？", "那 B 班什么时候上课？"], lexical)
     assert "什么时候" not in r.text and r.text.endswith("学费呢？"), r
     assert analyse(r.text).wants >= {"money"}
@@ -459,8 +463,8 @@ def test_a_second_elliptical_follow_up_asks_what_was_asked_and_drops_the_thing_i
         "| 狗狗大间 | 128 | 158 |",
         "狗狗标准间：2 平方米，适合体重 10 公斤以下的小型犬。",
         "狗狗大间：4 平方米，适合 10–25 公斤的中型犬。",
-    ] + [f"第 {i} 条：请遵守规定。" for i in range(4)]
-    lexical = _lexical(texts)
+    ]
+    lexical = _with_filler(texts)
     r = resolve_query("大间呢？", ["狗狗标准间一晚多少钱？", "那周末呢？"], lexical)
     assert "多少钱" in r.text and "标准" not in r.text and r.text.endswith("大间呢？"), r
     r = resolve_query("那周末呢？", ["狗狗标准间一晚多少钱？"], lexical)
