@@ -100,3 +100,22 @@ def test_a_how_to_question_leads_with_the_sentence_that_says_the_action():
         ],
     )
     assert draft.text.startswith("微信小程序“泡泡爪”预约，或拨打前台电话 0571-8866 2301"), draft.text
+
+
+def test_list_items_that_end_with_a_semicolon_are_not_clauses_of_one_sentence():
+    """ "它最早几点可以约？" was answered with the whole booking list as one line: each of its items ends with "；", and
+    the items were joined as the clauses of one sentence are (before and after the one that answers). "旧电池扔哪里？"
+    glued the next sorting rule onto the hazardous-waste line the same way."""
+    way = (
+        "- 微信小程序“泡泡爪”预约，或拨打前台电话 0571-8866 2301；\n- 美容服务只在周二到周日提供，每周一美容师休息；\n"
+        "- 最早预约时段 9:30，最晚 17:00（精致美容最晚 16:00 开始）；\n- 迟到超过 30 分钟，预约自动取消，需要重新排队。"
+    )
+    draft = ExtractiveGenerator().generate(
+        "洗护美容最早几点可以约？", [rc("grooming.md#2", ("洗护美容", "预约方式"), way, 1)]
+    )
+    assert draft.text.split("\n")[0] == "最早预约时段 9:30，最晚 17:00（精致美容最晚 16:00 开始）；", draft.text
+    rules = (
+        "1. 有害垃圾：废电池、过期药品、灯管，投放到物业服务中心门口的红色箱；\n2. 其他垃圾：纸巾、烟头、陶瓷碎片等。"
+    )
+    draft = ExtractiveGenerator().generate("旧电池扔哪里？", [rc("sorting.md#1", ("垃圾分类", "分类要求"), rules, 1)])
+    assert draft.text.split("\n")[0] == "有害垃圾：废电池、过期药品、灯管，投放到物业服务中心门口的红色箱；", draft.text
