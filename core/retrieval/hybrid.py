@@ -423,6 +423,13 @@ class HybridRetriever:
             rel = cov if pos is not None else 0.0
             if cid in dense_score:
                 rel = (rel + dense_relevance(self.index.embedder.name, dense_score[cid])) / 2
+            if second is not None and cid in dense2_score and in_other_script(question, active[cid].text):
+                # across scripts no word can match: the meaning is the relevance, the cross-lingual model's when
+                # it finds more (an English page asked in Chinese showed 相关度 0.00 on the card that answered)
+                rel = max(
+                    dense_relevance(self.index.embedder.name, dense_score.get(cid, -1.0)),
+                    dense_relevance(second.name, dense2_score[cid]),
+                )
             out.append(
                 RetrievedChunk(
                     chunk=active[cid],
