@@ -70,7 +70,7 @@ _AMOUNT = re.compile(
 # An amount in words or that it is free (免费版 is an edition's name, not a price).
 _FREE = re.compile(
     r"免费(?!版)|全免|不收费|不收钱|不要钱|不花钱|无需付费|不另收费"
-    r"|\d\s*(?:yuan|RMB|CNY|USD|dollars?|euros?)\b|\bfree of charge\b|\bfree\b",
+    r"|\d\s*(?:yuan|RMB|CNY|USD|EUR|GBP|HKD|JPY|dollars?|euros?|pounds?|yen)\b|\bfree of charge\b|\bfree\b",
     re.I,
 )
 # A price stated against another (加收 30%, 八八折, 88 折, 半价): how a fee is charged, not a sum.

@@ -196,19 +196,22 @@ def script_stand_in(
     active: dict[str, Chunk],
     weight: float,
     ranked: Sequence[tuple[str, float]] = (),
+    within: int = 5,
 ) -> dict[str, float]:
     """The RRF share a BM25 ranking of ``weight`` gives, in its place, to each chunk of the dense ranking
     ``ranking`` (best first; the cross-lingual model's when there is one) written in the other script than
     ``question`` (``core.retrieval.scripts.in_other_script``: an English page asked in Chinese, a Chinese page asked
     in English) that the BM25 ranking ``ranked`` does not hold: the chunk's dense rank stands in,
     ``weight / (RRF_K + rank)``; chunk_id -> share. Without it such a chunk, ranked first by its meaning, falls below
-    every chunk the two other rankings agree on (an English page's, for an English question over a Chinese base)."""
+    every chunk the two other rankings agree on (an English page's, for an English question over a Chinese base).
+    Only the first ``within`` of the ranking (the top-k): RRF's shares are flat, and a stand-in for every rank had put
+    four English chunks ranked 11th to 18th above the Chinese chunk that answered (a helper's round, session 20)."""
     if weight <= 0:
         return {}
     held = {cid for cid, _ in ranked}
     return {
         cid: weight / (RRF_K + rank)
-        for rank, (cid, _) in enumerate(ranking, start=1)
+        for rank, (cid, _) in enumerate(ranking[:within], start=1)
         if cid in active and cid not in held and in_other_script(question, active[cid].text)
     }
 
@@ -393,7 +396,9 @@ class HybridRetriever:
             stand_ins.append(lexical_stand_in(r.lex, missing2, weight2))
             meaning = r.dense2 if weight2 and r.dense2 else r.dense  # the cross-lingual one if any
             if meaning and not p.cross_script:
-                stand_ins.append(script_stand_in(question, meaning, active, p.lexical_weight, ranked=r.lex))
+                stand_ins.append(
+                    script_stand_in(question, meaning, active, p.lexical_weight, ranked=r.lex, within=self.top_k)
+                )
         fused = fuse(rankings)
         for share in stand_ins:
             for cid, v in share.items():

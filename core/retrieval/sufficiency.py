@@ -313,7 +313,7 @@ def decide(
     keys = key_terms(question, lexical)
     # a chunk written in the other script than the question (an English page in a Chinese knowledge base, asked
     # in Chinese) is scored as a cross-script question's chunks are: its words cannot match the question's, so
-    # its gaps are taken among the chunks of its own script
+    # its gaps are taken among the chunks of its script
     # ... and a cross-script question's chunk written in its own script (an English page of a Chinese knowledge base,
     # asked in English) as a same-script question's: its words can match the question's
     if cross_script:
@@ -326,8 +326,8 @@ def decide(
     if mixed:
         absent = absent_share(question, lexical)
     means = {}
-    for group in (True, False):
-        members = [c for c in candidates if (c.chunk_id in other) == group]
+    for group in (True, False):  # (the chunks in the question's script: the gaps over every chunk, as without any)
+        members = [c for c in candidates if (c.chunk_id in other) == group] if group else list(candidates)
         with_dense = [c.dense for c in members if c.dense is not None]
         means[group] = (
             sum(c.coverage for c in members) / max(1, len(members)),

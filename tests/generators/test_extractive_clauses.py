@@ -119,3 +119,11 @@ def test_list_items_that_end_with_a_semicolon_are_not_clauses_of_one_sentence():
     )
     draft = ExtractiveGenerator().generate("旧电池扔哪里？", [rc("sorting.md#1", ("垃圾分类", "分类要求"), rules, 1)])
     assert draft.text.split("\n")[0] == "有害垃圾：废电池、过期药品、灯管，投放到物业服务中心门口的红色箱；", draft.text
+
+
+def test_an_amount_in_english_currency_words_is_a_price():
+    """A second helper's round (session 20): "损坏俱乐部的船要赔多少钱？" over an English page was prefixed "检索到的内容
+    没有直接说明所问的金额或费用" before "…you pay for the repair, up to 500 pounds.": pounds was no currency."""
+    said = "If you damage a club boat, you pay for the repair, up to 500 pounds."
+    assert unstated("损坏俱乐部的船要赔多少钱？", [said], [("Safety", said)]) is None
+    assert unstated("损坏俱乐部的船要赔多少钱？", ["Report any damage to the boathouse."], [("Safety", "")]) == "money"
