@@ -134,15 +134,6 @@ def join_next(units: list[list[Candidate]], at: int, nxt: Candidate) -> None:
     units[:] = [u for u in units if u]
 
 
-def same_sentence(a: Candidate, b: Candidate) -> bool:
-    """Whether clause ``b`` goes on the sentence clause ``a`` ends with a semicolon: the next piece of the same line
-    of its chunk (at most one space between them). A list's items that each end with a semicolon ("- 微信小程序…预约；"
-    then "- 美容服务只在周二到周日提供；") are lines of their own, not clauses of one sentence: joined, "它最早几点可以约？"
-    was answered with the whole list as one line (a helper's round, session 20)."""
-    gap = b.position - (a.position + len(a.text))
-    return a.chunk_index == b.chunk_index and 0 <= gap <= 1
-
-
 def complete_clause(units: list[list[Candidate]], previous: dict[tuple[int, int], Candidate], at: int = 0) -> bool:
     """Unit ``at`` (0: the lead) that ends in a clause closed by a semicolon ("遗失图书，可以买回同一版本的新书赔偿；") is half a
     sentence: the next clause of its chunk ("无法买到同一版本的，按书价的 2 倍赔偿，另收加工费 5 元。") joins it, as
@@ -152,7 +143,7 @@ def complete_clause(units: list[list[Candidate]], previous: dict[tuple[int, int]
     if not last.text.rstrip().endswith(("；", ";")) or last.in_table:
         return False
     nxt = previous.get((last.chunk_index, last.order + 1))
-    if nxt is None or nxt.in_table or is_filler(nxt.text) or len(nxt.text) > MAX_CHARS or not same_sentence(last, nxt):
+    if nxt is None or nxt.in_table or is_filler(nxt.text) or len(nxt.text) > MAX_CHARS:
         return False
     if at > 0 and any(c is nxt for u in units for c in u):
         return False  # a later unit does not take a clause another unit quotes (the lead keeps its own)
@@ -178,8 +169,6 @@ def open_clause(units: list[list[Candidate]], previous: dict[tuple[int, int], Ca
     while len(before) < CLAUSE_GAP_MAX:
         p = previous.get((x.chunk_index, x.order - 1))
         if p is None or p.in_table or not p.text.rstrip().endswith(("；", ";")) or len(p.text) > MAX_CHARS:
-            break
-        if not same_sentence(p, x):
             break
         if any(p is c for u in units for c in u):
             return False  # another unit quotes it: close_clause_gaps joins the two, with the clauses between
@@ -224,12 +213,7 @@ def _clauses_between(
     x = a[-1]
     while x.text.rstrip().endswith(("；", ";")) and len(gap) <= CLAUSE_GAP_MAX:
         nxt = previous.get((x.chunk_index, x.order + 1))
-        if (
-            nxt is None
-            or nxt.in_table
-            or not same_sentence(x, nxt)
-            or any(nxt is c for u in units for c in u if u is not b)
-        ):
+        if nxt is None or nxt.in_table or any(nxt is c for u in units for c in u if u is not b):
             return []
         if nxt is b[0]:
             return gap

@@ -102,28 +102,19 @@ def test_a_how_to_question_leads_with_the_sentence_that_says_the_action():
     assert draft.text.startswith("微信小程序“泡泡爪”预约，或拨打前台电话 0571-8866 2301"), draft.text
 
 
-def test_list_items_that_end_with_a_semicolon_are_not_clauses_of_one_sentence():
-    """ "它最早几点可以约？" was answered with the whole booking list as one line: each of its items ends with "；", and
-    the items were joined as the clauses of one sentence are (before and after the one that answers). "旧电池扔哪里？"
-    glued the next sorting rule onto the hazardous-waste line the same way."""
-    way = (
-        "- 微信小程序“泡泡爪”预约，或拨打前台电话 0571-8866 2301；\n- 美容服务只在周二到周日提供，每周一美容师休息；\n"
-        "- 最早预约时段 9:30，最晚 17:00（精致美容最晚 16:00 开始）；\n- 迟到超过 30 分钟，预约自动取消，需要重新排队。"
-    )
-    draft = ExtractiveGenerator().generate(
-        "洗护美容最早几点可以约？", [rc("grooming.md#2", ("洗护美容", "预约方式"), way, 1)]
-    )
-    assert draft.text.split("\n")[0] == "最早预约时段 9:30，最晚 17:00（精致美容最晚 16:00 开始）；", draft.text
-    rules = (
-        "1. 有害垃圾：废电池、过期药品、灯管，投放到物业服务中心门口的红色箱；\n2. 其他垃圾：纸巾、烟头、陶瓷碎片等。"
-    )
-    draft = ExtractiveGenerator().generate("旧电池扔哪里？", [rc("sorting.md#1", ("垃圾分类", "分类要求"), rules, 1)])
-    assert draft.text.split("\n")[0] == "有害垃圾：废电池、过期药品、灯管，投放到物业服务中心门口的红色箱；", draft.text
-
-
 def test_an_amount_in_english_currency_words_is_a_price():
     """A second helper's round (session 20): "损坏俱乐部的船要赔多少钱？" over an English page was prefixed "检索到的内容
     没有直接说明所问的金额或费用" before "…you pay for the repair, up to 500 pounds.": pounds was no currency."""
     said = "If you damage a club boat, you pay for the repair, up to 500 pounds."
     assert unstated("损坏俱乐部的船要赔多少钱？", [said], [("Safety", said)]) is None
     assert unstated("损坏俱乐部的船要赔多少钱？", ["Report any damage to the boathouse."], [("Safety", "")]) == "money"
+
+
+def test_a_list_whose_items_end_with_semicolons_is_one_sentence():
+    """A list whose items end with "；" and its last with "。" is one sentence, as its writer joined it: "错过投放时间怎么
+    办？" had got "其他时间请投放到…" without the hours it refers to (a helper's round, session 20)."""
+    hours = "- 早上 7:00–9:00，晚上 18:00–20:30；\n- 其他时间请投放到 3 号楼北侧的“误时投放点”，该点 24 小时开放。"
+    draft = ExtractiveGenerator().generate(
+        "错过投放时间怎么办？", [rc("notice.md#1", ("垃圾投放须知", "投放时间"), hours, 1)]
+    )
+    assert draft.text.startswith("早上 7:00–9:00，晚上 18:00–20:30；其他时间请投放到"), draft.text
