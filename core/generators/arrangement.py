@@ -155,15 +155,29 @@ def complete_clause(units: list[list[Candidate]], previous: dict[tuple[int, int]
 CLAUSE_GAP_MAX = 3
 
 
+# A clause that refers to what comes before it: "其他时间请投放到…" after "早上 7:00–9:00，晚上 18:00–20:30；"
+_REFERS_BACK = re.compile(r"^(?:其他|其它|其余|剩下的|除此之外|以上|上述|前述|同样|否则)")
+
+
+def _same_line(a: Candidate, b: Candidate) -> bool:
+    """Whether clause ``b`` follows clause ``a`` on the same line of their chunk (at most one space between them)."""
+    gap = b.position - (a.position + len(a.text))
+    return a.chunk_index == b.chunk_index and 0 <= gap <= 1
+
+
 def open_clause(units: list[list[Candidate]], previous: dict[tuple[int, int], Candidate], at: int = 0) -> bool:
     """Unit ``at`` (0: the lead) that starts with a later clause of a sentence (the sentence before it in its chunk
     is closed by a semicolon) takes the clauses before it, at most ``CLAUSE_GAP_MAX``, none that another unit
     quotes, in the sentence's order: "入住前 3 天以上取消，全额退还定金；入住前 1–3 天取消，退还定金的 50%；入住当天取消
     或不来，定金不退。" quoted from its last clause answered "提前一周取消能退钱吗？" with 定金不退, the opposite of what the
-    sentence says for that case (a helper's round, session 20). Returns whether a clause joined; mutates ``units``."""
+    sentence says for that case (a helper's round, session 20). Clauses on earlier lines (a list whose items end with a
+    semicolon) join only a clause that refers to them (``needs_previous``, or 其他/其余/以上…: "其他时间请投放到…" after
+    "早上 7:00–9:00，晚上 18:00–20:30；"): joining them before any clause led "会员折扣和学生折扣能叠加吗？" with three
+    membership tiers before its answer (a second helper's round). Returns whether a clause joined; mutates ``units``."""
     first = units[at][0]
     if first.in_table:
         return False
+    refers_back = first.needs_previous or bool(_REFERS_BACK.match(first.text))
     before: list[Candidate] = []
     x = first
     while len(before) < CLAUSE_GAP_MAX:
@@ -172,6 +186,8 @@ def open_clause(units: list[list[Candidate]], previous: dict[tuple[int, int], Ca
             break
         if any(p is c for u in units for c in u):
             return False  # another unit quotes it: close_clause_gaps joins the two, with the clauses between
+        if not _same_line(p, x) and not refers_back:
+            break  # an earlier item of a list: only for a clause that refers to it ("其他时间请投放到…")
         before.insert(0, p)
         x = p
     units[at][:0] = before
