@@ -79,7 +79,6 @@ from core.generators.arrangement import (
 from core.generators.base import Generator, OnText
 from core.generators.candidates import Candidate, candidates, written_in
 from core.generators.lists import (
-    asked_action,
     lead_with_asked_list,
     lead_with_the_action,
     lead_with_the_day,
@@ -189,7 +188,7 @@ class ExtractiveGenerator(Generator):
         if units and "clock" in scoring.wants and q.days:
             lead_with_the_day(units, scoring, q.day_set)
         if units and q.asks_steps:
-            lead_with_the_action(units, scoring, asked_action(question))
+            lead_with_the_action(units, scoring, q.action)
             whole_steps(units, cands, [rc.chunk.text for rc in chunks], self.max_sentences)
         if units and scoring.wants & {"reason", "effect"}:
             continue_lead(units, previous, scoring.wants)

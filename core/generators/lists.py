@@ -1,12 +1,14 @@
-"""The whole list, table or numbered steps a question for items or steps is answered with
-(``core.generators.extractive``; the other arrangement rules are in ``core.generators.arrangement``).
+"""The whole list, table or numbered steps a question for items or steps is answered with, and the sentence such a
+question leads with (``core.generators.extractive``; the other arrangement rules are in ``core.generators.arrangement``).
 
 * ``lead_with_asked_list``: a question for which items leads with an item of the list announced as those items;
 * ``whole_list``: a question for which items gets the whole list (or table) its lead item belongs to;
 * ``whole_steps``: a question for how to do something whose lead is a numbered step gets every step, in order;
-* ``lead_with_the_day``: a question for one day's hours leads with the line of the hours list that gives that day.
+* ``lead_with_the_day``: a question for one day's hours leads with the line of the hours list that gives that day;
+* ``lead_with_the_action``: a how-to question leads with a sentence that says the action it asks the way to;
+* ``names_a_kind``: whether a sentence names a kind of what a question for which items asks for (狂犬疫苗, 疫苗).
 
-Each function mutates the list of units (a unit is a sentence, or a sentence with the predecessor it needs). Offsets
+Each function but ``names_a_kind`` mutates the list of units (a unit is a sentence, or a sentence with the predecessor it needs). Offsets
 are code points into the chunk text; nothing here reads bytes.
 """
 
@@ -223,23 +225,8 @@ def lead_with_the_day(units: list[list[Candidate]], scoring: Scoring, days: froz
     )
 
 
-# "怎么预约", "如何申请", "怎样退款": the action a how-to question asks the way to (jieba's verb after the asking word)
-_HOW_TO = ("怎么", "如何", "怎样", "怎么样")
-
-
-def asked_action(question: str) -> str:
-    """The action a Chinese how-to question asks the way to: the verb jieba tags right after 怎么/如何/怎样 ("洗护美容
-    怎么预约？" → 预约), two characters or more (怎么办's 办 says nothing); "" for any other question."""
-    words = tagged(question)
-    for i, (word, _) in enumerate(words[:-1]):
-        nxt, tag = words[i + 1]
-        if word in _HOW_TO and tag.startswith("v") and len(nxt) >= 2 and CJK_WORD.fullmatch(nxt):
-            return nxt
-    return ""
-
-
 def lead_with_the_action(units: list[list[Candidate]], scoring: Scoring, action: str) -> None:
-    """For a how-to question (``asked_action``: 预约 in "洗护美容怎么预约？") whose lead unit does not say the action: the
+    """For a how-to question (``QuestionAnalysis.action``: 预约 in "洗护美容怎么预约？") whose lead unit does not say the action: the
     best unit of ``scoring``'s pool that does leads. "洗护美容怎么预约？" had led with the page's opening sentence
     ("洗护美容区在二楼，由两位持证美容师负责…"), which names the service in full and not how to book it, over
     "微信小程序“泡泡爪”预约，或拨打前台电话…" under the heading 预约方式 (a helper's round, session 20). A section
@@ -251,6 +238,5 @@ def lead_with_the_action(units: list[list[Candidate]], scoring: Scoring, action:
     # a section headed by the action (预约方式) opens with the way to do it: its first such sentence leads
     headed = [c for c in saying if action in c.heading_terms]
     if headed:
-        first = min(headed, key=lambda c: (c.chunk_index, c.position))
-        saying = [c for c in headed if c.chunk_index == first.chunk_index and c.position == first.position]
+        saying = [min(headed, key=lambda c: (c.chunk_index, c.position))]
     _lead_with_best(units, scoring, saying)

@@ -602,23 +602,16 @@ class HybridRetriever:
         family = self.index.embedder.name.split("/")[0]
         hybrid = hybrid and family == model.embedding_model
         second = self.index.second
-        hybrid2 = (
+        fit_second = (
             hybrid
-            and not cross_script
             and dense2 is not None
             and second is not None
-            and model.hybrid2 is not None
             and second.name.split("/")[0] == model.second_embedding_model
         )
+        hybrid2 = fit_second and not cross_script and model.hybrid2 is not None
         # a cross-script question's chunks carry the second model's cosine and rank too: the decision reads them
         # in the first model's place for the chunks in the other script (``sufficiency.decide``), in mode hybrid
-        with2 = hybrid2 or (
-            hybrid
-            and cross_script
-            and dense2 is not None
-            and second is not None
-            and second.name.split("/")[0] == model.second_embedding_model
-        )
+        with2 = hybrid2 or (fit_second and cross_script)
         dense2_rank = {cid: n for n, (cid, _) in enumerate(dense2 or (), start=1)} if with2 else {}
         dense2_score = dense2_score or {}
         lex_rank = {cid: n for n, (cid, _) in enumerate(lex, start=1)}

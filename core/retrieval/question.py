@@ -22,6 +22,7 @@ resolution (``core.retrieval.query``), the sufficiency decision (``core.retrieva
   week ("周三" → Wednesday);
 * ``items``: for a question for items, the words of what it asks for ("要交哪些材料" → 材料);
 * ``unit``: the unit a question for a quantity asks in ("最长可以借多少天" → 天, "几个小时" → 小时), else None;
+* ``action``: the action a Chinese how-to question asks the way to ("洗护美容怎么预约？" → 预约), else "";
 * ``kind_words``: its words that name the kind of answer it asks for (条件, 流程, 方法; 钱/价格 for a price, 时间
   for a time), which documents state without repeating ("办理条件是什么" over "年满 65 周岁…可免费办理").
 
@@ -31,7 +32,7 @@ General Chinese/English language knowledge only: no word of any one document col
 
 Pure functions over ``str``; person and place names by jieba part-of-speech tags (``core.segmentation.tagged``).
 
-Why about 520 lines: one job, reading the question, and the point of the module is that every reading is here
+Why about 540 lines: one job, reading the question, and the point of the module is that every reading is here
 (issue 26 counted seven modules re-parsing it); most of the file is the patterns, each with the question that
 called for it.
 """
@@ -45,7 +46,7 @@ from dataclasses import dataclass
 from core.clock import named_days, named_times
 from core.lexical import general_frequency, query_terms, tokenize
 from core.retrieval.aspects import asks_drawback
-from core.segmentation import tagged
+from core.segmentation import CJK_WORD, tagged
 
 # ------------------------------------------------------------ what the answer must contain
 
@@ -62,6 +63,21 @@ _LIST_QUESTION = re.compile(
     rf"{_WHICH_ITEMS}|\bwhat (?:\w+ )?(?:documents|items|materials|things|papers|files)\b|\bwhich \w+s\b",
     re.IGNORECASE,
 )
+# "怎么预约", "如何申请", "怎样退款": the asking words before the action a how-to question asks the way to
+_HOW_TO = ("怎么", "如何", "怎样", "怎么样")
+
+
+def asked_action(question: str) -> str:
+    """The action a Chinese how-to question asks the way to: the verb jieba tags right after 怎么/如何/怎样 ("洗护美容
+    怎么预约？" → 预约), two characters or more (怎么办's 办 says nothing); "" for any other question."""
+    words = tagged(question)
+    for i, (word, _) in enumerate(words[:-1]):
+        nxt, tag = words[i + 1]
+        if word in _HOW_TO and tag.startswith("v") and len(nxt) >= 2 and CJK_WORD.fullmatch(nxt):
+            return nxt
+    return ""
+
+
 # ... and what it asks for: the words after 哪些/哪几种/哪两类… ("要交哪些材料" → 材料)
 _ASKED_ITEMS = re.compile(rf"{_WHICH_ITEMS}的?([^？?，,。！!；;]{{1,12}})")
 # A question for a time of day ("几点开门", "what time").
@@ -469,6 +485,8 @@ class QuestionAnalysis:
     kind_words: tuple[str, ...] = ()
     #: the unit a question for a quantity asks in (多少天 → 天; ``_ASKED_UNIT``), else None
     unit: str | None = None
+    #: the action a how-to question asks the way to (怎么预约 → 预约; ``asked_action``), else ""
+    action: str = ""
 
     @property
     def time_spans(self) -> tuple[tuple[int, int], ...]:
@@ -514,4 +532,5 @@ def analyse(question: str) -> QuestionAnalysis:
         items=tuple(tokenize(m[1])) if (m := _ASKED_ITEMS.search(question)) else (),
         kind_words=tuple(t for t in dict.fromkeys(terms) if _names_kind(t, wants)),
         unit=m[1] if (m := _ASKED_UNIT.search(question)) else None,
+        action=asked_action(question),
     )

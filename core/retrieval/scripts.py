@@ -27,26 +27,26 @@ def in_other_script(question: str, text: str) -> bool:
     """Whether ``text`` (a chunk's prose, code left out) is written in the other script than ``question``: a
     Chinese question (CJK share ≥ 1 − ``CROSS_SCRIPT_SHARE``) over English prose (≤ ``CROSS_SCRIPT_SHARE``), or
     the reverse. False for a text with few letters outside code (``SCRIPT_MIN_LETTERS``)."""
-    t = prose_cjk_share(text)
-    if t is None:
-        return False
-    q = cjk_share(question)
-    return (q >= 1 - CROSS_SCRIPT_SHARE and t <= CROSS_SCRIPT_SHARE) or (
-        q <= CROSS_SCRIPT_SHARE and t >= 1 - CROSS_SCRIPT_SHARE
-    )
+    q, t = _script(cjk_share(question)), _script(prose_cjk_share(text))
+    return q is not None and t is not None and q != t
 
 
 def in_own_script(question: str, text: str) -> bool:
     """Whether ``text`` (a chunk's prose, code left out) is written clearly in ``question``'s script: both Chinese
     (CJK share ≥ 1 − ``CROSS_SCRIPT_SHARE``) or both English (≤ ``CROSS_SCRIPT_SHARE``); an English page of a Chinese
     knowledge base for an English question. False for a text with few letters outside code, or of mixed script."""
-    t = prose_cjk_share(text)
-    if t is None:
-        return False
-    q = cjk_share(question)
-    return (q >= 1 - CROSS_SCRIPT_SHARE and t >= 1 - CROSS_SCRIPT_SHARE) or (
-        q <= CROSS_SCRIPT_SHARE and t <= CROSS_SCRIPT_SHARE
-    )
+    q, t = _script(cjk_share(question)), _script(prose_cjk_share(text))
+    return q is not None and q == t
+
+
+def _script(share: float | None) -> str | None:
+    """ "zh" for a CJK share ≥ 1 − ``CROSS_SCRIPT_SHARE``, "en" for one ≤ ``CROSS_SCRIPT_SHARE``, None between them
+    or for no share."""
+    if share is None:
+        return None
+    if share >= 1 - CROSS_SCRIPT_SHARE:
+        return "zh"
+    return "en" if share <= CROSS_SCRIPT_SHARE else None
 
 
 #: A text with fewer letters than this outside its code (a code block under its heading, "EndpointSlice API") is

@@ -325,14 +325,8 @@ def decide(
     mixed = cross_script and len(other) < len(candidates)
     if mixed:
         absent = absent_share(question, lexical)
-    means = {}
-    for group in (True, False):  # (the chunks in the question's script: the gaps over every chunk, as without any)
-        members = [c for c in candidates if (c.chunk_id in other) == group] if group else list(candidates)
-        with_dense = [c.dense for c in members if c.dense is not None]
-        means[group] = (
-            sum(c.coverage for c in members) / max(1, len(members)),
-            sum(with_dense) / len(with_dense) if with_dense else 0.0,
-        )
+    # (the chunks in the question's script: the gaps over every chunk, as without any in the other script)
+    means = {False: _means(candidates), True: _means([c for c in candidates if c.chunk_id in other])}
     modes = {c.chunk_id: chunk_mode(mode, c, cross_script=c.chunk_id in other) for c in candidates}
     feats = {}
     for c in candidates:
@@ -379,7 +373,7 @@ def decide(
             f"{len(other)} of {len(candidates)} chunks are in the other script than the question: scored as across"
             " scripts, by the second model's meaning" + (" (the best one among them)" if top in other else "")
         )
-    if cross_script and len(other) < len(candidates):
+    if mixed:
         reasons.append(
             f"{len(candidates) - len(other)} of {len(candidates)} chunks are in the question's script: scored as a"
             " same-script question's" + ("" if top in other else " (the best one among them)")
@@ -469,6 +463,15 @@ def decide(
         features=feats,
         chunk_modes=modes,
         blind=blind and sufficient,
+    )
+
+
+def _means(members: Sequence[Candidate]) -> tuple[float, float]:
+    """The mean coverage of ``members`` and the mean dense relevance of those with one (0.0 when none has)."""
+    with_dense = [c.dense for c in members if c.dense is not None]
+    return (
+        sum(c.coverage for c in members) / max(1, len(members)),
+        sum(with_dense) / len(with_dense) if with_dense else 0.0,
     )
 
 

@@ -26,6 +26,7 @@ import weakref
 from typing import Any, Mapping, Sequence
 
 from core.lexical import NUMBER, LexicalIndex, general_frequency
+from core.retrieval.query import cjk_share
 from core.retrieval.question import ASKING, CJK, PRODUCT_SUFFIX, QUESTION_WORDS, VERSION, analyse
 from core.segmentation import are_siblings, tagged
 
@@ -159,7 +160,7 @@ def _absence_terms(question: str, cross_script: bool) -> list[str]:
     ]
     if cross_script:  # the ordinary words of the question's own script (a Chinese question's over an English page)
         names = {w.lower().lstrip(".") for w in q.named}
-        own_cjk = len(CJK.findall(question)) * 2 > len(re.findall(r"[A-Za-z]", question))
+        own_cjk = cjk_share(question) > 1 / 3  # more than one CJK character for every two Latin letters
         terms = [t for t in terms if bool(CJK.search(t)) != own_cjk or t.lower() in names]
     return terms
 

@@ -82,9 +82,9 @@ def test_a_question_for_which_kinds_leads_with_the_list_items_that_name_them():
 def test_a_how_to_question_leads_with_the_sentence_that_says_the_action():
     """ "洗护美容怎么预约？" led with the page's opening sentence ("洗护美容区在二楼…"), which names the service in full and
     not how to book it; the section headed 预约方式 opens with the way: "微信小程序“泡泡爪”预约，或拨打前台电话…"."""
-    from core.generators.lists import asked_action
+    from core.retrieval.question import analyse
 
-    assert asked_action("洗护美容怎么预约？") == "预约" and asked_action("电脑丢了怎么办？") == ""
+    assert analyse("洗护美容怎么预约？").action == "预约" and analyse("电脑丢了怎么办？").action == ""
     intro = (
         "洗护美容区在二楼，由两位持证美容师负责（王师傅有 CKU B 级美容师证）。寄养中的宠物和只来洗澡的宠物都可以预约。"
     )
