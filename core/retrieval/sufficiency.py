@@ -80,7 +80,7 @@ All offsets here are code points; nothing here touches bytes.
 The question-side signals (question type, named things, absence, specific details)
 live in ``core.retrieval.sufficiency_terms``; this module holds the features, the model and the decision.
 
-Why over 400 lines (483): one job, the decision (features per chunk, the model per chunk's mode, the checks
+Why over 400 lines (487): one job, the decision (features per chunk, the model per chunk's mode, the checks
 that refuse or narrow it); a third of the file is this account of it, which the code follows step by step.
 """
 
