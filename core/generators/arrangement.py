@@ -257,6 +257,38 @@ def continue_lead(
     return True
 
 
+def _same_paragraph(a: Candidate, b: Candidate, text: str) -> bool:
+    """Whether sentence ``b`` follows sentence ``a`` in the same paragraph of their chunk (``text``, the chunk's
+    text: no line break between them)."""
+    end = a.position + len(a.text)
+    return a.chunk_index == b.chunk_index and end <= b.position and "\n" not in text[end : b.position]
+
+
+def precede_lead(
+    units: list[list[Candidate]],
+    previous: dict[tuple[int, int], Candidate],
+    wants: frozenset[str],
+    texts: Sequence[str],
+    at: int = 0,
+) -> bool:
+    """For a question whose unit ``at`` (0: the lead) names what the question is about but not what it asks for (a
+    number, a price, a time…; ``question_types.has_wanted``): the sentence before it in the same paragraph joins it,
+    first, when it gives it ("晚接怎么收费？" matched "一学期内晚接累计 3 次以上的，园方将约谈家长。" by its word 晚接,
+    while the price is in the sentence before: "超过 17:15 仍未接走…按每 30 分钟 20 元收取临时看护费…"; a helper's round,
+    session 21). ``texts`` are the chunks' texts by chunk index. ``continue_lead``'s counterpart, tried after it.
+    Returns whether a sentence joined; mutates ``units``."""
+    first = units[at][0]
+    if has_wanted(first.text, wants) or first.in_table:
+        return False
+    p = previous.get((first.chunk_index, first.order - 1))
+    if p is None or p.in_table or is_filler(p.text) or len(p.text) > MAX_CHARS or not has_wanted(p.text, wants):
+        return False
+    if any(p is c for u in units for c in u) or not _same_paragraph(p, first, texts[first.chunk_index]):
+        return False
+    units[at][:0] = [p]
+    return True
+
+
 def cover_both_sides(question, units, cands, chunks, previous, relevance) -> str:  # noqa: ANN001
     """For a comparison question (``QuestionAnalysis.sides``): a side no unit is about
     (``compare.is_about``) gets the best sentence about it as a unit of its own; the sides

@@ -74,6 +74,7 @@ from core.generators.arrangement import (
     lead_with,
     lead_with_news,
     open_clause,
+    precede_lead,
     unit_of,
 )
 from core.generators.base import Generator, OnText
@@ -96,6 +97,7 @@ from core.generators.question_types import (
     names_wanted,
     unmentioned,
     unstated,
+    wanted_share,
 )
 from core.lexical import STOPWORDS, tokenize
 from core.models import AuditEntry, Draft, DraftSupport, RetrievedChunk
@@ -197,6 +199,16 @@ class ExtractiveGenerator(Generator):
             for at in range(len(units)):
                 if continue_lead(units, previous, detail, at):
                     break
+        # a detail that would otherwise be "not stated" (``unstated``; a time of day is not checked, and "周末在家能用电钻
+        # 打孔吗？" is no question for the weekday hours before its answer) from the sentence before a unit: each such
+        # detail on its own ("晚接怎么收费？一学期晚接几次会被约谈？" has its count, not its price)
+        texts = [rc.chunk.text for rc in chunks]
+        for kind in sorted(detail - {"clock"}):
+            wanted = frozenset({kind})
+            if units and not any(has_wanted(c.reading, wanted) for u in units for c in u):
+                for at in range(len(units)):
+                    if precede_lead(units, previous, wanted, texts, at):
+                        break
         if units:
             self._cover_parts(question, chunks, units, scoring)
         if units and turns:
@@ -242,6 +254,13 @@ class ExtractiveGenerator(Generator):
             best = max(pool, key=answers, default=None)
             if best is None:
                 continue
+            # ... and of the sentences that match as many of the part's words, one that has what it asks for (a price,
+            # a time): "押金多少？什么时候退？" is answered by "押金为一个月房租…", not by "…押金不退；" from the better-ranked
+            # chunk (a helper's round, session 21)
+            if not own.parts(best)["typ"]:
+                cov = own.parts(best)["cov"]
+                typed = [c for c in pool if own.parts(c)["typ"] and own.parts(c)["cov"] >= cov]
+                best = max(typed, key=answers, default=best)
 
             # ... and has what the part asks for (a time, a number) when its best sentence has it: "地铁站客服中心
             # 几点营业？" is not answered by "…不能在地铁站客服中心办理。" (a helper's round, session 18)
@@ -328,6 +347,20 @@ class ExtractiveGenerator(Generator):
                 return False
             return any(t in key for key in keys.get((c.chunk_index, c.header_row), ()))
 
+        def of_another_row(c: Candidate) -> bool:
+            # a row of a table whose other row the question names by its first cell, while naming nothing of this
+            # row's first cell: "chunk_size 最大可以设到多少？" is about the `chunk_size` row, not about the
+            # `max_retries` row whose description says 最大重试次数 (a helper's round, session 21)
+            if not c.header_row or "|" not in c.text:
+                return False
+            own = c.text.split("|")[0].strip().lower()
+            named = [t for t in q_terms if len(t) >= 2]
+            if any(t in own for t in named):
+                return False
+            return any(
+                key != own and any(t in key for t in named) for key in keys.get((c.chunk_index, c.header_row), ())
+            )
+
         def found(t: str, c: Candidate) -> bool:
             if names_another_row(t, c):
                 return False
@@ -390,6 +423,8 @@ class ExtractiveGenerator(Generator):
             (c.chunk_index, c.position): frozenset(
                 t for t in q_terms if found(t, c) or t in c.labels or by_lead_in(t, c)
             )
+            if not of_another_row(c)
+            else frozenset()
             for c in cands
         }
         bonus = {(c.chunk_index, c.position): states_drawback(c) for c in cands}
@@ -423,7 +458,7 @@ class ExtractiveGenerator(Generator):
                 "cov": sum(w for t, w in weight.items() if t in matched) / total,
                 "head": sum(w for t, w in weight.items() if t in c.heading_terms and t not in matched) / total,
                 "rank": 1.0 / (1 + c.chunk_index),
-                "typ": 1.0 if (typed and has_wanted(c.reading, typed)) or opens_section(c) else 0.0,
+                "typ": 1.0 if opens_section(c) else wanted_share(c.reading, typed) if typed else 0.0,
                 "form": float(len(forms_answered(c.text, forms))) if forms else 0.0,
             }
 

@@ -39,6 +39,32 @@ _HAS_BOUND = re.compile(
     r"|以内|之内|以上|以下|\b(?:at most|at least|maximum|minimum|max|min|up to|limit|exceeds?)\b",
     re.IGNORECASE,
 )
+# The two directions of a bound: a question for an upper bound (最大可以设到多少) is not answered by a lower one only
+# ("…最小 5MiB"; a helper's round, session 21), nor the other way round. 超过 bounds only a quantity ("超过 90 天不再
+# 补打"; "超过 `chunk_size` 的文件会分片上传" is a condition); it and "limit" say no direction.
+_UPPER_BOUND = re.compile(
+    r"最多|最大|最长|最高|至多|上限|不超过|不能超过|不得超过|不高于|不大于|以内|之内|以下|\b(?:at most|maximum|max|up to)\b",
+    re.IGNORECASE,
+)
+_LOWER_BOUND = re.compile(
+    r"最少|最小|最短|最低|至少|下限|不少于|不低于|不小于|以上|\b(?:at least|minimum|min)\b", re.IGNORECASE
+)
+_EITHER_BOUND = re.compile(
+    r"(?<![不能得])超过\s*[\d一二两三四五六七八九十百千半]|\b(?:limit|exceeds?)\b", re.IGNORECASE
+)
+
+
+def _states_bound_toward(sentence: str, question: str) -> bool:
+    """Whether ``sentence`` states a bound of the direction ``question`` asks for (``_UPPER_BOUND`` / ``_LOWER_BOUND``,
+    or one that says no direction, ``_EITHER_BOUND``); any bound (``has_wanted``) when the question asks for both
+    directions or names neither."""
+    upper, lower = bool(_UPPER_BOUND.search(question)), bool(_LOWER_BOUND.search(question))
+    if upper == lower:
+        return has_wanted(sentence, frozenset({"bound"}))
+    toward = _UPPER_BOUND if upper else _LOWER_BOUND
+    return bool(toward.search(sentence) or _EITHER_BOUND.search(sentence))
+
+
 # A number or date in a sentence: digits, or Chinese numerals with a unit or a date word.
 _HAS_NUMBER = re.compile(
     r"\d|[二三四五六七八九十两百千万亿〇零][一二三四五六七八九十两百千万亿〇零]*\s*(?:个|次|秒|分钟|小时|天|周|年|月|日|岁|种|名|位|层|届|倍|米|公里|公斤|%"
@@ -73,9 +99,15 @@ _FREE = re.compile(
     r"|\d\s*(?:yuan|RMB|CNY|USD|EUR|GBP|HKD|JPY|dollars?|euros?|pounds?|yen)\b|\bfree of charge\b|\bfree\b",
     re.I,
 )
-# A price stated against another (加收 30%, 八八折, 88 折, 半价): how a fee is charged, not a sum.
+# A sum given as so many periods of another price ("押金为一个月房租", "赔偿两个月工资"): an amount, as a figure in 元 is.
+_PERIODS_OF_PRICE = re.compile(
+    r"(?:[一两二三四五六七八九十半]|\d+)\s*个?(?:月|年|季度?|周|星期|天|日)的?"
+    r"(?:房租|租金|月租|工资|月薪|薪水|薪资|学费|管理费|服务费|物业费|保费|会费|费用)"
+)
+# A price stated against another (加收 30%, 八八折, 88 折, 半价) or as periods of another: how a fee is charged.
 _RELATIVE_PRICE = re.compile(
     r"(?:加收|加价|上浮|另收|多收|优惠|减免|下浮|收取|按)\s*\d+(?:\.\d+)?\s*[%％]|\d+(?:\.\d+)?\s*折|[一二三四五六七八九]{1,2}折|半价"
+    f"|{_PERIODS_OF_PRICE.pattern}"
 )
 # A price or a fee in a sentence: an amount of money, that it is free or paid by the person, or how it is charged
 # against another price ("怎么收费" is answered by "再加收 30%"; a helper's round, session 20: it was prefixed "没有直接
@@ -128,6 +160,18 @@ def names_wanted(term: str, sentence: str, wants: frozenset[str]) -> bool:
 
 
 @functools.lru_cache(maxsize=4096)
+def wanted_share(sentence: str, wants: frozenset[str]) -> float:
+    """How fully ``sentence`` has one of ``wants`` (``has_wanted``): 1.0, or 0.5 when the only thing it has is a price
+    stated against another ("押金为一个月房租", "加收 30%"): a sum in figures or that it is free answers "多少钱" more
+    directly (a helper's round, session 21: "How much is the late fee…?" had been led by the deposit's "一个月房租"
+    over "每天加收 50 元滞纳金"); 0.0 when it has none."""
+    if not has_wanted(sentence, wants):
+        return 0.0
+    if "money" not in wants or has_wanted(sentence, wants - {"money"}):
+        return 1.0
+    return 1.0 if _AMOUNT.search(sentence) or _FREE.search(sentence) or "自费" in sentence else 0.5
+
+
 def has_wanted(sentence: str, wants: frozenset[str]) -> bool:
     """Whether ``sentence`` has one of ``wants`` (``QuestionAnalysis.wants``): a number or date, a time of day
     (11:30, 9 点), a bound
@@ -233,6 +277,8 @@ def unstated(question: str, sentences: Sequence[str], contexts: Sequence[tuple[s
         states = _states_amount if how_much else _STATED_IN_UNIT.get(kind)
         if how_much:
             by_form = any(_states_amount("", s) for s in sentences)
+        elif kind == "bound":
+            by_form = any(_states_bound_toward(s, question) for s in sentences)
         else:
             by_form = any(has_wanted(s, frozenset({kind})) for s in sentences)
         if not by_form and not (states and any(states(heading, text) for _, heading, text in units)):
@@ -279,7 +325,7 @@ def _another_currency(question: str, texts: Sequence[str]) -> bool:
 # Whether an answer unit (its heading path, its sentences) states an amount asked for by 多少钱 / how much: a sum
 # (128 元) or that it is free.
 def _states_amount(heading: str, text: str) -> bool:
-    return bool(_AMOUNT.search(text) or _FREE.search(text) or _AMOUNT.search(heading))
+    return bool(_AMOUNT.search(text) or _FREE.search(text) or _PERIODS_OF_PRICE.search(text) or _AMOUNT.search(heading))
 
 
 # Whether an answer unit (its heading path, its sentences) states a version / a price.

@@ -285,3 +285,13 @@ def test_words_that_ask_what_or_place_in_time_are_no_sign_of_absence():
     kb = LexicalIndex(["a", "b"], ["驾校为学员建档，建档完成后即可预约科目一考试。", "练车时间为周一至周五。"])
     assert terms.absent_share("建档之后能干什么？", kb) == 0.0
     assert terms.absent_share("建档之后能考驾照吗？", kb) > 0.0  # 驾照 is a topic the base lacks
+
+
+def test_a_quantity_the_person_states_is_no_sign_of_absence():
+    """A helper's round (session 21): in "保育费一个月多少？" the quantity 一个月, which the handbook writes as "2800 元/月",
+    counted as a topic the knowledge base lacks; so do 两天 and 3 次. A word made of a numeral and something else
+    (一致) still counts."""
+    kb = LexicalIndex(["a", "b"], ["保育教育费 2800 元/月，按学期预交。", "伙食费 18 元/天。"])
+    assert terms.absent_share("保育费一个月多少？", kb) == terms.absent_share("保育费多少？", kb)
+    assert terms.absent_share("伙食费两天多少？", kb) == terms.absent_share("伙食费多少？", kb) == 0.0
+    assert terms.absent_share("伙食费一致吗？", kb) > 0.0

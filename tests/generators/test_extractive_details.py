@@ -1,0 +1,112 @@
+"""The asked detail found where a person would look for it (a fresh-clone helper's round, session 21, over a
+kindergarten's handbook, a command-line tool's docs and a shared flat's rules, all written by the helper): the price
+in the sentence before the one that names the topic, a deposit stated as a month's rent, the sentence that has
+what a part asks for, the table row the question names, and an upper bound not taken for a lower one."""
+
+from __future__ import annotations
+
+from core.generators.extractive import ExtractiveGenerator
+from core.generators.question_types import unstated, wanted_share
+from tests.generators.test_extractive import rc
+
+LATE = (
+    "超过 17:15 仍未接走且未报名延时托管的幼儿，将被统一带到值班室等候，按每 30 分钟 20 元收取临时看护费，"
+    "不足 30 分钟按 30 分钟计。一学期内晚接累计 3 次以上的，园方将约谈家长。"
+)
+LATE_CHUNK = f"早上 8:30 以后到园的幼儿，请由家长送到门卫室登记后再由保育员带入班级。\n\n{LATE}"
+
+
+def test_the_price_in_the_sentence_before_the_one_that_names_the_topic_is_quoted():
+    """ "晚接怎么收费？" matched only "一学期内晚接累计 3 次以上的，园方将约谈家长。" (its word 晚接) and was prefixed "没有
+    直接说明所问的金额或费用", while the sentence before it in the same paragraph gives the price (未接走, 20 元). That
+    sentence now comes first, and a two-part question that also asks how many times gets both."""
+    chunk = rc("01.md#5", ("入园与接送", "迟到与晚接"), LATE_CHUNK, 1)
+    for question in ("晚接怎么收费？", "晚接怎么收费？一学期晚接几次会被约谈？"):
+        draft = ExtractiveGenerator().generate(question, [chunk])
+        assert draft.text.startswith("超过 17:15 仍未接走"), (question, draft.text)
+        assert "一学期内晚接累计 3 次以上的" in draft.text
+        assert "没有直接说明" not in draft.text
+        assert "早上 8:30" not in draft.text  # the paragraph before is another topic
+
+
+def test_the_sentence_before_joins_only_from_the_same_paragraph_and_only_for_a_checked_detail():
+    """The price of another paragraph is not taken; nor is a time of day for a yes/no question that names a day
+    ("周末在家能用电钻打孔吗？" had been led by the weekday hours before its answer: a time of day is not a detail the
+    answer is checked for)."""
+    apart = "按每 30 分钟 20 元收取临时看护费。\n\n一学期内晚接累计 3 次以上的，园方将约谈家长。"
+    draft = ExtractiveGenerator().generate("晚接怎么收费？", [rc("01.md#5", ("入园与接送", "迟到与晚接"), apart, 1)])
+    assert not draft.text.startswith("按每 30 分钟"), draft.text
+    rules = (
+        "周一到周五 8:30–12:00、14:00–18:00 可以施工。周六、周日和法定节假日只能干不出声的活，比如刷漆、贴墙纸，"
+        "电钻、电锤、切割机一律不能用。"
+    )
+    draft = ExtractiveGenerator().generate("周末在家能用电钻打孔吗？", [rc("d.md#1", ("装修", "施工时间"), rules, 1)])
+    assert draft.text.startswith("周六、周日和法定节假日"), draft.text
+
+
+def test_a_deposit_of_one_months_rent_states_how_much():
+    """ "押金多少？" was prefixed "没有直接说明所问的金额或费用" over "押金为一个月房租…": so many periods of another price
+    is an amount. It answers a how-much question less directly than a figure, so a figure leads where both are
+    near the question ("How much is the late fee…?" stays led by "每天加收 50 元滞纳金")."""
+    deposit = "押金为一个月房租，退租时如无损坏和欠费，在交还钥匙后 7 天内全额退还。"
+    assert unstated("押金多少？", [deposit], [("房租与押金", deposit)]) is None
+    assert unstated("违约要赔多少？", ["提前解约须赔偿两个月工资。"], [("合同", "提前解约须赔偿两个月工资。")]) is None
+    # every month is no amount
+    assert unstated("房租多少钱？", ["每个月房租按时转账。"], [("房租", "每个月房租按时转账。")]) == "money"
+    money = frozenset({"money"})
+    assert wanted_share("逾期交租超过 3 天的，每天加收 50 元滞纳金。", money) == 1.0
+    assert wanted_share(deposit, money) == 0.5
+    assert wanted_share("退租前请清理房间。", money) == 0.0
+
+
+def test_the_part_that_asks_for_a_price_is_answered_by_the_sentence_that_has_one():
+    """ "押金多少？什么时候退？" led with "…押金不退；" from the better-ranked 退租 chunk: it matches 押金 as well as
+    "押金为一个月房租…" does, but has no amount. Of the sentences that match as many of a part's words, the one with
+    what the part asks for answers it."""
+    leave = (
+        "合同期一般为一年。租期内提前退租，需要提前 30 天告知房东，押金不退；如能自己找到房东认可的新租客接替，"
+        "押金可以全额退还。"
+    )
+    rent = "房租按月支付，每月 5 日前转账给房东。押金为一个月房租，退租时如无损坏和欠费，在交还钥匙后 7 天内全额退还。"
+    chunks = [rc("flat.md#6", ("租房须知", "退租"), leave, 1), rc("flat.md#1", ("租房须知", "房租与押金"), rent, 2)]
+    draft = ExtractiveGenerator().generate("押金多少？什么时候退？", chunks)
+    assert draft.text.startswith("押金为一个月房租"), draft.text
+    assert "没有直接说明" not in draft.text
+
+
+TABLE = """| 配置项 | 命令行参数 | 默认值 | 说明 |
+| --- | --- | --- | --- |
+| `max_retries` | `--max-retries` | 3 | 单个文件上传失败后的最大重试次数，设为 0 表示不重试 |
+| `concurrency` | `--concurrency` | 8 | 同时上传的文件数，最大 64 |
+| `chunk_size` | `--chunk-size` | 16MiB | 分片上传时每片的大小，最小 5MiB |
+"""
+
+
+def test_a_row_the_question_does_not_name_is_not_its_answer_and_a_lower_bound_is_no_upper_one():
+    """ "chunk_size 最大可以设到多少？" led with the `max_retries` row (its description says 最大重试次数) and was not
+    flagged, though the `chunk_size` row gives only a minimum. The row the question names leads, the rows it names
+    another key of are left out, and the answer says the asked bound is not stated."""
+    chunk = rc("config.md#3", ("配置文件说明", "[sync] 段"), TABLE, 1)
+    draft = ExtractiveGenerator().generate("chunk_size 最大可以设到多少？", [chunk])
+    assert "`chunk_size` | `--chunk-size`" in draft.text, draft.text
+    assert "max_retries" not in draft.text and "concurrency" not in draft.text
+    assert draft.text.startswith("检索到的内容没有直接说明所问的上限或下限"), draft.text
+    # the row that states the maximum is an answer
+    draft = ExtractiveGenerator().generate("concurrency 最大可以设到多少？", [chunk])
+    assert "`concurrency` | `--concurrency` | 8 | 同时上传的文件数，最大 64" in draft.text
+    assert "没有直接说明" not in draft.text and "max_retries" not in draft.text
+
+
+def test_an_upper_bound_is_not_answered_by_a_lower_one():
+    """Directions of a bound: 最小/至少 do not answer 最大/最多 and the other way round; 超过 bounds only a quantity
+    ("超过 90 天不再补打" does, "超过 `chunk_size` 的文件会分片上传" is a condition); a question that names no
+    direction takes any bound."""
+    lower = "分片大小最小 5MiB。"
+    assert unstated("分片最大可以设到多少？", [lower], [("分片", lower)]) == "bound"
+    assert unstated("分片最小可以设到多少？", [lower], [("分片", lower)]) is None
+    condition = "超过 `chunk_size` 的文件会分片上传。"
+    assert unstated("文件最大能传多少？", [condition], [("分片", condition)]) == "bound"
+    window = "请在就诊后 90 天内到收费窗口补打，超过 90 天不再补打。"
+    assert unstated("发票最多能晚多少天补打？", [window], [("发票", window)]) is None
+    assert unstated("最少要提前几天？", ["至少提前 3 天预约。"], [("预约", "至少提前 3 天预约。")]) is None
+    assert unstated("最多要提前几天？", ["至少提前 3 天预约。"], [("预约", "至少提前 3 天预约。")]) == "bound"
