@@ -6,6 +6,7 @@ question leads with (``core.generators.extractive``; the other arrangement rules
 * ``whole_steps``: a question for how to do something whose lead is a numbered step gets every step, in order;
 * ``lead_with_the_day``: a question for one day's hours leads with the line of the hours list that gives that day;
 * ``lead_with_the_action``: a how-to question leads with a sentence that says the action it asks the way to;
+* ``with_exceptions``: a lead that states a rule is followed by the exceptions the next line lists;
 * ``names_a_kind``: whether a sentence names a kind of what a question for which items asks for (狂犬疫苗, 疫苗).
 
 Each function but ``names_a_kind`` mutates the list of units (a unit is a sentence, or a sentence with the predecessor it needs). Offsets
@@ -15,6 +16,7 @@ are code points into the chunk text; nothing here reads bytes.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Sequence
 
 from core.clock import stated_days
@@ -153,6 +155,41 @@ def _whole_table(units: list[list[Candidate]], cands: Sequence[Candidate], limit
     units[:] = [first, *([c] for c in ordered[1:]), *rest]
 
 
+# What a lead-in says after a rule to announce its exceptions ("…不允许幼儿自带零食和饮料入园。以下情况例外：").
+_EXCEPTIONS = re.compile(
+    r"例外|除外|除了以下|但以下|以下情况(?:可以|除外|允许)|\bexcept\b|\bexceptions?\b", re.IGNORECASE
+)
+
+
+def with_exceptions(units: list[list[Candidate]], cands: Sequence[Candidate], limit: int, texts: Sequence[str]) -> None:
+    """A lead that states a rule whose exceptions the next line lists ("为了食品安全，幼儿园原则上不允许幼儿自带零食和饮料
+    入园。以下情况例外：" over two items) takes the words that announce them (quoted where the chunk has them: ``texts``
+    are the chunks' texts by chunk index) and is followed by the items, in order, before the other units (which make
+    room, as for ``whole_list``): "孩子可以带零食去幼儿园吗？" had been answered "…原则上不允许…" alone, a no where the
+    handbook says "yes, for formula milk and a birthday cake" (a helper's round, session 21). Mutates ``units``."""
+    lead = units[0][-1]
+    if lead.lead_in or lead.in_table:
+        return
+    said = {(c.chunk_index, c.position) for c in units[0]}
+    items, announce = [], ""
+    for c in cands:
+        if c.chunk_index != lead.chunk_index or c.in_table or (c.chunk_index, c.position) in said:
+            continue
+        at = c.lead_in_text.find(lead.text)
+        if at >= 0 and _EXCEPTIONS.search(c.lead_in_text[at + len(lead.text) :]):
+            items.append(c)
+            announce = c.lead_in_text[at + len(lead.text) :].strip()
+    items = items[:LIST_ITEMS_MAX]
+    if not items:
+        return
+    end = lead.position + len(lead.text)
+    at = texts[lead.chunk_index].find(announce, end) if announce else -1
+    if at == end:  # the words that announce the exceptions, right after the rule, are quoted with it
+        units[0] = [*units[0][:-1], replace(lead, text=lead.text + announce)]
+    rest = [[c for c in u if c not in items] for u in units[1:]]
+    units[:] = [units[0], *([c] for c in items), *_room([u for u in rest if u], limit - 1 - len(items))]
+
+
 def _room(rest: list[list[Candidate]], sentences: int) -> list[list[Candidate]]:
     """``rest``'s first units, as many as fit in ``sentences`` sentences (none when it is 0 or less): the other
     units make room for a whole list, table or set of steps."""
@@ -225,13 +262,24 @@ def lead_with_the_day(units: list[list[Candidate]], scoring: Scoring, days: froz
     )
 
 
-def lead_with_the_action(units: list[list[Candidate]], scoring: Scoring, action: str) -> None:
+# A sentence that opens with the case it is about ("如果你没有 root 权限，…", "对于外地参保人，…"): the case.
+_CONDITION = re.compile(
+    r"^(?:如果|假如|若是?|要是|如|对于|当|if\b|when\b|for\b)([^，,。；;]{2,40})[，,]", re.IGNORECASE
+)
+
+
+def lead_with_the_action(
+    units: list[list[Candidate]], scoring: Scoring, action: str, terms: Sequence[str] = ()
+) -> None:
     """For a how-to question (``QuestionAnalysis.action``: 预约 in "洗护美容怎么预约？") whose lead unit does not say the action: the
     best unit of ``scoring``'s pool that does leads. "洗护美容怎么预约？" had led with the page's opening sentence
     ("洗护美容区在二楼，由两位持证美容师负责…"), which names the service in full and not how to book it, over
     "微信小程序“泡泡爪”预约，或拨打前台电话…" under the heading 预约方式 (a helper's round, session 20). A section
     headed by the action opens with the way to do it: its first sentence that says the action leads (not "最早预约时段
-    9:30…" below it). Mutates ``units``."""
+    9:30…" below it). A lead whose opening condition says the case the person states (``terms``, the question's
+    content terms: root and 权限 in "我没有 root 权限，怎么安装到自己的目录？") where the sentences that say the action
+    do not, in their words or headings, answers that case and stays ("如果你没有 root 权限，可以设置环境变量…改到其他
+    目录" over "脚本默认把二进制文件安装到 `/usr/local/bin`。"; a helper's round, session 21). Mutates ``units``."""
     if not action or any(action in c.text for c in units[0]):
         return
     saying = [c for c in scoring.pool if action in c.text and not c.is_header]
@@ -239,4 +287,10 @@ def lead_with_the_action(units: list[list[Candidate]], scoring: Scoring, action:
     headed = [c for c in saying if action in c.heading_terms]
     if headed:
         saying = [min(headed, key=lambda c: (c.chunk_index, c.position))]
+    # (a case: the lead's condition, "如果你没有 root 权限，…", says words of the question the action's sentences lack)
+    condition = _CONDITION.match(units[0][0].text)
+    said = condition.group(1) if condition else ""
+    case = {t for t in terms if t != action and t in said}
+    if saying and any(t not in c.terms and t not in c.heading_terms for c in saying for t in case):
+        return
     _lead_with_best(units, scoring, saying)

@@ -161,15 +161,33 @@ def names_wanted(term: str, sentence: str, wants: frozenset[str]) -> bool:
 
 @functools.lru_cache(maxsize=4096)
 def wanted_share(sentence: str, wants: frozenset[str]) -> float:
-    """How fully ``sentence`` has one of ``wants`` (``has_wanted``): 1.0, or 0.5 when the only thing it has is a price
-    stated against another ("押金为一个月房租", "加收 30%"): a sum in figures or that it is free answers "多少钱" more
-    directly (a helper's round, session 21: "How much is the late fee…?" had been led by the deposit's "一个月房租"
-    over "每天加收 50 元滞纳金"); 0.0 when it has none."""
+    """How fully ``sentence`` has one of ``wants`` (``has_wanted``): 1.0, or 0.5 when the only thing it has is a weaker
+    form of it, 0.0 when it has none. Weaker forms (a helper's round, session 21):
+
+    * a price stated against another ("押金为一个月房租", "加收 30%"): a sum in figures or that it is free answers
+      "多少钱" more directly ("How much is the late fee…?" had been led by the deposit's "一个月房租" over "每天加收 50
+      元滞纳金");
+    * for when (什么时候), a bare number: a time, a date, a day or a span of time answers it ("厨余垃圾什么时候可以扔？"
+      had been led by "…投放点在 6 栋楼下东侧。" over "厨余垃圾每天投放时间为早上 7:00–9:00…")."""
     if not has_wanted(sentence, wants):
         return 0.0
-    if "money" not in wants or has_wanted(sentence, wants - {"money"}):
+    rest = wants - {"money", "when"}
+    if rest and has_wanted(sentence, rest):
         return 1.0
-    return 1.0 if _AMOUNT.search(sentence) or _FREE.search(sentence) or "自费" in sentence else 0.5
+    if "money" in wants and (_AMOUNT.search(sentence) or _FREE.search(sentence) or "自费" in sentence):
+        return 1.0
+    if "when" in wants and has_wanted(sentence, frozenset({"when"})) and _SAYS_TIME.search(sentence):
+        return 1.0
+    return 0.5
+
+
+# What says when: a time of day, a date, a day of the week, a span of time or a word for a part of the day.
+_SAYS_TIME = re.compile(
+    r"\d\s*[:：点时]|\d\s*(?:年|月|日|号|天|周|小时|分钟|个月|个工作日|工作日)|[零一二两三四五六七八九十半]\s*(?:个月|天|周|年|小时)"
+    r"|周[一二三四五六日天末]|星期|礼拜|每天|每日|每周|每月|每年|工作日|节假日|早上|上午|中午|下午|晚上|凌晨|当天|次日"
+    r"|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekdays?|daily|am|pm|days?|weeks?|months?|hours?)\b",
+    re.IGNORECASE,
+)
 
 
 def has_wanted(sentence: str, wants: frozenset[str]) -> bool:

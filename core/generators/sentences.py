@@ -274,9 +274,18 @@ def _stated_before_pointer(at: int, sentence: str) -> tuple[int, str]:
         return at, sentence
     pointer = sentence[comma + 1 : -1].strip()
     statement = sentence[:comma].rstrip()
+    if len(statement) >= MIN_CHARS and _FOR_EXAMPLE.fullmatch(pointer):
+        return at, statement  # "…可以设置环境变量 `TIDESYNC_INSTALL_DIR` 改到其他目录，例如：" (the example is a block)
     if len(statement) < MIN_CHARS or len(pointer) > _POINTER_MAX // 2 or not _POINTER.search(pointer):
         return at, sentence
     return at, sentence[:-1].rstrip()
+
+
+# The last clause of a sentence that only introduces an example below it (a helper's round, session 21: "我没有 root
+# 权限，怎么安装到自己的目录？" never saw its answer, which ends "…改到其他目录，例如：" before a command).
+_FOR_EXAMPLE = re.compile(
+    r"(?:例如|比如|譬如|举例来说|示例如下|for example|for instance|e\.g\.|such as)", re.IGNORECASE
+)
 
 
 def is_filler(sentence: str) -> bool:
