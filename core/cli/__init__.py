@@ -33,7 +33,9 @@ parser and ``set_defaults(func=...)`` (``func(args) -> int``), listed in ``COMMA
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from pathlib import Path
 from typing import Sequence
 
 from core.cli import ask, check, embed_worker, evaluate, export, ingest, kb, store, verify
@@ -44,18 +46,43 @@ COMMANDS = (ingest, ask, export, evaluate, check, verify, kb, store, embed_worke
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``python -m core`` parser with every subcommand of ``COMMANDS``."""
+    """The ``python -m core`` parser with every subcommand of ``COMMANDS``; each takes ``--data-dir DIR`` (``eval``'s
+    own: the data folder it reuses; the others': ``YINZHENG_DATA_DIR`` for this run)."""
     parser = argparse.ArgumentParser(prog="python -m core", description="Yinzheng (引证) command line")
     sub = parser.add_subparsers(dest="command", required=True)
     for module in COMMANDS:
         module.register(sub)
+    for command in sub.choices.values():
+        _add_data_dir(command)
     return parser
+
+
+def _add_data_dir(parser: argparse.ArgumentParser) -> None:
+    """``--data-dir DIR`` on ``parser``, or on its own subcommands when it has some (``kb list --data-dir DIR``: a
+    subcommand's default would overwrite its parent's value), unless it has one (``eval``)."""
+    nested = any(isinstance(action, argparse._SubParsersAction) for action in parser._actions)
+    if not nested and not any("--data-dir" in action.option_strings for action in parser._actions):
+        parser.add_argument(
+            "--data-dir",
+            dest="run_data_dir",
+            metavar="DIR",
+            type=Path,
+            default=None,
+            help="the data folder (index, caches, answer records) for this run; default: YINZHENG_DATA_DIR",
+        )
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                _add_data_dir(child)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command (``argv`` without the program name; default ``sys.argv[1:]``);
-    returns the exit code. Bad usage exits with ``SystemExit(2)`` from argparse."""
+    returns the exit code. Bad usage exits with ``SystemExit(2)`` from argparse. ``--data-dir DIR`` sets
+    ``YINZHENG_DATA_DIR`` for the command (a helper's round, session 21: only the variable could choose it)."""
     args = build_parser().parse_args(None if argv is None else list(argv))
+    if getattr(args, "run_data_dir", None) is not None:
+        os.environ["YINZHENG_DATA_DIR"] = str(args.run_data_dir)
     try:
         return args.func(args)
     except AppError as exc:

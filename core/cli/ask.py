@@ -26,7 +26,11 @@ def register(sub) -> None:
     """Add ``ask`` to the ``python -m core`` subparsers ``sub``."""
     p = sub.add_parser("ask", help="answer a question ('-' reads one per line from stdin)")
     p.add_argument("question")
-    p.add_argument("--json", action="store_true", help="print the AnswerRecord as JSON (JSON Lines for '-')")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print the AnswerRecord as JSON (JSON Lines for '-'); a refusal's reason is its sufficiency.message",
+    )
     p.add_argument(
         "--generator", default=None, help="extractive (default), openai, gemini, gemini-search, gemini-file-search"
     )

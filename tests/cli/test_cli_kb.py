@@ -115,3 +115,25 @@ def test_eval_indexes_into_and_searches_the_named_kb(cli, capsys, tmp_path):
 
     catalog = Catalog(data / "catalog.sqlite3")
     assert len(catalog.documents("team-x")) == 2 and catalog.documents("default") == []
+
+
+def test_data_dir_on_the_command_line_chooses_the_data_folder(tmp_path, capsys, monkeypatch):
+    """A helper's round (session 21): the data folder could only be chosen with ``YINZHENG_DATA_DIR``. Every command but
+    ``eval`` (which has its own) takes ``--data-dir DIR``, nested ones after their own name (``kb list --data-dir``); the
+    knowledge base made there is listed there and not in the folder the variable names."""
+    from core.cli import build_parser
+
+    parser = build_parser()
+    assert parser.parse_args(["ask", "q", "--data-dir", "/x"]).run_data_dir.name == "x"
+    assert parser.parse_args(["kb", "list", "--data-dir", "/y"]).run_data_dir.name == "y"
+    assert parser.parse_args(["eval", "--dev", "--data-dir", "/w"]).data_dir.name == "w"  # eval's own
+    monkeypatch.setenv("YINZHENG_DATA_DIR", str(tmp_path / "by-variable"))
+    monkeypatch.setenv("YINZHENG_EMBEDDING", "hash")
+    chosen = tmp_path / "by-option"
+    assert main(["kb", "create", "gamma", "--data-dir", str(chosen)]) == 0
+    assert main(["kb", "list", "--json", "--data-dir", str(chosen)]) == 0
+    listed = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert "gamma" in [kb["name"] for kb in listed]
+    monkeypatch.setenv("YINZHENG_DATA_DIR", str(tmp_path / "by-variable"))
+    assert main(["kb", "list", "--json"]) == 0
+    assert "gamma" not in [kb["name"] for kb in json.loads(capsys.readouterr().out.strip().splitlines()[-1])]
