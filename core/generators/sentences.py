@@ -70,6 +70,8 @@ _PRONOUN = re.compile(
     # ... or after an opening verb or preposition ("没有该标志的卡只能在星城市使用。": which 标志 is the sentence
     # before's, a helper's round, session 18)
     r"|^(?:没有|没带|不带|带有|具有|持有|对|按|按照|根据|使用|用|除了|凡是|把|将)\s*(?:该|此|上述|前述|这些|这种|这个)"
+    # ... or with a count of things just named ("两项优惠不能同时享受。" after two discounts; a helper's round, session 21)
+    r"|^(?:两|二|三|四)(?:项|者|种)"
 )
 
 

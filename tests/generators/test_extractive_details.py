@@ -207,3 +207,20 @@ def test_a_how_to_question_still_leads_with_the_action_over_a_sentence_about_its
     )
     draft = ExtractiveGenerator().generate("孩子生病了怎么请假？", [leave, ill])
     assert draft.text.startswith("幼儿因事或因病不能来园"), draft.text
+
+
+def test_a_count_of_things_just_named_needs_the_sentence_that_names_them():
+    """ "家里两个孩子都在园有优惠吗？" ended with "- 两项优惠不能同时享受。" on its own: which two? A sentence that opens with a
+    count of things (两项, 两者, 三种) refers to the ones just named and comes with the sentence before it."""
+    from core.generators.sentences import needs_previous
+
+    assert needs_previous("两项优惠不能同时享受。", first_in_chunk=False)
+    assert needs_previous("两者不能同时使用。", first_in_chunk=False)
+    assert not needs_previous("两个孩子同时在园的，第二个孩子减免 10%。", first_in_chunk=False)
+    text = (
+        "同一家庭有两个孩子同时在园的，第二个孩子的保育教育费减免 10%。本园教职工子女减免 30%。两项优惠不能同时享受。"
+    )
+    draft = ExtractiveGenerator().generate(
+        "家里两个孩子都在园有优惠吗？", [rc("fee.md#3", ("收费与退费", "优惠政策"), text, 1)]
+    )
+    assert "本园教职工子女减免 30%。两项优惠不能同时享受。" in draft.text, draft.text
