@@ -206,7 +206,7 @@ def close_clause_gaps(units: list[list[Candidate]], previous: dict[tuple[int, in
                 (i, j, gap)
                 for i, a in enumerate(units)
                 for j, b in enumerate(units)
-                if i != j and (gap := _clauses_between(a, b, units, previous))
+                if i != j and (gap := _clauses_between(a, b, units, previous)) is not None
             ),
             None,
         )
@@ -219,23 +219,24 @@ def close_clause_gaps(units: list[list[Candidate]], previous: dict[tuple[int, in
 
 def _clauses_between(
     a: list[Candidate], b: list[Candidate], units: list[list[Candidate]], previous: dict[tuple[int, int], Candidate]
-) -> list[Candidate]:
+) -> list[Candidate] | None:
     """The clauses (at most ``CLAUSE_GAP_MAX``, none quoted by another unit) between unit ``a``'s last clause and unit
-    ``b``'s first when they are clauses of one sentence, each closed by a semicolon; [] otherwise, and for adjacent
-    clauses (already read in order)."""
+    ``b``'s first when they are clauses of one sentence, each closed by a semicolon ([] for adjacent clauses: a
+    sentence's last clause quoted as a bullet of its own below the lead that quotes the others read as another rule; a
+    helper's round, session 21); None otherwise."""
     if a[-1].chunk_index != b[0].chunk_index or a[-1].in_table or b[0].in_table:
-        return []
+        return None
     gap: list[Candidate] = []
     x = a[-1]
     while x.text.rstrip().endswith(("；", ";")) and len(gap) <= CLAUSE_GAP_MAX:
         nxt = previous.get((x.chunk_index, x.order + 1))
         if nxt is None or nxt.in_table or any(nxt is c for u in units for c in u if u is not b):
-            return []
+            return None
         if nxt is b[0]:
-            return gap
+            return gap if gap or _same_line(a[-1], nxt) else None  # (list items on their own lines stay bullets)
         gap.append(nxt)
         x = nxt
-    return []
+    return None
 
 
 def continue_lead(

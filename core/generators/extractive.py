@@ -88,7 +88,7 @@ from core.generators.lists import (
     whole_steps,
     with_exceptions,
 )
-from core.generators.quantities import in_stated_range, same_quantity
+from core.generators.quantities import in_stated_range, quantity_in_stated_range, same_quantity, states_asked_unit
 from core.generators.question_types import (
     NOT_MENTIONED,
     NOT_STATED,
@@ -356,17 +356,18 @@ class ExtractiveGenerator(Generator):
             return any(t in key for key in keys.get((c.chunk_index, c.header_row), ()))
 
         def of_another_row(c: Candidate) -> bool:
-            # a row of a table whose other row the question names by its first cell, while naming nothing of this
-            # row's first cell: "chunk_size 最大可以设到多少？" is about the `chunk_size` row, not about the
-            # `max_retries` row whose description says 最大重试次数 (a helper's round, session 21)
+            # a row of a table whose other row the question names by its first cell (a word of that cell, not of this
+            # row's), while naming nothing of this row's first cell that the other lacks: "chunk_size 最大可以设到多少？"
+            # is about the `chunk_size` row, not the `max_retries` row whose description says 最大重试次数, and
+            # "固定工位每月多少钱？" not about the 流动工位 rows (a helper's round, session 21)
             if not c.header_row or "|" not in c.text:
                 return False
             own = c.text.split("|")[0].strip().lower()
             named = [t for t in q_terms if len(t) >= 2]
-            if any(t in own for t in named):
-                return False
             return any(
-                key != own and any(t in key for t in named) for key in keys.get((c.chunk_index, c.header_row), ())
+                any(t in key and t not in own for t in named) and not any(t in own and t not in key for t in named)
+                for key in keys.get((c.chunk_index, c.header_row), ())
+                if key != own
             )
 
         def found(t: str, c: Candidate) -> bool:
@@ -378,6 +379,8 @@ class ExtractiveGenerator(Generator):
                 return True
             # "工作满 12 年" is in "已满 10 年不满 20 年的，年休假 10 天" (a helper's round, session 17)
             if t[:1].isdigit() and in_stated_range(t, question, c.text):
+                return True
+            if quantity_in_stated_range(t, c.text):  # 两天 in "迟交 24 至 72 小时" (session 21)
                 return True
             if t[:1].isdigit() and not same_quantity(t, question, c.text):
                 return False  # "孩子 10 岁" is not answered by "…借阅 10 册图书" (a helper's round)
@@ -465,13 +468,22 @@ class ExtractiveGenerator(Generator):
                 and any(t in titles[c.chunk_index] for t in q_terms if len(t) >= 2)
             )
 
+        # a number in another unit than the one asked (百分之几 over "低于 40 分") is not what is asked
+        in_unit = {(c.chunk_index, c.position): states_asked_unit(question, [c.reading]) for c in cands if q.unit}
+
+        def typ(c: Candidate) -> float:
+            if opens_section(c):
+                return 1.0
+            share = wanted_share(c.reading, typed) if typed else 0.0
+            return 0.0 if "number" in typed and not in_unit.get((c.chunk_index, c.position), True) else share
+
         def parts(c: Candidate) -> dict[str, float]:
             matched = hits[(c.chunk_index, c.position)]
             return {
                 "cov": sum(w for t, w in weight.items() if t in matched) / total,
                 "head": sum(w for t, w in weight.items() if t in c.heading_terms and t not in matched) / total,
                 "rank": 1.0 / (1 + c.chunk_index),
-                "typ": 1.0 if opens_section(c) else wanted_share(c.reading, typed) if typed else 0.0,
+                "typ": typ(c),
                 "form": float(len(forms_answered(c.text, forms))) if forms else 0.0,
             }
 
@@ -498,6 +510,11 @@ class ExtractiveGenerator(Generator):
             return score + bonus[(c.chunk_index, c.position)] - (SIBLING_PENALTY if sibling(c) else 0.0)
 
         pool = [c for c in cands if hits[(c.chunk_index, c.position)] or opens_section(c)]
+        if not pool and CJK.search(question):
+            # the question's words only in a section's headings ("期末考试是什么时候，在哪里考？" over "## 期末考试" and
+            # its lines "时间：…", "地点：…", "范围：…"): its sentences, by what the question asks for (a helper's round,
+            # session 21: the meaning of the lines had put 范围 before 地点, and 地点 was left out)
+            pool = [c for c in cands if parts(c)["head"] > 0 and not c.is_header]
         semantic = None if pool else self._semantic(question, cands)
         if semantic is not None:
             # nothing in the sentences matches the question's words (e.g. an English question over

@@ -30,6 +30,7 @@ _STATING_UNITS = {
     "岁": "岁|周岁",
     "公里": "公里|千米|km",
     "次": "次|回",
+    "%": "%|％",
 }
 _AMOUNT_OF = r"(?<![月\d.])(?<!月 )(?:\d+(?:\.\d+)?|[零一二两三四五六七八九十百千万半]+)\s*个?\s*(?:{})"
 
@@ -44,17 +45,24 @@ def states_asked_unit(question: str, texts: Sequence[str]) -> bool:
     units = _STATING_UNITS[unit]
     stated = re.compile(_AMOUNT_OF.format(units), re.IGNORECASE)
     named = re.compile(rf"(?:{units})数")  # 次数, 天数, 年数
+    if unit == "%":  # 百分之四十 and a share's column (占比 | 40%) state one too
+        return any(stated.search(t) or _IN_WORDS_PERCENT.search(t) for t in texts)
     return any(stated.search(t) or (named.search(t) and _DIGITS.search(t)) for t in texts)
+
+
+_IN_WORDS_PERCENT = re.compile(r"百分之[零一二两三四五六七八九十百]+|[一二三四五六七八九]成")
 
 
 _DIGITS = re.compile(r"\d")
 
 
-# A number and the unit after it: "10 岁" → 岁, "10 册图书" → 册图, "64 个字符" → 字符 (the measure word 个 skipped), "64 KB"
+# A number and the unit after it: "10 岁" → 岁, "10 册图书" → 册图, "64 个字符" → 字符 (the measure word 个 skipped, unless
+# nothing follows it: "充电桩 24 个（…" → 个, a count of things, not the 24 of "24小时"), "64 KB"
 # → kb, the hour of a time of day ("12:00") → ":"; a bare number ("| 10 |", "10–20") → "". The minutes of 12:30 are a
 # time's too (":").
 _NUMBER_UNIT = re.compile(
-    r"(?<![\d.:])(\d+(?:\.\d+)?)(?![\d.])[ \t]*(?:个[ \t]*)?(:(?=\d\d)|[\u3400-\u9fff]{1,2}|[A-Za-z%]+)?"
+    r"(?<![\d.:])(\d+(?:\.\d+)?)(?![\d.])[ \t]*(?:个[ \t]*(?=[\u3400-\u9fff]))?"
+    r"(:(?=\d\d)|[\u3400-\u9fff]{1,2}|[A-Za-z%]+)?"
 )
 _MINUTES = re.compile(r"(?<=\d:)(\d\d)(?!\d)")
 #: What may follow the hour of a question's time of day (12 点, 12 pm) when a sentence writes it as 12:00.
@@ -79,16 +87,23 @@ def _same_unit(a: str, b: str) -> bool:
         return other == ":" or other.startswith(_HOUR_UNITS)
     if a.isascii() != b.isascii():
         return True  # 64 个字符 and 64 characters: another language, not another unit
+    if "个" in (a, b):  # a count of things ("充电桩 24 个") is no time, age or sum ("24小时"), and may be 5 个人
+        other = b if a == "个" else a
+        return other == "个" or other[0] not in _MEASURE_FIRST
     return a[0] in b or b[0] in a  # 岁 and 周岁, 字符 and 字符串
+
+
+# The first characters of units that measure time, age, money, length or weight (not a count of things).
+_MEASURE_FIRST = frozenset("小时天日分秒年月周星岁元块角度米公千斤克%")
 
 
 # Ranges a sentence states for a quantity, by their unit (one Chinese character, 个月 or 周岁): "满 10 年不满 20 年"
 # [10, 20), "10–20 天" and "10 至 20 天" [10, 20], "不满 10 年" [0, 10), "10 年以下" [0, 10], "满 20 年" / "20 年以上" [20, ∞).
 _N = r"(\d+(?:\.\d+)?)"
-_U = r"(个月|周岁|[\u3400-\u9fff])"
+_U = r"(个月|周岁|小时|分钟|星期|工作日|[\u3400-\u9fff])"
 _BOUNDED = re.compile(rf"(?:已?满|超过)?\s*{_N}\s*{_U}(?:及?以上)?\s*[、，,]?\s*(?:不满|未满|不足|少于)\s*{_N}\s*{_U}")
 _SPAN = re.compile(rf"{_N}\s*{_U}?\s*(?:–|—|-|~|～|至|到)\s*{_N}\s*{_U}")
-_BELOW = re.compile(rf"(?:不满|未满|不足|少于)\s*{_N}\s*{_U}|{_N}\s*{_U}以下")
+_BELOW = re.compile(rf"(?:不满|未满|不足|少于)\s*{_N}\s*{_U}|{_N}\s*{_U}(?:以下|以内|之内)")
 _ABOVE = re.compile(rf"(?:已?满|超过)\s*{_N}\s*{_U}|{_N}\s*{_U}(?:及|或)?以上")
 #: English units of a question's number that a Chinese range writes with one character.
 _UNIT_ZH = {"year": "年", "years": "年", "day": "天", "days": "天", "month": "月", "months": "月"}
@@ -113,6 +128,62 @@ def stated_ranges(sentence: str) -> tuple[tuple[float, float, str], ...]:
     for m in _ABOVE.finditer(rest):
         out.append((float(m[1] or m[3]), float("inf"), m[2] or m[4]))
     return tuple(r for r in out if r[0] <= r[1])  # "满 20 年不满 10 年", "不满 0 年" state no range
+
+
+# A quantity the person states in one term, in digits or a Chinese numeral ("两天", "3 小时", "半个月").
+_QUANTITY_TERM = re.compile(
+    r"^(\d+(?:\.\d+)?|[一二两三四五六七八九十半])\s*个?\s*(天|日|周|星期|小时|钟头|分钟|月|年)$"
+)
+_NUMERALS = {
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+    "十": 10,
+    "半": 0.5,
+}
+#: How many of a range's unit (its first character) one of the asked unit is: 两天 is 48 小时.
+_PER_UNIT = {
+    ("天", "小"): 24,
+    ("日", "小"): 24,
+    ("天", "钟"): 24,
+    ("周", "天"): 7,
+    ("周", "日"): 7,
+    ("星", "天"): 7,
+    ("小", "分"): 60,
+    ("钟", "分"): 60,
+    ("年", "月"): 12,
+    ("年", "个"): 12,
+    ("月", "天"): 30,
+    ("天", "日"): 1,
+    ("日", "天"): 1,
+    ("钟", "小"): 1,
+    ("小", "钟"): 1,
+    ("星", "周"): 1,
+    ("周", "星"): 1,
+}
+
+
+def quantity_in_stated_range(term: str, sentence: str) -> bool:
+    """Whether ``term``, a quantity the question states in one word ("两天", "3小时"), falls in a range ``sentence``
+    states, in the same unit or another one it converts to (``_PER_UNIT``): "作业晚交了两天，会扣多少分？" is the case of
+    "迟交 24 至 72 小时：扣除该次作业得分的 30%。" (a helper's round, session 21)."""
+    m = _QUANTITY_TERM.match(term)
+    if m is None:
+        return False
+    n = float(m[1]) if m[1][:1].isdigit() else float(_NUMERALS[m[1]])
+    unit = m[2][:1]
+    for lo, hi, stated in stated_ranges(sentence):
+        factor = 1 if stated[:1] == unit else _PER_UNIT.get((unit, stated[:1]))
+        if factor and lo <= n * factor <= hi:
+            return True
+    return False
 
 
 def in_stated_range(number: str, question: str, sentence: str) -> bool:

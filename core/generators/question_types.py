@@ -20,6 +20,7 @@ from typing import Sequence
 from core.clock import stated_times
 from core.generators.compare import MISSING_SIDE
 from core.generators.quantities import states_asked_unit
+from core.retrieval.asked_detail import AMOUNT
 from core.retrieval.question import CJK, analyse
 from core.retrieval.sufficiency_terms import qualified_known
 from core.segmentation import general_frequency, tagged
@@ -90,9 +91,7 @@ _HAS_CLOCK = re.compile(
 _RELEASE = re.compile(r"\bv\d+(?:\.\d+)*|\b\d+\.\d+\.\d+", re.IGNORECASE)
 
 # An amount of money with all its digits: 128 元, 3,000 元, ￥30, $5 (``has_wanted`` removes whole amounts).
-_AMOUNT = re.compile(
-    r"\d(?:[\d,.]*\d)?\s*(?:元|块|角|万元|美元|欧元|英镑|日元|港元|港币)|[¥￥$€£]\s*\d(?:[\d,.]*\d)?", re.IGNORECASE
-)
+_AMOUNT = AMOUNT  # a sum in figures with its currency (shared with the retrieval of the asked price)
 # An amount in words or that it is free (免费版 is an edition's name, not a price).
 _FREE = re.compile(
     r"免费(?!版)|全免|不收费|不收钱|不要钱|不花钱|无需付费|不另收费"
@@ -181,6 +180,16 @@ def wanted_share(sentence: str, wants: frozenset[str]) -> float:
     return 0.5
 
 
+# Where in a building: a place's label ("地点：第一教学楼 105 大教室"), a room, floor or building by number (jieba tags no
+# such place ns; a helper's round, session 21: "期末考试在哪里考？" left out the 地点 line). Not a desk or a window: "去哪里
+# 下载？" is then led by "…到收费窗口补打" over "电子发票可以在公众号…里下载" (clinic-single-005).
+_HAS_LOCATION = re.compile(
+    r"(?:地点|地址|位置|场地|集合点)\s*[：:为是在]|\d+\s*(?:号楼|栋|幢|楼|层|室|教室|号门)|教学楼|办公楼|大楼|大厦"
+    r"|\b(?:room|floor|building)\s*\d",
+    re.IGNORECASE,
+)
+
+
 # What says when: a time of day, a date, a day of the week, a span of time or a word for a part of the day.
 _SAYS_TIME = re.compile(
     r"\d\s*[:：点时]|\d\s*(?:年|月|日|号|天|周|小时|分钟|个月|个工作日|工作日)|[零一二两三四五六七八九十半]\s*(?:个月|天|周|年|小时)"
@@ -211,6 +220,8 @@ def has_wanted(sentence: str, wants: frozenset[str]) -> bool:
     if ("reason" in wants and _HAS_REASON.search(sentence)) or ("effect" in wants and _HAS_EFFECT.search(sentence)):
         return True
     if "precedence" in wants and _HAS_PRECEDENCE.search(sentence):
+        return True
+    if "place" in wants and _HAS_LOCATION.search(sentence):
         return True
     if wants & {"person", "place"}:
         flags = {"nr", "nrfg", "nrt"} if "person" in wants else set()

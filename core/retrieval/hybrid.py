@@ -61,6 +61,7 @@ from core.errors import RetrievalError
 from core.lexical import LexicalIndex
 from core.models import NOT_FOUND_MESSAGE, Chunk, RetrievedChunk, utc_now
 from core.retrieval import sufficiency
+from core.retrieval.asked_detail import with_detail_evidence
 from core.retrieval.aspects import limits_sections, limits_wording
 from core.retrieval.parts import MAX_PARTS, with_part_evidence
 from core.retrieval.query import (
@@ -309,7 +310,8 @@ class HybridRetriever:
         against its conversation by ``resolve``: its ``text`` is searched), and the evidence.
         A question with several parts (``QuestionAnalysis.parts``) that is answered also gets, as
         evidence, the best chunk of each of its first ``MAX_PARTS`` parts judged on its own
-        (``core.retrieval.parts``; a follow-up's carried terms go in front of each part).
+        (``core.retrieval.parts``; a follow-up's carried terms go in front of each part); a question with one part that
+        asks how much gets the top-k chunk with the price when the evidence has none (``core.retrieval.asked_detail``).
 
         Raises ``RetrievalError`` for an empty question, ``EmbeddingError`` when the query
         cannot be embedded, ``IndexError_`` when the vector store fails (each as its adapter
@@ -318,7 +320,7 @@ class HybridRetriever:
         own = question.question if isinstance(question, ResolvedQuery) else question
         parts = analyse(own.strip()).parts
         if len(parts) < 2 or result.no_evidence:
-            return result
+            return with_detail_evidence(result, own.strip())
         carried = " ".join(question.carried) + " " if isinstance(question, ResolvedQuery) and question.carried else ""
         return with_part_evidence(result, [self._retrieve_one(carried + p) for p in parts[:MAX_PARTS]])
 

@@ -21,7 +21,8 @@ resolution (``core.retrieval.query``), the sufficiency decision (``core.retrieva
 * ``times``: the times of day it names ("中午十二点多" → 12:00–12:59; ``core.clock``); ``days``: the days of the
   week ("周三" → Wednesday);
 * ``items``: for a question for items, the words of what it asks for ("要交哪些材料" → 材料);
-* ``unit``: the unit a question for a quantity asks in ("最长可以借多少天" → 天, "几个小时" → 小时), else None;
+* ``unit``: the unit a question for a quantity asks in ("最长可以借多少天" → 天, "几个小时" → 小时, "百分之几" → %), else
+  None;
 * ``action``: the action a Chinese how-to question asks the way to ("洗护美容怎么预约？" → 预约), else "";
 * ``kind_words``: its words that name the kind of answer it asks for (条件, 流程, 方法; 钱/价格 for a price, 时间
   for a time), which documents state without repeating ("办理条件是什么" over "年满 65 周岁…可免费办理").
@@ -51,8 +52,8 @@ from core.segmentation import CJK_WORD, tagged
 # ------------------------------------------------------------ what the answer must contain
 
 _NUMBER_QUESTION = re.compile(
-    r"多少|多久|多长|多大|多高|多远|多重|几[个次秒分天年月岁种名位层届折]|何时|什么时候|哪一?年|哪一?天|哪个月|年份|日期|时间是"
-    r"|\b(?:how many|how long|how much|when|what year)\b",
+    r"多少|多久|多长|多大|多高|多远|多重|几[个次秒分天年月岁种名位层届折成]|何时|什么时候|哪一?年|哪一?天|哪个月|年份|日期|时间是"
+    r"|百分之几|百分比|\b(?:how many|how long|how much|when|what year|what percent(?:age)?)\b",
     re.IGNORECASE,
 )
 # A question for when ("什么时候清运", "哪天开始", "when"): a date, a weekday or a time answers it, an amount does not.
@@ -215,6 +216,8 @@ _ASKS_DEFAULT_VALUE = re.compile(
 )
 # The unit a question for a quantity asks in ("最长可以借多少天", "几个小时", "多少公里").
 _ASKED_UNIT = re.compile(r"(?:多少|几)\s*个?\s*(工作日|小时|分钟|星期|公里|天|日|秒|周|年|岁|次)")
+# A question for a share ("期末考试占总评成绩的百分之几？"): a percentage answers it, "低于 40 分" does not.
+_ASKS_PERCENT = re.compile(r"百分之几|百分比|占比多少|比例是多少|\bwhat percent(?:age)?\b", re.I)
 _ASKS_RANGE = re.compile(r"范围|\brange\b", re.I)
 _ASKS_DURATION = re.compile(r"多长时间|多久|多少秒|多少分钟|多少小时|多少天|how long", re.I)
 _ASKS_COUNT = re.compile(r"多少个|几个|多少条|多少次|how many", re.I)
@@ -531,6 +534,6 @@ def analyse(question: str) -> QuestionAnalysis:
         days=named_days(question),
         items=tuple(tokenize(m[1])) if (m := _ASKED_ITEMS.search(question)) else (),
         kind_words=tuple(t for t in dict.fromkeys(terms) if _names_kind(t, wants)),
-        unit=m[1] if (m := _ASKED_UNIT.search(question)) else None,
+        unit="%" if _ASKS_PERCENT.search(question) else m[1] if (m := _ASKED_UNIT.search(question)) else None,
         action=asked_action(question),
     )

@@ -159,7 +159,7 @@ def test_a_rule_is_quoted_with_the_exceptions_its_next_line_lists():
     assert draft.text.startswith("为了食品安全，幼儿园原则上不允许幼儿自带零食和饮料入园。以下情况例外："), draft.text
     assert "特殊配方奶粉" in draft.text and "生日庆祝" in draft.text
     for s in draft.supports:
-        assert text[s.start : s.end] == s.quote, s
+        assert draft.text[s.start : s.end] == s.quote and s.quote in text, s
     # a list that is not announced as exceptions does not come along
     plain = text.replace("以下情况例外：", "常见的零食有：")
     draft = ExtractiveGenerator().generate(
@@ -224,3 +224,85 @@ def test_a_count_of_things_just_named_needs_the_sentence_that_names_them():
         "家里两个孩子都在园有优惠吗？", [rc("fee.md#3", ("收费与退费", "优惠政策"), text, 1)]
     )
     assert "本园教职工子女减免 30%。两项优惠不能同时享受。" in draft.text, draft.text
+
+
+def test_rows_the_question_names_are_quoted_and_their_look_alikes_are_not():
+    """ "固定工位每月多少钱？" also quoted the 流动工位（月卡） row (工位 is in its first cell too): a row is another row's
+    look-alike when the question names a word of that row's first cell that this one lacks, and nothing of its own the
+    other lacks. A question naming two rows gets both."""
+    table = (
+        "| 会员类型 | 月费 | 押金 |\n| --- | --- | --- |\n| 流动工位（月卡） | 1,280 元/月 | 500 元 |\n"
+        "| 固定工位 | 1,880 元/月 | 1,000 元 |\n| 独立办公室（4 人间） | 8,600 元/月 | 两个月租金 |\n"
+    )
+    chunk = rc("membership.md#0", ("会员类型与价格",), table, 1)
+    draft = ExtractiveGenerator().generate("固定工位每月多少钱？", [chunk])
+    assert "固定工位 | 1,880 元/月" in draft.text and "流动工位" not in draft.text, draft.text
+    draft = ExtractiveGenerator().generate("固定工位和独立办公室每月分别多少钱？", [chunk])
+    assert "固定工位 | 1,880 元/月" in draft.text and "独立办公室（4 人间） | 8,600 元/月" in draft.text, draft.text
+
+
+LATE_RULES = (
+    "- 迟交 24 小时以内：扣除该次作业得分的 10%。\n- 迟交 24 至 72 小时：扣除该次作业得分的 30%。\n"
+    "- 迟交超过 72 小时：该次作业记 0 分，不再接受提交。\n"
+)
+
+
+def test_a_quantity_in_words_is_found_in_the_range_that_holds_it_in_another_unit():
+    """ "作业晚交了两天，会扣多少分？" quoted the rules for under 24 hours and over 72 hours and left out the one for its
+    case: 两天 is 48 小时, inside "24 至 72 小时". A span "24 小时以内" is a range too."""
+    from core.generators.quantities import quantity_in_stated_range, stated_ranges
+
+    assert quantity_in_stated_range("两天", "迟交 24 至 72 小时：扣除该次作业得分的 30%。")
+    assert not quantity_in_stated_range("两天", "迟交超过 72 小时：该次作业记 0 分。")
+    assert quantity_in_stated_range("4天", "迟交超过 72 小时：该次作业记 0 分。")
+    assert quantity_in_stated_range("半个月", "补办须在 10 至 20 天内完成。")
+    assert not quantity_in_stated_range("两年", "补办须在 10 至 20 天内完成。")  # no conversion from years to days
+    assert stated_ranges("迟交 24 小时以内：扣除 10%。") == ((0.0, 24.0, "小时"),)
+    draft = ExtractiveGenerator().generate(
+        "作业晚交了两天，会扣多少分？", [rc("hw.md#2", ("作业与迟交", "迟交扣分"), LATE_RULES, 1)]
+    )
+    assert draft.text.startswith("迟交 24 至 72 小时：扣除该次作业得分的 30%。"), draft.text
+
+
+def test_a_question_for_a_share_wants_a_percentage():
+    """ "期末考试占总评成绩的百分之几？" led with "期末考试卷面成绩低于 40 分…不及格" (40 points, not 40%) over the table's
+    40% row; 百分之几 asked for no number at all. It asks a number in %, and a number in another unit has it in part."""
+    from core.retrieval.question import analyse
+
+    assert analyse("期末考试占总评成绩的百分之几？").unit == "%"
+    assert "number" in analyse("期末考试占总评成绩的百分之几？").wants
+    rule = "期末考试卷面成绩低于 40 分（满分 100 分）的，总评成绩直接记为不及格，不再按上表加权计算。"
+    table = "| 项目 | 占比 | 说明 |\n| --- | --- | --- |\n| 平时作业 | 30% | 共 6 次 |\n| 期末考试 | 40% | 闭卷，120 分钟 |\n"
+    chunks = [rc("grading.md#1", ("成绩构成", "及格"), rule, 1), rc("grading.md#0", ("成绩构成", "总评"), table, 2)]
+    draft = ExtractiveGenerator().generate("期末考试占总评成绩的百分之几？", chunks)
+    assert "期末考试 | 40%" in draft.text.split("\n\n")[0], draft.text
+
+
+def test_a_count_of_things_is_not_a_span_of_time():
+    """ "充电桩是24小时开放的吗？" got "地下车库 B2 层设有公共充电桩 24 个…" as if its 24 were the hours: a number whose
+    measure word 个 ends it counts things, and is no time, age or sum; it may still be a count of people."""
+    from core.generators.quantities import same_quantity
+
+    chargers = "地下车库 B2 层设有公共充电桩 24 个（其中快充 8 个、慢充 16 个）。"
+    assert not same_quantity("24", "充电桩是24小时开放的吗？", chargers)
+    assert same_quantity("5", "能坐5个人吗？", "每辆车最多坐 5 个。")
+    assert same_quantity("64", "名字最多64个字符吗？", "名称最多 64 个字符。")
+
+
+def test_where_a_room_or_a_building_is_stated_answers_where():
+    """ "期末考试是什么时候，在哪里考？" was answered with the time and the syllabus's 范围 line, not "地点：第一教学楼 105
+    大教室": jieba tags no such place. A place's label, a numbered room or building says where; and
+    a question whose words are only in the section's heading gets that section's lines by what it asks for."""
+    from core.generators.question_types import has_wanted
+
+    place = frozenset({"place"})
+    assert has_wanted("地点：第一教学楼 105 大教室", place)
+    assert has_wanted("请到 3 号楼 201 室登记。", place)
+    assert not has_wanted("需要纸质发票的，请到收费窗口补打。", place)  # "去哪里下载" is not answered by a window
+    assert not has_wanted("范围：全部章节，重点为图、排序和查找", place)
+    exams = "- 时间：2025 年 1 月 10 日（星期五）9:00–11:00\n- 范围：全部章节，重点为图、排序和查找\n- 地点：第一教学楼 105 大教室\n"
+    draft = ExtractiveGenerator().generate(
+        "期末考试是什么时候，在哪里考？", [rc("exams.md#1", ("考试安排", "期末考试"), exams, 1)]
+    )
+    assert draft.text.startswith("时间：2025 年 1 月 10 日"), draft.text
+    assert "地点：第一教学楼 105 大教室" in draft.text
