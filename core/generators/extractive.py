@@ -82,6 +82,7 @@ from core.generators.candidates import Candidate, candidates, written_in
 from core.generators.lists import (
     lead_with_asked_list,
     lead_with_the_action,
+    lead_with_the_date,
     lead_with_the_day,
     names_a_kind,
     whole_list,
@@ -192,6 +193,8 @@ class ExtractiveGenerator(Generator):
             lead_with_the_day(units, scoring, q.day_set)
         if units and "list" not in scoring.wants and not q.asks_steps:
             with_exceptions(units, cands, self.max_sentences, [rc.chunk.text for rc in chunks])
+        if units and q.asks_date:
+            lead_with_the_date(units, scoring, q.content_terms)
         if units and q.asks_steps:
             lead_with_the_action(units, scoring, q.action, q.content_terms)
             whole_steps(units, cands, [rc.chunk.text for rc in chunks], self.max_sentences)

@@ -6,6 +6,7 @@ question leads with (``core.generators.extractive``; the other arrangement rules
 * ``whole_steps``: a question for how to do something whose lead is a numbered step gets every step, in order;
 * ``lead_with_the_day``: a question for one day's hours leads with the line of the hours list that gives that day;
 * ``lead_with_the_action``: a how-to question leads with a sentence that says the action it asks the way to;
+* ``lead_with_the_date``: a question for which day leads with a sentence that states a date or a weekday;
 * ``with_exceptions``: a lead that states a rule is followed by the exceptions the next line lists;
 * ``names_a_kind``: whether a sentence names a kind of what a question for which items asks for (狂犬疫苗, 疫苗).
 
@@ -260,6 +261,33 @@ def lead_with_the_day(units: list[list[Candidate]], scoring: Scoring, days: froz
     _lead_with_best(
         units, scoring, [c for c in scoring.pool if days & stated_days(c.text) and has_wanted(c.text, clock)]
     )
+
+
+# A date or a day of the week: 11 月 8 日, 2024-11-08, 8 号, 周五, 星期五.
+_STATES_DATE = re.compile(
+    r"\d{1,2}\s*月\s*\d{1,2}\s*[日号]|\d{4}\s*[-/.年]\s*\d{1,2}\s*[-/.月]\s*\d{1,2}|\d{1,2}\s*号|(?:周|星期|礼拜)[一二三四五六日天]"
+    r"|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|\b\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)",
+    re.IGNORECASE,
+)
+
+
+def lead_with_the_date(units: list[list[Candidate]], scoring: Scoring, terms: Sequence[str]) -> None:
+    """For a question for which day (``QuestionAnalysis.asks_date``: "期中考试是哪天？") whose lead unit states no date or
+    weekday: the best unit that does and is about the question (it or its headings have one of ``terms``, the
+    question's content terms of two characters or more) leads. "期中考试是哪天？" had led with the grading table's row
+    "期中考试 | 20% | 闭卷，90 分钟" (its words, and 90 分钟 is a span of time) over "时间：2024 年 11 月 8 日（星期五）…"
+    under the heading 期中考试 (a helper's round, session 21). Mutates ``units``."""
+    if any(_STATES_DATE.search(c.text) for c in units[0]):
+        return
+    about = [t for t in terms if len(t) >= 2]
+    dated = [
+        c
+        for c in scoring.cands
+        if not c.is_header
+        and _STATES_DATE.search(c.text)
+        and any(t in c.terms or t in c.heading_terms or t in c.text for t in about)
+    ]
+    _lead_with_best(units, scoring, dated)
 
 
 # A sentence that opens with the case it is about ("如果你没有 root 权限，…", "对于外地参保人，…"): the case.

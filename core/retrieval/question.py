@@ -216,6 +216,10 @@ _ASKS_DEFAULT_VALUE = re.compile(
 )
 # The unit a question for a quantity asks in ("最长可以借多少天", "几个小时", "多少公里").
 _ASKED_UNIT = re.compile(r"(?:多少|几)\s*个?\s*(工作日|小时|分钟|星期|公里|天|日|秒|周|年|岁|次)")
+# A question for which day or date ("期中考试是哪天？"): a date or a weekday answers it, "闭卷，90 分钟" does not.
+_DATE_QUESTION = re.compile(
+    r"哪一?天|几号|几月几[日号]?|哪个日子|什么日子|哪个日期|日期是|\b(?:what date|which day|on what day)\b", re.I
+)
 # A question for a share ("期末考试占总评成绩的百分之几？"): a percentage answers it, "低于 40 分" does not.
 _ASKS_PERCENT = re.compile(r"百分之几|百分比|占比多少|比例是多少|\bwhat percent(?:age)?\b", re.I)
 _ASKS_RANGE = re.compile(r"范围|\brange\b", re.I)
@@ -490,6 +494,8 @@ class QuestionAnalysis:
     unit: str | None = None
     #: the action a how-to question asks the way to (怎么预约 → 预约; ``asked_action``), else ""
     action: str = ""
+    #: it asks which day or date (哪天, 几号, 几月几日, what date; ``_DATE_QUESTION``): a date or a weekday answers it
+    asks_date: bool = False
 
     @property
     def time_spans(self) -> tuple[tuple[int, int], ...]:
@@ -535,5 +541,6 @@ def analyse(question: str) -> QuestionAnalysis:
         items=tuple(tokenize(m[1])) if (m := _ASKED_ITEMS.search(question)) else (),
         kind_words=tuple(t for t in dict.fromkeys(terms) if _names_kind(t, wants)),
         unit="%" if _ASKS_PERCENT.search(question) else m[1] if (m := _ASKED_UNIT.search(question)) else None,
+        asks_date=bool(_DATE_QUESTION.search(question)),
         action=asked_action(question),
     )

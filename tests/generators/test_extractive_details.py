@@ -306,3 +306,22 @@ def test_where_a_room_or_a_building_is_stated_answers_where():
     )
     assert draft.text.startswith("时间：2025 年 1 月 10 日"), draft.text
     assert "地点：第一教学楼 105 大教室" in draft.text
+
+
+def test_a_question_for_which_day_leads_with_a_date():
+    """ "期中考试是哪天？" led with the grading table's row "期中考试 | 20% | 闭卷，90 分钟" (its words; 90 分钟 is a span of
+    time) over the line under the heading 期中考试 that gives the date. A question for which day is led by a unit that
+    states a date or a weekday and is about it; the final exam's date is not about the midterm."""
+    from core.retrieval.question import analyse
+
+    assert analyse("期中考试是哪天？").asks_date and not analyse("期中考试考多久？").asks_date
+    grading = "| 项目 | 占比 | 说明 |\n| --- | --- | --- |\n| 期中考试 | 20% | 闭卷，90 分钟 |\n| 期末考试 | 40% | 闭卷，120 分钟 |\n"
+    midterm = "- 时间：2024 年 11 月 8 日（星期五）14:00–15:30\n- 地点：第三教学楼 301、302 教室\n"
+    final = "- 时间：2025 年 1 月 10 日（星期五）9:00–11:00\n- 地点：第一教学楼 105 大教室\n"
+    chunks = [
+        rc("grading.md#1", ("成绩构成",), grading, 1),
+        rc("exams.md#1", ("考试安排", "期末考试"), final, 2),
+        rc("exams.md#0", ("考试安排", "期中考试"), midterm, 3),
+    ]
+    draft = ExtractiveGenerator().generate("期中考试是哪天？", chunks)
+    assert draft.text.startswith("时间：2024 年 11 月 8 日"), draft.text
