@@ -197,9 +197,11 @@ def test_a_revoked_user_sees_no_current_version_through_an_old_snapshot_link(aut
     assert not ingest(other, [folder], embed=False, knowledge_base="secret").failures
     try:
         option = bob.get_by_role("option", name="secret", exact=True)
-        deadline = time.monotonic() + 120
+        # (five minutes: on a loaded CI machine two minutes of reloads once ended before a run drew the new base)
+        deadline = time.monotonic() + 300
         while True:  # the new base shows once a rerun after the other process's ingest draws the picker
             bob.reload(wait_until="domcontentloaded")
+            bob.get_by_text(f"已登录：{USERS['bob']['name']}").wait_for(timeout=60_000)  # the sidebar's run is drawn
             picker = bob.get_by_test_id("stMultiSelect").filter(has_text="检索的知识库").locator("input")
             picker.click(timeout=60_000)
             try:
