@@ -11,8 +11,9 @@ import time
 
 import streamlit as st
 
+from components.errors import show_app_error
 from components.pdf_view import use_data_dir
-from core.public import BackgroundJob, EmbeddingWorker, Engine
+from core.public import AppError, BackgroundJob, EmbeddingWorker, Engine
 
 
 @st.cache_resource(show_spinner="正在加载模型与索引…")
@@ -103,7 +104,16 @@ def _ingest_status(job: BackgroundJob) -> None:
 
 
 def _ingest_failures(job: BackgroundJob) -> None:
-    report = job.wait()
+    """Once per session, the files the first ingest could not import; when the ingest itself failed with an
+    ``AppError`` (the catalog cannot be read), that error as the one Chinese message (``components.errors``) instead
+    of a crashed page: ``ensure_ready`` runs before a page's own guard. Other exceptions propagate."""
+    try:
+        report = job.wait()
+    except AppError as exc:
+        if not st.session_state.get("_ingest_error_shown"):
+            st.session_state["_ingest_error_shown"] = True
+            show_app_error(exc, "首次导入知识库")
+        return
     failures = getattr(report, "failures", [])
     if failures and not st.session_state.get("_ingest_failures_shown"):
         st.session_state["_ingest_failures_shown"] = True

@@ -87,7 +87,32 @@ def test_record_store_failure_is_one_chinese_message_on_each_page(errors_env, mo
 def test_library_page_index_failure_is_one_chinese_message(errors_env, monkeypatch):
     monkeypatch.setattr(KnowledgeIndex, "documents", _raise(IndexError_("cannot read the catalog")))
     at = _run("app_pages/library.py")
-    assert _errors(at) == [_shown(f"知识库操作失败：{HINTS[IndexError_]}。（详情：cannot read the catalog）")]
+    page = _shown(f"知识库操作失败：{HINTS[IndexError_]}。（详情：cannot read the catalog）")
+    # the first start's background ingest reads the same catalog: when it has failed by the time the page runs, its
+    # failure is shown too, as its own message (a CI run, session 21: it had crashed the page outside the guard)
+    ingest = _shown(f"首次导入知识库失败：{HINTS[IndexError_]}。（详情：cannot read the catalog）")
+    assert page in _errors(at) and set(_errors(at)) <= {page, ingest}, _errors(at)
+
+
+def test_a_failed_first_ingest_is_one_chinese_message_not_a_crashed_page(errors_env, monkeypatch):
+    """The first start's ingest runs in the background; when it fails with an ``AppError`` (the catalog cannot be
+    read), the next run of a page showed Streamlit's redacted crash: ``ensure_ready`` re-raised it before the page's
+    own guard. It is one Chinese message, once per session, and the page draws on."""
+    import time
+
+    monkeypatch.setattr(Engine, "ingest_corpus", _raise(IndexError_("cannot read the catalog")))
+    at = AppTest.from_file(str(ROOT / "app_pages/library.py"), default_timeout=120)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # the failing job ends at once; the run that finds it ended shows it
+        at.run()
+        if _errors(at) or at.exception:
+            break
+        time.sleep(0.2)
+    assert not at.exception, at.exception
+    message = _shown(f"首次导入知识库失败：{HINTS[IndexError_]}。（详情：cannot read the catalog）")
+    assert _errors(at) == [message]
+    at.run()
+    assert not at.exception and message not in _errors(at)  # once per session
 
 
 def test_app_start_failure_is_one_chinese_message(errors_env, monkeypatch):
