@@ -191,13 +191,14 @@ class ExtractiveGenerator(Generator):
             whole_list(units, cands, self.max_sentences, q.content_terms, q.items)
         if units and "clock" in scoring.wants and q.days:
             lead_with_the_day(units, scoring, q.day_set)
+        texts = [rc.chunk.text for rc in chunks]
         if units and "list" not in scoring.wants and not q.asks_steps:
-            with_exceptions(units, cands, self.max_sentences, [rc.chunk.text for rc in chunks])
+            with_exceptions(units, cands, self.max_sentences, texts)
         if units and q.asks_date:
             lead_with_the_date(units, scoring, q.content_terms)
         if units and q.asks_steps:
             lead_with_the_action(units, scoring, q.action, q.content_terms)
-            whole_steps(units, cands, [rc.chunk.text for rc in chunks], self.max_sentences)
+            whole_steps(units, cands, texts, self.max_sentences)
         if units and scoring.wants & {"reason", "effect"}:
             continue_lead(units, previous, scoring.wants)
         detail = scoring.wants & _DETAILS
@@ -208,7 +209,6 @@ class ExtractiveGenerator(Generator):
         # a detail that would otherwise be "not stated" (``unstated``; a time of day is not checked, and "周末在家能用电钻
         # 打孔吗？" is no question for the weekday hours before its answer) from the sentence before a unit: each such
         # detail on its own ("晚接怎么收费？一学期晚接几次会被约谈？" has its count, not its price)
-        texts = [rc.chunk.text for rc in chunks]
         for kind in sorted(detail - {"clock"}):
             wanted = frozenset({kind})
             if units and not any(has_wanted(c.reading, wanted) for u in units for c in u):
@@ -358,6 +358,8 @@ class ExtractiveGenerator(Generator):
                 return False
             return any(t in key for key in keys.get((c.chunk_index, c.header_row), ()))
 
+        row_words = [t for t in q_terms if len(t) >= 2]  # the question's words that may name a row
+
         def of_another_row(c: Candidate) -> bool:
             # a row of a table whose other row the question names by its first cell (a word of that cell, not of this
             # row's), while naming nothing of this row's first cell that the other lacks: "chunk_size 最大可以设到多少？"
@@ -366,9 +368,9 @@ class ExtractiveGenerator(Generator):
             if not c.header_row or "|" not in c.text:
                 return False
             own = c.text.split("|")[0].strip().lower()
-            named = [t for t in q_terms if len(t) >= 2]
             return any(
-                any(t in key and t not in own for t in named) and not any(t in own and t not in key for t in named)
+                any(t in key and t not in own for t in row_words)
+                and not any(t in own and t not in key for t in row_words)
                 for key in keys.get((c.chunk_index, c.header_row), ())
                 if key != own
             )

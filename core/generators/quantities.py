@@ -13,6 +13,8 @@ import functools
 import re
 from typing import Sequence
 
+import cn2an
+
 from core.retrieval.question import analyse
 
 # The units that state a quantity asked in a unit (``QuestionAnalysis.unit``): 天 is stated as 3 天, 三十天, 5 个工作日
@@ -134,20 +136,6 @@ def stated_ranges(sentence: str) -> tuple[tuple[float, float, str], ...]:
 _QUANTITY_TERM = re.compile(
     r"^(\d+(?:\.\d+)?|[一二两三四五六七八九十半])\s*个?\s*(天|日|周|星期|小时|钟头|分钟|月|年)$"
 )
-_NUMERALS = {
-    "一": 1,
-    "二": 2,
-    "两": 2,
-    "三": 3,
-    "四": 4,
-    "五": 5,
-    "六": 6,
-    "七": 7,
-    "八": 8,
-    "九": 9,
-    "十": 10,
-    "半": 0.5,
-}
 #: How many of a range's unit (its first character) one of the asked unit is: 两天 is 48 小时.
 _PER_UNIT = {
     ("天", "小"): 24,
@@ -177,7 +165,7 @@ def quantity_in_stated_range(term: str, sentence: str) -> bool:
     m = _QUANTITY_TERM.match(term)
     if m is None:
         return False
-    n = float(m[1]) if m[1][:1].isdigit() else float(_NUMERALS[m[1]])
+    n = 0.5 if m[1] == "半" else float(cn2an.cn2an(m[1], "smart"))  # 两 → 2, 3 → 3.0 (cn2an, as core.clock reads hours)
     unit = m[2][:1]
     for lo, hi, stated in stated_ranges(sentence):
         factor = 1 if stated[:1] == unit else _PER_UNIT.get((unit, stated[:1]))

@@ -20,7 +20,7 @@ from typing import Sequence
 from core.clock import stated_times
 from core.generators.compare import MISSING_SIDE
 from core.generators.quantities import states_asked_unit
-from core.retrieval.asked_detail import AMOUNT
+from core.retrieval.asked_detail import AMOUNT  # a sum in figures: 128 元, 3,000 元, ￥30, $5
 from core.retrieval.question import CJK, analyse
 from core.retrieval.sufficiency_terms import qualified_known
 from core.segmentation import general_frequency, tagged
@@ -90,8 +90,6 @@ _HAS_CLOCK = re.compile(
 # "批量导入是从 v2.5.0 开始支持的特性").
 _RELEASE = re.compile(r"\bv\d+(?:\.\d+)*|\b\d+\.\d+\.\d+", re.IGNORECASE)
 
-# An amount of money with all its digits: 128 元, 3,000 元, ￥30, $5 (``has_wanted`` removes whole amounts).
-_AMOUNT = AMOUNT  # a sum in figures with its currency (shared with the retrieval of the asked price)
 # An amount in words or that it is free (免费版 is an edition's name, not a price).
 _FREE = re.compile(
     r"免费(?!版)|全免|不收费|不收钱|不要钱|不花钱|无需付费|不另收费"
@@ -111,7 +109,7 @@ _RELATIVE_PRICE = re.compile(
 # A price or a fee in a sentence: an amount of money, that it is free or paid by the person, or how it is charged
 # against another price ("怎么收费" is answered by "再加收 30%"; a helper's round, session 20: it was prefixed "没有直接
 # 说明所问的金额或费用").
-_HAS_MONEY = re.compile(f"{_AMOUNT.pattern}|{_FREE.pattern}|{_RELATIVE_PRICE.pattern}|自费", re.IGNORECASE)
+_HAS_MONEY = re.compile(f"{AMOUNT.pattern}|{_FREE.pattern}|{_RELATIVE_PRICE.pattern}|自费", re.IGNORECASE)
 
 
 # A sentence that says no, not or only (the answer to most yes/no questions a document settles).
@@ -173,7 +171,7 @@ def wanted_share(sentence: str, wants: frozenset[str]) -> float:
     rest = wants - {"money", "when"}
     if rest and has_wanted(sentence, rest):
         return 1.0
-    if "money" in wants and (_AMOUNT.search(sentence) or _FREE.search(sentence) or "自费" in sentence):
+    if "money" in wants and (AMOUNT.search(sentence) or _FREE.search(sentence) or "自费" in sentence):
         return 1.0
     if "when" in wants and has_wanted(sentence, frozenset({"when"})) and _SAYS_TIME.search(sentence):
         return 1.0
@@ -207,7 +205,7 @@ def has_wanted(sentence: str, wants: frozenset[str]) -> bool:
     effect (引起/导致/从而…)."""
     if "number" in wants and _HAS_NUMBER.search(_RELEASE.sub(" ", sentence)):
         return True
-    if "when" in wants and _HAS_NUMBER.search(_AMOUNT.sub(" ", _RELEASE.sub(" ", sentence))):
+    if "when" in wants and _HAS_NUMBER.search(AMOUNT.sub(" ", _RELEASE.sub(" ", sentence))):
         return True  # a date, a weekday, a time or a period; not a price ("清运费…每平方米 5 元")
     if "bound" in wants and _HAS_BOUND.search(sentence):
         return True
@@ -354,13 +352,13 @@ def _another_currency(question: str, texts: Sequence[str]) -> bool:
 # Whether an answer unit (its heading path, its sentences) states an amount asked for by 多少钱 / how much: a sum
 # (128 元) or that it is free.
 def _states_amount(heading: str, text: str) -> bool:
-    return bool(_AMOUNT.search(text) or _FREE.search(text) or _PERIODS_OF_PRICE.search(text) or _AMOUNT.search(heading))
+    return bool(AMOUNT.search(text) or _FREE.search(text) or _PERIODS_OF_PRICE.search(text) or AMOUNT.search(heading))
 
 
 # Whether an answer unit (its heading path, its sentences) states a version / a price.
 _STATED_IN_UNIT = {
     "version": lambda heading, text: bool(_HAS_VERSION.search(text) or _HAS_VERSION.search(heading)),
-    "money": lambda heading, text: bool(_HAS_MONEY.search(text) or _AMOUNT.search(heading)),
+    "money": lambda heading, text: bool(_HAS_MONEY.search(text) or AMOUNT.search(heading)),
 }
 
 

@@ -20,14 +20,13 @@ import re
 from core.lexical import general_frequency
 from core.models import RetrievedChunk
 from core.retrieval.question import ASKING, CJK, QUESTION_WORDS, analyse
+from core.retrieval.sufficiency_terms import value_sentence
 
 #: A sum of money in figures: 128 元, 1,880 元/月, ¥50, 30 yuan (a price written in words or as "free" is read by
 #: ``core.generators.question_types``).
 AMOUNT = re.compile(
     r"\d(?:[\d,.]*\d)?\s*(?:元|块|角|万元|美元|欧元|英镑|日元|港元|港币)|[¥￥$€£]\s*\d(?:[\d,.]*\d)?", re.IGNORECASE
 )
-# A line or sentence of a chunk: a table row is one line.
-_LINE = re.compile(r"[^。！？!?；;\n]+")
 
 
 def subject_word(question: str, texts: list[str]) -> str | None:
@@ -52,7 +51,8 @@ def subject_word(question: str, texts: list[str]) -> str | None:
 
 
 def _states_price_of(text: str, word: str) -> bool:
-    return any(AMOUNT.search(m.group(0)) and word in m.group(0).lower() for m in _LINE.finditer(text))
+    """Whether a line or sentence of ``text`` (a table row is one line) has an amount and ``word``."""
+    return value_sentence(text, [word], AMOUNT) is not None
 
 
 def with_detail_evidence(result, question: str):

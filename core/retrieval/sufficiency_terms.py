@@ -284,14 +284,15 @@ def detail_in(question: str, chunk_text: str, key_terms: Sequence[str]) -> int:
     """
     if not analyse(question).asks_detail:
         return 0
-    return 1 if _value_sentence(chunk_text, key_terms, _DETAIL_VALUE) else -1
+    return 1 if value_sentence(chunk_text, key_terms, _DETAIL_VALUE) else -1
 
 
-def _value_sentence(
+def value_sentence(
     text: str, key_terms: Sequence[str], value: re.Pattern[str], not_value: re.Pattern[str] = _NOT_VALUE
 ) -> str | None:
     """The first sentence of ``text`` that holds ``value`` (what ``not_value`` matches aside: list markers and
-    ordinals) and, when ``key_terms`` are given, one of them (lower-case substring match)."""
+    ordinals) and, when ``key_terms`` are given, one of them (lower-case substring match); a table row is a line, so
+    a sentence. None when there is none. Also read by ``core.retrieval.asked_detail`` (a price with the asked thing)."""
     keys = [k for k in key_terms if k]
     for m in _SENTENCE.finditer(text):
         s = m.group(0)
@@ -316,10 +317,10 @@ def default_value_missing(
     if quoted:
         key_terms = quoted
     if q.asks_range:
-        return not any(_value_sentence(t, key_terms, _RANGE) for t in evidence_texts)
+        return not any(value_sentence(t, key_terms, _RANGE) for t in evidence_texts)
     others = [t for t in question_terms if t not in ASKING and t not in QUESTION_WORDS]
     return not any(
-        _value_sentence(t, key_terms, _ASKED_VALUE, _NOT_ASKED_VALUE)
+        value_sentence(t, key_terms, _ASKED_VALUE, _NOT_ASKED_VALUE)
         or _value_in_labelled_item(t, key_terms)
         or (others and _stated_default_of_kind(question, t, others))
         for t in evidence_texts
@@ -361,7 +362,7 @@ def _stated_default_of_kind(question: str, text: str, terms: Sequence[str]) -> b
     """Whether ``text`` has a sentence stating a default with its value ("默认为 30 秒") next to one of
     ``terms``, of the kind the question asks: a duration for 多久/多长时间, not a duration for
     多少个/几个 (dev-058: "默认要积累多少个已终止的 Pod" is not answered by "期限，默认为 30 秒")."""
-    sentence = _value_sentence(text, terms, _DEFAULT_IS)
+    sentence = value_sentence(text, terms, _DEFAULT_IS)
     if sentence is None:
         return False
     m = _DEFAULT_VALUE.search(sentence)
