@@ -182,15 +182,22 @@ def test_an_answer_that_says_the_detail_is_not_stated_counts_as_declined_not_as_
     assert goals["unanswerable_declined"]["met"] is False
 
 
-@pytest.mark.parametrize("name", ["library", "saas", "hr", "property", "manual"])
+_SETS = Path(__file__).resolve().parents[2] / "benchmarks" / "eval-sets"
+_HELPER_SETS = sorted(p.name for p in (_SETS / "helpers").iterdir() if p.is_dir())
+
+
+@pytest.mark.parametrize(
+    "name", ["library", "saas", "hr", "property", "manual", *(f"helpers/{n}" for n in _HELPER_SETS)]
+)
 def test_the_extra_question_sets_are_well_formed(name):
-    """``benchmarks/eval-sets``: every question parses, its kind is one the report knows, and every gold passage
-    is written word for word in its file."""
+    """``benchmarks/eval-sets`` (and its ``helpers/`` sets, session 22): every question parses, its kind is one the
+    report knows, and every gold passage is written word for word in its file."""
     from core.evaluation.questions import load_questions
 
-    root = Path(__file__).resolve().parents[2] / "benchmarks" / "eval-sets" / name
+    root = _SETS / name
     questions = load_questions(root / "questions.jsonl")
-    assert len(questions) >= 20
+    assert len(questions) >= (20 if "/" not in name else 8)
+    assert len(_HELPER_SETS) == 17
     assert {q.kind for q in questions} <= {"lexical", "paraphrase", "english", "followup", "multi", "unanswerable"}
     for q in questions:
         assert q.answerable == bool(q.passages), q.id
