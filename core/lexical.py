@@ -124,6 +124,7 @@ class LexicalIndex:
         self._pos = {cid: i for i, cid in enumerate(self.ids)}
         self._bm25: bm25s.BM25 | None = None
         self._cjk_share: float | None = None
+        self._joined: str | None = None
         if self._n:
             self._bm25 = bm25s.BM25()
             self._bm25.index([t or [""] for t in self._tokens], show_progress=False)
@@ -139,6 +140,13 @@ class LexicalIndex:
     def df(self, term: str) -> int:
         """How many indexed chunks contain ``term`` (a ``tokenize`` term)."""
         return self._df.get(term, 0)
+
+    def within_a_term(self, term: str) -> bool:
+        """Whether ``term`` (a Chinese word) is part of an indexed term: 赔 of 赔付, 丢 of 丢失. The question and
+        the documents cut the same characters into different words; the vocabulary joined (cached) is searched."""
+        if self._joined is None:
+            self._joined = "\n".join(self._df)
+        return term in self._joined
 
     def cjk_share(self) -> float:
         """Share (0..1) of the indexed term occurrences (counted once per chunk) that contain a

@@ -93,10 +93,12 @@ from core.generators.quantities import in_stated_range, quantity_in_stated_range
 from core.generators.question_types import (
     NOT_MENTIONED,
     NOT_STATED,
+    PHONE_WORDS,
     UNSTATED_DETAIL,
     forms_answered,
     has_wanted,
     names_wanted,
+    says_phone_number,
     unmentioned,
     unstated,
     wanted_share,
@@ -345,10 +347,11 @@ class ExtractiveGenerator(Generator):
         asked_days = q.day_set
 
         # a table's rows by their first cell, what each row is about ("普通班 | C1 手动挡 | 4800")
-        keys: dict[tuple[int, str], list[str]] = {}
+        # (a table split across chunks repeats its header row: its rows are one table's, whichever chunk they are in)
+        keys: dict[str, list[str]] = {}
         for c in cands:
             if c.header_row and "|" in c.text:
-                keys.setdefault((c.chunk_index, c.header_row), []).append(c.text.split("|")[0].strip().lower())
+                keys.setdefault(c.header_row, []).append(c.text.split("|")[0].strip().lower())
 
         def names_another_row(t: str, c: Candidate) -> bool:
             # a word that names another row of the table (its first cell) names that row, not this one, where it
@@ -356,7 +359,7 @@ class ExtractiveGenerator(Generator):
             # round, session 19: "那 C1 呢？" after "普通班 C2 学费多少？" led with it)
             if not c.header_row or "|" not in c.text or t in c.text.split("|")[0].lower():
                 return False
-            return any(t in key for key in keys.get((c.chunk_index, c.header_row), ()))
+            return any(t in key for key in keys.get(c.header_row, ()))
 
         row_words = [t for t in q_terms if len(t) >= 2]  # the question's words that may name a row
 
@@ -371,7 +374,7 @@ class ExtractiveGenerator(Generator):
             return any(
                 any(t in key and t not in own for t in row_words)
                 and not any(t in own and t not in key for t in row_words)
-                for key in keys.get((c.chunk_index, c.header_row), ())
+                for key in keys.get(c.header_row, ())
                 if key != own
             )
 
@@ -381,6 +384,8 @@ class ExtractiveGenerator(Generator):
             if t in time_words and meets(q.time_spans, stated_times(c.text)):
                 return True
             if t in day_words and day_words[t] & stated_days(c.text):
+                return True
+            if t in PHONE_WORDS and says_phone_number(c.text):  # 电话 in "全国服务热线：400-820-6688"
                 return True
             # "工作满 12 年" is in "已满 10 年不满 20 年的，年休假 10 天" (a helper's round, session 17)
             if t[:1].isdigit() and in_stated_range(t, question, c.text):

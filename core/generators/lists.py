@@ -24,6 +24,7 @@ from core.clock import stated_days
 from core.generators.arrangement import Scoring, unit_of
 from core.generators.candidates import Candidate
 from core.generators.question_types import has_wanted
+from core.lexical import general_frequency
 from core.segmentation import CJK_WORD, tagged
 
 # jieba's tags of a word that, before the asked word, makes a kind of it (狂犬 疫苗, 犬八联 疫苗; not 打过 疫苗)
@@ -310,7 +311,17 @@ def lead_with_the_action(
     目录" over "脚本默认把二进制文件安装到 `/usr/local/bin`。"; a helper's round, session 21). Mutates ``units``."""
     if not action or any(action in c.text for c in units[0]):
         return
-    saying = [c for c in scoring.pool if action in c.text and not c.is_header]
+    # ... about what the lead is about: the question's most specific word, when the lead names it, is in the sentence
+    # or its headings ("怎么打开童锁？" is not led by "中途添衣：…可打开机门。" over "童锁：同时按住…键 3 秒开启或解除。"; a
+    # helper's round, session 22: the document says 开启, not 打开)
+    words = [t for t in terms if t != action and len(t) >= 2]
+    specific = min(words, key=lambda t: (general_frequency(t), -len(t)), default=None)
+    named = specific if specific is not None and any(specific in c.text for c in units[0]) else None
+    saying = [
+        c
+        for c in scoring.pool
+        if action in c.text and not c.is_header and (named is None or named in c.text or named in c.heading_terms)
+    ]
     # a section headed by the action (预约方式) opens with the way to do it: its first such sentence leads
     headed = [c for c in saying if action in c.heading_terms]
     if headed:

@@ -20,7 +20,7 @@ from typing import Sequence
 from core.clock import stated_times
 from core.generators.compare import MISSING_SIDE
 from core.generators.quantities import states_asked_unit
-from core.retrieval.asked_detail import AMOUNT  # a sum in figures: 128 元, 3,000 元, ￥30, $5
+from core.retrieval.asked_detail import AMOUNT, STATED_BOUND  # a sum in figures (128 元, ￥30); a bound (最多, 以内)
 from core.retrieval.question import CJK, analyse
 from core.retrieval.sufficiency_terms import qualified_known
 from core.segmentation import general_frequency, tagged
@@ -33,12 +33,6 @@ _HAS_EFFECT = re.compile(
 # A sentence that says which of several things wins (for 以哪条为准 / 哪个优先 / which takes precedence).
 _HAS_PRECEDENCE = re.compile(
     r"优先|为准|覆盖|取代|胜出|\b(?:takes? precedence|precedence over|priority over|overrides?|wins)\b", re.IGNORECASE
-)
-# A sentence that states a bound (a limit, a maximum or a minimum).
-_HAS_BOUND = re.compile(
-    r"最多|最大|最长|最高|最少|最小|最短|最低|至多|至少|上限|下限|不超过|不能超过|超过|不少于|不低于|不高于|不大于|不小于"
-    r"|以内|之内|以上|以下|\b(?:at most|at least|maximum|minimum|max|min|up to|limit|exceeds?)\b",
-    re.IGNORECASE,
 )
 # The two directions of a bound: a question for an upper bound (最大可以设到多少) is not answered by a lower one only
 # ("…最小 5MiB"; a helper's round, session 21), nor the other way round. 超过 bounds only a quantity ("超过 90 天不再
@@ -188,6 +182,21 @@ _HAS_LOCATION = re.compile(
 )
 
 
+# A phone number: a mobile number, a 400/800 line, or groups of digits joined by hyphens or spaces (027-8765 4000,
+# +86-10-6588-3000) with seven or more digits in all; a date (2023-07-01) has too short a last group.
+_PHONE = re.compile(
+    r"(?<![\d.])(?:\+\d{1,3}[- ]?)?(?:\d{2,4}[- ]){1,3}\d{3,4}(?![\d.])|(?<!\d)(?:1[3-9]\d{9}|[48]00\d{7})(?!\d)"
+)
+#: Words for a phone number: found in a sentence that gives one ("售后服务电话是多少？" is answered by "全国服务热线：
+#: 400-820-6688", not by "…请联系售后服务。"; a helper's round, session 22).
+PHONE_WORDS = frozenset("电话 号码 电话号码 热线 联系电话 手机号 手机号码 客服电话 服务热线 联系方式".split())
+
+
+def says_phone_number(text: str) -> bool:
+    """Whether ``text`` gives a phone number (seven or more digits in a mobile, 400/800 or grouped form)."""
+    return any(sum(ch.isdigit() for ch in m.group(0)) >= 7 for m in _PHONE.finditer(text))
+
+
 # What says when: a time of day, a date, a day of the week, a span of time or a word for a part of the day.
 _SAYS_TIME = re.compile(
     r"\d\s*[:：点时]|\d\s*(?:年|月|日|号|天|周|小时|分钟|个月|个工作日|工作日)|[零一二两三四五六七八九十半]\s*(?:个月|天|周|年|小时)"
@@ -207,7 +216,7 @@ def has_wanted(sentence: str, wants: frozenset[str]) -> bool:
         return True
     if "when" in wants and _HAS_NUMBER.search(AMOUNT.sub(" ", _RELEASE.sub(" ", sentence))):
         return True  # a date, a weekday, a time or a period; not a price ("清运费…每平方米 5 元")
-    if "bound" in wants and _HAS_BOUND.search(sentence):
+    if "bound" in wants and STATED_BOUND.search(sentence):
         return True
     if "clock" in wants and (_HAS_CLOCK.search(sentence) or stated_times(sentence)):  # 下午两点 (core.clock)
         return True

@@ -1,4 +1,12 @@
-"""Evidence for the price a question asks for, when the decision left it under the evidence cut.
+"""The line that states what a question asks for: evidence for it when the decision left it under the cut.
+
+Two uses, both about a line (a sentence or a table row) that holds the asked kind of value:
+
+* ``stating_lines`` (read by the decision, ``core.retrieval.sufficiency.decide``): when no top-k chunk reaches the
+  cut, a chunk with a line that holds every word the question is about and states the value it asks for (a price, a
+  time of day, a version, a number in the asked unit, a bound) is evidence. "补胎多少钱？" over a bike shop's price
+  table was refused: every top-k chunk names 补胎, so the row's chunk stood out by nothing the model reads.
+* ``with_detail_evidence`` (read by retrieval after the decision), below.
 
 "固定工位每月多少钱？" over a coworking space's pages: the price table ("| 固定工位 | 1,880 元/月 | …") was the
 best BM25 match among the top-k, but its embedding is far from the question (a table of five columns), so the
@@ -17,10 +25,11 @@ from __future__ import annotations
 import dataclasses
 import re
 
+from core.clock import stated_times
 from core.lexical import general_frequency
 from core.models import RetrievedChunk
 from core.retrieval.question import ASKING, CJK, QUESTION_WORDS, analyse
-from core.retrieval.sufficiency_terms import value_sentence
+from core.retrieval.sufficiency_terms import ASKED_VALUE, NOT_ASKED_VALUE, absence_terms, value_sentence
 
 #: A sum of money in figures: 128 元, 1,880 元/月, ¥50, 30 yuan (a price written in words or as "free" is read by
 #: ``core.generators.question_types``).
@@ -77,3 +86,76 @@ def with_detail_evidence(result, question: str):
     best = max(found, key=lambda rc: decision.scores.get(rc.chunk_id, 0.0))
     config = {**result.config, "detail_evidence": 1}
     return dataclasses.replace(result, evidence=(*result.evidence, best), config=config)
+
+
+#: What states each kind of value a question asks for, in a line of a chunk.
+_VERSION = re.compile(r"\bv?\d+(?:\.\d+)+\b", re.IGNORECASE)
+_FREE = re.compile(r"免费|不收费|不另收")
+
+
+#: A bound in a line or sentence: what a question for the most or the least (最多…多少, 最大) asks for (also read
+#: by ``core.generators.question_types``, which reads what an answer's sentences state).
+STATED_BOUND = re.compile(
+    r"最多|最大|最长|最高|最少|最小|最短|最低|至多|至少|上限|下限|不超过|不能超过|超过|不少于|不低于|不高于|不大于|不小于"
+    r"|以内|之内|以上|以下|\b(?:at most|at least|maximum|minimum|max|min|up to|limit|exceeds?)\b",
+    re.IGNORECASE,
+)
+
+
+#: A span of time in a line: what a question for how long (多久, 多长时间) asks for.
+_DURATION = re.compile(
+    r"[\d零一二两三四五六七八九十半]\s*(?:个)?(?:秒|分钟|分|小时|钟头|天|日|周|星期|个月|月|年|工作日)"
+    r"|\d\s*(?:s|min|h|hours?|days?|weeks?|months?|years?)\b",
+    re.IGNORECASE,
+)
+
+
+def _states(line: str, wants: frozenset[str], unit: str | None = None, duration: bool = False) -> bool:
+    """Whether ``line`` states the most specific kind of value of ``wants``: a price for 多少钱 (not any number), a time
+    of day for 几点, a version for 哪个版本, else a number, in the ``unit`` asked when one is (多少岁: 岁), a span of time
+    for a question for how long (``duration``), and a bound for a question for the most or the least ("pool_size
+    最大可以设到多少？" is not answered by its default)."""
+    if (unit and unit not in line) or (duration and not _DURATION.search(line)):
+        return False
+    if "bound" in wants and not STATED_BOUND.search(line):
+        return False
+    if "money" in wants:
+        return bool(AMOUNT.search(line) or _FREE.search(line))
+    if "clock" in wants:
+        return bool(stated_times(line))
+    if "version" in wants:
+        return bool(_VERSION.search(line))
+    return ASKED_VALUE.search(NOT_ASKED_VALUE.sub(" ", line)) is not None
+
+
+def topic_words(question: str) -> list[str]:
+    """The words of ``question`` that say what it is about, lower-case: its terms whose absence would count
+    (``core.retrieval.sufficiency_terms.absence_terms``: not how it asks, not the kind of answer, not a quantity it
+    states, not a pointing or counting word), of two or more characters (or a name), none inside another."""
+    words = [t.lower() for t in absence_terms(question, False) if len(t) >= 2 and (CJK.search(t) or t.isalnum())]
+    return [t for t in dict.fromkeys(words) if not any(t != o and t in o for o in words)]
+
+
+def stating_lines(question: str, texts: list[str]) -> list[int]:
+    """The indices of ``texts`` (chunk texts) with a line (a sentence or a table row) that holds every topic word of
+    ``question`` (``topic_words``) and states the kind of value it asks for (a price, a time of day, a version, a
+    number: ``QuestionAnalysis.wants``). "补胎多少钱？" over a price table whose row "补胎（内胎） | 25 元 | 20 分钟" says
+    it word for word had been refused: every top-k chunk of a small shop's pages names 补胎, so the best one stood
+    out by nothing the decision reads (a helper's round, session 22). Empty when the question asks for no such value
+    or names no topic word."""
+    q = analyse(question)
+    wants = q.wants & {"money", "clock", "version", "number", "bound", "when"}
+    words = topic_words(question)
+    if not wants or not words:
+        return []
+    out = []
+    for i, text in enumerate(texts):
+        for line in _LINE.findall(text):
+            low = line.lower()
+            if all(w in low for w in words) and _states(line, wants, q.unit, q.asks_duration):
+                out.append(i)
+                break
+    return out
+
+
+_LINE = re.compile(r"[^。！？!?；;\n]+")

@@ -73,6 +73,7 @@ from core.retrieval.query import (
 )
 from core.retrieval.question import analyse
 from core.retrieval.scripts import in_other_script
+from core.retrieval.written import written_for
 from core.store.embeddings import dense_scale
 from core.store.index import KnowledgeIndex, lexical_text
 
@@ -303,7 +304,9 @@ class HybridRetriever:
         ``(question, answer)`` pairs) over this index's vocabulary (``core.retrieval.query.resolve_query``)."""
         if not history:
             return ResolvedQuery(question.strip(), question.strip())
-        return resolve_query(question, history, self.index.serving(self.knowledge_bases)[1])
+        active, lexical = self.index.serving(self.knowledge_bases)
+        written = written_for(lexical, ((c.source_id, c.text) for c in active.values()))
+        return resolve_query(question, history, lexical, written)
 
     def retrieve(self, question: str | ResolvedQuery) -> RetrievalResult:
         """The ``top_k`` best chunks for ``question`` (a plain question, or one resolved
@@ -460,6 +463,7 @@ class HybridRetriever:
             hybrid=hybrid,
             cross_script=plan.cross_script,
             scored_text=scored_text,
+            own_text=plan.own_text,
             dense2=main.dense2 if hybrid2 or across2 else None,
             dense2_score=dense2_score,
             names_text=own,
@@ -580,6 +584,7 @@ class HybridRetriever:
         hybrid: bool,
         cross_script: bool = False,
         scored_text: str | None = None,
+        own_text: str | None = None,
         dense2: Sequence[tuple[str, float]] | None = None,
         dense2_score: dict[str, float] | None = None,
         names_text: str | None = None,
@@ -592,7 +597,8 @@ class HybridRetriever:
         one is scored by the keyword model, ``core.retrieval.sufficiency.decide``). The hybrid model is used
         only with the embedding model it was fit with; otherwise the keyword model.
         ``cross_script`` comes from the query plan; ``scored_text`` is the text the
-        coverage is computed on (the question, or its gloss-expanded form). ``dense2``: the
+        coverage is computed on (the question, or its gloss-expanded form); ``own_text`` that text without the
+        dictionary's glosses of an English question's words (``QueryPlan.own_text``), when it has some. ``dense2``: the
         second model's ranking when it joined the fusion (mode ``hybrid2`` when the shipped
         model has one fit with that model), ``dense2_score`` its cosines of the top-k chunks.
         ``names_text``: the person's own question, when ``question`` carries terms of earlier turns
@@ -623,6 +629,7 @@ class HybridRetriever:
                 chunk_id=rc.chunk_id,
                 text=lexical_text(rc.chunk),
                 coverage=_coverage_of(rc, lexical, scored_text or question),
+                own_coverage=None if own_text is None else _coverage_of(rc, lexical, own_text),
                 dense=None if rc.dense_score is None else dense_relevance(self.index.embedder.name, rc.dense_score),
                 bm25_rank=lex_rank.get(rc.chunk_id),
                 dense_rank=dense_rank.get(rc.chunk_id),

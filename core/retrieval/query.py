@@ -22,7 +22,7 @@ and the plan of how each ranking reads it.
 Everything here is pure (no I/O, no model); strings are Python ``str`` and all
 lengths are code points.
 
-Why about 600 lines: resolving a follow-up (its questions and, after a which-question, its answer's
+Why about 630 lines: resolving a follow-up (its questions and, after a which-question, its answer's
 name) and planning how the rankings read the result are read together and share the knowledge base's term
 statistics (salient, topic and gloss terms).
 """
@@ -44,7 +44,9 @@ from core.retrieval.aspects import (
     limits_wording,
     without_drawback_words,
 )
+from core.retrieval.english_glosses import chinese_glosses
 from core.retrieval.question import ASKING, KIND_WORDS, QUESTION_WORDS, analyse
+from core.retrieval.written import Written
 from core.segmentation import CJK_WORD, are_siblings, tagged
 
 #: A CJK term counts as salient when it occurs in at most this share of the chunks, or in one chunk
@@ -215,7 +217,10 @@ def continues(question: str) -> bool:
 
 
 def resolve_query(
-    question: str, history: Sequence[str | tuple[str, str]] = (), lexical: LexicalIndex | None = None
+    question: str,
+    history: Sequence[str | tuple[str, str]] = (),
+    lexical: LexicalIndex | None = None,
+    written: Written | None = None,
 ) -> ResolvedQuery:
     """Resolve ``question`` against ``history``: the earlier turns, oldest first, each a user question or a
     ``(question, answer)`` pair (the answer may be ""). The subject is carried from the questions; a turn
@@ -223,14 +228,16 @@ def resolve_query(
     gives (``answer_names``: "RabbitMQ") in front, but only for a follow-up that refers back to it
     ("那它有哪些缺点？" asks about RabbitMQ, not 订单; "订单系统的日志保留多久？" is not about RabbitMQ).
 
-    Without history or a lexical index the question is returned as is. Does not
+    ``written`` (``core.retrieval.written``): the knowledge base's text and table rows, so that a carried term is
+    the name the base writes (婴儿服, not jieba's 婴儿) and a turn naming another row of a table (除螨 after 婴儿服)
+    replaces it. Without history or a lexical index the question is returned as is. Does not
     mutate its inputs.
     """
     question = question.strip()
     if not history or lexical is None:
         return ResolvedQuery(question, question)
     last = history[-1] if isinstance(history[-1], str) else history[-1][0]  # the earlier question
-    asked = _of_another(question, last, history[:-1], lexical)  # "那 C1 呢？" after "普通班 C2 学费多少？"
+    asked = _of_another(question, last, history[:-1], lexical, written)  # "那 C1 呢？" after "普通班 C2 学费多少？"
     if asked is not None:
         return asked
     if not _PRONOUN.search(question) and _names_known_thing(question, lexical):
@@ -241,7 +248,7 @@ def resolve_query(
     plural = bool(_PLURAL.search(question))
     for turn in history:
         asked, answer = (turn, "") if isinstance(turn, str) else turn
-        subject = _carry(asked.strip(), subject, lexical) or subject
+        subject = _carry(asked.strip(), subject, lexical, written) or subject
         if answer and _asks_which(asked):
             named = answer_names(asked, answer, lexical, plural=plural)
             if named:  # 它 is the thing the answer named, not the question's subject ("TiDB", not 朱雀 结算)
@@ -263,7 +270,7 @@ def resolve_query(
     if not carried and _ELLIPTICAL.match(question):
         # "那公交呢？" after "学生卡坐地铁打几折？" asks the earlier question of 公交: when no subject is found
         # (a small base, where 学生 and 地铁 are in a third of the chunks), the earlier question's own words are carried
-        earlier = resolve_query(last, history[:-1], lexical).text
+        earlier = resolve_query(last, history[:-1], lexical, written).text
         carried = tuple(
             t for t in analyse(earlier).content_terms if len(t) >= 2 and not _asks(t) and t not in question
         )[:MAX_CARRIED]
@@ -274,7 +281,11 @@ def resolve_query(
 
 
 def _of_another(
-    question: str, last: str, earlier: Sequence[str | tuple[str, str]], lexical: LexicalIndex
+    question: str,
+    last: str,
+    earlier: Sequence[str | tuple[str, str]],
+    lexical: LexicalIndex,
+    written: Written | None = None,
 ) -> ResolvedQuery | None:
     """For an elliptical follow-up ("那 C1 呢？", "那周日呢？", ``_ELLIPTICAL``), the earlier question (``last``, resolved
     against ``earlier``) asked of it: its words are carried but those of the same kind as the question's own (C2 for
@@ -284,11 +295,13 @@ def _of_another(
     round, session 19)."""
     if not _ELLIPTICAL.match(question):
         return None
-    mine = analyse(question).content_terms
-    asked = resolve_query(last, earlier, lexical).text
-    terms = analyse(asked).content_terms
+    # ... and the rows of a table named (除螨 after 婴儿服 in a programme table: jieba cuts neither whole)
+    rows = written.rows_named if written is not None else (lambda text: [])
+    mine = [*analyse(question).content_terms, *rows(question)]
+    asked = resolve_query(last, earlier, lexical, written).text
+    terms = [*analyse(asked).content_terms, *rows(asked)]
     # the thing replaced (标准间 for 大间) and the pieces jieba's search mode cut from it (标准)
-    replaced = [t for t in terms if any(_same_kind(t, m) for m in mine)]
+    replaced = [t for t in terms if any(_same_kind(t, m, written) for m in mine)]
     carried = tuple(
         t
         for t in terms
@@ -297,7 +310,7 @@ def _of_another(
         and t.lower() not in question.lower()
         and not any(t in r for r in replaced)
     )[:MAX_CARRIED]
-    if not carried:
+    if not carried and not replaced:
         return None
     # what the earlier question asked (多少钱, 几点关门), so that it is asked again; not when the question names what it
     # asks now ("学费呢？" after "那 B 班什么时候上课？" asks the fee, not the time: a helper's round, session 19)
@@ -308,6 +321,8 @@ def _of_another(
     )
     m = None if any(_names_value(t) for t in mine) else _WH.search(asking)
     tail = asking[m.start() :].strip(" ？?。.！!") if m else ""
+    if not carried and not (tail and tail not in question):
+        return None
     if tail and tail not in question:
         words = [t for t in carried if t not in tail] + [tail]
     else:
@@ -330,12 +345,14 @@ def _names_value(term: str) -> bool:
     return term in KIND_WORDS or (len(term) >= 2 and term[-1] in "费价")
 
 
-def _same_kind(a: str, b: str) -> bool:
+def _same_kind(a: str, b: str, written: Written | None = None) -> bool:
     """Whether terms ``a`` and ``b`` name two things of one kind: days of the week (周六 and 周日), codes that differ
-    only in their digits (C1 and C2, v1 and v2) or Chinese nouns that are siblings (``core.segmentation.are_siblings``:
-    学生卡 and 普通卡)."""
+    only in their digits (C1 and C2, v1 and v2), Chinese nouns that are siblings (``core.segmentation.are_siblings``:
+    学生卡 and 普通卡) or, with ``written``, two rows of one table (婴儿服 and 除螨)."""
     if a.lower() == b.lower():
         return False
+    if written is not None and written.row_siblings(a, b):
+        return True
     if named_days(a) and named_days(b):
         return True  # 周六 and 周日
     if a.isascii() and b.isascii():
@@ -499,13 +516,23 @@ def topic_terms(text: str, lexical: LexicalIndex, share: float | None = None) ->
     return [t for t, _ in sorted(scored.items(), key=lambda kv: -kv[1])][:TOPIC_TERMS]
 
 
-def _carry(turn: str, subject: list[str], lexical: LexicalIndex) -> list[str]:
+def _carry(turn: str, subject: list[str], lexical: LexicalIndex, written: Written | None = None) -> list[str]:
     """The subject after ``turn``: its own salient terms, plus the earlier subject when it refers back;
-    a turn with no salient term adds its ``topic_terms`` in front of the earlier subject."""
+    a turn with no salient term adds its ``topic_terms`` in front of the earlier subject. With ``written``, each
+    term as the knowledge base writes it (``Written.grown``), and a turn that names another row of a table than the
+    subject's (除螨 after 婴儿服) has that row as its subject."""
+    if written is not None:
+        rows = written.rows_named(turn)
+        if rows and any(written.row_siblings(s, r) for s in subject for r in rows):
+            return list(dict.fromkeys([*rows, *(s for s in subject if not written.names_row(s))]))[:MAX_CARRIED]
+        grow = functools.partial(written.grown, text=turn, is_word=lambda run: lexical.df(run.lower()) > 0)
+    else:
+        rows, grow = [], lambda t: t
     # a question word is no subject (多长时间: jieba's dictionary counts it 3 times, so it looks rare)
-    own = [t for t in salient_terms(limits_wording(turn), lexical) if not _asks(t)]
+    own = [grow(t) for t in salient_terms(limits_wording(turn), lexical) if not _asks(t)]
+    own = list(dict.fromkeys([*rows, *own]))
     if all(_everywhere(t, lexical) for t in own):  # no salient term, or only names the whole base shares
-        topics = topic_terms(turn, lexical)
+        topics = list(dict.fromkeys(grow(t) for t in topic_terms(turn, lexical)))
         words = [] if topics or refers_back(turn) else _own_words(turn, lexical)
         if len(words) >= OWN_WORDS:  # a question of its own on a small base: its words, not the earlier subject
             return list(dict.fromkeys(own + words))[:MAX_CARRIED]
@@ -531,6 +558,9 @@ class QueryPlan:
     dense_weight: float = 1.0
     cross_script: bool = False
     expansion: tuple[str, ...] = ()
+    #: ``lexical_text`` without the dictionary's glosses of an English question's words
+    #: (``core.retrieval.english_glosses``): what the question's own words and the base's glosses match
+    own_text: str | None = None
 
 
 def mine_glossary(texts: Iterable[str]) -> dict[str, tuple[str, ...]]:
@@ -593,11 +623,18 @@ def plan_query(text: str, lexical: LexicalIndex, glossary: Mapping[str, tuple[st
     low, glossary = text.lower(), glossary or {}
     if q_cjk <= CROSS_SCRIPT_SHARE:  # English question: the Chinese terms glossed with its words
         extra = [zh for en, zhs in glossary.items() if _LATIN.match(en) and _contains_phrase(low, en) for zh in zhs]
+        # ... and its words' dictionary glosses that the base has ("smoke" → 吸烟, ``core.retrieval.english_glosses``)
+        glosses = chinese_glosses(text, lexical.df)
     else:  # Chinese question over English text: the English terms glossed with its words
         extra = [en for zh, ens in glossary.items() if _CJK.match(zh) and zh in text for en in ens]
+        glosses = []
     extra = list(dict.fromkeys(extra + aspect))
-    lex_text = text + (" " + " ".join(extra) if extra else "")
-    return QueryPlan(lex_text, text, 1.0, CROSS_SCRIPT_DENSE_WEIGHT, True, tuple(extra))
+    own_text = text + (" " + " ".join(extra) if extra else "")
+    glosses = [g for g in glosses if g not in extra]
+    lex_text = own_text + (" " + " ".join(glosses) if glosses else "")
+    return QueryPlan(
+        lex_text, text, 1.0, CROSS_SCRIPT_DENSE_WEIGHT, True, tuple(extra + glosses), own_text if glosses else None
+    )
 
 
 def _contains_phrase(haystack: str, phrase: str) -> bool:

