@@ -27,6 +27,7 @@ from core.public import (
     MarkerVerdict,
     SourceCard,
     card_facts,
+    cited_span,
     display_title,
     document_groups,
     heading_path,
@@ -199,7 +200,18 @@ def quote_card_html(chunk_text: str, verdict: MarkerVerdict | None, context: int
     A contradicted marker labels it 来源原文 (the conflicting passage)."""
     if verdict is None or verdict.quote is None:
         return None
-    start, end = verdict.quote
+    inner = quote_context_html(chunk_text, verdict.quote, context)
+    if inner is None:
+        return None
+    label = f'<span class="yz-quote-label">{QUOTE_LABEL}：</span>' if verdict.kind == "contradicted" else ""
+    return f'<span class="yz-card-snippet yz-card-quote">{label}{inner}</span>'
+
+
+def quote_context_html(chunk_text: str, span: tuple[int, int], context: int = 40) -> str | None:
+    """The passage ``span`` (``(start, end)`` code points into ``chunk_text``) in ``<mark>`` with up to ``context``
+    code points of readable text either side (cut ends shown as …), as escaped HTML; None for a span that is not
+    one (a bad offset shows the plain snippet, never an error)."""
+    start, end = span
     if not (isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(chunk_text)):
         return None  # a bad offset shows the plain snippet, never an error
     while start < end and chunk_text[start] in "| \t":  # an aligned table row may hold its outer pipes
@@ -227,15 +239,13 @@ def quote_card_html(chunk_text: str, verdict: MarkerVerdict | None, context: int
     before, cut_before = _tail(snippet_parts(ahead, len(chunk_text)), context, end=True)
     after, cut_after = _tail(snippet_parts(rest, len(chunk_text)), context, end=False)
     quote = snippet_parts(chunk_text[start:end], 200)
-    label = f'<span class="yz-quote-label">{QUOTE_LABEL}：</span>' if verdict.kind == "contradicted" else ""
     lead = "…" if cut_before or lo > 0 else ""
     tail = "…" if cut_after or hi < len(chunk_text) else ""
     # a space only where the text has one (Chinese runs straight into and out of a quote)
     gap_before = " " if before and not before[-1][0].endswith(" ") and chunk_text[start - 1].isspace() else ""
     gap_after = " " if after and not after[0][0].startswith(" ") and chunk_text[end].isspace() else ""
     return (
-        f'<span class="yz-card-snippet yz-card-quote">{label}{lead}{_parts_html(before)}{gap_before}'
-        f"<mark>{_parts_html(quote)}</mark>{gap_after}{_parts_html(after)}{tail}</span>"
+        f"{lead}{_parts_html(before)}{gap_before}<mark>{_parts_html(quote)}</mark>{gap_after}{_parts_html(after)}{tail}"
     )
 
 
@@ -290,10 +300,15 @@ def cite_html(
     return "".join(parts)
 
 
+#: Readable code points shown either side of the cited passage in the 引用来源 list.
+EVIDENCE_CONTEXT = 60
+
+
 def evidence_html(record: AnswerRecord, cards: Sequence[SourceCard]) -> str:
     """The 引用来源 section: one entry per document (title, site, badge), its cited sections under
-    it, each with its own marker number, heading path and snippet; a section's number opens its
-    snapshot in place. Documents in order of their first marker ("" for no cards)."""
+    it, each with its own marker number, heading path and snippet (the cited passage in ``<mark>`` with its context,
+    ``core.records.presentation.cited_span``; the section's opening lines when none is known); a section's number
+    opens its snapshot in place. Documents in order of their first marker ("" for no cards)."""
     if not cards:
         return ""
     by_id = {c.chunk_id: c for c in cards}
@@ -314,7 +329,11 @@ def evidence_html(record: AnswerRecord, cards: Sequence[SourceCard]) -> str:
             card = by_id[cid]
             chunk = record.chunk(cid)
             path = shown_path(card.title, card.heading_path)
-            text = snippet_html(chunk.text, card.title, card.heading_path) if chunk else e(card.snippet)
+            # the passage the answer cites, in its context, where there is one (a chunk's opening lines may be
+            # about something else: "列出 Pod 容器的环境变量：…" above the sentence an English question was answered with)
+            span = cited_span(record, cid) if chunk else None
+            quoted = quote_context_html(chunk.text, span, EVIDENCE_CONTEXT) if chunk and span else None
+            text = quoted or (snippet_html(chunk.text, card.title, card.heading_path) if chunk else e(card.snippet))
             bits = [
                 '<li class="yz-section">',
                 _open_button(card, record.answer_id, f"[{card.number}]", "yz-num"),

@@ -464,6 +464,25 @@ def test_numbering_by_first_appearance_and_evidence_only_cited() -> None:
     assert "never" not in html
 
 
+def test_the_evidence_list_shows_the_cited_passage_not_the_chunks_opening_lines() -> None:
+    """A chunk's opening lines may be about something else: "How do I pass environment variables to a container?" was
+    answered with a sentence far into its chunk while 引用来源 showed the chunk's first lines, "列出 Pod 容器的环境变量：
+    kubectl exec …" (a browser screenshot, session 22). The list now shows the cited passage in <mark> with its context,
+    as the marker's card does; a chunk without a known passage keeps its opening lines."""
+    opening = "列出 Pod 容器的环境变量：`kubectl exec envar-demo -- printenv`。" + "打印结果应为若干变量。" * 12
+    cited = "通过 env 或 envFrom 字段设置的环境变量将覆盖容器镜像中指定的所有环境变量。"
+    text = f"{opening}\n\n{cited}"
+    answer = cited
+    rec = record(answer, [Support(start=0, end=len(answer), chunk_ids=("c1",), quote=cited)], [chunk("c1", text)])
+    evidence = render_answer(rec).split('class="yz-evidence"')[1]
+    snippet = evidence.split('class="yz-snippet">')[1].split("</span>")[0]
+    assert "<mark>通过 env 或 envFrom 字段设置的环境变量将覆盖容器镜像中指定的所有环境变量。</mark>" in snippet
+    assert snippet.startswith("…") and "列出 Pod" not in snippet
+    plain = record("答案。", [Support(start=0, end=3, chunk_ids=("c2",))], [chunk("c2", opening)])
+    shown = render_answer(plain).split('class="yz-evidence"')[1].split('class="yz-snippet">')[1].split("</span>")[0]
+    assert shown.startswith("列出 Pod 容器的环境变量") and "<mark>" not in shown
+
+
 def test_recommended_links_are_a_separate_section() -> None:
     rec = record(
         "答案。",
