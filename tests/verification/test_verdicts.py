@@ -49,8 +49,9 @@ def test_v1_golden_record_reads_and_renders_unchanged() -> None:
     assert rec.knowledge_bases == () and all(c.knowledge_base is None for c in rec.chunks)
     assert all(s.verdict is None and s.aligned_quote is None for s in rec.supports)
     # the HTML was written by the code before the schema change (since issue 18 the outer div also names
-    # the record: the only difference); the Markdown by the export after issue 10 wrapped URLs in <…>
-    # (the only difference from the pre-schema-2 output)
+    # the record: the only difference), rewritten in session 22 when the 引用来源 list began to show each section's
+    # cited passage in <mark> (its snippets the only change); the Markdown by the export after issue 10 wrapped URLs
+    # in <…> (the only difference from the pre-schema-2 output)
     html = render_answer(rec)
     named = f'<div class="yz-answer" data-answer="{rec.answer_id}">'
     assert html.startswith(named)
