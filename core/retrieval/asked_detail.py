@@ -29,7 +29,7 @@ from core.clock import stated_times
 from core.lexical import general_frequency
 from core.models import RetrievedChunk
 from core.retrieval.question import ASKING, CJK, QUESTION_WORDS, analyse
-from core.retrieval.sufficiency_terms import ASKED_VALUE, NOT_ASKED_VALUE, absence_terms, value_sentence
+from core.retrieval.sufficiency_terms import ASKED_VALUE, NOT_ASKED_VALUE, SENTENCE, absence_terms, value_sentence
 
 #: A sum of money in figures: 128 元, 1,880 元/月, ¥50, 30 yuan (a price written in words or as "free" is read by
 #: ``core.generators.question_types``).
@@ -150,12 +150,9 @@ def stating_lines(question: str, texts: list[str]) -> list[int]:
         return []
     out = []
     for i, text in enumerate(texts):
-        for line in _LINE.findall(text):
+        for line in SENTENCE.findall(text):
             low = line.lower()
             if all(w in low for w in words) and _states(line, wants, q.unit, q.asks_duration):
                 out.append(i)
                 break
     return out
-
-
-_LINE = re.compile(r"[^。！？!?；;\n]+")

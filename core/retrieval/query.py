@@ -310,8 +310,6 @@ def _of_another(
         and t.lower() not in question.lower()
         and not any(t in r for r in replaced)
     )[:MAX_CARRIED]
-    if not carried and not replaced:
-        return None
     # what the earlier question asked (多少钱, 几点关门), so that it is asked again; not when the question names what it
     # asks now ("学费呢？" after "那 B 班什么时候上课？" asks the fee, not the time: a helper's round, session 19)
     # (asked by the latest earlier question that asks: "大间呢？" after "狗狗标准间一晚多少钱？" and "那周末呢？" asks
@@ -321,8 +319,8 @@ def _of_another(
     )
     m = None if any(_names_value(t) for t in mine) else _WH.search(asking)
     tail = asking[m.start() :].strip(" ？?。.！!") if m else ""
-    if not carried and not (tail and tail not in question):
-        return None
+    if not carried and not (replaced and tail and tail not in question):
+        return None  # nothing carried: only a thing replaced, with what was asked of it, is a question of its own
     if tail and tail not in question:
         words = [t for t in carried if t not in tail] + [tail]
     else:

@@ -24,6 +24,7 @@ resolution (``core.retrieval.query``), the sufficiency decision (``core.retrieva
 * ``unit``: the unit a question for a quantity asks in ("最长可以借多少天" → 天, "几个小时" → 小时, "百分之几" → %), else
   None;
 * ``action``: the action a Chinese how-to question asks the way to ("洗护美容怎么预约？" → 预约), else "";
+* ``pointing``: its words that point, count or qualify rather than name (这个, 一只, 一直), by jieba's tags;
 * ``kind_words``: its words that name the kind of answer it asks for (条件, 流程, 方法; 钱/价格 for a price, 时间
   for a time), which documents state without repeating ("办理条件是什么" over "年满 65 周岁…可免费办理").
 
@@ -248,6 +249,10 @@ def _names_kind(term: str, wants: frozenset[str]) -> bool:
     return kinds is not None and (kinds is _ANY or bool(kinds & wants))
 
 
+#: jieba's tags of words that point, count or qualify rather than name (pronoun, numeral, classifier, adverb,
+#: preposition, conjunction, particle, position word): their absence from the documents says nothing of the topic
+#: (``core.retrieval.sufficiency_terms.absence_terms``).
+POINTING_TAGS = frozenset("r m q d p c u uj ul uz ud ug uv y e o f".split())
 #: Interrogative words: asking "how long" is not a topic the knowledge base lacks.
 QUESTION_WORDS = frozenset(
     """多久 多长 多大 多高 多远 多少 哪 哪里 哪儿 哪种 哪几种 几种 怎么办 怎么样 能否 能不能 是不是
@@ -520,6 +525,8 @@ class QuestionAnalysis:
     action: str = ""
     #: it asks which day or date (哪天, 几号, 几月几日, what date; ``_DATE_QUESTION``): a date or a weekday answers it
     asks_date: bool = False
+    #: its words that point, count or qualify rather than name (这个, 一只, 一直; ``POINTING_TAGS``), else ()
+    pointing: tuple[str, ...] = ()
 
     @property
     def time_spans(self) -> tuple[tuple[int, int], ...]:
@@ -567,4 +574,5 @@ def analyse(question: str) -> QuestionAnalysis:
         unit="%" if _ASKS_PERCENT.search(question) else m[1] if (m := _ASKED_UNIT.search(question)) else None,
         asks_date=bool(_DATE_QUESTION.search(question)),
         action=asked_action(question),
+        pointing=tuple(dict.fromkeys(w for w, tag in tagged(question) if tag in POINTING_TAGS)),
     )

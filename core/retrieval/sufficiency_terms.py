@@ -119,9 +119,6 @@ def coordinated(question: str, a: str, b: str) -> bool:
 
 
 _ASKING_BOUND = tuple(ASKING)
-#: jieba's tags of words that point, count or qualify rather than name (pronoun, numeral, classifier, adverb,
-#: preposition, conjunction, particle, position word): their absence from the documents says nothing of the topic.
-_POINTING_TAGS = frozenset("r m q d p c u uj ul uz ud ug uv y e o f".split())
 
 
 _KB_TEXT: "weakref.WeakKeyDictionary[LexicalIndex, str]" = weakref.WeakKeyDictionary()
@@ -168,9 +165,8 @@ def absence_terms(question: str, cross_script: bool) -> list[str]:
     # 前台几点开门？" had 74% of its weight "absent")
     said = " ".join(words for words, _ in (*q.times, *q.days))
     # ... nor a word that points or counts rather than names: 这个 of "怎么安装这个库？", 一只 of "寄养一只大狗…", 一直, 刚
-    # (jieba's pronoun, numeral, classifier and adverb tags; a helper's round, session 22: "use_tls 这个参数是干什么的？"
-    # had 45% of its weight "absent", all of it 这个, and was refused over the row that defines use_tls)
-    pointing = {w for w, tag in tagged(question) if tag in _POINTING_TAGS}
+    # (``QuestionAnalysis.pointing``; a helper's round, session 22: "use_tls 这个参数是干什么的？" had 45% of its weight
+    # "absent", all of it 这个, and was refused over the row that defines use_tls)
     terms = [
         t
         for t in q.content_terms
@@ -180,7 +176,7 @@ def absence_terms(question: str, cross_script: bool) -> list[str]:
         and not _ASKING_OR_WHEN.search(t)
         and not t.startswith(_ASKING_BOUND)  # 最多, 最多能, 上限: asks for a bound, which the documents write as 最高
         and t not in said
-        and t not in pointing
+        and t not in q.pointing
     ]
     if cross_script:  # the ordinary words of the question's own script (a Chinese question's over an English page)
         names = {w.lower().lstrip(".") for w in q.named}
@@ -268,7 +264,8 @@ def salient_share(question: str, lexical: LexicalIndex, chunk_terms: frozenset[s
 
 # ------------------------------------------------------------ specific details
 
-_SENTENCE = re.compile(r"[^。！？!?；;\n]+")
+#: A sentence or a line (a table row is one line): what a value must be stated in, with the words it is about.
+SENTENCE = re.compile(r"[^。！？!?；;\n]+")
 # Digits that are not a value: a list marker ("5. "), an ordinal ("第 10 个").
 _NOT_VALUE = re.compile(r"^\s*\d+[.)、]\s|第\s*\d+")
 _RANGE = re.compile(r"\d[\d,.]*\s*(?:-|–|~|～|到|至)\s*\d")
@@ -309,7 +306,7 @@ def value_sentence(
     ordinals) and, when ``key_terms`` are given, one of them (lower-case substring match); a table row is a line, so
     a sentence. None when there is none. Also read by ``core.retrieval.asked_detail`` (a price with the asked thing)."""
     keys = [k for k in key_terms if k]
-    for m in _SENTENCE.finditer(text):
+    for m in SENTENCE.finditer(text):
         s = m.group(0)
         if value.search(not_value.sub(" ", s)) and (not keys or any(k in s.lower() for k in keys)):
             return s
