@@ -136,7 +136,7 @@ _YESNO_QUESTION = re.compile(
 # A question for what something is or means ("E3005 是什么意思？", "什么是 Pod？", "What does E3005 mean?"); a
 # whole question "X 是什么？" too (not "默认值是多少", and not "…的作用是什么" with a verb phrase before it).
 _DEFINITION_QUESTION = re.compile(
-    r"是什么意思|什么意思|指的是什么|是指什么|指什么|的含义|含义是什么|什么叫|何为|什么是|^\s*[^\s，,。？?]{1,24}\s*是(?:什么|啥)\s*[？?]?\s*$"
+    r"是什么意思|什么意思|啥意思|怎么回事|咋回事|指的是什么|是指什么|指什么|的含义|含义是什么|什么叫|何为|什么是|^\s*[^\s，,。？?]{1,24}\s*是(?:什么|啥)\s*[？?]?\s*$"
     r"|^\s*what (?:is|are) (?:an? |the )?[\w .-]{1,40}\?\s*$|\bwhat does .{1,40} mean\b",
     re.IGNORECASE,
 )
@@ -202,7 +202,8 @@ _ASKS_NUMBER = re.compile(
     r"多少|多久|多长|多大|多高|几[个次天秒分小种条台倍]|几|上限|下限|默认值|how (many|much|long|often)|what (port|value|range)",
     re.I,
 )
-_ASKS_STEPS = re.compile(r"怎么|怎样|如何|步骤|方法|how (do|can|to|should)", re.I)
+# (not 怎么回事, "what is going on": ``_DEFINITION_QUESTION``)
+_ASKS_STEPS = re.compile(r"怎么(?!回事)|怎样|如何|步骤|方法|how (do|can|to|should)", re.I)
 # A question asks for one specific detail: a default, limit, threshold, range, port, version, count.
 _ASKS_DETAIL = re.compile(
     r"默认|缺省|阈值|上限|下限|范围|最多|最少|最大|最小|多少|多久|多长|几[个次天秒分种条台倍]|哪个端口|版本号"
@@ -256,7 +257,7 @@ POINTING_TAGS = frozenset("r m q d p c u uj ul uz ud ug uv y e o f".split())
 #: Interrogative words: asking "how long" is not a topic the knowledge base lacks.
 QUESTION_WORDS = frozenset(
     """多久 多长 多大 多高 多远 多少 哪 哪里 哪儿 哪种 哪几种 几种 怎么办 怎么样 能否 能不能 是不是
-    有没有 何时 什么 什么样 时候 why when where who whom whose""".split()
+    有没有 何时 什么 什么样 时候 回事 怎么回事 咋回事 啥意思 why when where who whom whose""".split()
 )
 #: Words that ask rather than name (besides ``QUESTION_WORDS``).
 ASKING = frozenset("最多 最少 最大 最小 上限 下限 阈值 默认".split())

@@ -98,3 +98,12 @@ def test_a_cut_across_two_words_is_no_name():
     assert "新生报" not in analyse("新生报到当天几点到几点可以办理入住？").named
     assert "赤狐" in analyse("赤狐平台的值班轮换周期是多久？").named
     assert "新闻台" in analyse("胡天衡在哪个新闻台曾经工作过两年？").named
+
+
+def test_what_is_going_on_asks_a_meaning_not_steps():
+    """ "屏幕显示 F0 是怎么回事？" (two helpers' manuals: a fault code on the display) asks what F0 means, like "F0 是什么
+    意思？": not the steps of 怎么 (怎么安装), and 回事 / 怎么回事 are no words of its topic."""
+    q = analyse("屏幕显示 F0 是怎么回事？")
+    assert not q.asks_steps and "definition" in q.forms
+    assert "回事" not in q.content_terms and "怎么回事" not in q.content_terms and "f0" in q.content_terms
+    assert analyse("滤网怎么安装？").asks_steps  # 怎么 still asks the way
