@@ -101,8 +101,8 @@ def test_a_cut_across_two_words_is_no_name():
 
 
 def test_what_is_going_on_asks_a_meaning_not_steps():
-    """ "屏幕显示 F0 是怎么回事？" (two helpers' manuals: a fault code on the display) asks what F0 means, like "F0 是什么
-    意思？": not the steps of 怎么 (怎么安装), and 回事 / 怎么回事 are no words of its topic."""
+    """Two helpers' manuals (a fault code on the display): "屏幕显示 F0 是怎么回事？" asks what F0 means, like "F0 是
+    什么意思？": not the steps of 怎么 (怎么安装), and 回事 / 怎么回事 are no words of its topic."""
     q = analyse("屏幕显示 F0 是怎么回事？")
     assert not q.asks_steps and "definition" in q.forms
     assert "回事" not in q.content_terms and "怎么回事" not in q.content_terms and "f0" in q.content_terms
