@@ -65,6 +65,7 @@ from core.retrieval.asked_detail import with_detail_evidence
 from core.retrieval.aspects import limits_sections, limits_wording
 from core.retrieval.parts import MAX_PARTS, with_part_evidence
 from core.retrieval.query import (
+    REFERS_BACK,
     QueryPlan,
     ResolvedQuery,
     glossary_for,
@@ -325,7 +326,20 @@ class HybridRetriever:
         if len(parts) < 2 or result.no_evidence:
             return with_detail_evidence(result, own.strip())
         carried = " ".join(question.carried) + " " if isinstance(question, ResolvedQuery) and question.carried else ""
-        return with_part_evidence(result, [self._retrieve_one(carried + p) for p in parts[:MAX_PARTS]])
+        return with_part_evidence(result, [self._retrieve_one(carried + p) for p in self.read_parts(parts[:MAX_PARTS])])
+
+    def read_parts(self, parts: Sequence[str]) -> list[str]:
+        """``parts`` (of one question, in order) as each is searched: a later part that refers back (它, 那个: ``resolve``'s
+        reason ``REFERS_BACK``) is read with the words of the parts before it, as a follow-up is with its conversation's:
+        "城乡居民医保…能报多少？用它打自费的 HPV 疫苗能报销吗？" searches "城乡居民 用它…" for its second part
+        (clinic-028, whose 不能报销的项目 passage it then adds). Every other part as written: the resolver also carries
+        words into a question it finds no salient term in, and "平时做 B 超多久能拿到报告？" then searched the first
+        part's 夜间门诊 and lost its report-time line (clinic-026)."""
+        out = list(parts[:1])
+        for i, part in enumerate(parts[1:], start=1):
+            read = self.resolve(part, list(parts[:i]))
+            out.append(read.text if read.reason == REFERS_BACK else part)
+        return out
 
     def _retrieve_one(self, question: str | ResolvedQuery) -> RetrievalResult:
         """``retrieve`` for one query, without the parts."""

@@ -123,6 +123,10 @@ _GLOSS_ZH_EN = re.compile(r"([\u4e00-\u9fff]{2,6})[（(]([A-Za-z][A-Za-z .\-]{1,
 _GLOSS_EN_ZH = re.compile(r"([A-Za-z][A-Za-z\-]{1,40})[（(]([\u4e00-\u9fff]{2,6})[）)]")
 
 
+#: ``ResolvedQuery.reason`` of a question that points back with 它/那个/这 (``refers_back``).
+REFERS_BACK = "follow-up: refers back"
+
+
 @dataclass(frozen=True)
 class ResolvedQuery:
     """The query retrieval uses for one question.
@@ -260,7 +264,7 @@ def resolve_query(
         subject = topic_terms(limits_wording(last.strip()), lexical, share=LOOSE_TOPIC_DF)
     own = salient_terms(limits_wording(question), lexical)  # 不足之处 asks, it names nothing (之处 is rare)
     if refers_back(question):
-        reason = "follow-up: refers back"
+        reason = REFERS_BACK
     elif not own and not _names_unknown_thing(question, lexical) and len(_own_words(question, lexical)) < OWN_WORDS:
         reason = "follow-up: no salient term"
         subject = [t for t in subject if t not in from_answers]

