@@ -333,3 +333,30 @@ def lead_with(units: list[list[Candidate]], gives: Callable[[list[Candidate]], b
     if first is not None:
         units.remove(first)
         units.insert(0, first)
+
+
+def lead_with_the_subjects_price(units: list[list[Candidate]], word: str | None) -> None:
+    """For a question for a price (多少钱) whose lead states a price without ``word``, the question's most specific word
+    (``core.retrieval.asked_detail.subject_word``): the first later unit with a table row whose first cell names
+    ``word`` and that states a price leads. "给猫打疫苗多少钱？" had led with the boarding page's "价格：…猫 60 元/天；" (its
+    chunk ranked first) over the row "猫三联疫苗 | 150 元 | …" (a helper's round, session 22). A sentence that merely
+    names the word is not the word's price row ("朋友开车来家里玩，车停小区里要钱不？" keeps its lead, the free visitor
+    parking, over "晚上…停在小区里的，按 20 元一晚收。"). Mutates ``units``."""
+    if not units or word is None:
+        return
+
+    def prices(u: list[Candidate]) -> bool:
+        return any(has_wanted(c.reading, _MONEY) for c in u)
+
+    def row_of_the_subject(u: list[Candidate]) -> bool:
+        return any(c.header_row and has_wanted(c.reading, _MONEY) and word in _first_cell(c.text) for c in u)
+
+    if prices(units[0]) and not any(word in c.reading.lower() for c in units[0]):
+        lead_with(units, row_of_the_subject)
+
+
+def _first_cell(row: str) -> str:
+    return row.strip().strip("|").split("|")[0].strip().lower()
+
+
+_MONEY = frozenset({"money"})

@@ -73,6 +73,7 @@ from core.generators.arrangement import (
     cover_both_sides,
     lead_with,
     lead_with_news,
+    lead_with_the_subjects_price,
     open_clause,
     precede_lead,
     unit_of,
@@ -105,6 +106,7 @@ from core.generators.question_types import (
 )
 from core.lexical import STOPWORDS, tokenize
 from core.models import AuditEntry, Draft, DraftSupport, RetrievedChunk
+from core.retrieval.asked_detail import subject_word
 from core.retrieval.aspects import DRAWBACK_EVIDENCE, is_limits_section, without_drawback_words
 from core.retrieval.question import CJK, analyse
 from core.segmentation import CJK_WORD, are_siblings, common_nouns
@@ -191,6 +193,8 @@ class ExtractiveGenerator(Generator):
         if units and "list" in scoring.wants:
             lead_with_asked_list(units, scoring)
             whole_list(units, cands, self.max_sentences, q.content_terms, q.items)
+        if units and "money" in scoring.wants and len(q.parts) == 1:
+            lead_with_the_subjects_price(units, subject_word(question, [rc.chunk.text for rc in chunks]))
         if units and "clock" in scoring.wants and q.days:
             lead_with_the_day(units, scoring, q.day_set)
         texts = [rc.chunk.text for rc in chunks]

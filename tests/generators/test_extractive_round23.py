@@ -1,0 +1,42 @@
+"""The answer a person looks for first (fresh-clone helpers' rounds, sessions 22 and 23, over notices and handbooks the
+helpers wrote): the price of the thing asked about, from the table row that names it."""
+
+from __future__ import annotations
+
+from core.generators.extractive import ExtractiveGenerator
+from tests.generators.test_extractive import rc
+
+BOARDING = (
+    "- 价格：小型犬 80 元/天，中大型犬 120 元/天，猫 60 元/天；满 7 天 9 折。\n"
+    "- 要求：疫苗齐全且最后一针已满 14 天，驱虫在 1 个月内。\n"
+    "- 请携带：疫苗本、常吃的粮食、牵引绳；不收玩具和衣物以免丢失。"
+)
+VACCINES = (
+    "| 项目 | 价格 | 说明 |\n| --- | --- | --- |\n"
+    "| 犬四联/六联疫苗 | 120 元 / 180 元 | 幼犬 6–8 周龄首针，间隔 21 天共 3 针 |\n"
+    "| 猫三联疫苗 | 150 元 | 幼猫 8 周龄首针，间隔 21 天共 3 针 |\n"
+    "| 狂犬疫苗 | 60 元 | 3 月龄以上，每年 1 针 |"
+)
+PARKING = (
+    "家里来客人的话，业主可以在小程序里提前给访客登记车牌，登记过的访客车当天免费停 4 小时。\n\n"
+    "晚上 22:00 到第二天早上 7:00 停在小区里的，按 20 元一晚收。"
+)
+
+
+def test_a_price_question_is_led_by_the_row_that_names_what_is_priced():
+    """ "给猫打疫苗多少钱？" (h27c-1) had been led by the boarding page's "价格：…猫 60 元/天；" (its chunk ranked first: a
+    price, and 猫, and 疫苗 in its page's title, but not in the line) over the row "猫三联疫苗 | 150 元 | …"."""
+    title = "爱宠仁心动物医院 疫苗接种与寄养须知（2024 年 9 月起执行）"
+    chunks = [rc("p.md#2", (title, "寄养"), BOARDING, 1), rc("p.md#1", (title, "疫苗接种"), VACCINES, 2)]
+    draft = ExtractiveGenerator().generate("给猫打疫苗多少钱？", chunks)
+    first = draft.text.split("\n\n")[0]
+    assert "猫三联疫苗 | 150 元" in first, draft.text
+
+
+def test_a_sentence_that_only_names_the_word_is_not_its_price_row():
+    """ "朋友开车来家里玩，车停小区里要钱不？" (property D10) keeps its lead, the free visitor parking, although the
+    overnight rate's sentence names 小区: only a table row whose first cell names the word is that word's price."""
+    draft = ExtractiveGenerator().generate(
+        "朋友开车来家里玩，车停小区里要钱不？", [rc("c.md#3", ("停车", "外来车辆"), PARKING, 1)]
+    )
+    assert draft.text.startswith("家里来客人的话"), draft.text
