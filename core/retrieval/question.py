@@ -271,6 +271,13 @@ _ASCII_NAME = re.compile(r"(?<![A-Za-z0-9_.\-])\.?([A-Za-z][A-Za-z0-9]*(?:[._\-/
 _OPTION = re.compile(r"(?<![\w-])(?:--[A-Za-z][\w-]*|-[A-Za-z](?![\w-]))")
 #: A version number (``0.9``, ``v1.2.3``).
 VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)+(?![\w.])")
+#: A unit after a number: "身高 1.3 米的儿童买什么票？" states a height (compared with the documents' "1.2 米至 1.5 米"),
+#: it names no version that the documents lack (a helper's round, session 23: refused as 「1.3」 not in the base).
+_MEASURED = re.compile(
+    r"\s*个?(?:米|厘米|公分|毫米|公里|千米|公斤|千克|斤|克|吨|升|毫升|周岁|岁|元|块|万|天|小时|分钟|秒|周|个月|年|倍|折|度|℃|%|％"
+    r"|(?:cm|mm|km|kg|g|m|ml|l|gb|mb|tb|kb|h|s|min|hours?|days?|years?|meters?|kilos?)(?![A-Za-z]))",
+    re.IGNORECASE,
+)
 #: Words after a product's name (赤狐平台): the word before them names something.
 PRODUCT_SUFFIX = ("平台", "系统", "产品", "公司", "项目", "团队", "框架", "引擎")
 _PROPER_FLAGS = frozenset({"nz", "nt"})
@@ -311,7 +318,8 @@ def named_terms(question: str) -> list[str]:
     out: list[str] = []
     cjk = bool(CJK.search(question))
     for m in VERSION.finditer(question):
-        out.append(m.group(0))
+        if not _MEASURED.match(question, m.end()):  # 1.3 米, 2.5 公斤: a quantity the person states, not a version
+            out.append(m.group(0))
     for m in _ASCII_NAME.finditer(question):
         word = m.group(1)
         if len(word) < 2 or word.lower() in _PLAIN or VERSION.fullmatch(word):

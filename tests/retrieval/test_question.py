@@ -107,3 +107,14 @@ def test_what_is_going_on_asks_a_meaning_not_steps():
     assert not q.asks_steps and "definition" in q.forms
     assert "回事" not in q.content_terms and "怎么回事" not in q.content_terms and "f0" in q.content_terms
     assert analyse("滤网怎么安装？").asks_steps  # 怎么 still asks the way
+
+
+def test_a_number_with_a_unit_is_a_quantity_not_a_version_name():
+    """A helper's round (session 23): "身高 1.3 米的儿童买什么票？" was refused with 「知识库中没有关于「1.3」的内容」 over
+    "身高 1.2 米至 1.5 米的儿童应购买儿童票": 1.3 was read as a version the documents lack. With a unit it is a quantity
+    the person states; without one it is still a version (Python 3.9, v1.2)."""
+    assert analyse("身高 1.3 米的儿童买什么票？").named == ()
+    assert analyse("体重 2.5 公斤的猫能寄养吗？").named == ()
+    assert analyse("Is a 1.5 m child free?").named == ()
+    assert analyse("Python 3.9 能用吗？").named == ("3.9", "Python")
+    assert analyse("v1.2 还维护吗？").named == ("v1.2",) and analyse("升级到 2.4.1 之后要做什么？").named == ("2.4.1",)
