@@ -332,10 +332,16 @@ class ExtractiveGenerator(Generator):
         def in_prose(t: str, c: Candidate) -> bool:
             # a plain English word of the question ("pessimistic") found only inside a code span of the sentence
             # (`pessimistic-txn.deadlock-history-collect-retryable`), a path ("/var/log/order/") or a hyphenated
-            # name ("DL-Library") names nothing the question asks about
+            # name ("DL-Library") names nothing the question asks about; unless the question writes that name too
+            # ("…with a 32-bit OS?" over "32-bit ARM is not supported.": a helper's round, session 23)
             key = (c.chunk_index, c.position)
             if key not in prose:
-                prose[key] = frozenset(tokenize(_CODE_SPAN.sub(" ", c.text)))
+                asked = question.lower()
+                prose[key] = frozenset(
+                    tokenize(
+                        _CODE_SPAN.sub(lambda m: m.group(0) if m.group(0).strip("`").lower() in asked else " ", c.text)
+                    )
+                )
             return t in prose[key]
 
         # the words of a time of day the question names (中午 十二 十二点) are found in a sentence whose

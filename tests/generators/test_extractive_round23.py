@@ -40,3 +40,24 @@ def test_a_sentence_that_only_names_the_word_is_not_its_price_row():
         "朋友开车来家里玩，车停小区里要钱不？", [rc("c.md#3", ("停车", "外来车辆"), PARKING, 1)]
     )
     assert draft.text.startswith("家里来客人的话"), draft.text
+
+
+def test_a_name_the_question_writes_as_the_sentence_does_is_matched_inside_it():
+    """ "Can I run burrow on a Raspberry Pi with a 32-bit OS?" (h29b-7) had been answered with "burrow runs on Linux,
+    macOS 12…", which reads as yes: the next sentence's 32-bit was read as a hyphenated name the question only
+    shares a word with. The question writes 32-bit too, so the sentence that says it is not supported leads;
+    "What does burrow prune do?" (h29b-22) likewise finds `burrow prune`. A code name the question does not write
+    still does not count (pessimistic in `pessimistic-txn…`)."""
+    install = "burrow runs on Linux, macOS 12 or later and Windows 10 or later. It needs 64-bit hardware; 32-bit ARM is not supported."
+    draft = ExtractiveGenerator().generate(
+        "Can I run burrow on a Raspberry Pi with a 32-bit OS?", [rc("i.md#1", ("Install", "Requirements"), install, 1)]
+    )
+    assert draft.text.startswith("It needs 64-bit hardware; 32-bit ARM is not supported."), draft.text
+    prune = (
+        "Only one backup or prune can run on a repository at a time; a second one waits up to 5 minutes for the lock.\n\n"
+        "`burrow prune` deletes snapshots that the `keep_*` options no longer keep."
+    )
+    draft = ExtractiveGenerator().generate(
+        "What does burrow prune do?", [rc("c.md#2", ("Commands", "prune"), prune, 1)]
+    )
+    assert draft.text.startswith("`burrow prune` deletes snapshots"), draft.text
