@@ -8,6 +8,9 @@ question's form (no/only for a yes/no question, a case for 如果…). What the 
 
 Pure functions over ``str``; person and place names by jieba part-of-speech tags (jieba-rs,
 ``core.segmentation.tagged``).
+
+Why just over 400 lines: one job, what a sentence states against what the question asks; ``unstated`` (the detail an
+answer does not give) is most of the length, each of its checks with the question that called for it.
 """
 
 from __future__ import annotations
@@ -323,6 +326,14 @@ def unstated(question: str, sentences: Sequence[str], contexts: Sequence[tuple[s
             return kind  # "去美国出差每天补助多少美元？" answered with 每天 120 元 (a second helper's round)
         if kind in ("bound", "number") and not states_asked_unit(question, [*sentences, *(t for _, _, t in units)]):
             return kind  # "…最长可以借多少天？" answered with "单日最高 10 元" (a helper's round, session 18)
+        if (
+            kind in ("bound", "number")
+            and q.counted
+            and not _counts(q.counted, [*sentences, *(t for _, _, t in units)])
+        ):
+            # "路由器最多能同时连多少台设备？" answered with "最多可与 3 台同型号路由器组成一个 Mesh 网络": a number of another
+            # thing (a helper's round, session 23; "托班每个班配几个老师？" over the number of children per class)
+            return kind
         if states and units and CJK.search(question):
             names = [n.lower() for n in q.things]
             if names and not any(n in about for n in names for about, _, _ in units):
@@ -337,6 +348,16 @@ def unstated(question: str, sentences: Sequence[str], contexts: Sequence[tuple[s
                 if not any(key in about for about, heading, text in units if states(heading, text)):
                     return kind
     return None
+
+
+_A_NUMBER = re.compile(r"\d|[一二两三四五六七八九十百千]")
+
+
+def _counts(thing: str, sentences: Sequence[str]) -> bool:
+    """Whether a sentence states a number beside the thing a question counts (``QuestionAnalysis.counted``), by the
+    thing's last character, the head of a Chinese noun phrase: 纸质书 is counted as "10 册图书", 老师 as "2 名教师"."""
+    head = thing[-1]
+    return any(head in s and _A_NUMBER.search(s) for s in sentences)
 
 
 # A currency other than the yuan, as a question or a sentence writes it.

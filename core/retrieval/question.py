@@ -34,7 +34,7 @@ General Chinese/English language knowledge only: no word of any one document col
 
 Pure functions over ``str``; person and place names by jieba part-of-speech tags (``core.segmentation.tagged``).
 
-Why about 580 lines: one job, reading the question, and the point of the module is that every reading is here
+Why about 610 lines: one job, reading the question, and the point of the module is that every reading is here
 (issue 26 counted seven modules re-parsing it); most of the file is the patterns, each with the question that
 called for it.
 """
@@ -248,6 +248,27 @@ KIND_WORDS: dict[str, frozenset[str]] = {
 def _names_kind(term: str, wants: frozenset[str]) -> bool:
     kinds = KIND_WORDS.get(term)
     return kinds is not None and (kinds is _ANY or bool(kinds & wants))
+
+
+# A question for how many of a thing: a classifier after 多少/几, then the thing ("最多能同时连多少台设备？").
+_COUNTED = re.compile(
+    r"(?:多少|(?<!哪)几)\s*(?:个|台|位|名|张|本|册|辆|只|件|条|间|家|种|款|把|部|套|节|门|所|块|份|支|双|层|栋|座|名)\s*([\u4e00-\u9fff]{1,6})"
+)
+
+
+def counted_noun(question: str) -> str:
+    """The thing a Chinese question for how many counts: the nouns jieba tags right after 多少/几 and a classifier
+    ("路由器最多能同时连多少台设备？" → 设备, "能同时借几本纸质书？" → 纸质书, "每个班配几个老师？" → 老师); "" for any other
+    question (多少天 counts days, a unit: ``_ASKED_UNIT``; 哪几个 asks which, dev-044)."""
+    m = _COUNTED.search(question)
+    if not m:
+        return ""
+    words = []
+    for word, tag in tagged(m.group(1)):
+        if not tag.startswith(("n", "vn")):
+            break
+        words.append(word)
+    return "".join(words)
 
 
 #: jieba's tags of words that point, count or qualify rather than name (pronoun, numeral, classifier, adverb,
@@ -536,6 +557,8 @@ class QuestionAnalysis:
     asks_date: bool = False
     #: its words that point, count or qualify rather than name (这个, 一只, 一直; ``POINTING_TAGS``), else ()
     pointing: tuple[str, ...] = ()
+    #: for a question for how many of a thing, the thing counted (多少台设备 → 设备, 几本纸质书 → 纸质书; ``counted_noun``)
+    counted: str = ""
 
     @property
     def time_spans(self) -> tuple[tuple[int, int], ...]:
@@ -584,4 +607,5 @@ def analyse(question: str) -> QuestionAnalysis:
         asks_date=bool(_DATE_QUESTION.search(question)),
         action=asked_action(question),
         pointing=tuple(dict.fromkeys(w for w, tag in tagged(question) if tag in POINTING_TAGS)),
+        counted=counted_noun(question),
     )

@@ -118,3 +118,13 @@ def test_a_number_with_a_unit_is_a_quantity_not_a_version_name():
     assert analyse("Is a 1.5 m child free?").named == ()
     assert analyse("Python 3.9 能用吗？").named == ("3.9", "Python")
     assert analyse("v1.2 还维护吗？").named == ("v1.2",) and analyse("升级到 2.4.1 之后要做什么？").named == ("2.4.1",)
+
+
+def test_the_thing_a_question_for_how_many_counts():
+    """The thing after 多少/几 and a classifier (a helper's round, session 23): a number of another thing does not answer
+    it. 哪几个 asks which, and 多少天 counts days (a unit), so neither counts a thing."""
+    assert analyse("路由器最多能同时连多少台设备？").counted == "设备"
+    assert analyse("托班每个班配几个老师？").counted == "老师"
+    assert analyse("普通证能同时借几本纸质书和几本电子书？").counted == "纸质书"
+    assert analyse("在 NetworkPolicy 里，哪几个方向的策略都得允许？").counted == ""
+    assert analyse("最多能借多少天？").counted == ""

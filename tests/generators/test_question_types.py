@@ -1,0 +1,19 @@
+"""What the documents do not state (``core.generators.question_types.unstated``): a detail asked for that the answer's
+sentences do not give."""
+
+from __future__ import annotations
+
+from core.generators.question_types import unstated
+
+
+def test_a_number_of_another_thing_does_not_state_how_many_are_asked():
+    """The manual of a helper's router (session 23): "路由器最多能同时连多少台设备？" (h28b-19; no device limit is
+    given) had been answered with "最多可与 3 台同型号路由器组成一个 Mesh 网络", which reads as three devices;
+    "托班每个班配几个老师？" (h24a-17) with the number of children per class. A number beside the counted thing's head
+    (书 of 纸质书 in "10 册图书", 师 of 老师 in "2 名教师") states it."""
+    assert unstated(
+        "路由器最多能同时连多少台设备？", ["本机支持 Mesh 组网，最多可与 3 台同型号路由器组成一个 Mesh 网络。"]
+    )
+    assert unstated("托班每个班配几个老师？", ["每班幼儿人数：托班不超过 20 人，小班不超过 25 人。"])
+    assert unstated("普通证最多能同时借几本纸质书？", ["普通证最多可同时借阅 10 册图书，借期 30 天。"]) is None
+    assert unstated("托班每个班配几个老师？", ["托班每班配备 2 名教师和 1 名保育员。"]) is None
