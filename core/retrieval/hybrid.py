@@ -63,7 +63,7 @@ from core.models import NOT_FOUND_MESSAGE, Chunk, RetrievedChunk, utc_now
 from core.retrieval import sufficiency
 from core.retrieval.asked_detail import with_detail_evidence
 from core.retrieval.aspects import limits_sections, limits_wording
-from core.retrieval.parts import MAX_PARTS, with_part_evidence
+from core.retrieval.parts import MAX_PARTS, answered_by_parts, with_part_evidence
 from core.retrieval.query import (
     REFERS_BACK,
     QueryPlan,
@@ -323,10 +323,13 @@ class HybridRetriever:
         result = self._retrieve_one(question)
         own = question.question if isinstance(question, ResolvedQuery) else question
         parts = analyse(own.strip()).parts
-        if len(parts) < 2 or result.no_evidence:
+        if len(parts) < 2 or (result.no_evidence and len(parts) > MAX_PARTS):
             return with_detail_evidence(result, own.strip())
         carried = " ".join(question.carried) + " " if isinstance(question, ResolvedQuery) and question.carried else ""
-        return with_part_evidence(result, [self._retrieve_one(carried + p) for p in self.read_parts(parts[:MAX_PARTS])])
+        by_part = [self._retrieve_one(carried + p) for p in self.read_parts(parts[:MAX_PARTS])]
+        if result.no_evidence:
+            return answered_by_parts(result, by_part)
+        return with_part_evidence(result, by_part)
 
     def read_parts(self, parts: Sequence[str]) -> list[str]:
         """``parts`` (of one question, in order) as each is searched: a later part that refers back (它, 那个: ``resolve``'s

@@ -7,8 +7,9 @@ set: the second gold passage was among the top five retrieved but not in the evi
 (``core.retrieval.question.QuestionAnalysis.parts``) is retrieved and judged as a question of its own, and the
 chunks that reach the part's own threshold join the evidence of the whole question.
 
-Only an answered question gains evidence: whether the knowledge base answers at all stays the whole
-question's decision, so a question that is refused as a whole is not answered through one part.
+Only an answered question gains evidence this way: a question that is refused as a whole is not answered through
+one part. It is answered when *every* part is (``answered_by_parts``): two unrelated questions in one message pull
+its words apart, and each alone would have been answered.
 """
 
 from __future__ import annotations
@@ -66,3 +67,34 @@ def with_part_evidence(result, part_results: Sequence):
     evidence = (*result.evidence, *(by_id[rc.chunk_id] for rc in added))
     config = {**result.config, "part_evidence": len(added)}
     return dataclasses.replace(result, chunks=tuple(chunks), evidence=evidence, config=config)
+
+
+def answered_by_parts(result, part_results: Sequence):
+    """``result`` (a ``RetrievalResult`` of a whole question refused for want of evidence) answered by its parts when
+    each of ``part_results`` (one per part, every part of the question) is sufficient on its own and carries no
+    message: "网络灯熄灭是什么意思？售后电话是多少？" was refused as a whole (its two topics pull its words apart) while
+    each half alone is answered (a helper's round, session 23). The evidence is each part's evidence in part order,
+    each chunk once; the decision is the best part's, with its evidence ids and a reason saying so. ``result`` itself
+    when it has evidence, when its refusal names what the knowledge base lacks (``missing_terms``: narrowed, not
+    unsure), or when a part is refused."""
+    decision = result.decision
+    if not result.no_evidence or decision is None or decision.missing_terms or len(part_results) < 2:
+        return result
+    if any(p.decision is None or not p.decision.sufficient or p.decision.message is not None for p in part_results):
+        return result
+    seen: set[str] = set()
+    evidence: list[RetrievedChunk] = []
+    for part in part_results:
+        for rc in part.evidence:
+            if rc.chunk_id not in seen:
+                seen.add(rc.chunk_id)
+                evidence.append(rc)
+    ranked = [rc.model_copy(update={"rank": n}) for n, rc in enumerate(evidence, start=1)]
+    by_id = {rc.chunk_id: rc for rc in ranked}
+    rest = [rc for rc in result.chunks if rc.chunk_id not in by_id]
+    chunks = (*ranked, *(rc.model_copy(update={"rank": len(ranked) + n}) for n, rc in enumerate(rest, start=1)))
+    best = max((p.decision for p in part_results), key=lambda d: d.score - d.threshold)
+    reason = f"each of the question's {len(part_results)} parts is answered on its own (the whole was not)"
+    answered = dataclasses.replace(best, evidence_ids=tuple(by_id), reasons=(*best.reasons, reason))
+    config = {**result.config, "answered_by_parts": len(part_results)}
+    return dataclasses.replace(result, chunks=chunks, evidence=tuple(ranked), decision=answered, config=config)

