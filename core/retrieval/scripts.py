@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import re
 
-from core.retrieval.query import CROSS_SCRIPT_SHARE, cjk_share
+from core.retrieval.query import CROSS_SCRIPT_SHARE, question_cjk_share
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _LATIN = re.compile(r"[A-Za-z]")
@@ -27,7 +27,7 @@ def in_other_script(question: str, text: str) -> bool:
     """Whether ``text`` (a chunk's prose, code left out) is written in the other script than ``question``: a
     Chinese question (CJK share ≥ 1 − ``CROSS_SCRIPT_SHARE``) over English prose (≤ ``CROSS_SCRIPT_SHARE``), or
     the reverse. False for a text with few letters outside code (``SCRIPT_MIN_LETTERS``)."""
-    q, t = _script(cjk_share(question)), _script(prose_cjk_share(text))
+    q, t = _script(question_cjk_share(question)), _script(prose_cjk_share(text))
     return q is not None and t is not None and q != t
 
 
@@ -35,7 +35,7 @@ def in_own_script(question: str, text: str) -> bool:
     """Whether ``text`` (a chunk's prose, code left out) is written clearly in ``question``'s script: both Chinese
     (CJK share ≥ 1 − ``CROSS_SCRIPT_SHARE``) or both English (≤ ``CROSS_SCRIPT_SHARE``); an English page of a Chinese
     knowledge base for an English question. False for a text with few letters outside code, or of mixed script."""
-    q, t = _script(cjk_share(question)), _script(prose_cjk_share(text))
+    q, t = _script(question_cjk_share(question)), _script(prose_cjk_share(text))
     return q is not None and q == t
 
 

@@ -29,7 +29,8 @@ import weakref
 from typing import Any, Mapping, Sequence
 
 from core.lexical import NUMBER, LexicalIndex, general_frequency
-from core.retrieval.query import cjk_share
+from core.retrieval.english_glosses import ENGLISH_FUNCTION_WORDS, english_meanings
+from core.retrieval.query import question_cjk_share
 from core.retrieval.question import ASKING, CJK, PRODUCT_SUFFIX, QUESTION_WORDS, VERSION, analyse
 from core.segmentation import are_siblings, tagged
 
@@ -152,11 +153,12 @@ _QUANTITY = re.compile(
 )
 
 
-def absence_terms(question: str, cross_script: bool) -> list[str]:
+def absence_terms(question: str, cross_script: bool, *, english_base: bool = False) -> list[str]:
     """The question's terms whose absence from the knowledge base counts (``absent_share``, ``general_absent``):
     its content terms without the words naming the kind of answer asked (条件, 多少钱's 钱: what is asked, not a
     topic); across scripts (``cross_script``) only the things it names and its words in the other script (an English
-    question's Chinese words; a Chinese question's English ones, over an English page)."""
+    question's Chinese words; a Chinese question's English ones, over an English page), and over a base of English
+    pages (``english_base``) a Chinese question's words the dictionary has English meanings for (``_nowhere``)."""
     q = analyse(question)
     # a number the person states of themselves ("我65岁了还能学车吗？" over "报名年龄为 18 至 70 周岁") is a value to
     # compare with the documents' ranges, not a topic they lack (a helper's round, session 19)
@@ -180,8 +182,15 @@ def absence_terms(question: str, cross_script: bool) -> list[str]:
     ]
     if cross_script:  # the ordinary words of the question's own script (a Chinese question's over an English page)
         names = {w.lower().lstrip(".") for w in q.named}
-        own_cjk = cjk_share(question) > 1 / 3  # more than one CJK character for every two Latin letters
-        terms = [t for t in terms if bool(CJK.search(t)) != own_cjk or t.lower() in names]
+        own_cjk = question_cjk_share(question) > 1 / 3  # more than one CJK character for every two Latin letters
+        # ... but over a base of English pages (``english_base``) a Chinese word the dictionary gives English meanings
+        # of is judged by them (``_nowhere``)
+        glossed = own_cjk and english_base
+        terms = [
+            t
+            for t in terms
+            if bool(CJK.search(t)) != own_cjk or t.lower() in names or (glossed and english_meanings(t))
+        ]
     # ... and a word jieba's search mode also cuts into words of the list (屏幕显示 = 屏幕 + 显示) is judged by those
     # words: the documents write 显示 without 屏幕显示, and the compound counted its absence a second time (two
     # helpers' rounds: "屏幕显示 F0 是怎么回事？" had 68% of its weight "absent" over a manual whose table has F0)
@@ -205,7 +214,7 @@ def absent_share(question: str, lexical: LexicalIndex, *, cross_script: bool = F
     Latin-script words are left out, since a Chinese knowledge base lacking the English word
     "expose" is no evidence that it lacks the topic; named things (``named_terms``) still count.
     """
-    terms = absence_terms(question, cross_script)
+    terms = absence_terms(question, cross_script, english_base=lexical.cjk_share() < 1 / 3)
     if not terms or not len(lexical):
         return 0.0
     weights = [lexical.idf(t) for t in terms]
@@ -216,8 +225,25 @@ def absent_share(question: str, lexical: LexicalIndex, *, cross_script: bool = F
 def _nowhere(term: str, lexical: LexicalIndex) -> bool:
     """Whether ``term`` occurs in no chunk: not a term of any, nor, for a Chinese word, part of one (赔 of 赔付: the
     question cuts 赔 / 多少 where the documents write 最高赔付; a helper's round, session 22: "手机丢了最多能赔多少？"
-    had 87% of its weight "absent" and was refused over "手机…每件最高赔付 500 元")."""
-    return lexical.df(term) == 0 and not (CJK.search(term) and lexical.within_a_term(term))
+    had 87% of its weight "absent" and was refused over "手机…每件最高赔付 500 元"). A Chinese word over a base that
+    has it in no form but whose pages are English is judged by its dictionary meanings (``english_meanings``): absent
+    when no meaning has all its words in the base ("burrow 有图形界面吗？": "graphical user interface"; a helper's
+    round, session 23, over an English tool's pages)."""
+    if lexical.df(term) or (CJK.search(term) and lexical.within_a_term(term)):
+        return False
+    if CJK.search(term) and lexical.cjk_share() < 1 / 3:
+        meanings = english_meanings(term)
+        return bool(meanings) and not any(_says(m, lexical) for m in meanings)
+    return True
+
+
+def _says(meaning: str, lexical: LexicalIndex) -> bool:
+    """Whether every content word of an English ``meaning`` (function words aside; a plural read as its singular) is
+    a term of some chunk."""
+    words = [w for w in meaning.split() if w not in ENGLISH_FUNCTION_WORDS]
+    return bool(words) and all(
+        lexical.df(w) or lexical.df(w + "s") or (w.endswith("s") and lexical.df(w[:-1])) for w in words
+    )
 
 
 #: ``general_weight`` of a word jieba's dictionary lacks (a name, a domain term, most English words).
@@ -258,7 +284,7 @@ def general_salient(question: str, chunk_terms: frozenset[str] | None) -> float:
 def general_absent(question: str, lexical: LexicalIndex, *, cross_script: bool = False) -> float:
     """``absent_share`` with ``general_weight`` instead of the knowledge base's IDF: the share
     (0..1) of the question's content-term weight that occurs in no chunk of the knowledge base."""
-    terms = absence_terms(question, cross_script)
+    terms = absence_terms(question, cross_script, english_base=lexical.cjk_share() < 1 / 3)
     if not terms or not len(lexical):
         return 0.0
     weights = [general_weight(t) for t in terms]

@@ -45,3 +45,41 @@ def test_an_english_question_over_a_chinese_base_is_searched_with_the_glosses():
     assert lexical.search("Can I smoke on the balcony?", 1) == []  # without the glosses BM25 finds nothing
     chinese = plan_query("阳台可以吸烟吗？", lexical)
     assert not chinese.cross_script and chinese.own_text is None
+
+
+TOOL = [
+    "SignatureDoesNotMatch: the secret key does not match the access key. This error is usually caused by a wrong key.",
+    "burrow is a command-line backup tool. Schedule `burrow backup` with cron to back up every day.",
+]
+
+
+def test_a_chinese_question_naming_an_english_identifier_is_chinese():
+    """A helper's round (session 23): "出现 SignatureDoesNotMatch 错误是什么原因？" over an English tool's pages was refused
+    (0.556 against 0.57): its 21 Latin letters against 9 Chinese characters made it of no script, so its Chinese words
+    counted as absent from the English pages. Its own words are Chinese: it is a Chinese question over English text."""
+    from core.retrieval.query import cjk_share, question_cjk_share
+    from core.retrieval.scripts import in_other_script
+
+    q = "出现 SignatureDoesNotMatch 错误是什么原因？"
+    assert cjk_share(q) < 0.4 and question_cjk_share(q) == 1.0
+    assert in_other_script(q, TOOL[0] * 2)
+    assert plan_query(q, LexicalIndex(["a", "b"], TOOL)).cross_script
+    assert question_cjk_share("use_tls") == cjk_share("use_tls")  # nothing but a name: the name's own script
+
+
+def test_a_chinese_word_is_absent_from_english_pages_when_no_meaning_of_it_is_there():
+    """The same round: with its Chinese words no sign of absence across scripts, "burrow 有图形界面吗？" would be answered
+    with the install lines. A Chinese word is judged by its CC-CEDICT meanings over a base of English pages: 界面
+    ("interface") is nowhere in the tool's pages, 错误 ("error") is; over a Chinese base the words are left out as
+    before."""
+    from core.retrieval import sufficiency_terms as terms
+    from core.retrieval.english_glosses import english_meanings
+
+    assert "interface" in english_meanings("界面") and "error" in english_meanings("错误")
+    assert english_meanings("没有这个词") == ()
+    kb = LexicalIndex(["a", "b"], TOOL)
+    gui = terms.absent_share("burrow 有图形界面吗？", kb, cross_script=True)
+    error = terms.absent_share("出现 SignatureDoesNotMatch 错误是什么原因？", kb, cross_script=True)
+    assert gui > 0.5 and gui > error
+    assert "错误" not in terms.absence_terms("SignatureDoesNotMatch 错误是什么原因？", True)  # a Chinese base's rule
+    assert "错误" in terms.absence_terms("SignatureDoesNotMatch 错误是什么原因？", True, english_base=True)
