@@ -22,7 +22,7 @@ and the plan of how each ranking reads it.
 Everything here is pure (no I/O, no model); strings are Python ``str`` and all
 lengths are code points.
 
-Why about 640 lines: resolving a follow-up (its questions and, after a which-question, its answer's
+Why about 670 lines: resolving a follow-up (its questions and, after a which-question, its answer's
 name) and planning how the rankings read the result are read together and share the knowledge base's term
 statistics (salient, topic and gloss terms).
 """
@@ -44,7 +44,7 @@ from core.retrieval.aspects import (
     limits_wording,
     without_drawback_words,
 )
-from core.retrieval.english_glosses import chinese_glosses
+from core.retrieval.english_glosses import ENGLISH_FUNCTION_WORDS, chinese_glosses
 from core.retrieval.question import ASKING, KIND_WORDS, QUESTION_WORDS, analyse
 from core.retrieval.written import Written
 from core.segmentation import CJK_WORD, are_siblings, tagged
@@ -274,7 +274,9 @@ def resolve_query(
     if not subject and refers_back(question):
         # 它 points at something: in a small base the earlier question's subject may be in too many chunks to be
         # rare ("少儿证最多能借几本书？": 少儿 is in 4 of 25 chunks), so its topic is read with a looser share
-        subject = topic_terms(limits_wording(last.strip()), lexical, share=LOOSE_TOPIC_DF)
+        subject = topic_terms(limits_wording(last.strip()), lexical, share=LOOSE_TOPIC_DF) or english_topic(
+            last, lexical
+        )
     own = salient_terms(limits_wording(question), lexical)  # 不足之处 asks, it names nothing (之处 is rare)
     if refers_back(question):
         reason = REFERS_BACK
@@ -529,6 +531,16 @@ def topic_terms(text: str, lexical: LexicalIndex, share: float | None = None) ->
         if 0 < lexical.df(term) <= max((TOPIC_DF if share is None else share) * n, TOPIC_MIN_DF):
             scored.setdefault(term, lexical.idf(term))
     return [t for t, _ in sorted(scored.items(), key=lambda kv: -kv[1])][:TOPIC_TERMS]
+
+
+def english_topic(text: str, lexical: LexicalIndex) -> list[str]:
+    """An English turn's words that the base has, function words aside, rarest (highest IDF) first, at most
+    ``TOPIC_TERMS``: what 它 of a Chinese follow-up points at when the earlier question was English ("它默认保留几个
+    每周快照？" after "What does burrow prune do?" is about burrow prune; a helper's round, session 23, over an English
+    tool's pages: it had been searched as it stands and refused). ``topic_terms`` reads Chinese terms only."""
+    words = [w for w in dict.fromkeys(analyse(text).content_terms) if w.isascii() and w.isalpha()]
+    kept = [w for w in words if w not in ENGLISH_FUNCTION_WORDS and lexical.df(w) > 0]
+    return sorted(kept, key=lambda w: -lexical.idf(w))[:TOPIC_TERMS]
 
 
 def _carry(turn: str, subject: list[str], lexical: LexicalIndex, written: Written | None = None) -> list[str]:

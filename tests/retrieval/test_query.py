@@ -469,3 +469,21 @@ def test_a_second_elliptical_follow_up_asks_what_was_asked_and_drops_the_thing_i
     assert "多少钱" in r.text and "标准" not in r.text and r.text.endswith("大间呢？"), r
     r = resolve_query("那周末呢？", ["狗狗标准间一晚多少钱？"], lexical)
     assert "标准间" in r.text and "多少钱" in r.text, r  # nothing replaced: the room is carried
+
+
+def test_a_chinese_follow_up_to_an_english_question_carries_its_english_topic():
+    """A helper's round (session 23), over an English backup tool's pages: "它默认保留几个每周快照？" after "What does burrow
+    prune do?" was searched as it stands and refused (the Chinese topic reader finds no Chinese term in an English
+    turn). 它 points at the earlier question's words the base has, rarest first."""
+    from core.retrieval.query import english_topic
+
+    pages = [
+        "`burrow prune` deletes snapshots that the `keep_*` options no longer keep.",
+        "| `keep_weekly` | `4` | weekly snapshots kept by `burrow prune` |",
+        "burrow runs on Linux, macOS 12 or later and Windows 10 or later.",
+        "Install burrow from the releases page.",
+    ]
+    lexical = LexicalIndex([str(i) for i in range(len(pages))], pages)
+    assert english_topic("What does burrow prune do?", lexical) == ["prune", "burrow"]
+    resolved = resolve_query("它默认保留几个每周快照？", ["What does burrow prune do?"], lexical)
+    assert resolved.carried == ("prune", "burrow") and resolved.text.endswith("它默认保留几个每周快照？")
