@@ -108,6 +108,7 @@ from core.lexical import STOPWORDS, tokenize
 from core.models import AuditEntry, Draft, DraftSupport, RetrievedChunk
 from core.retrieval.asked_detail import subject_word
 from core.retrieval.aspects import DRAWBACK_EVIDENCE, is_limits_section, without_drawback_words
+from core.retrieval.english_glosses import ENGLISH_FUNCTION_WORDS, english_meanings
 from core.retrieval.question import CJK, analyse
 from core.segmentation import CJK_WORD, are_siblings, common_nouns
 
@@ -141,6 +142,9 @@ CROSS_TYPE_BONUS = 0.05
 #: came along once such a question gets every top-k chunk as evidence (clinic English answers: 4.8 sentences;
 #: 0.8: 2.6, every figure the same; 0.9: 1.4; docs/measurements.md, session 11).
 SEMANTIC_KEEP = 0.8
+#: ... a Chinese question's words an English sentence says in their dictionary meanings add this weight times their
+#: share of the question's term weight (a Chinese question over a base's English pages; session 23).
+MEANING_WEIGHT = 0.5
 
 
 class ExtractiveGenerator(Generator):
@@ -541,6 +545,14 @@ class ExtractiveGenerator(Generator):
             # Chinese text): the sentences closest in meaning (``sentence_similarity``), with a small
             # share of the chunk-rank prior and of the question-type match
 
+            # ... and a Chinese question's words found in an English sentence by their dictionary meanings (每周 →
+            # weekly, 快照 → snapshot: ``english_meanings``), the share of the question's term weight so found
+            meant = (
+                {(c.chunk_index, c.position): _meant_share(q_terms, weight, c) for c in cands}
+                if CJK.search(question)
+                else {}
+            )
+
             def by_meaning(c: Candidate) -> float:
                 p = parts(c)
                 return (
@@ -548,6 +560,7 @@ class ExtractiveGenerator(Generator):
                     + CROSS_RANK * p["rank"]
                     + CROSS_TYPE_BONUS * p["typ"]
                     + CROSS_TYPE_BONUS * bool(asked_days & stated_days(c.text))  # "on Tuesday": 周二至周四
+                    + MEANING_WEIGHT * meant.get((c.chunk_index, c.position), 0.0)
                     + bonus[(c.chunk_index, c.position)]
                 )
 
@@ -713,6 +726,25 @@ def _joined_terms(terms: list[str], question: str, cands: Sequence[Candidate]) -
     ]
     parts = {t for pair in joined for t in pair}  # the one-character halves are that word, not words of their own
     return list(dict.fromkeys([*(t for t in terms if t not in parts), *(a + b for a, b in joined)]))
+
+
+def _meant_share(terms: Sequence[str], weight: dict[str, float], c: Candidate) -> float:
+    """The share of ``terms``' ``weight`` whose Chinese words an English sentence ``c`` says in one of their dictionary
+    meanings (``english_meanings``); 0 for a sentence with Chinese in it."""
+    if CJK.search(c.text):
+        return 0.0
+    total = sum(weight.get(t, 0.0) for t in terms) or 1.0
+    said = sum(
+        weight.get(t, 0.0) for t in terms if CJK.search(t) and any(_says(m, c.terms) for m in english_meanings(t))
+    )
+    return said / total
+
+
+def _says(meaning: str, terms: frozenset[str]) -> bool:
+    """Whether every content word of an English ``meaning`` is among ``terms``, or, of four letters or more, begins
+    one of them (week of weekly, snapshot of snapshots)."""
+    words = [w for w in meaning.split() if w not in ENGLISH_FUNCTION_WORDS]
+    return bool(words) and all(w in terms or (len(w) >= 4 and any(t.startswith(w) for t in terms)) for w in words)
 
 
 def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:

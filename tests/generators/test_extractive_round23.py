@@ -61,3 +61,23 @@ def test_a_name_the_question_writes_as_the_sentence_does_is_matched_inside_it():
         "What does burrow prune do?", [rc("c.md#2", ("Commands", "prune"), prune, 1)]
     )
     assert draft.text.startswith("`burrow prune` deletes snapshots"), draft.text
+
+
+def test_a_chinese_question_over_english_sentences_weighs_the_words_they_say_in_meaning():
+    """A helper's round (session 23), Chinese questions over an English tool's pages: no sentence shares a word with
+    the question, so the closest in meaning leads (``sentence_similarity``); the dictionary meanings of the question's
+    words (每周 → every week, 快照 → snapshot) now weigh too. With a similarity that cannot tell the rows apart, the
+    weekly row leads, not the first; without the meanings' weight the first row led."""
+    from tests.fakes import retrieved
+
+    rows = (
+        "| option | default | meaning |\n| --- | --- | --- |\n"
+        "| `keep_daily` | `7` | daily snapshots kept by `burrow prune` |\n"
+        "| `keep_weekly` | `4` | weekly snapshots kept by `burrow prune` |\n"
+        "| `keep_monthly` | `12` | monthly snapshots kept by `burrow prune` |"
+    )
+    gen = ExtractiveGenerator()
+    gen.sentence_similarity = lambda question, sentences: [0.3] * len(sentences)
+    chunk = retrieved("c.md@v#1", rows, heading_path=("Configuration", "Options"), rank=1)
+    draft = gen.generate("每周的快照默认保留几个？", [chunk])
+    assert draft.text.startswith("`keep_weekly` | `4`"), draft.text
