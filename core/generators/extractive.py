@@ -124,6 +124,9 @@ DRAWBACK_BONUS = 0.3
 #: a yes/no question and a sentence that says no or only (不/无法/仅…), a question about a case
 #: (如果/要是…) and a sentence that states one. Measured on every dev set (docs/measurements.md, issue 27).
 FORM_BONUS = 0.1
+#: Added for a sentence whose stated range holds a quantity the person states of their case (三天 in "48 小时以上、不足
+#: 8 天"): it is the clause written for them (a helper's round, session 23).
+CASE_BONUS = 0.2
 #: Subtracted from a sentence's relevance when it names a sibling of the question's noun and not the noun.
 SIBLING_PENALTY = 0.2
 #: A part of a several-part question counts as answered when a chosen sentence scores at least this
@@ -468,6 +471,18 @@ class ExtractiveGenerator(Generator):
             for c in cands
         }
         bonus = {(c.chunk_index, c.position): states_drawback(c) for c in cands}
+        # the sentences whose stated range holds a quantity the person states of their case ("提前三天退" in "开车前 48
+        # 小时以上、不足 8 天 | 5%"; "工作满 12 年" in "已满 10 年不满 20 年的")
+        # (a calendar year is no quantity of the person's: "2008年" is not a case of "2007年至2008年期间", CMRC DEV_377)
+        # ... nor an ordinal: 第二天 is the next day, not two days (h29a-24)
+        stated = [t for t in q_terms if not (t.isdigit() and len(t) == 4) and f"第{t}" not in question]
+        cases = {
+            (c.chunk_index, c.position): any(
+                (t[:1].isdigit() and in_stated_range(t, question, c.text)) or quantity_in_stated_range(t, c.text)
+                for t in stated
+            )
+            for c in cands
+        }
         df: dict[str, int] = {}
         for matched in hits.values():
             for t in matched:
@@ -531,6 +546,7 @@ class ExtractiveGenerator(Generator):
             # (measured: CMRC answers containing gold 78.8% → 82.7%, k8s-dev unchanged; docs/measurements.md)
             p = parts(c)
             score = p["cov"] + 0.5 * p["head"] + 0.15 * p["rank"] + TYPE_BONUS * p["typ"] + FORM_BONUS * p["form"]
+            score += CASE_BONUS * bool(cases[(c.chunk_index, c.position)])
             return score + bonus[(c.chunk_index, c.position)] - (SIBLING_PENALTY if sibling(c) else 0.0)
 
         pool = [c for c in cands if hits[(c.chunk_index, c.position)] or opens_section(c)]

@@ -119,7 +119,10 @@ def stated_ranges(sentence: str) -> tuple[tuple[float, float, str], ...]:
     out: list[tuple[float, float, str]] = []
     rest = sentence
     for m in _BOUNDED.finditer(rest):
-        out.append((float(m[1]), float(m[3]) - 1e-9, m[4]))
+        # bounds in two units ("48 小时以上、不足 8 天": a refund table's row) in the lower bound's: [48, 192) 小时
+        per = 1 if m[2][:1] == m[4][:1] else _PER_UNIT.get((m[4][:1], m[2][:1]))
+        if per:
+            out.append((float(m[1]), float(m[3]) * per - 1e-9, m[2] if per != 1 else m[4]))
     rest = _BOUNDED.sub(" ", rest)
     for m in _SPAN.finditer(rest):
         out.append((float(m[1]), float(m[3]), m[4]))
@@ -214,6 +217,11 @@ def _as_clock(number: str, text: str) -> bool:
 _HEADER_UNIT = re.compile(r"[（(]\s*([^（）()]{1,8}?)\s*[）)]\s*$")
 # A cell that is a bare number ("238", "1,680", "2.5").
 _BARE_NUMBER = re.compile(r"\s*\d[\d,]*(?:\.\d+)?\s*")
+# A header cell that names a fee or a price, and the cells under it that state one as a share or waive it (a refund
+# table's "| 开车前 48 小时以上、不足 8 天 | 5% |" under "| 距开车时间 | 退票手续费 |"; a helper's round, session 23).
+_FEE_HEAD = re.compile(r"费|价|金额")
+_BARE_PERCENT = re.compile(r"\s*\d+(?:\.\d+)?\s*[%％]\s*")
+_WAIVED = re.compile(r"\s*(?:免收|免|不收)\s*")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -221,7 +229,8 @@ def with_header_units(header_row: str, row: str) -> str:
     """``row`` (a table row's cells joined by "|", as quoted) read with the units its header gives: a cell that is a
     bare number under a header cell ending in a bracketed unit gets the unit written after it ("拉坯体验课 | 2.5 小时
     | 238" under "课程 | 时长 | 价格（元/人）" → "拉坯体验课 | 2.5 小时 | 238元/人"), so the row states a price like a
-    sentence does (a helper's round, session 19: every table price was answered "检索到的内容没有直接说明所问的金额").
+    sentence does (a helper's round, session 19: every table price was answered "检索到的内容没有直接说明所问的金额");
+    a bare percentage under a header cell that names a fee reads "按 5%", and 免收 there reads 免费 (session 23).
     For reading only (the answer quotes ``row`` as written); ``row`` unchanged when the cells do not line up."""
     heads = [h.strip() for h in header_row.split("|")]
     cells = row.split("|")
@@ -230,5 +239,12 @@ def with_header_units(header_row: str, row: str) -> str:
     out = []
     for head, cell in zip(heads, cells):
         m = _HEADER_UNIT.search(head)
-        out.append(cell.rstrip() + m[1] + " " if m and _BARE_NUMBER.fullmatch(cell) else cell)
+        if m and _BARE_NUMBER.fullmatch(cell):
+            out.append(cell.rstrip() + m[1] + " ")
+        elif _FEE_HEAD.search(head) and _BARE_PERCENT.fullmatch(cell):  # "5%" under 退票手续费: charged at 5%
+            out.append(" 按 " + cell.strip() + " ")
+        elif _FEE_HEAD.search(head) and _WAIVED.fullmatch(cell):  # "免收" under 退票手续费: free
+            out.append(" 免费 ")
+        else:
+            out.append(cell)
     return "|".join(out)

@@ -81,3 +81,37 @@ def test_a_chinese_question_over_english_sentences_weighs_the_words_they_say_in_
     chunk = retrieved("c.md@v#1", rows, heading_path=("Configuration", "Options"), rank=1)
     draft = gen.generate("每周的快照默认保留几个？", [chunk])
     assert draft.text.startswith("`keep_weekly` | `4`"), draft.text
+
+
+REFUND = (
+    "旅客在开车前办理退票，按距开车时间的长短核收退票手续费，手续费按票面价格计算。\n\n"
+    "| 距开车时间 | 退票手续费 |\n| --- | --- |\n"
+    "| 开车前 8 天以上 | 免收 |\n"
+    "| 开车前 48 小时以上、不足 8 天 | 5% |\n"
+    "| 开车前 24 小时以上、不足 48 小时 | 10% |\n"
+    "| 开车前不足 24 小时 | 20% |"
+)
+CHANGED = "已经改签的车票再办理退票时，开车前不足 24 小时的，一律按 20% 核收手续费。"
+
+
+def test_the_row_for_the_persons_case_leads_a_refund_question():
+    """A helper's round (session 23): "车票不想要了，提前三天退能退回多少钱？" led with the changed-ticket rule (20%) and
+    the refund table's row for three days before departure never appeared: its range is written in two units (48 小时
+    以上、不足 8 天), its fee as a bare 5% under 退票手续费, and no rule put the row of the person's case first."""
+    from core.generators.quantities import quantity_in_stated_range, stated_ranges, with_header_units
+
+    assert stated_ranges("开车前 48 小时以上、不足 8 天 | 5%") == ((48.0, 8 * 24 - 1e-9, "小时"),)
+    assert quantity_in_stated_range("三天", "开车前 48 小时以上、不足 8 天") and not quantity_in_stated_range(
+        "一天", "开车前 48 小时以上、不足 8 天"
+    )
+    assert with_header_units("距开车时间 | 退票手续费", "开车前 48 小时以上、不足 8 天 | 5%").endswith("按 5% ")
+    assert "免费" in with_header_units("距开车时间 | 退票手续费", "开车前 8 天以上 | 免收")
+    chunks = [rc("c.md#2", ("改签", "改签后退票"), CHANGED, 1), rc("r.md#1", ("退票规定", "退票手续费"), REFUND, 2)]
+    draft = ExtractiveGenerator().generate("车票不想要了，提前三天退能退回多少钱？", chunks)
+    # (a share of the fare is no sum of money: the answer may say so before the row; the row is its first quote)
+    assert draft.supports[0].quote.startswith("开车前 48 小时以上、不足 8 天 | 5%"), draft.text
+    # an ordinal is no quantity: 第二天 is the next day, not two days (its case is not "48 小时以内")
+    draft = ExtractiveGenerator().generate(
+        "能改到第二天的车吗？", [rc("r.md#1", ("退票规定", "退票手续费"), REFUND, 1)]
+    )
+    assert "不足 48 小时" not in draft.text.split("\n\n")[0], draft.text
