@@ -26,6 +26,7 @@ from core.generators.candidates import MAX_CHARS, Candidate
 from core.generators.compare import Side, is_about, missing_note
 from core.generators.question_types import has_wanted
 from core.generators.sentences import is_filler
+from core.retrieval.asked_detail import REDUCTION
 from core.retrieval.question import ASKING, CJK, analyse
 
 
@@ -351,7 +352,11 @@ def lead_with_the_subjects_price(units: list[list[Candidate]], word: str | None)
     def row_of_the_subject(u: list[Candidate]) -> bool:
         return any(c.header_row and has_wanted(c.reading, _MONEY) and word in _first_cell(c.text) for c in u)
 
-    if prices(units[0]) and not any(word in c.reading.lower() for c in units[0]):
+    # ... and so does it when the lead's amounts are only taken off a price ("办理年卡，每张减免 300 元" for "年卡多少钱？")
+    def only_reductions(u: list[Candidate]) -> bool:
+        return not any(has_wanted(REDUCTION.sub(" ", c.reading), _MONEY) for c in u)
+
+    if prices(units[0]) and (not any(word in c.reading.lower() for c in units[0]) or only_reductions(units[0])):
         lead_with(units, row_of_the_subject)
 
 

@@ -60,8 +60,18 @@ def subject_word(question: str, texts: list[str]) -> str | None:
 
 
 def _states_price_of(text: str, word: str) -> bool:
-    """Whether a line or sentence of ``text`` (a table row is one line) has an amount and ``word``."""
-    return value_sentence(text, [word], AMOUNT) is not None
+    """Whether a line or sentence of ``text`` (a table row is one line) has an amount and ``word``; an amount taken off
+    a price ("办理年卡，每张减免 300 元", ``REDUCTION``) is no price (a helper's round, session 23: "年卡多少钱？" got the
+    discounts and never the price row)."""
+    return value_sentence(text, [word], AMOUNT, _NOT_A_PRICE) is not None
+
+
+#: An amount taken off or given back, not what a thing costs: 减免 300 元, 优惠 50 元, 便宜 20 元, 返还 10 元.
+REDUCTION = re.compile(
+    r"(?:减免|减|优惠|便宜|立减|返还|返|补贴|抵扣|抵)\s*(?:了)?\s*(?:" + AMOUNT.pattern + ")", re.IGNORECASE
+)
+# ... and what is no value at all (a list marker, an ordinal: as ``value_sentence``'s default)
+_NOT_A_PRICE = re.compile(REDUCTION.pattern + r"|^\s*\d+[.)、]\s|第\s*\d+", re.IGNORECASE)
 
 
 def with_detail_evidence(result, question: str):

@@ -115,3 +115,29 @@ def test_the_row_for_the_persons_case_leads_a_refund_question():
         "能改到第二天的车吗？", [rc("r.md#1", ("退票规定", "退票手续费"), REFUND, 1)]
     )
     assert "不足 48 小时" not in draft.text.split("\n\n")[0], draft.text
+
+
+CARDS = (
+    "俱乐部提供以下四种会员卡，所有价格均含税：\n\n"
+    "| 卡种 | 价格 | 有效期 | 可冻结次数 |\n| --- | --- | --- | --- |\n"
+    "| 月卡 | 399 元 | 30 天 | 不可冻结 |\n"
+    "| 年卡 | 2,680 元 | 365 天 | 2 次 |"
+)
+DISCOUNTS = "全日制在校学生凭有效学生证办理年卡可享八折优惠，每人限办一张。\n\n两名及以上直系亲属同时办理年卡，每张减免 300 元。"
+
+
+def test_an_amount_taken_off_a_price_is_not_the_price():
+    """A helper's round (session 23): "年卡多少钱？" was answered with the discounts ("…办理年卡，每张减免 300 元。"), which a
+    person takes for the price, and the price row never appeared: the discount line counted as stating 年卡's price,
+    so retrieval added no chunk with one, and it led. An amount taken off a price is no price."""
+    from core.retrieval.asked_detail import _states_price_of
+
+    assert not _states_price_of(DISCOUNTS, "年卡") and _states_price_of(CARDS, "年卡")
+    chunks = [
+        rc("m.md#3", ("会员卡与价格", "学生与家庭优惠"), DISCOUNTS, 1),
+        rc("m.md#1", ("会员卡与价格", "会员卡种类"), CARDS, 2),
+    ]
+    draft = ExtractiveGenerator().generate("年卡多少钱？", chunks)
+    assert draft.supports[0].quote.startswith("卡种 | 价格") and "年卡 | 2,680 元" in draft.text.split("\n\n")[0], (
+        draft.text
+    )
