@@ -112,17 +112,38 @@ def _points(text: str) -> list[tuple[int, int, Interval]]:
 def named_times(question: str) -> tuple[tuple[str, Interval], ...]:
     """The times of day ``question`` names: (the words that name it, its interval of minutes since midnight),
     e.g. ("中午十二点多", (720, 779)), ("下午3点半", (930, 930)), ("7 pm", (1140, 1140)), ("十点左右", (570, 630)).
-    Empty when it names none (几点 asks for a time and names none). Cached; never raises."""
-    return tuple((question[s:e].strip(), iv) for s, e, iv in _points(question))
+    Empty when it names none (几点 asks for a time and names none). A late-night word alone (半夜, 深夜, 凌晨, 夜里)
+    names the small hours, 0:00–5:59 (a helper's round, session 23: "半夜有急事找物业打哪个电话？"). Cached; never
+    raises."""
+    points = _points(question)
+    taken = [(s, e) for s, e, _ in points]
+    for m in _SMALL_HOURS.finditer(question):
+        if not any(s <= m.start() < e for s, e in taken):
+            points.append((m.start(), m.end(), (0, 6 * 60 - 1)))
+    return tuple((question[s:e].strip(), iv) for s, e, iv in sorted(points))
+
+
+_SMALL_HOURS = re.compile(r"半夜|深夜|凌晨|夜里|后半夜|\b(?:midnight|middle of the night)\b", re.IGNORECASE)
+
+
+# Something open or staffed at every hour ("24小时值班电话", "全天 24 小时营业", "7×24 客服", "open 24 hours"), not a
+# span of 24 hours ("24 小时内上门"): the whole day (a helper's round, session 23: "半夜有急事找物业打哪个电话？" led
+# with the office's 08:30–17:30 number over "24小时值班电话：138…").
+_AROUND_THE_CLOCK = re.compile(
+    r"(?:全天)?\s*24\s*小时(?=\s*(?:值班|营业|服务|开放|热线|客服|在线|有人|接听|急诊|运营))|全天候|7\s*[x×*]\s*24"
+    r"|\b(?:open|staffed|available)\s+24\s*(?:hours|h)\b|\b24/7\b|\baround the clock\b",
+    re.IGNORECASE,
+)
 
 
 @functools.lru_cache(maxsize=8192)
 def stated_times(sentence: str) -> tuple[Interval, ...]:
     """The times of day and ranges ``sentence`` states, as intervals of minutes since midnight:
-    "上午 8:00–11:30，下午 13:30–17:00" → ((480, 690), (810, 1020)); a lone "挂号截止到 11:15" → ((675, 675),).
+    "上午 8:00–11:30，下午 13:30–17:00" → ((480, 690), (810, 1020)); a lone "挂号截止到 11:15" → ((675, 675),);
+    something open or staffed around the clock ("24小时值班电话", ``_AROUND_THE_CLOCK``) → the whole day first.
     Two times joined by –, ~, 至 or 到 are one range. Cached; never raises."""
     points = _points(sentence)
-    out: list[Interval] = []
+    out: list[Interval] = [(0, 24 * 60)] if _AROUND_THE_CLOCK.search(sentence) else []
     n = 0
     while n < len(points):
         start, end, (lo, _) = points[n]

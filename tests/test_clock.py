@@ -122,3 +122,19 @@ def test_weekdays_by_their_names():
     assert named_days("家庭套房平日多少钱？") == (("平日", frozenset(range(1, 6))),)
     assert named_days("How much is the tatami room on a weekday?") == (("weekday", frozenset(range(1, 6))),)
     assert stated_days("工作日 9:00 开门，平日人少") == frozenset(range(1, 6))
+
+
+def test_open_around_the_clock_is_every_hour_and_late_night_is_the_small_hours():
+    """A helper's round (session 23): "半夜有急事找物业打哪个电话？" led with the office's number ("工作日 08:30–17:30") over
+    "24小时值班电话：138…": a line staffed around the clock states every hour, and 半夜 names the small hours. A span of
+    24 hours ("24 小时内上门") is no time of day."""
+    from core.clock import meets, named_times, stated_times
+
+    assert stated_times("24小时值班电话：138 0571 2468") == ((0, 1440),)
+    assert stated_times("Our hotline is open 24 hours a day.") == ((0, 1440),)
+    assert stated_times("一般报修 2 小时内联系，24 小时内上门") == ()
+    assert named_times("半夜有急事找物业打哪个电话？") == (("半夜", (0, 359)),)
+    assert named_times("凌晨三点能取吗？") == (("凌晨三点", (180, 180)),)  # a time it names stays that time
+    asked = tuple(iv for _, iv in named_times("半夜有急事找物业打哪个电话？"))
+    assert meets(asked, stated_times("24小时值班电话：138 0571 2468"))
+    assert not meets(asked, stated_times("物业服务中心：0571-8765 4321（工作日 08:30–17:30）"))
