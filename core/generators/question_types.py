@@ -24,7 +24,7 @@ from core.clock import stated_times
 from core.generators.compare import MISSING_SIDE
 from core.generators.quantities import states_asked_unit
 from core.retrieval.asked_detail import AMOUNT, STATED_BOUND  # a sum in figures (128 元, ￥30); a bound (最多, 以内)
-from core.retrieval.question import CJK, analyse
+from core.retrieval.question import CJK, DISCOUNT_QUESTION, analyse
 from core.retrieval.sufficiency_terms import qualified_known
 from core.segmentation import general_frequency, tagged
 
@@ -101,6 +101,7 @@ _PERIODS_OF_PRICE = re.compile(
 # A price stated against another (加收 30%, 八八折, 88 折, 半价) or as periods of another: how a fee is charged.
 _RELATIVE_PRICE = re.compile(
     r"(?:加收|加价|上浮|另收|多收|优惠|减免|下浮|收取|按)\s*\d+(?:\.\d+)?\s*[%％]|\d+(?:\.\d+)?\s*折|[一二三四五六七八九]{1,2}折|半价"
+    r"|(?:全价|原价|票价|定价)票?的\s*\d+(?:\.\d+)?\s*[%％]"  # "按全价票的 75% 计价"
     f"|{_PERIODS_OF_PRICE.pattern}"
 )
 # A price or a fee in a sentence: an amount of money, that it is free or paid by the person, or how it is charged
@@ -312,7 +313,8 @@ def unstated(question: str, sentences: Sequence[str], contexts: Sequence[tuple[s
     for kind in ("bound", "number", "version", "money"):
         if kind not in q.wants or (kind == "number" and q.wants & {"version", "money"}):
             continue  # a price or a version is the number asked for ("专业版的价格是多少？"); checked as such
-        how_much = kind == "money" and "number" in q.wants  # an amount or free, not 自费 (paid by oneself)
+        # an amount or free, not 自费 (paid by oneself); for a discount, a share of the price (按全价票的 75%)
+        how_much = kind == "money" and "number" in q.wants and not DISCOUNT_QUESTION.search(question)
         states = _states_amount if how_much else _STATED_IN_UNIT.get(kind)
         if how_much:
             by_form = any(_states_amount("", s) for s in sentences)

@@ -17,3 +17,16 @@ def test_a_number_of_another_thing_does_not_state_how_many_are_asked():
     assert unstated("托班每个班配几个老师？", ["每班幼儿人数：托班不超过 20 人，小班不超过 25 人。"])
     assert unstated("普通证最多能同时借几本纸质书？", ["普通证最多可同时借阅 10 册图书，借期 30 天。"]) is None
     assert unstated("托班每个班配几个老师？", ["托班每班配备 2 名教师和 1 名保育员。"]) is None
+
+
+def test_a_discount_question_is_answered_by_a_share_of_the_price():
+    """A helper's round (session 23): "学生票打几折？" led with the rule for who may buy student tickets over "学生票按全价票
+    的 75% 计价，仅限二等座。": a question for a discount asks a price, and a share of the full price states one; no sum
+    of money is needed."""
+    from core.generators.question_types import has_wanted
+    from core.retrieval.question import analyse
+
+    assert "money" in analyse("学生票打几折？").wants
+    assert has_wanted("学生票按全价票的 75% 计价，仅限二等座。", frozenset({"money"}))
+    assert unstated("学生票打几折？", ["学生票按全价票的 75% 计价，仅限二等座。"]) is None
+    assert unstated("学生票多少钱？", ["学生票按全价票的 75% 计价，仅限二等座。"]) == "money"  # a sum is asked
