@@ -232,8 +232,7 @@ def _nowhere(term: str, lexical: LexicalIndex) -> bool:
     if lexical.df(term) or (CJK.search(term) and lexical.within_a_term(term)):
         return False
     if CJK.search(term) and lexical.cjk_share() < 1 / 3:
-        meanings = english_meanings(term)
-        return bool(meanings) and not any(_says(m, lexical) for m in meanings)
+        return not any(_says(m, lexical) for m in english_meanings(term))  # a word the dictionary lacks: absent
     return True
 
 

@@ -83,3 +83,11 @@ def test_a_chinese_word_is_absent_from_english_pages_when_no_meaning_of_it_is_th
     assert gui > 0.5 and gui > error
     assert "错误" not in terms.absence_terms("SignatureDoesNotMatch 错误是什么原因？", True)  # a Chinese base's rule
     assert "错误" in terms.absence_terms("SignatureDoesNotMatch 错误是什么原因？", True, english_base=True)
+
+
+def test_a_chinese_name_the_dictionary_lacks_is_absent_from_english_pages():
+    """A word CC-CEDICT has no meaning for (a made-up name) is judged as before over English pages: nowhere, absent."""
+    from core.retrieval import sufficiency_terms as terms
+
+    kb = LexicalIndex(["a", "b"], TOOL)
+    assert terms._nowhere("赤狐", kb) and not terms._nowhere("错误", kb)
