@@ -248,3 +248,21 @@ def with_header_units(header_row: str, row: str) -> str:
         else:
             out.append(cell)
     return "|".join(out)
+
+
+def outside_stated_ranges(question: str, sentences: Sequence[str]) -> bool:
+    """Whether a number the question states with a unit ("一年内第 3 次逾期…") falls outside every range ``sentences``
+    state in that unit while one of them states such a range ("累计逾期 5 次及以上的，…暂停借阅 30 天"): the clause
+    written is for another case than the person's (an eval set's A31, answered with the fifth time's penalty). False
+    when no sentence states a range in the unit, or one holds the number."""
+    found = False
+    for number, units in number_units(question).items():
+        n = float(number)
+        for unit in (u for u in units if u and not u.isascii()):
+            ranges = [(lo, hi) for s in sentences for lo, hi, stated in stated_ranges(s) if stated[:1] == unit[:1]]
+            if not ranges:
+                continue
+            if any(lo <= n <= hi for lo, hi in ranges):
+                return False
+            found = True
+    return found

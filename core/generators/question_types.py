@@ -22,7 +22,7 @@ from typing import Sequence
 
 from core.clock import stated_times
 from core.generators.compare import MISSING_SIDE
-from core.generators.quantities import states_asked_unit
+from core.generators.quantities import outside_stated_ranges, states_asked_unit
 from core.retrieval.asked_detail import AMOUNT, STATED_BOUND  # a sum in figures (128 元, ￥30); a bound (最多, 以内)
 from core.retrieval.question import CJK, DISCOUNT_QUESTION, analyse
 from core.retrieval.sufficiency_terms import qualified_known
@@ -326,6 +326,8 @@ def unstated(question: str, sentences: Sequence[str], contexts: Sequence[tuple[s
             return kind
         if kind == "money" and _another_currency(question, [*sentences, *(text for _, _, text in units)]):
             return kind  # "去美国出差每天补助多少美元？" answered with 每天 120 元 (a second helper's round)
+        if kind in ("bound", "number") and outside_stated_ranges(question, sentences):
+            return kind  # "一年内第 3 次逾期会暂停借阅多少天？" answered with the rule for 5 次及以上
         if kind in ("bound", "number") and not states_asked_unit(question, [*sentences, *(t for _, _, t in units)]):
             return kind  # "…最长可以借多少天？" answered with "单日最高 10 元" (a helper's round, session 18)
         if (

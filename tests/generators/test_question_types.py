@@ -30,3 +30,18 @@ def test_a_discount_question_is_answered_by_a_share_of_the_price():
     assert has_wanted("学生票按全价票的 75% 计价，仅限二等座。", frozenset({"money"}))
     assert unstated("学生票打几折？", ["学生票按全价票的 75% 计价，仅限二等座。"]) is None
     assert unstated("学生票多少钱？", ["学生票按全价票的 75% 计价，仅限二等座。"]) == "money"  # a sum is asked
+
+
+def test_a_rule_for_another_case_than_the_persons_does_not_state_it():
+    """An eval set's A31 (a library handbook): "一年内第 3 次逾期会暂停借阅多少天？" was answered with the rule for the fifth
+    time ("累计逾期 5 次及以上的，…暂停借阅 30 天"), read as if it were the person's. A number the question states with a
+    unit outside every range the sentences state in that unit is another case: not stated. Inside one (工作满 12 年 in
+    已满 10 年不满 20 年), or with no range in that unit, it is not."""
+    from core.generators.quantities import outside_stated_ranges
+
+    fifth = "一年内累计逾期 5 次及以上的，从第 5 次逾期的图书归还之日起，暂停借阅 30 天。"
+    assert outside_stated_ranges("一年内第 3 次逾期会暂停借阅多少天？", [fifth])
+    assert unstated("一年内第 3 次逾期会暂停借阅多少天？", [fifth]) == "number"
+    assert unstated("一年内第 6 次逾期会暂停借阅多少天？", [fifth]) is None
+    assert not outside_stated_ranges("工作满 12 年有几天年假？", ["已满 10 年不满 20 年的，年休假 10 天。"])
+    assert not outside_stated_ranges("逾期 3 天要罚多少钱？", ["逾期每册每天 0.1 元。"])
