@@ -16,7 +16,7 @@ question's text and read that value.
 Pure functions over ``str`` (lengths and offsets in code points) and a ``LexicalIndex``;
 no I/O, no model.
 
-Why just over 400 lines: one job, the question's side of the decision; each pattern carries the question it was
+Why about 490 lines: one job, the question's side of the decision; each pattern carries the question it was
 measured on, and those accounts are most of the length.
 """
 
@@ -450,9 +450,38 @@ def about_another(question: str, evidence_text: str, kb_text: str) -> tuple[str,
         )
         if others:
             return noun, others
+    return _listed_with_another(question, have, kb_text)
+
+
+def _listed_with_another(question: str, have: str, kb_text: str) -> tuple[str, tuple[str, ...]] | None:
+    """An item of a list the knowledge base writes ("电子书、期刊论文、有声读物和在线课程等") that the question names and the
+    evidence (``have``, lower-case) does not, while the evidence names another item of that list the question does not:
+    ``(item, the others)``, else None. "有声读物每次可以借多久？" was answered with "电子书每次可借 14 天…" (an eval set's
+    A29): jieba cuts 有声 / 读物, and the two share no last character, so ``about_another`` did not see them as kin."""
+    for m in _ENUMERATION.finditer(kb_text):
+        items = _items(m.group(0))
+        asked = [x for x in items if x in question and x not in have]
+        if not asked:
+            continue
+        named = {y for y in items if y in have and y not in question and not any(y in x or x in y for x in asked)}
+        others = tuple(sorted(y for y in named if not any(y != z and y in z for z in named)))  # 电子书, not 子书 too
+        if others:
+            return asked[0], others
     return None
 
 
+def _items(enumeration: str) -> list[str]:
+    """The items of an enumeration as written ("提供电子书、期刊论文、有声读物和在线课程" → its four items, the first
+    item's every ending of two or more characters among them, since the words before it are not cut off)."""
+    parts = re.split(r"、|以及|和|及|与|或", enumeration)
+    first, rest = parts[0], parts[1:]
+    return [first[i:] for i in range(max(0, len(first) - 6), len(first) - 1)] + [p for p in rest if len(p) >= 2]
+
+
+# A list the documents write: two or more items of two to eight characters joined by 、 (the last perhaps by 和/及/与/或),
+# ending before 等 or any other character.
+_ITEM = r"[\u4e00-\u9fffA-Za-z0-9.]{2,8}?"
+_ENUMERATION = re.compile(rf"{_ITEM}(?:、{_ITEM})+(?:(?:以及|和|及|与|或){_ITEM})?(?=等|[^\u4e00-\u9fffA-Za-z0-9.]|$)")
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
 #: A sibling's first characters must be a word of general Chinese (jieba's dictionary counts it this often: 普通
 #: 6,768, 学生 30,776), not two characters across a word boundary (机刷 in 自助机刷卡, 的退 in 的退卡: 0).

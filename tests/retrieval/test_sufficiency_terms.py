@@ -340,3 +340,17 @@ def test_a_compound_of_the_questions_words_is_judged_by_those_words():
     both = terms.absent_share("屏幕显示 F0 是怎么回事？", kb)
     assert 0.0 < both == terms.absent_share("屏幕 显示 F0 是怎么回事？", kb)
     assert terms._made_of("屏幕显示", frozenset({"屏幕", "显示"})) and not terms._made_of("屏幕", frozenset({"屏幕"}))
+
+
+def test_an_item_the_documents_list_beside_the_one_the_evidence_names_is_another_thing():
+    """Two eval-set questions the documents do not answer: "有声读物每次可以借多久？" was answered with "电子书每次可借 14
+    天…" (the library lists "电子书、期刊论文、有声读物和在线课程"; jieba cuts 有声 / 读物 and the two share no last
+    character), and "请师傅换一个灯具的人工费是多少？" with the labour prices of other jobs the repair table lists beside
+    换灯具. An item the question names, listed beside one the evidence names and the question does not, is another
+    thing. A question that names both items, or an evidence that names the asked one, is not."""
+    listing = "东澜区图书馆提供电子书、期刊论文、有声读物和在线课程等数字资源，持普通证的读者可以免费使用。"
+    ebooks = "电子书每次可借 14 天，最多同时借 5 本。"
+    assert terms.about_another("有声读物每次可以借多久？", ebooks, listing) == ("有声读物", ("电子书",))
+    assert terms.about_another("电子书每次可以借多久？", ebooks, listing) is None
+    assert terms.about_another("有声读物和电子书每次可以借多久？", ebooks, listing) is None
+    assert terms.about_another("有声读物每次可以借多久？", ebooks + "有声读物每次可借 7 天。", listing) is None
