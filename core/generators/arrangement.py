@@ -350,7 +350,7 @@ def lead_with_the_subjects_price(units: list[list[Candidate]], word: str | None)
         return any(has_wanted(c.reading, _MONEY) for c in u)
 
     def row_of_the_subject(u: list[Candidate]) -> bool:
-        return any(c.header_row and has_wanted(c.reading, _MONEY) and word in _first_cell(c.text) for c in u)
+        return any(c.header_row and has_wanted(c.reading, _MONEY) and word in c.first_cell for c in u)
 
     # ... and so does it when the lead's amounts are only taken off a price ("办理年卡，每张减免 300 元" for "年卡多少钱？")
     def only_reductions(u: list[Candidate]) -> bool:
@@ -358,10 +358,6 @@ def lead_with_the_subjects_price(units: list[list[Candidate]], word: str | None)
 
     if prices(units[0]) and (not any(word in c.reading.lower() for c in units[0]) or only_reductions(units[0])):
         lead_with(units, row_of_the_subject)
-
-
-def _first_cell(row: str) -> str:
-    return row.strip().strip("|").split("|")[0].strip().lower()
 
 
 _MONEY = frozenset({"money"})

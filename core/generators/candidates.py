@@ -55,6 +55,12 @@ class Candidate:
         return self.header_row.split("|")[0].strip()
 
     @property
+    def first_cell(self) -> str:
+        """A table row's first cell, lower-case: what the row is about (年卡 of "年卡 | 2,680 元 | 365 天"); for a
+        sentence, its text up to any "|"."""
+        return self.text.split("|")[0].strip().lower()
+
+    @property
     def reading(self) -> str:
         """The text as read for what it states: a table row with the units its header gives to its bare numbers
         (``core.generators.quantities.with_header_units``: "238" under "价格（元/人）" reads "238元/人")."""

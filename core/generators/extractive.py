@@ -108,7 +108,7 @@ from core.lexical import STOPWORDS, tokenize
 from core.models import AuditEntry, Draft, DraftSupport, RetrievedChunk
 from core.retrieval.asked_detail import subject_word
 from core.retrieval.aspects import DRAWBACK_EVIDENCE, is_limits_section, without_drawback_words
-from core.retrieval.english_glosses import ENGLISH_FUNCTION_WORDS, english_meanings
+from core.retrieval.english_glosses import english_meanings, says_meaning
 from core.retrieval.question import CJK, analyse
 from core.segmentation import CJK_WORD, are_siblings, common_nouns
 
@@ -368,13 +368,13 @@ class ExtractiveGenerator(Generator):
         keys: dict[str, list[str]] = {}
         for c in cands:
             if c.header_row and "|" in c.text:
-                keys.setdefault(c.header_row, []).append(c.text.split("|")[0].strip().lower())
+                keys.setdefault(c.header_row, []).append(c.first_cell)
 
         def names_another_row(t: str, c: Candidate) -> bool:
             # a word that names another row of the table (its first cell) names that row, not this one, where it
             # is only a later cell's word ("周末班 | C1 手动挡 | 5600 | 同普通班" is not the 普通班 row; a helper's
             # round, session 19: "那 C1 呢？" after "普通班 C2 学费多少？" led with it)
-            if not c.header_row or "|" not in c.text or t in c.text.split("|")[0].lower():
+            if not c.header_row or "|" not in c.text or t in c.first_cell:
                 return False
             return any(t in key for key in keys.get(c.header_row, ()))
 
@@ -387,13 +387,18 @@ class ExtractiveGenerator(Generator):
             # "固定工位每月多少钱？" not about the 流动工位 rows (a helper's round, session 21)
             if not c.header_row or "|" not in c.text:
                 return False
-            own = c.text.split("|")[0].strip().lower()
+            own = c.first_cell
             return any(
                 any(t in key and t not in own for t in row_words)
                 and not any(t in own and t not in key for t in row_words)
                 for key in keys.get(c.header_row, ())
                 if key != own
             )
+
+        def of_the_case(t: str, c: Candidate) -> bool:
+            # a quantity the question states in a range the sentence states: "工作满 12 年" in "已满 10 年不满 20 年的，年
+            # 休假 10 天" (a helper's round, session 17), 两天 in "迟交 24 至 72 小时" (session 21)
+            return (t[:1].isdigit() and in_stated_range(t, question, c.text)) or quantity_in_stated_range(t, c.text)
 
         def found(t: str, c: Candidate) -> bool:
             if names_another_row(t, c):
@@ -404,10 +409,7 @@ class ExtractiveGenerator(Generator):
                 return True
             if t in PHONE_WORDS and says_phone_number(c.text):  # 电话 in "全国服务热线：400-820-6688"
                 return True
-            # "工作满 12 年" is in "已满 10 年不满 20 年的，年休假 10 天" (a helper's round, session 17)
-            if t[:1].isdigit() and in_stated_range(t, question, c.text):
-                return True
-            if quantity_in_stated_range(t, c.text):  # 两天 in "迟交 24 至 72 小时" (session 21)
+            if of_the_case(t, c):
                 return True
             if t[:1].isdigit() and not same_quantity(t, question, c.text):
                 return False  # "孩子 10 岁" is not answered by "…借阅 10 册图书" (a helper's round)
@@ -476,13 +478,7 @@ class ExtractiveGenerator(Generator):
         # (a calendar year is no quantity of the person's: "2008年" is not a case of "2007年至2008年期间", CMRC DEV_377)
         # ... nor an ordinal: 第二天 is the next day, not two days (h29a-24)
         stated = [t for t in q_terms if not (t.isdigit() and len(t) == 4) and f"第{t}" not in question]
-        cases = {
-            (c.chunk_index, c.position): any(
-                (t[:1].isdigit() and in_stated_range(t, question, c.text)) or quantity_in_stated_range(t, c.text)
-                for t in stated
-            )
-            for c in cands
-        }
+        cases = {(c.chunk_index, c.position): any(of_the_case(t, c) for t in stated) for c in cands}
         df: dict[str, int] = {}
         for matched in hits.values():
             for t in matched:
@@ -757,10 +753,9 @@ def _meant_share(terms: Sequence[str], weight: dict[str, float], c: Candidate) -
 
 
 def _says(meaning: str, terms: frozenset[str]) -> bool:
-    """Whether every content word of an English ``meaning`` is among ``terms``, or, of four letters or more, begins
-    one of them (week of weekly, snapshot of snapshots)."""
-    words = [w for w in meaning.split() if w not in ENGLISH_FUNCTION_WORDS]
-    return bool(words) and all(w in terms or (len(w) >= 4 and any(t.startswith(w) for t in terms)) for w in words)
+    """Whether ``terms`` (a sentence's) say an English ``meaning``: each of its content words among them or, of four
+    letters or more, beginning one of them (week of weekly, snapshot of snapshots)."""
+    return says_meaning(meaning, lambda w: w in terms or (len(w) >= 4 and any(t.startswith(w) for t in terms)))
 
 
 def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:

@@ -118,3 +118,11 @@ def english_meanings(word: str) -> tuple[str, ...]:
     ("error", "mistake", …); () for a word it lacks. Read to tell whether an English page says what a Chinese
     question's word means (``core.retrieval.sufficiency_terms.absent_share`` across scripts)."""
     return _indexes()[1].get(word, ())
+
+
+def says_meaning(meaning: str, has: Callable[[str], bool]) -> bool:
+    """Whether a text says an English ``meaning`` (of ``english_meanings``): ``has(word)`` for every one of its
+    content words (``ENGLISH_FUNCTION_WORDS`` aside; "have reservations" needs "reservations"); False for a meaning
+    of function words only."""
+    words = [w for w in meaning.split() if w not in ENGLISH_FUNCTION_WORDS]
+    return bool(words) and all(has(w) for w in words)

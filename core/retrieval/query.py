@@ -159,6 +159,7 @@ def cjk_share(text: str) -> float:
     return cjk / (cjk + latin) if cjk + latin else 0.0
 
 
+@functools.lru_cache(maxsize=4096)
 def question_cjk_share(question: str) -> float:
     """``cjk_share`` of ``question``'s own words: the ASCII names it writes (``QuestionAnalysis.named``:
     SignatureDoesNotMatch, use_tls) are left out, since a name is written as the documents write it, in whatever

@@ -103,11 +103,14 @@ _BOUND_QUESTION = re.compile(
 _VERSION_QUESTION = re.compile(
     r"哪个版本|哪一个版本|哪一版|什么版本|版本号|\b(?:which|what) (?:version|release)\b", re.IGNORECASE
 )
+#: A question for a discount ("学生票打几折？"): a share of the full price answers it ("按全价票的 75% 计价"), no sum
+#: of money is needed (``core.generators.question_types.unstated``).
+DISCOUNT_QUESTION = re.compile(r"打几折|几折|多少折|(?:什么|多少|几)(?:折扣|优惠)|折扣是多少")
 # A question for a price or a fee ("一针多少钱", "要不要花钱", "租金是多少", "物业费每月多少", "how much does it cost").
 _MONEY_QUESTION = re.compile(
     r"多少钱|几块钱|几元|(?:价格|价钱|费用|收费)(?:是|要|大概|一般)?(?:多少|几|怎么算|怎么样|标准)|(?:什么|多少)(?:价格|价钱|费用)"
     r"|(?:怎么|如何|怎样)收费|收不收费|收费吗|花钱|要钱|免费吗|贵不贵|多贵"
-    r"|打几折|几折|多少折|(?:什么|多少|几)(?:折扣|优惠)|折扣是多少"  # a discount is a price too ("学生票打几折？")
+    f"|{DISCOUNT_QUESTION.pattern}"  # a discount is a price too ("学生票打几折？")
     r"|多少(?:美元|欧元|英镑|日元|港元|港币|人民币)"
     r"|(?:[^浪消]费|租金|押金|单价|票价|报价|总价)\s*(?:是|要|大概|一般|一共|每月|每年|每天)?\s*(?:多少|几)"
     # a follow-up that asks a fee or a price of the earlier subject ("学费呢？", "那价格呢？")
@@ -116,9 +119,6 @@ _MONEY_QUESTION = re.compile(
     r"|\bwhat (?:does|do|will) .{0,40}\bcost\b|\b(?:price|cost|fee)s? (?:of|for)\b|\bis .{0,40}\bfree\b",
     re.IGNORECASE,
 )
-#: A question for a discount ("学生票打几折？"): a share of the full price answers it ("按全价票的 75% 计价"), no sum
-#: of money is needed (``core.generators.question_types.unstated``).
-DISCOUNT_QUESTION = re.compile(r"打几折|几折|多少折|(?:什么|多少|几)(?:折扣|优惠)|折扣是多少")
 _PERSON_QUESTION = re.compile(r"谁|哪位|哪一位|什么人|哪个人|\bwho\b", re.IGNORECASE)
 _PLACE_QUESTION = re.compile(r"哪里|哪儿|在哪|何地|何处|什么地方|哪个(?:国家|城市|省|地区)|\bwhere\b", re.IGNORECASE)
 _REASON_QUESTION = re.compile(r"为什么|为何|什么原因|何故|原因是|\bwhy\b", re.IGNORECASE)

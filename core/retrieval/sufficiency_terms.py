@@ -29,7 +29,7 @@ import weakref
 from typing import Any, Mapping, Sequence
 
 from core.lexical import NUMBER, LexicalIndex, general_frequency
-from core.retrieval.english_glosses import ENGLISH_FUNCTION_WORDS, english_meanings
+from core.retrieval.english_glosses import english_meanings, says_meaning
 from core.retrieval.query import question_cjk_share
 from core.retrieval.question import ASKING, CJK, PRODUCT_SUFFIX, QUESTION_WORDS, VERSION, analyse
 from core.segmentation import are_siblings, tagged
@@ -214,12 +214,17 @@ def absent_share(question: str, lexical: LexicalIndex, *, cross_script: bool = F
     Latin-script words are left out, since a Chinese knowledge base lacking the English word
     "expose" is no evidence that it lacks the topic; named things (``named_terms``) still count.
     """
-    terms = absence_terms(question, cross_script, english_base=lexical.cjk_share() < 1 / 3)
+    terms = absence_terms(question, cross_script, english_base=_english_base(lexical))
     if not terms or not len(lexical):
         return 0.0
     weights = [lexical.idf(t) for t in terms]
     total = sum(weights) or 1.0
     return sum(w for t, w in zip(terms, weights) if _nowhere(t, lexical)) / total
+
+
+def _english_base(lexical: LexicalIndex) -> bool:
+    """Whether the knowledge base is of English pages: fewer than a third of its term occurrences are Chinese."""
+    return lexical.cjk_share() < 1 / 3
 
 
 def _nowhere(term: str, lexical: LexicalIndex) -> bool:
@@ -231,17 +236,16 @@ def _nowhere(term: str, lexical: LexicalIndex) -> bool:
     round, session 23, over an English tool's pages)."""
     if lexical.df(term) or (CJK.search(term) and lexical.within_a_term(term)):
         return False
-    if CJK.search(term) and lexical.cjk_share() < 1 / 3:
+    if CJK.search(term) and _english_base(lexical):
         return not any(_says(m, lexical) for m in english_meanings(term))  # a word the dictionary lacks: absent
     return True
 
 
 def _says(meaning: str, lexical: LexicalIndex) -> bool:
-    """Whether every content word of an English ``meaning`` (function words aside; a plural read as its singular) is
-    a term of some chunk."""
-    words = [w for w in meaning.split() if w not in ENGLISH_FUNCTION_WORDS]
-    return bool(words) and all(
-        lexical.df(w) or lexical.df(w + "s") or (w.endswith("s") and lexical.df(w[:-1])) for w in words
+    """Whether the knowledge base says an English ``meaning``: each of its content words a term of some chunk (a
+    plural read as its singular)."""
+    return says_meaning(
+        meaning, lambda w: bool(lexical.df(w) or lexical.df(w + "s") or (w.endswith("s") and lexical.df(w[:-1])))
     )
 
 
@@ -283,7 +287,7 @@ def general_salient(question: str, chunk_terms: frozenset[str] | None) -> float:
 def general_absent(question: str, lexical: LexicalIndex, *, cross_script: bool = False) -> float:
     """``absent_share`` with ``general_weight`` instead of the knowledge base's IDF: the share
     (0..1) of the question's content-term weight that occurs in no chunk of the knowledge base."""
-    terms = absence_terms(question, cross_script, english_base=lexical.cjk_share() < 1 / 3)
+    terms = absence_terms(question, cross_script, english_base=_english_base(lexical))
     if not terms or not len(lexical):
         return 0.0
     weights = [general_weight(t) for t in terms]
