@@ -140,6 +140,11 @@ PART_CONTEXT = 0.3
 #: tuned (one dev question changed: clinic-018; docs/measurements.md, "Session 9", issue 27).
 CROSS_RANK = 0.05
 CROSS_TYPE_BONUS = 0.05
+#: ... except a phone number for a question that asks for one ("What is the phone number for reporting a lost card?"):
+#: a number's form is no sense of a word, and the sentence that gives it may share little meaning with the question,
+#: so any sentence that gives one comes before those that do not
+#: ("- 24 小时客服热线 400-820-6688…" scored 0.16 against the 0.47 of the channels' line; a helper's round, session 24).
+CROSS_PHONE_BONUS = 0.5
 #: ... and a sentence joins the lead only when it scores at least this share of the lead's cosine (words
 #: matched: half of the lead's score). Cosines sit close together, so at 0.5 every top-k chunk's sentence
 #: came along once such a question gets every top-k chunk as evidence (clinic English answers: 4.8 sentences;
@@ -204,6 +209,8 @@ class ExtractiveGenerator(Generator):
             lead_with_the_subjects_price(units, subject_word(question, [rc.chunk.text for rc in chunks]))
         if units and "clock" in scoring.wants and q.days:
             lead_with_the_day(units, scoring, q.day_set)
+        if units and q.unit:  # "那一个班有多少人？": "成人班每班不超过 6 人" before the class's row of ages and prices
+            lead_with(units, lambda u: states_asked_unit(question, [c.reading for c in u]))
         texts = [rc.chunk.text for rc in chunks]
         if units and "list" not in scoring.wants and not q.asks_steps:
             with_exceptions(units, cands, self.max_sentences, texts)
@@ -317,9 +324,10 @@ class ExtractiveGenerator(Generator):
         if not cands:
             return None
         wants, forms = q.wants, q.forms
-        # a price, a version, a date or a time of day is the number asked for (多少钱, 哪个版本, 什么时候, 几点): any
+        # a price, a version, a date, a time of day or a phone number is the number asked for (多少钱, 哪个版本, 什么时候, 几点,
+        # 电话是多少): any
         # other number is not it (the 六 of "开放时间按周六执行" for "周六的开放时间是几点到几点？", session 19)
-        typed = wants - {"number"} if wants & {"money", "version", "when", "clock"} else wants
+        typed = wants - {"number"} if wants & {"money", "version", "when", "clock", "phone"} else wants
         # a question for drawbacks is scored by its subject's words, plus DRAWBACK_BONUS for a sentence
         # that states a drawback or sits in a limits section (core.retrieval.aspects); 限制 alone is not one
         drawback = q.drawback
@@ -572,6 +580,7 @@ class ExtractiveGenerator(Generator):
                     + CROSS_RANK * p["rank"]
                     + CROSS_TYPE_BONUS * p["typ"]
                     + CROSS_TYPE_BONUS * bool(asked_days & stated_days(c.text))  # "on Tuesday": 周二至周四
+                    + CROSS_PHONE_BONUS * ("phone" in wants and says_phone_number(c.text))
                     + MEANING_WEIGHT * meant.get((c.chunk_index, c.position), 0.0)
                     + bonus[(c.chunk_index, c.position)]
                 )

@@ -317,10 +317,23 @@ def lead_with_the_action(
     words = [t for t in terms if t != action and len(t) >= 2]
     specific = min(words, key=lambda t: (general_frequency(t), -len(t)), default=None)
     named = specific if specific is not None and any(specific in c.text for c in units[0]) else None
+    lead = units[0][0]
+
+    def labelled(c: Candidate) -> bool:
+        # a line of the lead's section labelled by the action ("报名：服务台现场报名…") is the way for whatever the section
+        # lists, though it does not repeat the row's name ("游泳馆的成人初级班怎么报名？", a helper's round, session 24);
+        # "中途添衣：…可打开机门。" is labelled by another thing
+        return (
+            c.chunk_index == lead.chunk_index
+            and re.match(rf"\s*{re.escape(action)}\w{{0,4}}\s*[：:]", c.text) is not None
+        )
+
     saying = [
         c
         for c in scoring.pool
-        if action in c.text and not c.is_header and (named is None or named in c.text or named in c.heading_terms)
+        if action in c.text
+        and not c.is_header
+        and (named is None or named in c.text or named in c.heading_terms or labelled(c))
     ]
     # a section headed by the action (预约方式) opens with the way to do it: its first such sentence leads
     headed = [c for c in saying if action in c.heading_terms]

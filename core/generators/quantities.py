@@ -20,8 +20,8 @@ from core.retrieval.question import analyse
 # The units that state a quantity asked in a unit (``QuestionAnalysis.unit``): 天 is stated as 3 天, 三十天, 5 个工作日
 # or 24 日, not as a date's 日 (9 月 1 日).
 _STATING_UNITS = {
-    "天": "天|日|工作日",
-    "日": "天|日|工作日",
+    "天": "天|日|工作日|自然日",
+    "日": "天|日|工作日|自然日",
     "工作日": "工作日|天|日",
     "小时": "小时|钟头",
     "分钟": "分钟|分",
@@ -32,6 +32,7 @@ _STATING_UNITS = {
     "岁": "岁|周岁",
     "公里": "公里|千米|km",
     "次": "次|回",
+    "人": "人|名|位",  # 多少人: "每班不超过 6 人", "限 20 名"
     "%": "%|％",
 }
 _AMOUNT_OF = r"(?<![月\d.])(?<!月 )(?:\d+(?:\.\d+)?|[零一二两三四五六七八九十百千万半]+)\s*个?\s*(?:{})"

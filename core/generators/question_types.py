@@ -214,7 +214,7 @@ def has_wanted(sentence: str, wants: frozenset[str]) -> bool:
     """Whether ``sentence`` has one of ``wants`` (``QuestionAnalysis.wants``): a number or date, a time of day
     (11:30, 9 点), a bound
     (最多/上限/不超过/以内…, at most/up to), a person
-    name or a place name (jieba part-of-speech tags ``nr`` / ``ns``), a reason (因为/由于…) or an
+    name or a place name (jieba part-of-speech tags ``nr`` / ``ns``), a phone number (``says_phone_number``), a reason (因为/由于…) or an
     effect (引起/导致/从而…)."""
     if "number" in wants and _HAS_NUMBER.search(_RELEASE.sub(" ", sentence)):
         return True
@@ -233,6 +233,8 @@ def has_wanted(sentence: str, wants: frozenset[str]) -> bool:
     if "precedence" in wants and _HAS_PRECEDENCE.search(sentence):
         return True
     if "place" in wants and _HAS_LOCATION.search(sentence):
+        return True
+    if "phone" in wants and says_phone_number(sentence):
         return True
     if wants & {"person", "place"}:
         flags = {"nr", "nrfg", "nrt"} if "person" in wants else set()

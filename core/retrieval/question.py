@@ -119,6 +119,16 @@ _MONEY_QUESTION = re.compile(
     r"|\bwhat (?:does|do|will) .{0,40}\bcost\b|\b(?:price|cost|fee)s? (?:of|for)\b|\bis .{0,40}\bfree\b",
     re.IGNORECASE,
 )
+# A question for a phone number ("挂失电话是多少？", "打哪个号码？", "What is the phone number for…?"): a sentence that gives
+# one answers it (``core.generators.question_types.says_phone_number``), not one that only names the service (a
+# helper's round, session 24: "What is the phone number for reporting a lost card?" had been answered with the app
+# and branch channels, the hotline left out). Not "可以电话预约吗？" (by phone: a yes/no).
+_PHONE_QUESTION = re.compile(
+    r"(?:电话|号码|热线|手机号)\s*(?:号码)?\s*(?:是|为)?\s*(?:多少|几号|什么)|(?:什么|哪个|哪一个|哪条)(?:电话|号码|热线)"
+    r"|打(?:什么|哪个)电话|联系方式|\b(?:phone|telephone|hotline|contact|fax) numbers?\b|\bwhat(?:'s| is) the (?:phone|hotline)\b"
+    r"|\bwhich (?:phone )?number\b|\bwhat number\b",
+    re.IGNORECASE,
+)
 _PERSON_QUESTION = re.compile(r"谁|哪位|哪一位|什么人|哪个人|\bwho\b", re.IGNORECASE)
 _PLACE_QUESTION = re.compile(r"哪里|哪儿|在哪|何地|何处|什么地方|哪个(?:国家|城市|省|地区)|\bwhere\b", re.IGNORECASE)
 _REASON_QUESTION = re.compile(r"为什么|为何|什么原因|何故|原因是|\bwhy\b", re.IGNORECASE)
@@ -166,8 +176,8 @@ def question_forms(question: str) -> frozenset[str]:
         out.add("yesno")
     if _CASE_QUESTION.search(question):
         out.add("case")
-    if _DEFINITION_QUESTION.search(question):
-        out.add("definition")
+    if _DEFINITION_QUESTION.search(question) and not _PHONE_QUESTION.search(question):
+        out.add("definition")  # "What is the phone number for…?" asks a value, not a meaning
     if _UNSET_QUESTION.search(question):
         out.add("unset")
     return frozenset(out)
@@ -186,6 +196,7 @@ _WANTS = (
     ("money", _MONEY_QUESTION),
     ("precedence", _PRECEDENCE_QUESTION),
     ("person", _PERSON_QUESTION),
+    ("phone", _PHONE_QUESTION),
     ("place", _PLACE_QUESTION),
 )
 
@@ -195,8 +206,8 @@ def question_wants(question: str) -> frozenset[str]:
     哪天, when: a date, a weekday or a time, not an amount), ``clock`` (几点, what time: a time of day), ``bound``
     (最多…多少/上限, at most: a limit, maximum or minimum), ``version`` (哪个版本, which version), ``money``
     (多少钱/怎么收费/要不要花钱, cost/price/fee; not a topic such as 价格危机 or 收费单据), ``person`` (谁/哪位,
-    who), ``place`` (哪里/在哪, where), ``reason`` (为什么/为何, why), ``effect`` (什么影响/后果, what effect);
-    empty for other questions."""
+    who), ``phone`` (电话是多少/哪个号码, phone number), ``place`` (哪里/在哪, where), ``reason`` (为什么/为何,
+    why), ``effect`` (什么影响/后果, what effect); empty for other questions."""
     return frozenset(kind for kind, pattern in _WANTS if pattern.search(question))
 
 
@@ -221,7 +232,7 @@ _ASKS_DEFAULT_VALUE = re.compile(
     re.I,
 )
 # The unit a question for a quantity asks in ("最长可以借多少天", "几个小时", "多少公里").
-_ASKED_UNIT = re.compile(r"(?:多少|几)\s*个?\s*(工作日|小时|分钟|星期|公里|天|日|秒|周|年|岁|次)")
+_ASKED_UNIT = re.compile(r"(?:多少|几)\s*个?\s*(工作日|小时|分钟|星期|公里|天|日|秒|周|年|岁|次|人(?!民))")
 # A question for which day or date ("期中考试是哪天？"): a date or a weekday answers it, "闭卷，90 分钟" does not.
 _DATE_QUESTION = re.compile(
     r"哪一?天|几号|几月几[日号]?|哪个日子|什么日子|哪个日期|日期是|\b(?:what date|which day|on what day)\b", re.I

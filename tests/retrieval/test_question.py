@@ -128,3 +128,25 @@ def test_the_thing_a_question_for_how_many_counts():
     assert analyse("普通证能同时借几本纸质书和几本电子书？").counted == "纸质书"
     assert analyse("在 NetworkPolicy 里，哪几个方向的策略都得允许？").counted == ""
     assert analyse("最多能借多少天？").counted == ""
+
+
+def test_a_question_for_a_phone_number_asks_for_one_and_no_meaning():
+    """ "What is the phone number for reporting a lost card?" (h30a a-11) had read as a definition question (what is
+    X?) asking nothing typed; it asks for a phone number, as "挂失电话是多少？" and "打哪个电话投诉？" do. Phoning as a way
+    ("可以电话预约吗？") asks no number."""
+    from core.retrieval.question import analyse
+
+    english = analyse("What is the phone number for reporting a lost card?")
+    assert "phone" in english.wants and "definition" not in english.forms
+    assert "phone" in analyse("挂失电话是多少？").wants
+    assert "phone" in analyse("打哪个电话可以投诉？").wants
+    assert "phone" not in analyse("可以电话预约吗？").wants
+
+
+def test_a_count_of_people_is_asked_in_people():
+    """多少人 and 几个人 ask a number of people (h30c c-16: "那一个班有多少人？"); 多少人民币 asks money, no unit."""
+    from core.retrieval.question import analyse
+
+    assert analyse("那一个班有多少人？").unit == "人"
+    assert analyse("一次最多几个人？").unit == "人"
+    assert analyse("要付多少人民币？").unit is None
