@@ -241,7 +241,8 @@ def resolve_query(
     written: Written | None = None,
 ) -> ResolvedQuery:
     """Resolve ``question`` against ``history``: the earlier turns, oldest first, each a user question or a
-    ``(question, answer)`` pair (the answer may be ""). The subject is carried from the questions; a turn
+    ``(question, answer)`` pair (the answer may be ""). The subject is carried from the questions (a turn whose
+    answer says none of those words, "…申请销户。", has the answer's own ``topic_terms`` in front); a turn
     that asked *which* thing ("订单系统用的是什么消息队列？", ``_ASKS_WHICH``) also puts the name its answer
     gives (``answer_names``: "RabbitMQ") in front, but only for a follow-up that refers back to it
     ("那它有哪些缺点？" asks about RabbitMQ, not 订单; "订单系统的日志保留多久？" is not about RabbitMQ).
@@ -267,6 +268,11 @@ def resolve_query(
     for turn in history:
         asked, answer = (turn, "") if isinstance(turn, str) else turn
         subject = _carry(asked.strip(), subject, lexical, written) or subject
+        if answer and subject and not any(t.lower() in answer.lower() for t in subject):
+            # the answer says none of the words carried from its question: what it is about is in its own words
+            # ("想把信用卡销掉，要怎么办？" is answered "…申请销户。销户申请提交后有 45 天的冷静期…"; a helper's round,
+            # session 24: "那提交以后还能反悔吗？" had been searched with 信用卡 and refused)
+            subject = list(dict.fromkeys(topic_terms(answer, lexical) + subject))[:MAX_CARRIED]
         if answer and _asks_which(asked):
             named = answer_names(asked, answer, lexical, plural=plural)
             if named:  # 它 is the thing the answer named, not the question's subject ("TiDB", not 朱雀 结算)

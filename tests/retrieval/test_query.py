@@ -487,3 +487,30 @@ def test_a_chinese_follow_up_to_an_english_question_carries_its_english_topic():
     assert english_topic("What does burrow prune do?", lexical) == ["prune", "burrow"]
     resolved = resolve_query("它默认保留几个每周快照？", ["What does burrow prune do?"], lexical)
     assert resolved.carried == ("prune", "burrow") and resolved.text.endswith("它默认保留几个每周快照？")
+
+
+CARD = [
+    "星途信用卡年费：普卡免年费，金卡 300 元，白金卡 880 元。",
+    "信用卡挂失：拨打客服热线 400-820-6688，挂失即时生效。",
+    "信用卡取现：境内 ATM 取现手续费 1%，最低 10 元。",
+    "信用卡积分：每消费 20 元积 1 分，积分有效期 3 年。",
+    "信用卡账单分期：3 期手续费 0.75%，24 期 0.6%。",
+    "如何注销信用卡？还清全部欠款后，致电客服热线申请销户。销户申请提交后有 45 天的冷静期，冷静期内可以致电撤销。",
+    "溢缴款：销户后卡内的溢缴款会退回您指定的本行借记卡。",
+]
+
+
+def test_a_follow_up_carries_the_answers_words_when_the_answer_says_none_of_its_questions():
+    """A helper's round (session 24, a credit card's terms): "想把信用卡销掉，要怎么办？" is answered "…申请销户。销户申请提交后
+    有 45 天的冷静期…", which does not say 信用卡 (nor 销掉); "那提交以后还能反悔吗？" had been searched as "信用 信用卡 那提交
+    以后…" and refused. The answer's own topic words are carried first. When the answer says the carried subject, it
+    stays the subject."""
+    lexical = _lexical(CARD)
+    turn = ("想把信用卡销掉，要怎么办？", "还清全部欠款后，致电客服热线申请销户。销户申请提交后有 45 天的冷静期。")
+    r = resolve_query("那提交以后还能反悔吗？", [turn], lexical)
+    assert r.carried and r.carried[0] in turn[1] and r.carried[0] not in turn[0], r
+    said = ("金卡的年费是多少？", "星途信用卡年费：金卡 300 元。")
+    assert (
+        resolve_query("那它可以免吗？", [said], lexical).carried[:1]
+        == resolve_query("那它可以免吗？", [said[0]], lexical).carried[:1]
+    )
