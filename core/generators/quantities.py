@@ -20,20 +20,20 @@ from core.retrieval.question import analyse
 # The units that state a quantity asked in a unit (``QuestionAnalysis.unit``): 天 is stated as 3 天, 三十天, 5 个工作日
 # or 24 日, not as a date's 日 (9 月 1 日).
 _STATING_UNITS = {
-    "天": "天|日|工作日|自然日",
-    "日": "天|日|工作日|自然日",
-    "工作日": "工作日|天|日",
-    "小时": "小时|钟头",
-    "分钟": "分钟|分",
-    "秒": "秒",
-    "周": "周|星期|礼拜",
-    "星期": "周|星期|礼拜",
-    "年": "年",
-    "岁": "岁|周岁",
-    "公里": "公里|千米|km",
-    "次": "次|回",
-    "人": "人|名|位",  # 多少人: "每班不超过 6 人", "限 20 名"
-    "%": "%|％",
+    "天": r"天|日|工作日|自然日|days?\b",
+    "日": r"天|日|工作日|自然日|days?\b",
+    "工作日": r"工作日|天|日|(?:working |business )?days?\b",
+    "小时": r"小时|钟头|hours?\b|hrs?\b",
+    "分钟": r"分钟|分|minutes?\b|mins?\b",
+    "秒": r"秒|seconds?\b|secs?\b",
+    "周": r"周|星期|礼拜|weeks?\b",
+    "星期": r"周|星期|礼拜|weeks?\b",
+    "年": r"年|years?\b",
+    "岁": r"岁|周岁|years? old\b",
+    "公里": r"公里|千米|km\b|kilomet(?:er|re)s?\b",
+    "次": r"次|回|times\b",
+    "人": r"人|名|位|people\b|persons?\b",  # 多少人: "每班不超过 6 人", "限 20 名"
+    "%": r"%|％|percent\b|per cent\b",
 }
 _AMOUNT_OF = r"(?<![月\d.])(?<!月 )(?:\d+(?:\.\d+)?|[零一二两三四五六七八九十百千万半]+)\s*个?\s*(?:{})"
 

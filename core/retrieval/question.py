@@ -233,6 +233,40 @@ _ASKS_DEFAULT_VALUE = re.compile(
 )
 # The unit a question for a quantity asks in ("最长可以借多少天", "几个小时", "多少公里").
 _ASKED_UNIT = re.compile(r"(?:多少|几)\s*个?\s*(工作日|小时|分钟|星期|公里|天|日|秒|周|年|岁|次|人(?!民))")
+# ... and in English ("How many days in advance can I buy a ticket?"): the unit as the Chinese one it is stated as too
+_ASKED_UNIT_EN = re.compile(
+    r"\bhow many (working days|business days|days|hours|minutes|seconds|weeks|years|people|persons|times|kilomet(?:er|re)s)\b",
+    re.IGNORECASE,
+)
+_EN_UNITS = {
+    "working days": "工作日",
+    "business days": "工作日",
+    "days": "天",
+    "hours": "小时",
+    "minutes": "分钟",
+    "seconds": "秒",
+    "weeks": "周",
+    "years": "年",
+    "people": "人",
+    "persons": "人",
+    "times": "次",
+    "kilometers": "公里",
+    "kilometres": "公里",
+}
+
+
+def asked_unit(question: str) -> str | None:
+    """The unit a question for a quantity asks in, as the key the answer's units are read by
+    (``core.generators.quantities``): 多少天 → 天, 几个人 → 人, "how many days" → 天, 百分之几 → %; None for others."""
+    if _ASKS_PERCENT.search(question):
+        return "%"
+    if m := _ASKED_UNIT.search(question):
+        return m[1]
+    if m := _ASKED_UNIT_EN.search(question):
+        return _EN_UNITS[m[1].lower()]
+    return None
+
+
 # A question for which day or date ("期中考试是哪天？"): a date or a weekday answers it, "闭卷，90 分钟" does not.
 _DATE_QUESTION = re.compile(
     r"哪一?天|几号|几月几[日号]?|哪个日子|什么日子|哪个日期|日期是|\b(?:what date|which day|on what day)\b", re.I
@@ -618,7 +652,7 @@ def analyse(question: str) -> QuestionAnalysis:
         days=named_days(question),
         items=tuple(tokenize(m[1])) if (m := _ASKED_ITEMS.search(question)) else (),
         kind_words=tuple(t for t in dict.fromkeys(terms) if _names_kind(t, wants)),
-        unit="%" if _ASKS_PERCENT.search(question) else m[1] if (m := _ASKED_UNIT.search(question)) else None,
+        unit=asked_unit(question),
         asks_date=bool(_DATE_QUESTION.search(question)),
         action=asked_action(question),
         pointing=tuple(dict.fromkeys(w for w, tag in tagged(question) if tag in POINTING_TAGS)),

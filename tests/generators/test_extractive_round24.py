@@ -67,3 +67,25 @@ def test_a_count_of_calendar_days_is_stated_in_days():
     assert states_asked_unit("出差结束后多少天内要填差旅报销单？", ["出差结束后 15 个自然日内，在 OA 填写差旅报销单。"])
     assert states_asked_unit("一个班有多少人？", ["成人班每班不超过 6 人。"])
     assert not states_asked_unit("一个班有多少人？", ["成人初级班 | 18 岁以上零基础 | 10 次课 | 1380 元"])
+
+
+def test_an_english_question_for_a_number_of_days_is_led_by_the_line_that_states_days():
+    """ "How many days in advance can I buy a ticket?" (h29a-14) had been led by "一个账户每天最多可购买 20 张车票…" (每天, and
+    the closest meaning), the pre-sale period "江澄城际车票预售期为 15 天（含当天）。" third: an English question's unit (how
+    many days → 天) is read as a Chinese one's, and the line that states it leads. English sentences state it too."""
+    from core.generators.quantities import states_asked_unit
+    from core.retrieval.question import analyse
+
+    assert analyse("How many days in advance can I buy a ticket?").unit == "天"
+    assert analyse("How many people can join a class?").unit == "人"
+    assert states_asked_unit("How many days are daily snapshots kept?", ["Daily snapshots are kept for 7 days."])
+    lines = (
+        "一个账户每天最多可购买 20 张车票，每个乘车人每天限购同一车次车票 1 张。",
+        "在官方 App 或网站购买的车票，可在线上直接退票。",
+        "江澄城际车票预售期为 15 天（含当天）。",
+    )
+    gen = ExtractiveGenerator()
+    gen.sentence_similarity = lambda question, sentences: [0.35 if "预售期" in s else 0.4 for s in sentences]
+    chunks = [rc(f"t.md#{i}", ("购票须知", f"第 {i} 条"), line, i) for i, line in enumerate(lines, start=1)]
+    draft = gen.generate("How many days in advance can I buy a ticket?", chunks)
+    assert draft.text.startswith("江澄城际车票预售期为 15 天"), draft.text
