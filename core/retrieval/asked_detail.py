@@ -113,7 +113,8 @@ STATED_BOUND = re.compile(
 
 
 #: A span of time in a line: what a question for how long (多久, 多长时间) asks for.
-_DURATION = re.compile(
+#: A span of time a line states (3 天, 两个月, 48 小时, 10 years): what a question for how long (多久, how long) asks.
+DURATION = re.compile(
     r"[\d零一二两三四五六七八九十半]\s*(?:个)?(?:秒|分钟|分|小时|钟头|天|日|周|星期|个月|月|年|工作日)"
     r"|\d\s*(?:s|min|h|hours?|days?|weeks?|months?|years?)\b",
     re.IGNORECASE,
@@ -125,7 +126,7 @@ def _states(line: str, wants: frozenset[str], unit: str | None = None, duration:
     of day for 几点, a version for 哪个版本, else a number, in the ``unit`` asked when one is (多少岁: 岁), a span of time
     for a question for how long (``duration``), and a bound for a question for the most or the least ("pool_size
     最大可以设到多少？" is not answered by its default)."""
-    if (unit and unit not in line) or (duration and not _DURATION.search(line)):
+    if (unit and unit not in line) or (duration and not DURATION.search(line)):
         return False
     if "bound" in wants and not STATED_BOUND.search(line):
         return False

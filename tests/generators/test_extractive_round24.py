@@ -89,3 +89,16 @@ def test_an_english_question_for_a_number_of_days_is_led_by_the_line_that_states
     chunks = [rc(f"t.md#{i}", ("购票须知", f"第 {i} 条"), line, i) for i, line in enumerate(lines, start=1)]
     draft = gen.generate("How many days in advance can I buy a ticket?", chunks)
     assert draft.text.startswith("江澄城际车票预售期为 15 天"), draft.text
+
+
+def test_a_question_for_how_long_is_led_by_the_line_that_states_a_span_of_time():
+    """ "How long is the loan period for books?" (library A15) had been led by "有逾期未还图书期间，读者证暂停借书…" (the closest
+    meaning) over "图书的借期为 30 天。"; "How long is the warranty on the inverter motor of the HL-WF10B?" (h26b-14) by
+    "适用型号：HL-WF10B（10 公斤…）" over the row "变频电机（HL-WF10B） | 10 年". A line that states a span of time now leads
+    a question for how long (``core.retrieval.asked_detail.DURATION``)."""
+    lines = ("有逾期未还图书期间，读者证暂停借书，但可以正常还书和续借其他未逾期的图书。", "图书的借期为 30 天。")
+    gen = ExtractiveGenerator()
+    gen.sentence_similarity = lambda question, sentences: [0.35 if "借期" in s else 0.4 for s in sentences]
+    chunks = [rc(f"b.md#{i}", ("借阅规则", f"第 {i} 条"), line, i) for i, line in enumerate(lines, start=1)]
+    draft = gen.generate("How long is the loan period for books?", chunks)
+    assert draft.text.startswith("图书的借期为 30 天。"), draft.text
