@@ -270,17 +270,31 @@ def _stated_before_pointer(at: int, sentence: str) -> tuple[int, str]:
     """A sentence that ends with a colon whose last clause only points ahead ("…开始支持的特性，语法如下：") states
     something before that clause: the sentence without its colon, at its offset ("`SAVEPOINT` 是 TiDB 从
     v6.2.0 开始支持的特性，语法如下"; the pointing clause stays, so "…默认开启，关闭方法如下" still says where
-    the method is); the sentence unchanged otherwise."""
+    the method is), or the sentence without its colon when it names a value in code and points at nothing ("推荐把 Key 放在
+    请求头 `X-YT-Key` 中："); the sentence unchanged otherwise."""
     comma = max(sentence.rfind("，"), sentence.rfind(","))
-    if comma < 0:
-        return at, sentence
-    pointer = sentence[comma + 1 : -1].strip()
-    statement = sentence[:comma].rstrip()
+    pointer = sentence[comma + 1 : -1].strip() if comma >= 0 else ""
+    statement = sentence[:comma].rstrip() if comma >= 0 else ""
     if len(statement) >= MIN_CHARS and _FOR_EXAMPLE.fullmatch(pointer):
         return at, statement  # "…可以设置环境变量 `TIDESYNC_INSTALL_DIR` 改到其他目录，例如：" (the example is a block)
-    if len(statement) < MIN_CHARS or len(pointer) > _POINTER_MAX // 2 or not _POINTER.search(pointer):
-        return at, sentence
-    return at, sentence[:-1].rstrip()
+    if comma >= 0 and len(statement) >= MIN_CHARS and len(pointer) <= _POINTER_MAX // 2 and _POINTER.search(pointer):
+        return at, sentence[:-1].rstrip()
+    if (
+        _NAMES_CODE.search(sentence)
+        and not _POINTER.search(sentence)
+        and not _DANGLING.search(sentence[:-1])
+        and len(sentence) > MIN_CHARS
+    ):
+        # it names the value in code and points at nothing: "推荐把 Key 放在请求头 `X-YT-Key` 中：" before an example
+        # command states the header (a helper's round, session 24: "API Key 放在哪个请求头里？" never saw it)
+        return at, sentence[:-1].rstrip()
+    return at, sentence
+
+
+#: An inline code span: a name or value the sentence writes as code (`X-YT-Key`).
+_NAMES_CODE = re.compile(r"`[^`\n]+`")
+#: ... and a sentence that breaks off at "such as" ("…请查看 `kube-proxy` 日志中的特定行，如："): it states nothing yet.
+_DANGLING = re.compile(r"(?:如|像|即|包括|例如|比如|譬如|such as|like|e\.g\.|including)\s*$", re.IGNORECASE)
 
 
 # The last clause of a sentence that only introduces an example below it (a helper's round, session 21: "我没有 root

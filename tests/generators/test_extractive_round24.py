@@ -102,3 +102,19 @@ def test_a_question_for_how_long_is_led_by_the_line_that_states_a_span_of_time()
     chunks = [rc(f"b.md#{i}", ("借阅规则", f"第 {i} 条"), line, i) for i, line in enumerate(lines, start=1)]
     draft = gen.generate("How long is the loan period for books?", chunks)
     assert draft.text.startswith("图书的借期为 30 天。"), draft.text
+
+
+def test_a_sentence_before_an_example_that_names_the_value_in_code_is_kept():
+    """ "API Key 放在哪个请求头里？" (h31b b-01) never saw "推荐把 Key 放在请求头 `X-YT-Key` 中：", a sentence ending with a
+    colon before an example command: it names the header in code and points at nothing, so it is a sentence (without
+    its colon, at its offset). One that breaks off at "such as" ("…日志中的特定行，如：", k8s dev-025) states nothing yet."""
+    from core.generators.sentences import split_sentences
+
+    text = (
+        '推荐把 Key 放在请求头 `X-YT-Key` 中：\n\n```bash\ncurl -H "X-YT-Key: your_api_key" https://api.example/v2/now\n```\n\n'
+        "如果这步操作仍然失败，请查看 `kube-proxy` 日志中的特定行，如：\n\n```\nSetting endpoints for default/hostnames\n```"
+    )
+    sentences = split_sentences(text)
+    assert (0, "推荐把 Key 放在请求头 `X-YT-Key` 中") in sentences, sentences
+    assert not any("特定行" in s for _, s in sentences), sentences
+    assert all(text[at : at + len(s)] == s for at, s in sentences)
