@@ -123,6 +123,7 @@ from core.retrieval.sufficiency_terms import (  # noqa: F401  (re-exported: the 
     qualified_known,
     salient_share,
     type_match,
+    unlisted_kind,
 )
 
 #: Once the best chunk reaches the threshold, chunks at or above this share of it are evidence too.
@@ -439,6 +440,12 @@ def decide(
         noun, others = other
         reasons.append(f"asks about {noun}, which the knowledge base has; the evidence names only " + ", ".join(others))
         message = f"检索到的内容只涉及{'、'.join(f'「{w}」' for w in others)}，没有关于「{noun}」的内容。"
+        evidence = ()
+    unlisted = unlisted_kind(asked, kb_text) if evidence and message is None and not cross_script else None
+    if unlisted is not None:
+        thing, rows = unlisted
+        reasons.append(f"asks about {thing}, another of the kind the tables list: " + ", ".join(rows))
+        message = f"知识库中没有关于「{thing}」的内容（文档列出的是{'、'.join(f'「{w}」' for w in rows)}）。"
         evidence = ()
     if (
         evidence

@@ -28,7 +28,7 @@ import re
 import weakref
 from typing import Any, Mapping, Sequence
 
-from core.lexical import NUMBER, LexicalIndex, general_frequency
+from core.lexical import NUMBER, LexicalIndex, general_frequency, tokenize
 from core.retrieval.english_glosses import english_meanings, says_meaning
 from core.retrieval.query import question_cjk_share
 from core.retrieval.question import ASKING, CJK, PRODUCT_SUFFIX, QUESTION_WORDS, VERSION, analyse
@@ -480,6 +480,44 @@ def _items(enumeration: str) -> list[str]:
     parts = re.split(r"、|以及|和|及|与|或", enumeration)
     first, rest = parts[0], parts[1:]
     return [first[i:] for i in range(max(0, len(first) - 6), len(first) - 1)] + [p for p in rest if len(p) >= 2]
+
+
+def unlisted_kind(question: str, kb_text: str) -> tuple[str, tuple[str, ...]] | None:
+    """A thing the question names as a modifier the knowledge base never writes before a head that two or more of its
+    tables' rows are named with ("星途钻石卡的年费是多少？" over a fee table whose rows are 星途金卡, 星途白金卡, 星途无限卡):
+    another thing of the kind those rows list, which the documents do not have: ``(thing, the rows)``, else None. It
+    had been answered with the 无限卡's fee (a helper's round, session 24). The modifier is a word of two or more
+    Chinese characters (jieba's cut) written nowhere in ``kb_text`` (lower-cased); the head is the one or two characters
+    after it; a row is named by its first cell. Measured on the dev, eval and helper sets: it names only that one
+    question (docs/measurements.md, "Session 24")."""
+    cells = _first_cells(kb_text)
+    if not cells:
+        return None
+    for word in dict.fromkeys(tokenize(question)):
+        if len(word) < 2 or not _CJK_RUN.fullmatch(word) or word in kb_text:
+            continue
+        at = question.find(word)
+        for size in (1, 2):
+            head = question[at + len(word) : at + len(word) + size]
+            if len(head) < size or not _CJK_RUN.fullmatch(head):
+                break
+            rows = tuple(sorted(c for c in cells if c.endswith(head) and len(c) > size and c != word + head))
+            if len(rows) >= 2:
+                return word + head, rows
+    return None
+
+
+@functools.lru_cache(maxsize=4)
+def _first_cells(kb_text: str) -> frozenset[str]:
+    """The first cells of the table rows ``kb_text`` writes ("| 星途金卡 | 300 元 |" → 星途金卡), two to eight characters."""
+    out = set()
+    for line in kb_text.splitlines():
+        if "|" not in line:
+            continue
+        cell = next((c.strip() for c in line.strip().strip("|").split("|")), "")
+        if 2 <= len(cell) <= 8 and not set(cell) <= set("-: "):
+            out.add(cell)
+    return frozenset(out)
 
 
 # A list the documents write: two or more items of two to eight characters joined by 、 (the last perhaps by 和/及/与/或),

@@ -304,3 +304,32 @@ def test_hours_that_include_the_time_the_question_names_join_the_evidence():
     assert unnamed.evidence_ids == ("refill",)
     refused = suf.decide("中午十二点多过去，还能交钱拿药吗？", cands[1:], kb, **kw)
     assert not refused.sufficient  # the hours alone do not make the question answered
+
+
+def test_a_card_the_fee_table_does_not_list_is_refused_naming_those_it_does(tmp_path):
+    """ "星途钻石卡的年费是多少？" over a card's fee table of 金卡, 白金卡 and 无限卡 (h30a a-20) had been answered with the
+    无限卡's fee; it is refused, and the message names the cards the documents list. A listed card is answered."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "fees.md").write_text(
+        "# 星途信用卡收费标准\n\n## 年费\n\n"
+        "| 卡种 | 主卡年费 | 附属卡年费 |\n| --- | --- | --- |\n"
+        "| 星途金卡 | 300 元/年 | 免费 |\n| 星途白金卡 | 880 元/年 | 免费 |\n| 星途无限卡 | 3600 元/年 | 免费 |\n\n"
+        "## 挂失\n\n挂失手续费 50 元，白金卡及以上免收。\n",
+        encoding="utf-8",
+    )
+    settings = Settings(data_dir=tmp_path / "data", embedding="hash")
+    index = KnowledgeIndex(settings, HashingEmbedder())
+    assert not ingest(index, [docs], embed=False).failures
+    engine = Engine(
+        settings, HashingEmbedder(), index, RecordStore(settings.records_path), {"extractive": ExtractiveGenerator()}
+    )
+    from core.retrieval.hybrid import RetrievalOptions
+
+    # a low threshold, so the model accepts the fee table (as the helper's hybrid2 decision did, 0.85): the rule decides
+    lenient = RetrievalOptions(evidence_threshold=0.2)
+    record = engine.ask("星途钻石卡的年费是多少？", save=False, options=lenient)
+    assert record.status == "no_evidence", record.answer_text
+    assert "「钻石卡」" in record.sufficiency.message and "「星途无限卡」" in record.sufficiency.message
+    listed = engine.ask("星途白金卡的年费是多少？", save=False, options=lenient)
+    assert listed.status == "answered" and "880 元" in listed.answer_text

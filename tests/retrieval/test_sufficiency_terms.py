@@ -354,3 +354,26 @@ def test_an_item_the_documents_list_beside_the_one_the_evidence_names_is_another
     assert terms.about_another("电子书每次可以借多久？", ebooks, listing) is None
     assert terms.about_another("有声读物和电子书每次可以借多久？", ebooks, listing) is None
     assert terms.about_another("有声读物每次可以借多久？", ebooks + "有声读物每次可借 7 天。", listing) is None
+
+
+FEE_TABLE = """| 卡种 | 主卡年费 | 附属卡年费 |
+| --- | --- | --- |
+| 星途金卡 | 300 元/年 | 免费 |
+| 星途白金卡 | 880 元/年 | 免费 |
+| 星途无限卡 | 3600 元/年 | 免费 |
+
+金卡首年免年费。"""
+
+
+def test_a_thing_named_with_a_modifier_the_base_never_writes_before_the_head_its_table_rows_share_is_another_thing():
+    """ "星途钻石卡的年费是多少？" (h30a a-20, unanswerable) had been answered with the 无限卡's 3600 元: 钻石 is written
+    nowhere, and 卡 ends the names of the fee table's rows, so 钻石卡 is another card than those it lists. A row the
+    table has, a word the base writes, or an absent word before a head no rows share is no such thing."""
+    from core.retrieval.sufficiency_terms import unlisted_kind
+
+    kb = FEE_TABLE.lower()
+    thing, rows = unlisted_kind("星途钻石卡的年费是多少？", kb)
+    assert thing == "钻石卡" and rows == ("星途无限卡", "星途白金卡", "星途金卡")
+    assert unlisted_kind("星途白金卡的年费是多少？", kb) is None
+    assert unlisted_kind("金卡首年要交年费吗？", kb) is None
+    assert unlisted_kind("挂失以后多久能拿到新卡片？", kb) is None
