@@ -15,7 +15,7 @@ from typing import Sequence
 
 import cn2an
 
-from core.retrieval.question import analyse
+from core.retrieval.question import ENGLISH_UNITS, analyse
 
 # The units that state a quantity asked in a unit (``QuestionAnalysis.unit``): 天 is stated as 3 天, 三十天, 5 个工作日
 # or 24 日, not as a date's 日 (9 月 1 日).
@@ -108,8 +108,6 @@ _BOUNDED = re.compile(rf"(?:已?满|超过)?\s*{_N}\s*{_U}(?:及?以上)?\s*[、
 _SPAN = re.compile(rf"{_N}\s*{_U}?\s*(?:–|—|-|~|～|至|到)\s*{_N}\s*{_U}")
 _BELOW = re.compile(rf"(?:不满|未满|不足|少于)\s*{_N}\s*{_U}|{_N}\s*{_U}(?:以下|以内|之内)")
 _ABOVE = re.compile(rf"(?:已?满|超过)\s*{_N}\s*{_U}|{_N}\s*{_U}(?:及|或)?以上")
-#: English units of a question's number that a Chinese range writes with one character.
-_UNIT_ZH = {"year": "年", "years": "年", "day": "天", "days": "天", "month": "月", "months": "月"}
 
 
 @functools.lru_cache(maxsize=8192)
@@ -182,7 +180,7 @@ def in_stated_range(number: str, question: str, sentence: str) -> bool:
     """Whether ``number`` (digits, a term of ``question``, with a unit after it there: "工作满 12 年", "12 years") falls
     in a range ``sentence`` states for that unit ("已满 10 年不满 20 年的，年休假 10 天"): the clause a policy writes for
     the person's case, which does not write their number (a fresh-clone helper's round, session 17)."""
-    asked = {_UNIT_ZH.get(u, u)[:1] for u in number_units(question).get(number, frozenset()) if u}
+    asked = {ENGLISH_UNITS.get(u, u)[:1] for u in number_units(question).get(number, frozenset()) if u}
     if not asked:
         return False
     n = float(number)

@@ -293,8 +293,6 @@ def _stated_before_pointer(at: int, sentence: str) -> tuple[int, str]:
 
 #: An inline code span: a name or value the sentence writes as code (`X-YT-Key`).
 _NAMES_CODE = re.compile(r"`[^`\n]+`")
-#: ... and a sentence that breaks off at "such as" ("…请查看 `kube-proxy` 日志中的特定行，如："): it states nothing yet.
-_DANGLING = re.compile(r"(?:如|像|即|包括|例如|比如|譬如|such as|like|e\.g\.|including)\s*$", re.IGNORECASE)
 
 
 # The last clause of a sentence that only introduces an example below it (a helper's round, session 21: "我没有 root
@@ -302,6 +300,8 @@ _DANGLING = re.compile(r"(?:如|像|即|包括|例如|比如|譬如|such as|like
 _FOR_EXAMPLE = re.compile(
     r"(?:例如|比如|譬如|举例来说|示例如下|for example|for instance|e\.g\.|such as)", re.IGNORECASE
 )
+#: ... and a sentence that breaks off at one ("…请查看 `kube-proxy` 日志中的特定行，如："): it states nothing yet.
+_DANGLING = re.compile(rf"(?:{_FOR_EXAMPLE.pattern}|如|像|即|包括|like|including)\s*$", re.IGNORECASE)
 
 
 def is_filler(sentence: str) -> bool:

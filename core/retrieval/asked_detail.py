@@ -112,7 +112,6 @@ STATED_BOUND = re.compile(
 )
 
 
-#: A span of time in a line: what a question for how long (多久, 多长时间) asks for.
 #: A span of time a line states (3 天, 两个月, 48 小时, 10 years): what a question for how long (多久, how long) asks.
 DURATION = re.compile(
     r"[\d零一二两三四五六七八九十半]\s*(?:个)?(?:秒|分钟|分|小时|钟头|天|日|周|星期|个月|月|年|工作日)"

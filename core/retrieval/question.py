@@ -238,20 +238,20 @@ _ASKED_UNIT_EN = re.compile(
     r"\bhow many (working days|business days|days|hours|minutes|seconds|weeks|years|people|persons|times|kilomet(?:er|re)s)\b",
     re.IGNORECASE,
 )
-_EN_UNITS = {
-    "working days": "工作日",
-    "business days": "工作日",
-    "days": "天",
-    "hours": "小时",
-    "minutes": "分钟",
-    "seconds": "秒",
-    "weeks": "周",
-    "years": "年",
-    "people": "人",
-    "persons": "人",
+#: English units and the Chinese unit a text states them in (``asked_unit``; ``core.generators.quantities`` reads a
+#: question's "12 years" against a range in 年).
+ENGLISH_UNITS = {
+    **dict.fromkeys(("day", "days"), "天"),
+    **dict.fromkeys(("working days", "business days"), "工作日"),
+    **dict.fromkeys(("hour", "hours"), "小时"),
+    **dict.fromkeys(("minute", "minutes"), "分钟"),
+    **dict.fromkeys(("second", "seconds"), "秒"),
+    **dict.fromkeys(("week", "weeks"), "周"),
+    **dict.fromkeys(("month", "months"), "月"),
+    **dict.fromkeys(("year", "years"), "年"),
+    **dict.fromkeys(("people", "persons"), "人"),
     "times": "次",
-    "kilometers": "公里",
-    "kilometres": "公里",
+    **dict.fromkeys(("kilometers", "kilometres"), "公里"),
 }
 
 
@@ -263,7 +263,7 @@ def asked_unit(question: str) -> str | None:
     if m := _ASKED_UNIT.search(question):
         return m[1]
     if m := _ASKED_UNIT_EN.search(question):
-        return _EN_UNITS[m[1].lower()]
+        return ENGLISH_UNITS[m[1].lower()]
     return None
 
 

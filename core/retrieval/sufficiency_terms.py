@@ -32,6 +32,7 @@ from core.lexical import NUMBER, LexicalIndex, general_frequency, tokenize
 from core.retrieval.english_glosses import english_meanings, says_meaning
 from core.retrieval.query import question_cjk_share
 from core.retrieval.question import ASKING, CJK, PRODUCT_SUFFIX, QUESTION_WORDS, VERSION, analyse
+from core.retrieval.written import table_rows
 from core.segmentation import are_siblings, tagged
 
 # ------------------------------------------------------------ question type
@@ -509,15 +510,8 @@ def unlisted_kind(question: str, kb_text: str) -> tuple[str, tuple[str, ...]] | 
 
 @functools.lru_cache(maxsize=4)
 def _first_cells(kb_text: str) -> frozenset[str]:
-    """The first cells of the table rows ``kb_text`` writes ("| 星途金卡 | 300 元 |" → 星途金卡), two to eight characters."""
-    out = set()
-    for line in kb_text.splitlines():
-        if "|" not in line:
-            continue
-        cell = next((c.strip() for c in line.strip().strip("|").split("|")), "")
-        if 2 <= len(cell) <= 8 and not set(cell) <= set("-: "):
-            out.add(cell)
-    return frozenset(out)
+    """The names of the rows of the tables ``kb_text`` writes (``core.retrieval.written.table_rows``: first cells)."""
+    return frozenset(name for rows in table_rows([("", kb_text)]) for name in rows)
 
 
 # A list the documents write: two or more items of two to eight characters joined by 、 (the last perhaps by 和/及/与/或),
