@@ -42,6 +42,9 @@ _DIGITS = re.compile(
 # what joins the two ends of a range: 8:00–11:30, 8:00 至 12:00, 9 点到 17 点, 9am-5pm, and two adjacent cells
 # of a table row ("周一至周五 | 06:30 | 22:30" under "日期 | 开门 | 关门")
 _RANGE_JOIN = re.compile(r"\s*(?:[-–—~～〜|]|至|到|and|to)\s*$", re.IGNORECASE)
+# ... and of a range past midnight, its end before its start: "22:00–次日 8:00", "22:00 至次日 6:00", "23:00-7:00" (a
+# helper's round, session 25: the off-peak row had read as two lone times, and "晚上 11 点以后充电…" led with the peak row)
+_OVERNIGHT_JOIN = re.compile(r"\s*(?:[-–—~～〜]|至|到|to)\s*(?:次日|第二天|翌日|隔天|the next day)?\s*$", re.IGNORECASE)
 _AFTERNOON = frozenset({"下午", "傍晚", "晚上", "晚间", "夜里", "夜间"})
 _NOON = frozenset({"中午", "午间"})
 
@@ -141,7 +144,8 @@ def stated_times(sentence: str) -> tuple[Interval, ...]:
     """The times of day and ranges ``sentence`` states, as intervals of minutes since midnight:
     "上午 8:00–11:30，下午 13:30–17:00" → ((480, 690), (810, 1020)); a lone "挂号截止到 11:15" → ((675, 675),);
     something open or staffed around the clock ("24小时值班电话", ``_AROUND_THE_CLOCK``) → the whole day first.
-    Two times joined by –, ~, 至 or 到 are one range. Cached; never raises."""
+    Two times joined by –, ~, 至 or 到 are one range; one whose end is before its start runs past midnight and is two
+    ("22:00–次日 8:00" → ((1320, 1439), (0, 480))). Cached; never raises."""
     points = _points(sentence)
     out: list[Interval] = [(0, 24 * 60)] if _AROUND_THE_CLOCK.search(sentence) else []
     n = 0
@@ -151,6 +155,10 @@ def stated_times(sentence: str) -> tuple[Interval, ...]:
             nxt_start, _, (_, nxt_hi) = points[n + 1]
             if _RANGE_JOIN.match(sentence[end:nxt_start]) and nxt_hi >= lo:
                 out.append((lo, nxt_hi))
+                n += 2
+                continue
+            if _OVERNIGHT_JOIN.match(sentence[end:nxt_start]) and nxt_hi < lo:
+                out.extend(((lo, 24 * 60 - 1), (0, nxt_hi)))  # "22:00–次日 8:00": to midnight, and from it
                 n += 2
                 continue
         out.append(points[n][2])

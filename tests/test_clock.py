@@ -47,6 +47,10 @@ def test_named_times_keep_the_words_that_name_them():
         ("Open 9am-5pm.", [(540, 1020)]),
         ("一次最多可以开 12 周的用量。", []),
         ("版本 3.10 发布。", []),
+        # past midnight (a helper's round, session 25: the off-peak row had read as two lone times)
+        ("| 低谷 | 22:00–次日 8:00 | 0.32 | 0.40 |", [(1320, 1439), (0, 480)]),
+        ("每晚 22:00 至次日 6:00 停水。", [(1320, 1439), (0, 360)]),
+        ("| 22:30 | 06:30 |", [(1350, 1350), (390, 390)]),  # two cells, the later first: no range
     ],
 )
 def test_stated_times(sentence, intervals):

@@ -106,7 +106,7 @@ from core.generators.question_types import (
 )
 from core.lexical import STOPWORDS, tokenize
 from core.models import AuditEntry, Draft, DraftSupport, RetrievedChunk
-from core.retrieval.asked_detail import DURATION, subject_word
+from core.retrieval.asked_detail import states_duration, subject_word
 from core.retrieval.aspects import DRAWBACK_EVIDENCE, is_limits_section, without_drawback_words
 from core.retrieval.english_glosses import english_meanings, says_meaning
 from core.retrieval.question import CJK, analyse
@@ -212,7 +212,7 @@ class ExtractiveGenerator(Generator):
         if units and q.unit:  # "那一个班有多少人？": "成人班每班不超过 6 人" before the class's row of ages and prices
             lead_with(units, lambda u: states_asked_unit(question, [c.reading for c in u]))
         elif units and q.asks_duration:  # "How long is the warranty on the inverter motor…?": the row with 10 年 first
-            lead_with(units, lambda u: any(DURATION.search(c.reading) for c in u))
+            lead_with(units, lambda u: any(states_duration(c.reading) for c in u))
         texts = [rc.chunk.text for rc in chunks]
         if units and "list" not in scoring.wants and not q.asks_steps:
             with_exceptions(units, cands, self.max_sentences, texts)

@@ -361,9 +361,11 @@ _A_NUMBER = re.compile(r"\d|[一二两三四五六七八九十百千]")
 
 def _counts(thing: str, sentences: Sequence[str]) -> bool:
     """Whether a sentence states a number beside the thing a question counts (``QuestionAnalysis.counted``), by the
-    thing's last character, the head of a Chinese noun phrase: 纸质书 is counted as "10 册图书", 老师 as "2 名教师"."""
-    head = thing[-1]
-    return any(head in s and _A_NUMBER.search(s) for s in sentences)
+    thing's last character, the head of a Chinese noun phrase: 纸质书 is counted as "10 册图书", 老师 as "2 名教师"; a
+    count of a unit (名额, 人数, 次数: the unit and 额 or 数) also by the unit: "二等奖 10 名" states the 名额 (a helper's
+    round, session 25: "那它有几个名额？" had been answered as not stated)."""
+    heads = {thing[-1]} | ({thing[0]} if len(thing) == 2 and thing[-1] in "额数" else set())
+    return any(any(h in s for h in heads) and _A_NUMBER.search(s) for s in sentences)
 
 
 # A currency other than the yuan, as a question or a sentence writes it.

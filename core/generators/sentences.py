@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from core.clock import stated_times
 from core.markdown import markdown_parser
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -270,8 +271,9 @@ def _stated_before_pointer(at: int, sentence: str) -> tuple[int, str]:
     """A sentence that ends with a colon whose last clause only points ahead ("…开始支持的特性，语法如下：") states
     something before that clause: the sentence without its colon, at its offset ("`SAVEPOINT` 是 TiDB 从
     v6.2.0 开始支持的特性，语法如下"; the pointing clause stays, so "…默认开启，关闭方法如下" still says where
-    the method is), or the sentence without its colon when it names a value in code and points at nothing ("推荐把 Key 放在
-    请求头 `X-YT-Key` 中："); the sentence unchanged otherwise."""
+    the method is), or the sentence without its colon when it names a value in code or a time of day and points at
+    nothing ("推荐把 Key 放在请求头 `X-YT-Key` 中：", "…1 月 17 日 13:30 准时发车，过时不候："); the sentence unchanged
+    otherwise."""
     comma = max(sentence.rfind("，"), sentence.rfind(","))
     pointer = sentence[comma + 1 : -1].strip() if comma >= 0 else ""
     statement = sentence[:comma].rstrip() if comma >= 0 else ""
@@ -280,13 +282,15 @@ def _stated_before_pointer(at: int, sentence: str) -> tuple[int, str]:
     if comma >= 0 and len(statement) >= MIN_CHARS and len(pointer) <= _POINTER_MAX // 2 and _POINTER.search(pointer):
         return at, sentence[:-1].rstrip()
     if (
-        _NAMES_CODE.search(sentence)
+        (_NAMES_CODE.search(sentence) or stated_times(sentence))
         and not _POINTER.search(sentence)
         and not _DANGLING.search(sentence[:-1])
         and len(sentence) > MIN_CHARS
     ):
         # it names the value in code and points at nothing: "推荐把 Key 放在请求头 `X-YT-Key` 中：" before an example
-        # command states the header (a helper's round, session 24: "API Key 放在哪个请求头里？" never saw it)
+        # command states the header (a helper's round, session 24: "API Key 放在哪个请求头里？" never saw it); or a time
+        # of day: "公司安排两条班车线路，1 月 17 日 13:30 准时发车，过时不候：" before the two routes (session 25: "班车几点
+        # 发车？" was answered with the return bus's 21:45)
         return at, sentence[:-1].rstrip()
     return at, sentence
 

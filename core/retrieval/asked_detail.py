@@ -13,8 +13,9 @@ best BM25 match among the top-k, but its embedding is far from the question (a t
 decision ranked the paragraph "会员可以随时从流动工位升级为固定工位…" first and cut the table; the answer then
 said the price was not stated (a helper's round, session 21). Here, when a question that asks how much (``money``
 in ``QuestionAnalysis.wants``) is answered and no evidence chunk has a line with an amount and the question's most
-specific word, the best-scored top-k chunk that has one joins the evidence. Whether to answer stays the whole
-question's decision: a refused or narrowed question gains nothing.
+specific word, the best-scored top-k chunk that has one joins the evidence; so does, for a question that asks where,
+a table row naming the word in a column headed by a place ("科目一考试在哪里考？" over "| 科目 | 考试内容 | 考试地点 | …",
+session 25). Whether to answer stays the whole question's decision: a refused or narrowed question gains nothing.
 
 ``AMOUNT`` (a sum in figures with its currency) is shared with ``core.generators.question_types``, which reads
 what an answer's sentences state.
@@ -74,23 +75,53 @@ REDUCTION = re.compile(
 _NOT_A_PRICE = re.compile(REDUCTION.pattern + r"|^\s*\d+[.)、]\s|第\s*\d+", re.IGNORECASE)
 
 
+# A table column that gives where: its header cell names a place (考试地点, 地址, Location).
+_PLACE_HEADER = re.compile(r"地点|地址|位置|场地|场所|地方|\b(?:location|address|venue|place)\b", re.IGNORECASE)
+
+
+def _states_place_of(text: str, word: str) -> bool:
+    """Whether a row of a table in ``text`` names ``word`` (lower-case) and fills a column whose header names a place
+    (``_PLACE_HEADER``): "| 科目一 | … | 拱墅区车管所理论考场 | …" under "| 科目 | 考试内容 | 考试地点 | 合格标准 |" (a
+    helper's round, session 25: "科目一考试在哪里考？" was answered with the retake rules, the table under the cut)."""
+    header: list[str] | None = None
+    for line in [*text.splitlines(), ""]:
+        if "|" not in line:
+            header = None
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if header is None:
+            header = cells
+            continue
+        if set("".join(cells)) <= set("-: "):
+            continue
+        places = [i for i, h in enumerate(header) if _PLACE_HEADER.search(h)]
+        if any(word in c.lower() for c in cells) and any(i < len(cells) and cells[i] for i in places):
+            return True
+    return False
+
+
+#: The asked kinds whose line ``with_detail_evidence`` looks for, with what states one with the subject word.
+_STATES_OF = {"money": _states_price_of, "place": _states_place_of}
+
+
 def with_detail_evidence(result, question: str):
-    """``result`` (a ``RetrievalResult``) with the best-scored chunk among its top-k that has a line stating an amount
-    with the question's most specific word (``subject_word``) appended to its evidence, when ``question`` asks how
-    much, is answered without a message, and no evidence chunk has such a line; ``result`` itself otherwise. The
-    config's ``detail_evidence`` counts the chunk added."""
+    """``result`` (a ``RetrievalResult``) with the best-scored chunk among its top-k that has a line stating the asked
+    kind of value with the question's most specific word (``subject_word``) appended to its evidence, when ``question``
+    asks how much (an amount) or where (a table's place column: ``_states_place_of``), is answered without a message,
+    and no evidence chunk has such a line; ``result`` itself otherwise. The config's ``detail_evidence`` counts the
+    chunk added."""
     decision = result.decision
     if result.no_evidence or decision is None or decision.message is not None:
         return result
-    if "money" not in analyse(question).wants:
+    wants = analyse(question).wants
+    states = next((f for kind, f in _STATES_OF.items() if kind in wants), None)
+    if states is None:
         return result
     word = subject_word(question, [rc.chunk.text for rc in result.chunks])
-    if word is None or any(_states_price_of(rc.chunk.text, word) for rc in result.evidence):
+    if word is None or any(states(rc.chunk.text, word) for rc in result.evidence):
         return result
     ids = {rc.chunk_id for rc in result.evidence}
-    found: list[RetrievedChunk] = [
-        rc for rc in result.chunks if rc.chunk_id not in ids and _states_price_of(rc.chunk.text, word)
-    ]
+    found: list[RetrievedChunk] = [rc for rc in result.chunks if rc.chunk_id not in ids and states(rc.chunk.text, word)]
     if not found:
         return result
     best = max(found, key=lambda rc: decision.scores.get(rc.chunk_id, 0.0))
@@ -113,11 +144,22 @@ STATED_BOUND = re.compile(
 
 
 #: A span of time a line states (3 天, 两个月, 48 小时, 10 years): what a question for how long (多久, how long) asks.
-DURATION = re.compile(
+_DURATION = re.compile(
     r"[\d零一二两三四五六七八九十半]\s*(?:个)?(?:秒|分钟|分|小时|钟头|天|日|周|星期|个月|月|年|工作日)"
     r"|\d\s*(?:s|min|h|hours?|days?|weeks?|months?|years?)\b",
     re.IGNORECASE,
 )
+
+
+# A date (2026 年 1 月, 1 月 17 日, 3 月 5 号): its 月 and 日 are no span of time.
+_DATE = re.compile(r"\d{1,4}\s*年\s*\d{1,2}\s*月(?:\s*\d{1,2}\s*[日号])?|\d{1,2}\s*月\s*\d{1,2}\s*[日号]")
+
+
+def states_duration(line: str) -> bool:
+    """Whether ``line`` states a span of time (``_DURATION``) outside its dates: "车程约 45 分钟" does, "1 月 17 日 13:30
+    准时发车" does not (a helper's round, session 25: its 1 月 and 17 日 had read as spans, and the departure time led
+    "…坐公司的车过去要多久？")."""
+    return bool(_DURATION.search(_DATE.sub(" ", line)))
 
 
 def _states(line: str, wants: frozenset[str], unit: str | None = None, duration: bool = False) -> bool:
@@ -125,7 +167,7 @@ def _states(line: str, wants: frozenset[str], unit: str | None = None, duration:
     of day for 几点, a version for 哪个版本, else a number, in the ``unit`` asked when one is (多少岁: 岁), a span of time
     for a question for how long (``duration``), and a bound for a question for the most or the least ("pool_size
     最大可以设到多少？" is not answered by its default)."""
-    if (unit and unit not in line) or (duration and not DURATION.search(line)):
+    if (unit and unit not in line) or (duration and not states_duration(line)):
         return False
     if "bound" in wants and not STATED_BOUND.search(line):
         return False
@@ -151,8 +193,10 @@ def stating_lines(question: str, texts: list[str]) -> list[int]:
     ``question`` (``topic_words``) and states the kind of value it asks for (a price, a time of day, a version, a
     number: ``QuestionAnalysis.wants``). "补胎多少钱？" over a price table whose row "补胎（内胎） | 25 元 | 20 分钟" says
     it word for word had been refused: every top-k chunk of a small shop's pages names 补胎, so the best one stood
-    out by nothing the decision reads (a helper's round, session 22). Empty when the question asks for no such value
-    or names no topic word."""
+    out by nothing the decision reads (a helper's round, session 22). A topic word in the chunk's heading path (the
+    first line of a ``lexical_text``) is held by each of its lines: "年会几点开始签到？" over a notice titled "…年度年会的
+    通知" whose row is "14:30–15:00 | 签到，…" (session 25). Empty when the question asks for no such value or names no
+    topic word."""
     q = analyse(question)
     wants = q.wants & {"money", "clock", "version", "number", "bound", "when"}
     words = topic_words(question)
@@ -160,9 +204,10 @@ def stating_lines(question: str, texts: list[str]) -> list[int]:
         return []
     out = []
     for i, text in enumerate(texts):
+        headings = text.split("\n", 1)[0].lower()  # ``core.store.catalog.lexical_text``: the heading path first
         for line in SENTENCE.findall(text):
             low = line.lower()
-            if all(w in low for w in words) and _states(line, wants, q.unit, q.asks_duration):
+            if all(w in low or w in headings for w in words) and _states(line, wants, q.unit, q.asks_duration):
                 out.append(i)
                 break
     return out

@@ -22,7 +22,7 @@ and the plan of how each ranking reads it.
 Everything here is pure (no I/O, no model); strings are Python ``str`` and all
 lengths are code points.
 
-Why about 670 lines: resolving a follow-up (its questions and, after a which-question, its answer's
+Why about 690 lines: resolving a follow-up (its questions and, after a which-question, its answer's
 name) and planning how the rankings read the result are read together and share the knowledge base's term
 statistics (salient, topic and gloss terms).
 """
@@ -234,6 +234,18 @@ def continues(question: str) -> bool:
     return any(w == "也" and tag == "d" for w, tag in tagged(question))
 
 
+def _says_any(text: str, words: Sequence[str]) -> bool:
+    """Whether ``text`` writes any of ``words`` (case aside)."""
+    low = text.lower()
+    return any(w.lower() in low for w in words)
+
+
+def _topic_words(question: str) -> list[str]:
+    """The question's content words of two or more characters that do not ask (``_asks``): 物业服务中心 of
+    "物业服务中心的电话是多少？"."""
+    return [t for t in analyse(question).content_terms if len(t) >= 2 and not _asks(t)]
+
+
 def resolve_query(
     question: str,
     history: Sequence[str | tuple[str, str]] = (),
@@ -268,10 +280,12 @@ def resolve_query(
     for turn in history:
         asked, answer = (turn, "") if isinstance(turn, str) else turn
         subject = _carry(asked.strip(), subject, lexical, written) or subject
-        if answer and subject and not any(t.lower() in answer.lower() for t in subject):
-            # the answer says none of the words carried from its question: what it is about is in its own words
-            # ("想把信用卡销掉，要怎么办？" is answered "…申请销户。销户申请提交后有 45 天的冷静期…"; a helper's round,
-            # session 24: "那提交以后还能反悔吗？" had been searched with 信用卡 and refused)
+        if answer and subject and not _says_any(answer, [*subject, *_topic_words(asked)]):
+            # the answer says none of the words carried from its question, nor another word of it that names a topic:
+            # what it is about is in its own words ("想把信用卡销掉，要怎么办？" is answered "…申请销户。销户申请提交后有
+            # 45 天的冷静期…"; a helper's round, session 24: "那提交以后还能反悔吗？" had been searched with 信用卡 and
+            # refused); not "物业服务中心：0755-…" to "物业服务中心的电话是多少？", whose 电话 it does not write (session 25:
+            # the rare words of the company's name under it had been carried instead)
             subject = list(dict.fromkeys(topic_terms(answer, lexical) + subject))[:MAX_CARRIED]
         if answer and _asks_which(asked):
             named = answer_names(asked, answer, lexical, plural=plural)

@@ -16,7 +16,7 @@ question's text and read that value.
 Pure functions over ``str`` (lengths and offsets in code points) and a ``LexicalIndex``;
 no I/O, no model.
 
-Why about 520 lines: one job, the question's side of the decision; each pattern carries the question it was
+Why about 550 lines: one job, the question's side of the decision; each pattern carries the question it was
 measured on, and those accounts are most of the length.
 """
 
@@ -146,6 +146,10 @@ _ASKING_OR_WHEN = re.compile(
 )
 
 
+# A word for the beginning or the end of something right after a word asking when (几点开始, 什么时候截止, 哪天结束).
+_WHEN_PHASE = re.compile(r"(?:几点|几时|什么时候|何时|哪天|几号|哪一天)(?:能|会|可以|才|就|要)?(开始|结束|截止)")
+
+
 # A quantity the person states ("保育费一个月多少？": 一个月; 两天, 3 次): compared with the documents' values (they write
 # "2800 元/月"), not a topic they lack (a helper's round, session 21: it made 84% of that question's weight "absent").
 _QUANTITY = re.compile(
@@ -167,6 +171,9 @@ def absence_terms(question: str, cross_script: bool, *, english_base: bool = Fal
     # (早上, 周六: compared with the stated hours, "周一至周五 8:00–21:00"; a helper's round, session 19: "周六早上
     # 前台几点开门？" had 74% of its weight "absent")
     said = " ".join(words for words, _ in (*q.times, *q.days))
+    # ... nor the beginning or end asked for when ("年会几点开始签到？": 开始; the documents write "14:30–15:00 | 签到";
+    # a helper's round, session 25: 开始 had been 68% of its weight "absent" over a one-page notice)
+    phases = {m.group(1) for m in _WHEN_PHASE.finditer(question)}
     # ... nor a word that points or counts rather than names: 这个 of "怎么安装这个库？", 一只 of "寄养一只大狗…", 一直, 刚
     # (``QuestionAnalysis.pointing``; a helper's round, session 22: "use_tls 这个参数是干什么的？" had 45% of its weight
     # "absent", all of it 这个, and was refused over the row that defines use_tls)
@@ -180,6 +187,7 @@ def absence_terms(question: str, cross_script: bool, *, english_base: bool = Fal
         and not t.startswith(_ASKING_BOUND)  # 最多, 最多能, 上限: asks for a bound, which the documents write as 最高
         and t not in said
         and t not in q.pointing
+        and t not in phases
     ]
     if cross_script:  # the ordinary words of the question's own script (a Chinese question's over an English page)
         names = {w.lower().lstrip(".") for w in q.named}
@@ -490,15 +498,29 @@ def unlisted_kind(question: str, kb_text: str) -> tuple[str, tuple[str, ...]] | 
     had been answered with the 无限卡's fee (a helper's round, session 24). The modifier is a word of two or more
     Chinese characters (jieba's cut) written nowhere in ``kb_text`` (lower-cased); the head is the one or two characters
     after it; a row is named by its first cell. Measured on the dev, eval and helper sets: it names only that one
-    question (docs/measurements.md, "Session 24")."""
+    question (docs/measurements.md, "Session 24"). A name in quotes the base does not write that ends with such a head
+    is one too ("恒通驾校的“极速拿证班”多少钱？" over rows 普通班, 周末班 and VIP 班; "青橙通信的“畅游 99 元套餐”包含多少流量？"
+    over the plans' rows; a helper's round, session 25: both had been answered with another class's or plan's
+    lines)."""
     cells = _first_cells(kb_text)
     if not cells:
         return None
+    for m in _QUOTED.finditer(
+        question
+    ):  # a name in quotes: "恒通驾校的“极速拿证班”多少钱？" over 普通班, 周末班, VIP 班
+        name = m.group(1).strip()
+        if " ".join(name.lower().split()) in " ".join(kb_text.split()):
+            continue
+        for size in (1, 2, 3):
+            rows = tuple(sorted(c for c in cells if c.endswith(name[-size:]) and len(c) > size))
+            if len(name) > size and _CJK_RUN.fullmatch(name[-size:]) and len(rows) >= 2:
+                return name, rows
+    naming = {w for w, tag in tagged(question) if tag[:1] in _NAMING_TAGS}
     for word in dict.fromkeys(tokenize(question)):
-        if len(word) < 2 or not _CJK_RUN.fullmatch(word) or word in kb_text:
+        if len(word) < 2 or not _CJK_RUN.fullmatch(word) or word in kb_text or word not in naming:
             continue
         at = question.find(word)
-        for size in (1, 2):
+        for size in (1, 2, 3):
             head = question[at + len(word) : at + len(word) + size]
             if len(head) < size or not _CJK_RUN.fullmatch(head):
                 break
@@ -506,6 +528,12 @@ def unlisted_kind(question: str, kb_text: str) -> tuple[str, tuple[str, ...]] | 
             if len(rows) >= 2:
                 return word + head, rows
     return None
+
+
+#: The parts of speech a modifier that names a kind has (jieba's tags: nouns ``n…``, adjectives ``a``, distinguishing
+#: words ``b``): 钻石 of 钻石卡, not 这个 of "这个班一共多少钱？" (a pronoun) or 的话 of "不能的话包天多少钱？" (a particle),
+#: which had been refused as another class and another pack (a helper's round, session 25).
+_NAMING_TAGS = frozenset("nab")
 
 
 @functools.lru_cache(maxsize=4)

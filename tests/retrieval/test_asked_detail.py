@@ -91,3 +91,52 @@ def test_a_line_that_states_the_asked_value_with_every_word_asked_about():
     assert stating_lines("pool_size 最大可以设到多少？", [CONFIG]) == []
     assert stating_lines("手机丢了最多能赔多少岁？", [LUGGAGE]) == []
     assert stating_lines("补胎可以吗？", [SHOP]) == []  # asks for no value
+
+
+PARTY = "关于举办 2025 年度年会的通知 二、活动流程\n| 时间 | 内容 |\n| --- | --- |\n| 14:30–15:00 | 签到，领取抽奖券和胸牌 |"
+
+
+def test_a_topic_word_in_the_chunks_heading_path_is_held_by_each_of_its_lines():
+    """A helper's round (session 25): "年会几点开始签到？" over a one-page notice titled "关于举办 2025 年度年会的通知" was
+    refused, its schedule row "14:30–15:00 | 签到…" naming 签到 but not 年会, which the heading path names. A word in
+    neither the line nor the headings still fails the line."""
+    from core.retrieval.asked_detail import stating_lines
+
+    assert stating_lines("年会几点开始签到？", [PARTY]) == [0]
+    assert stating_lines("年会几点开始抽奖？", [PARTY.replace("抽奖券", "券")]) == []
+
+
+def test_a_date_is_no_span_of_time():
+    """A helper's round (session 25): "…坐公司的车过去要多久？" was led by "…1 月 17 日 13:30 准时发车…" over "B 线：…车程约
+    45 分钟。": the date's 1 月 and 17 日 had read as spans of time."""
+    from core.retrieval.asked_detail import states_duration
+
+    assert not states_duration("公司安排两条班车线路，1 月 17 日 13:30 准时发车，过时不候")
+    assert not states_duration("2026 年 1 月报名截止。")
+    assert states_duration("B 线：相城研发中心东门 → 凯悦酒店，车程约 45 分钟。")
+    assert states_duration("1 月 17 日起，保修期延长 2 年。")
+
+
+EXAMS = (
+    "| 科目 | 考试内容 | 考试地点 | 合格标准 |\n| --- | --- | --- | --- |\n"
+    "| 科目一 | 道路交通安全法律、法规和相关知识 | 拱墅区车管所理论考场 | 满分 100 分，90 分合格 |\n"
+    "| 科目二 | 倒车入库、坡道定点停车和起步 | 仁和考场 | 满分 100 分，80 分合格 |\n"
+)
+RETAKE = "问：科目一没过，要多久才能再考？\n\n答：科目一没有间隔期要求，不合格的可以在第二天重新预约。"
+
+
+def test_the_top_k_table_row_in_a_column_headed_by_a_place_joins_the_evidence_of_a_question_for_where():
+    """A helper's round (session 25, a driving school's pages): "科目一考试在哪里考？" was answered with the retake FAQ, the
+    exam table ("| 科目一 | … | 拱墅区车管所理论考场 |" under 考试地点) cut at 0.25. A question for where takes the row;
+    a question for something else does not, nor a table without a place column."""
+    chunks = (rc("faq", ("常见问题",), RETAKE, 1), rc("exams", ("考试科目一览",), EXAMS, 2))
+    decision = Decision(True, 0.85, 0.57, "hybrid2", {"faq": 0.85, "exams": 0.25}, ("faq",))
+    result = RetrievalResult(chunks=chunks, evidence=chunks[:1], decision=decision)
+    assert [c.chunk_id for c in with_detail_evidence(result, "科目一考试在哪里考？").evidence] == ["faq", "exams"]
+    assert with_detail_evidence(result, "科目一没过多久能再考？") is result
+    placeless = RetrievalResult(
+        chunks=(chunks[0], rc("exams", ("考试科目一览",), EXAMS.replace("考试地点", "考场说明"), 2)),
+        evidence=chunks[:1],
+        decision=decision,
+    )
+    assert with_detail_evidence(placeless, "科目一考试在哪里考？") is placeless

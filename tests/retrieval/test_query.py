@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from core.lexical import LexicalIndex, tokenize
@@ -514,3 +516,23 @@ def test_a_follow_up_carries_the_answers_words_when_the_answer_says_none_of_its_
         resolve_query("那它可以免吗？", [said], lexical).carried[:1]
         == resolve_query("那它可以免吗？", [said[0]], lexical).carried[:1]
     )
+
+
+# a one-page notice a helper wrote (session 25), one chunk per section as the chunker cuts it (heading path first)
+_NOTICE_TEXT = (Path(__file__).resolve().parents[1] / "data" / "water-outage-notice.md").read_text(encoding="utf-8")
+_TITLE, *_SECTIONS = _NOTICE_TEXT.split("\n## ")
+NOTICE = [_TITLE, *(_TITLE.splitlines()[0].lstrip("# ") + " " + s for s in _SECTIONS)]
+
+
+def test_an_answer_that_says_a_word_of_its_question_keeps_the_questions_subject():
+    """A helper's round (session 25, a one-page water-outage notice): "物业服务中心的电话是多少？" is answered
+    "物业服务中心：0755-…" and the company's name under it; the subject carried from the question is 电话 (物业服务中心 is
+    in every chunk), which the answer does not write, and the answer's rare words (the company's name: 深圳, 安居) had
+    been carried into "它在哪里办公？" first. The answer writes 物业服务中心, a word of its question: it is about it."""
+    lexical = _lexical(NOTICE)
+    turn = (
+        "物业服务中心的电话是多少？",
+        "物业服务中心：0755-2678 4410（8:00–20:00）\n\n- 深圳市安居物业服务有限公司锦绣花园物业服务中心",
+    )
+    r = resolve_query("它在哪里办公？", [turn], lexical)
+    assert r.carried and all(t in turn[0] for t in r.carried), r  # nothing of the answer's alone (温馨 提示, 深圳)

@@ -377,3 +377,54 @@ def test_a_thing_named_with_a_modifier_the_base_never_writes_before_the_head_its
     assert unlisted_kind("星途白金卡的年费是多少？", kb) is None
     assert unlisted_kind("金卡首年要交年费吗？", kb) is None
     assert unlisted_kind("挂失以后多久能拿到新卡片？", kb) is None
+
+
+CLASSES = """| 班型 | 车型 | 学费 |
+| --- | --- | --- |
+| 普通班 | C1/C2 | 3980 元 |
+| 周末班 | C1/C2 | 4580 元 |
+| VIP 班 | C1/C2 | 6980 元 |
+
+| 流量包 | 价格 |
+| --- | --- |
+| 日包 | 3 元/2GB |
+| 月包 | 20 元/10GB |
+
+| 等级 | 条件 | 服务费折扣 |
+| --- | --- | --- |
+| 银卡会员 | 近 90 天充电满 300 度 | 9.5 折 |
+| 金卡会员 | 近 90 天充电满 1000 度 | 9 折 |"""
+
+
+def test_only_a_word_that_names_a_kind_makes_another_of_the_kind_a_table_lists():
+    """A helper's round (session 25): "这个班一共多少钱？" (a VIP class asked about a turn before) and "不能的话包天多少钱？"
+    had been refused as 「这个班」 and 「的话包」, other classes and packs than the tables list: a pronoun (这个) and a
+    particle (的话) name no kind. A noun does, before a head of up to three characters: 钻石 of "钻石卡会员有什么权益？"
+    over rows 银卡会员 and 金卡会员 (a made-up tier, which had been answered with the monthly card's lines)."""
+    from core.retrieval.sufficiency_terms import unlisted_kind
+
+    kb = CLASSES.lower()
+    assert unlisted_kind("VIP 班晚上几点能练车？这个班一共多少钱？", kb) is None
+    assert unlisted_kind("我去泰国能直接用套餐里的流量吗？不能的话包天多少钱？", kb) is None
+    assert unlisted_kind("钻石卡会员有什么权益？", kb) == ("钻石卡会员", ("金卡会员", "银卡会员"))
+
+
+def test_the_beginning_asked_for_when_is_no_topic_the_base_lacks():
+    """A helper's round (session 25): "年会几点开始签到？" over a notice whose schedule row is "14:30–15:00 | 签到…" had
+    68% of its weight "absent", all of it 开始: after 几点 it asks for the start of 签到, which the range states."""
+    from core.retrieval.sufficiency_terms import absence_terms
+
+    assert "开始" not in absence_terms("年会几点开始签到？", False)
+    assert "开始" in absence_terms("新员工培训从哪一步开始？", False)
+
+
+def test_a_name_in_quotes_the_base_does_not_write_is_another_of_the_kind_its_head_ends_the_rows_with():
+    """A helper's round (session 25, a driving school's pages): "恒通驾校的“极速拿证班”多少钱？" (a made-up class) had been
+    answered with the classes' prices. A quoted name the base writes, or a quoted description whose end is no head of
+    the rows ("打开“就近转发”之后…", the person's own words for a feature: k8s dev-010), is no such thing."""
+    from core.retrieval.sufficiency_terms import unlisted_kind
+
+    kb = CLASSES.lower()
+    assert unlisted_kind("恒通驾校的“极速拿证班”多少钱？", kb) == ("极速拿证班", ("vip 班", "周末班", "普通班"))
+    assert unlisted_kind("“VIP 班”多少钱？", kb) is None
+    assert unlisted_kind("打开“就近转发”之后流量还是乱跑，为什么？", kb) is None
