@@ -33,6 +33,8 @@ QUESTION_KEY = "question"
 
 
 def new_conversation_id() -> str:
+    """A fresh conversation id, in the form of ``core.models.new_conversation_id`` (not imported: this module stays
+    light, see its doc)."""
     return uuid.uuid4().hex[:16]
 
 

@@ -504,6 +504,11 @@ class Feedback(Frozen):
 AnswerStatus = Literal["answered", "no_evidence", "unverifiable", "blocked", "error", "interrupted"]
 
 
+def new_conversation_id() -> str:
+    """A fresh conversation id: 16 lower-case hex digits (random; the chat page's ``?c=`` and ``ask --conversation``)."""
+    return uuid.uuid4().hex[:16]
+
+
 class AnswerRecord(Frozen):
     """Everything needed to replay one answer exactly.
 

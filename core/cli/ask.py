@@ -2,7 +2,8 @@
 [--user ID [--email ADDRESS]]``;
 ``ask --json -`` reads one question per stdin line and prints JSON Lines. Exit 2 for a blank question (nothing is
 asked or stored), 1 when a question could not be stored or its answer failed (status ``error``: its line and record
-say why), else 0 (answered or refused)."""
+say why), else 0 (answered or refused). Without ``--conversation`` each question starts a conversation of its own:
+its id is the record's ``conversation_id`` (as text, a note on stderr), for the next question's ``--conversation``."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from core.cli._shared import (
     repair_vectors,
 )
 from core.errors import AppError
+from core.models import new_conversation_id
 from core.records.presentation import no_evidence_message
 
 
@@ -72,11 +74,14 @@ def cmd_ask(args: argparse.Namespace) -> int:
     failed = 0
     for q in questions:
         history = engine.records.history(args.conversation) if args.conversation else ()
+        # without --conversation a question starts one of its own, whose id the record (and, as text, a note) gives:
+        # the next question passes it to follow up (a helper's round, session 25, had to make an id up)
+        conversation = args.conversation or new_conversation_id()
         try:
             record = engine.ask(
                 q,
                 generator=args.generator,
-                conversation_id=args.conversation,
+                conversation_id=conversation,
                 history=history,
                 knowledge_bases=args.kb,
             )
@@ -94,6 +99,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
             print(f"[{record.status}] {said}")
             for s in record.supports:
                 print(f"  {s.start}-{s.end} → {', '.join(s.chunk_ids)}")
+            if not args.conversation:
+                print(f"note: 追问请加 --conversation {conversation}", file=sys.stderr)
     return 1 if failed else 0
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -162,6 +163,26 @@ def test_ask_in_a_conversation_resolves_a_follow_up_from_stored_records(data_dir
         run(["core", "ask", "那如果我压根不设置它呢？", "--json", "--conversation", "c-cli-2"], data_dir).stdout
     )
     assert other["retrieval_query"] is None
+
+
+def test_ask_without_a_conversation_starts_one_whose_id_the_next_question_passes(data_dir):
+    """A helper's round (session 25): `ask` without --conversation gave conversation_id null, and to follow up a person
+    had to make an id up. Each such question now starts a conversation of its own: its id is in the record (and, as
+    text, in a note on stderr), and passing it on resolves the follow-up; two such questions start two."""
+    first = json.loads(
+        run(["core", "ask", "CronJob 的 .spec.startingDeadlineSeconds 字段是干什么用的？", "--json"], data_dir).stdout
+    )
+    cid = first["conversation_id"]
+    assert cid and len(cid) == 16 and int(cid, 16) >= 0
+    follow = json.loads(
+        run(["core", "ask", "那如果我压根不设置它呢？", "--json", "--conversation", cid], data_dir).stdout
+    )
+    assert follow["conversation_id"] == cid
+    assert follow["retrieval_query"].startswith("spec.startingDeadlineSeconds CronJob")
+    text = run(["core", "ask", "Pod 是什么？"], data_dir)
+    said = text.stderr.decode() if isinstance(text.stderr, bytes) else text.stderr
+    other = re.search(r"--conversation ([0-9a-f]{16})", said)
+    assert other and other.group(1) != cid, said
 
 
 def test_ask_through_an_openai_compatible_server(data_dir):
