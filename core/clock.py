@@ -116,17 +116,43 @@ def named_times(question: str) -> tuple[tuple[str, Interval], ...]:
     """The times of day ``question`` names: (the words that name it, its interval of minutes since midnight),
     e.g. ("中午十二点多", (720, 779)), ("下午3点半", (930, 930)), ("7 pm", (1140, 1140)), ("十点左右", (570, 630)).
     Empty when it names none (几点 asks for a time and names none). A late-night word alone (半夜, 深夜, 凌晨, 夜里)
-    names the small hours, 0:00–5:59 (a helper's round, session 23: "半夜有急事找物业打哪个电话？"). Cached; never
-    raises."""
+    names the small hours, 0:00–5:59 (a helper's round, session 23: "半夜有急事找物业打哪个电话？"), and another part of the
+    day without an hour the hours it commonly means (``_PART_SPANS``: 傍晚 17:00–19:00, morning 6:00–11:59). Cached;
+    never raises."""
     points = _points(question)
     taken = [(s, e) for s, e, _ in points]
     for m in _SMALL_HOURS.finditer(question):
         if not any(s <= m.start() < e for s, e in taken):
             points.append((m.start(), m.end(), (0, 6 * 60 - 1)))
+            taken.append((m.start(), m.end()))
+    for m in _PART_OF_DAY.finditer(question):
+        if not any(s <= m.start() < e for s, e in taken):
+            points.append((m.start(), m.end(), _PART_SPANS[m.group(0).lower()]))
     return tuple((question[s:e].strip(), iv) for s, e, iv in sorted(points))
 
 
 _SMALL_HOURS = re.compile(r"半夜|深夜|凌晨|夜里|后半夜|\b(?:midnight|middle of the night)\b", re.IGNORECASE)
+# A part of the day without an hour ("周六傍晚过去能吃上饭吗？"; a helper's round, session 25, had the breakfast and lunch
+# rows, not the dinner row "晚餐 | 17:00–18:30 | 仅周一至周五"): the hours it commonly means, in minutes since midnight.
+_PART_SPANS = {
+    "清晨": (360, 540),
+    "早上": (360, 540),
+    "早晨": (360, 540),
+    "上午": (480, 719),
+    "中午": (690, 810),
+    "午间": (690, 810),
+    "下午": (780, 1079),
+    "傍晚": (1020, 1140),
+    "晚上": (1080, 1380),
+    "晚间": (1080, 1380),
+    "morning": (360, 719),
+    "afternoon": (720, 1079),
+    "evening": (1080, 1320),
+    "tonight": (1080, 1380),
+}
+_PART_OF_DAY = re.compile(
+    "|".join(w if not w.isascii() else rf"\b{w}\b" for w in sorted(_PART_SPANS, key=len, reverse=True)), re.IGNORECASE
+)
 
 
 # Something open or staffed at every hour ("24小时值班电话", "全天 24 小时营业", "7×24 客服", "open 24 hours"), not a

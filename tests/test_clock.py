@@ -26,6 +26,11 @@ from core.clock import meets, named_days, named_times, stated_days, stated_times
         ("能便宜一点吗？", []),
         ("v1.2 版本支持吗？", []),
         ("一次最多开 12 周的药吗？", []),
+        # a part of the day without an hour: the hours it commonly means (a helper's round, session 25)
+        ("周六傍晚过去能吃上饭吗？", [(1020, 1140)]),
+        ("周二早上能去游泳吗？", [(360, 540)]),
+        ("What time does the pool open on Saturday morning?", [(360, 719)]),
+        ("半夜有急事找谁？", [(0, 359)]),  # the small hours, not 夜 of another part
     ],
 )
 def test_named_times(question, intervals):

@@ -150,6 +150,7 @@ CROSS_PHONE_BONUS = 0.5
 #: came along once such a question gets every top-k chunk as evidence (clinic English answers: 4.8 sentences;
 #: 0.8: 2.6, every figure the same; 0.9: 1.4; docs/measurements.md, session 11).
 SEMANTIC_KEEP = 0.8
+_CLOCK = frozenset({"clock"})
 #: ... a Chinese question's words an English sentence says in their dictionary meanings add this weight times their
 #: share of the question's term weight (a Chinese question over a base's English pages; session 23).
 MEANING_WEIGHT = 0.5
@@ -209,6 +210,13 @@ class ExtractiveGenerator(Generator):
             lead_with_the_subjects_price(units, subject_word(question, [rc.chunk.text for rc in chunks]))
         if units and "clock" in scoring.wants and q.days:
             lead_with_the_day(units, scoring, q.day_set)
+        elif units and "clock" in scoring.wants and len(q.parts) == 1:
+            # "晚餐几点开始供应？": the row "晚餐 | 17:00–18:30 | …" before "…当天不供应晚餐…", which names no time (a
+            # helper's round, session 25); a unit that gives a time of the question's topic
+            about = [t for t in q.content_terms if len(t) >= 2 and t not in q.kind_words]
+            lead_with(
+                units, lambda u: any(has_wanted(c.reading, _CLOCK) and any(t in c.reading for t in about) for c in u)
+            )
         if units and q.unit:  # "那一个班有多少人？": "成人班每班不超过 6 人" before the class's row of ages and prices
             lead_with(units, lambda u: states_asked_unit(question, [c.reading for c in u]))
         elif units and q.asks_duration:  # "How long is the warranty on the inverter motor…?": the row with 10 年 first

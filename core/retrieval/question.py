@@ -61,8 +61,10 @@ _NUMBER_QUESTION = re.compile(
 _WHEN_QUESTION = re.compile(r"何时|什么时候|哪一?天|哪一?年|哪个月|几月|几号|什么日子|\bwhen\b", re.IGNORECASE)
 # A question for the items of a list ("入职要交哪些材料？", "What documents must I hand in?").
 _WHICH_ITEMS = r"哪(?:些|[两二三四五六七八九十几]\s*(?:种|个|类|项|条|样|步|部分))"
+# ... and 都有什么, 包括什么, 包含什么 ("物资包里都有什么？": the items, a helper's round, session 25)
 _LIST_QUESTION = re.compile(
-    rf"{_WHICH_ITEMS}|\bwhat (?:\w+ )?(?:documents|items|materials|things|papers|files)\b|\bwhich \w+s\b",
+    rf"{_WHICH_ITEMS}|都有(?:些)?什么|(?:包括|包含)(?:了)?什么"
+    r"|\bwhat (?:\w+ )?(?:documents|items|materials|things|papers|files)\b|\bwhich \w+s\b",
     re.IGNORECASE,
 )
 # "怎么预约", "如何申请", "怎样退款": the asking words before the action a how-to question asks the way to

@@ -32,7 +32,7 @@ from core.lexical import NUMBER, LexicalIndex, general_frequency, tokenize
 from core.retrieval.english_glosses import english_meanings, says_meaning
 from core.retrieval.query import question_cjk_share
 from core.retrieval.question import ASKING, CJK, PRODUCT_SUFFIX, QUESTION_WORDS, VERSION, analyse
-from core.retrieval.written import table_rows
+from core.retrieval.written import named_tables
 from core.segmentation import are_siblings, tagged
 
 # ------------------------------------------------------------ question type
@@ -146,6 +146,10 @@ _ASKING_OR_WHEN = re.compile(
 )
 
 
+# A position word after a thing (里 of 包里, 内 of 箱内, 中 of 文件中).
+_POSITION = frozenset("里内中")
+
+
 # A word for the beginning or the end of something right after a word asking when (几点开始, 什么时候截止, 哪天结束).
 _WHEN_PHASE = re.compile(r"(?:几点|几时|什么时候|何时|哪天|几号|哪一天)(?:能|会|可以|才|就|要)?(开始|结束|截止)")
 
@@ -203,7 +207,10 @@ def absence_terms(question: str, cross_script: bool, *, english_base: bool = Fal
     # ... and a word jieba's search mode also cuts into words of the list (屏幕显示 = 屏幕 + 显示) is judged by those
     # words: the documents write 显示 without 屏幕显示, and the compound counted its absence a second time (two
     # helpers' rounds: "屏幕显示 F0 是怎么回事？" had 68% of its weight "absent" over a manual whose table has F0)
-    return [t for t in terms if not _made_of(t, frozenset(terms) - {t})]
+    # ... and a thing jieba glued to the position word after it (包里 of "物资包里都有什么？": the documents write 物资包内)
+    # is judged by the thing (a helper's round, session 25: 包里 had been 68% of that question's weight "absent")
+    terms = [t[:-1] if len(t) >= 2 and t[-1] in _POSITION and CJK.fullmatch(t[-2]) else t for t in terms]
+    return list(dict.fromkeys(t for t in terms if not _made_of(t, frozenset(terms) - {t})))
 
 
 def _made_of(term: str, words: frozenset[str]) -> bool:
@@ -501,7 +508,8 @@ def unlisted_kind(question: str, kb_text: str) -> tuple[str, tuple[str, ...]] | 
     question (docs/measurements.md, "Session 24"). A name in quotes the base does not write that ends with such a head
     is one too ("恒通驾校的“极速拿证班”多少钱？" over rows 普通班, 周末班 and VIP 班; "青橙通信的“畅游 99 元套餐”包含多少流量？"
     over the plans' rows; a helper's round, session 25: both had been answered with another class's or plan's
-    lines)."""
+    lines), and so is one that ends with the word a table's first header cell names its rows' kind by ("禾丰搬家的“无忧全包
+    套餐”多少钱？" over a table headed 套餐 whose rows are 小型搬家, 标准搬家, 大型搬家)."""
     cells = _first_cells(kb_text)
     if not cells:
         return None
@@ -515,6 +523,11 @@ def unlisted_kind(question: str, kb_text: str) -> tuple[str, tuple[str, ...]] | 
             rows = tuple(sorted(c for c in cells if c.endswith(name[-size:]) and len(c) > size))
             if len(name) > size and _CJK_RUN.fullmatch(name[-size:]) and len(rows) >= 2:
                 return name, rows
+        # ... or with the word a table's header names its rows' kind by ("“无忧全包套餐”" over a table headed 套餐 whose
+        # rows are 小型搬家, 标准搬家, 大型搬家)
+        for head, named in _named_tables(kb_text):
+            if _CJK_RUN.fullmatch(head) and name.endswith(head) and len(name) > len(head):
+                return name, tuple(sorted(named))
     naming = {w for w, tag in tagged(question) if tag[:1] in _NAMING_TAGS}
     for word in dict.fromkeys(tokenize(question)):
         if len(word) < 2 or not _CJK_RUN.fullmatch(word) or word in kb_text or word not in naming:
@@ -537,9 +550,16 @@ _NAMING_TAGS = frozenset("nab")
 
 
 @functools.lru_cache(maxsize=4)
+def _named_tables(kb_text: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    """The tables ``kb_text`` writes, each as its first header cell and its rows' names
+    (``core.retrieval.written.named_tables``)."""
+    return named_tables([("", kb_text)])
+
+
+@functools.lru_cache(maxsize=4)
 def _first_cells(kb_text: str) -> frozenset[str]:
-    """The names of the rows of the tables ``kb_text`` writes (``core.retrieval.written.table_rows``: first cells)."""
-    return frozenset(name for rows in table_rows([("", kb_text)]) for name in rows)
+    """The names of the rows of the tables ``kb_text`` writes (their first cells: ``_named_tables``)."""
+    return frozenset(name for _, rows in _named_tables(kb_text) for name in rows)
 
 
 # A list the documents write: two or more items of two to eight characters joined by 、 (the last perhaps by 和/及/与/或),

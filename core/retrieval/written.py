@@ -98,6 +98,12 @@ def table_rows(chunks: Iterable[tuple[str, str]]) -> tuple[frozenset[str], ...]:
     """Per table of ``chunks`` (``(document id, text)`` pairs; a table is a run of lines with ``|``, and the runs of
     one document under the same header cell are one table split across chunks), the names of its rows: their first
     cells, lower-case, without backticks, the header's aside. A table with one row names no kind."""
+    return tuple(rows for _, rows in named_tables(chunks))
+
+
+def named_tables(chunks: Iterable[tuple[str, str]]) -> tuple[tuple[str, frozenset[str]], ...]:
+    """``table_rows`` with each table's first header cell (lower-case), which often names the kind its rows are: "套餐"
+    over 小型搬家, 标准搬家, 大型搬家."""
     tables: dict[tuple[str, str], set[str]] = {}
     for doc, text in chunks:
         block: list[str] = []
@@ -109,7 +115,7 @@ def table_rows(chunks: Iterable[tuple[str, str]]) -> tuple[frozenset[str], ...]:
                 names = {c for c in block[1:] if c and _ROW_NAME.match(c) and not set(c) <= set("-: ")}
                 tables.setdefault((doc, block[0]), set()).update(names)
             block = []
-    return tuple(frozenset(n) for n in tables.values() if len(n) > 1)
+    return tuple((head, frozenset(n)) for (_, head), n in tables.items() if len(n) > 1)
 
 
 _WRITTEN: "weakref.WeakKeyDictionary[LexicalIndex, Written]" = weakref.WeakKeyDictionary()

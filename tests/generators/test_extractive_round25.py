@@ -59,3 +59,24 @@ def test_places_are_counted_by_the_unit_that_counts_them():
         "二等奖 那它有几个名额？", [rc("p.md#5", (PARTY, "五、抽奖与奖品"), PRIZES, 1)]
     )
     assert draft.text.startswith("二等奖 10 名：戴森吹风机"), draft.text
+
+
+MEALS = (
+    "| 餐次 | 时间 | 备注 |\n| --- | --- | --- |\n| 早餐 | 6:30–8:30 | 周一至周日 |\n| 午餐 | 11:00–13:00 | 周一至周日 |\n"
+    "| 晚餐 | 17:00–18:30 | 仅周一至周五 |\n\n"
+    "法定节假日只供应午餐。每月最后一个周六下午进行大扫除，当天不供应晚餐（本来周六也无晚餐），早餐和午餐照常。"
+)
+
+
+def test_a_question_for_a_time_is_led_by_a_line_that_gives_one_of_its_topic():
+    """ "晚餐几点开始供应？" (h34c c-01) had been led by "…当天不供应晚餐…" (more of its words, no time) over the row
+    "晚餐 | 17:00–18:30 | …"; "周六傍晚过去能吃上饭吗？" (c-05) by the breakfast and lunch rows (every day) over the dinner
+    row, whose hours hold 傍晚 and whose note says 仅周一至周五."""
+    canteen = "杏花里社区长者食堂就餐须知"
+
+    def first(question: str) -> str:
+        draft = ExtractiveGenerator().generate(question, [rc("c.md#1", (canteen, "开放时间"), MEALS, 1)])
+        return draft.text.split("\n\n")[0]
+
+    assert "晚餐 | 17:00–18:30" in first("晚餐几点开始供应？")
+    assert "晚餐 | 17:00–18:30" in first("周六傍晚过去能吃上饭吗？")

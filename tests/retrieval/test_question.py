@@ -150,3 +150,10 @@ def test_a_count_of_people_is_asked_in_people():
     assert analyse("那一个班有多少人？").unit == "人"
     assert analyse("一次最多几个人？").unit == "人"
     assert analyse("要付多少人民币？").unit is None
+
+
+def test_a_question_for_what_a_thing_holds_asks_for_a_list():
+    """A helper's round (session 25): "物资包里都有什么？" asks for the items (都有什么, 包括什么), as 哪些 does."""
+    assert "list" in analyse("物资包里都有什么？").wants
+    assert "list" in analyse("套餐包括什么？").wants
+    assert "list" not in analyse("这个功能有什么用？").wants

@@ -419,12 +419,26 @@ def test_the_beginning_asked_for_when_is_no_topic_the_base_lacks():
 
 
 def test_a_name_in_quotes_the_base_does_not_write_is_another_of_the_kind_its_head_ends_the_rows_with():
-    """A helper's round (session 25, a driving school's pages): "恒通驾校的“极速拿证班”多少钱？" (a made-up class) had been
-    answered with the classes' prices. A quoted name the base writes, or a quoted description whose end is no head of
-    the rows ("打开“就近转发”之后…", the person's own words for a feature: k8s dev-010), is no such thing."""
+    """Helpers' rounds (session 25, a driving school's and a moving company's pages): "恒通驾校的“极速拿证班”多少钱？" and
+    "禾丰搬家的“无忧全包套餐”多少钱？" (made up) had been answered with the classes' and the packages' prices. A quoted
+    name the base writes, or a quoted description whose end is no head of the rows ("打开“就近转发”之后…", the person's
+    own words for a feature: k8s dev-010), is no such thing."""
     from core.retrieval.sufficiency_terms import unlisted_kind
 
     kb = CLASSES.lower()
     assert unlisted_kind("恒通驾校的“极速拿证班”多少钱？", kb) == ("极速拿证班", ("vip 班", "周末班", "普通班"))
     assert unlisted_kind("“VIP 班”多少钱？", kb) is None
     assert unlisted_kind("打开“就近转发”之后流量还是乱跑，为什么？", kb) is None
+    # the kind a table's header names its rows by: 套餐 over 小型搬家, 标准搬家
+    moves = "| 套餐 | 起步价 |\n| --- | --- |\n| 小型搬家 | 280 元 |\n| 标准搬家 | 480 元 |"
+    assert unlisted_kind("禾丰搬家的“无忧全包套餐”多少钱？", moves) == ("无忧全包套餐", ("小型搬家", "标准搬家"))
+    assert unlisted_kind("“标准搬家”多少钱？", moves) is None
+
+
+def test_a_thing_glued_to_the_position_word_after_it_is_judged_by_the_thing():
+    """A helper's round (session 25): "物资包里都有什么？" over "物资包内有号码布、计时芯片…" had 68% of its weight "absent",
+    all of it 包里 (jieba's cut of 物资包 + 里): the thing is 包, the position word none of the topic."""
+    from core.retrieval.sufficiency_terms import absence_terms
+
+    terms = absence_terms("物资包里都有什么？", False)
+    assert "包里" not in terms and "包" in terms
