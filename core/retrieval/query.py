@@ -271,6 +271,10 @@ def resolve_query(
     asked = _of_another(question, last, history[:-1], lexical, written)  # "那 C1 呢？" after "普通班 C2 学费多少？"
     if asked is not None:
         return asked
+    if _names_what_the_answer_named(question, history, lexical):
+        # "那这个迷你跑几点开始？" after an answer that named 迷你跑 ("…迷你跑允许 8 岁以上儿童…参加"): 这个 points at the
+        # thing it names, which the question holds; the earlier question's words (儿童, 家长) would search its answer again
+        return ResolvedQuery(question, question)
     if not _PRONOUN.search(question) and _names_known_thing(question, lexical):
         # "那 MySQL 有什么缺点？": a leading 那 and a thing of its own (in the base) is a new subject, not the old one
         return ResolvedQuery(question, question)
@@ -499,6 +503,33 @@ def _asked_for(asked: str) -> list[str]:
 def _in_base(name: str, lexical: LexicalIndex) -> bool:
     """Whether every word of ``name`` occurs in the knowledge base."""
     return all(lexical.df(p) > 0 for p in tokenize(name) or [name.lower()])
+
+
+# 这个/那个 (or 这种, 那种) before the thing it points at.
+_DEMONSTRATIVE = re.compile(r"这个|那个|这种|那种")
+
+
+def _names_what_the_answer_named(
+    question: str, history: Sequence[str | tuple[str, str]], lexical: LexicalIndex
+) -> bool:
+    """Whether ``question`` points with a demonstrative at a thing the last turn's answer names, no earlier
+    question does, and the knowledge base has (its words are terms of it): the longest run of two or more
+    Chinese characters after 这个/那个 that the answer writes, no two of its first characters in an earlier
+    question. "那这个迷你跑几点开始？" after "我儿子今年10岁，能跟我一起跑吗？" answered "…迷你跑允许 8 岁以上
+    儿童在家长陪同下参加…" (a helper's round, session 25: it had been searched with 儿童 家长 陪同 carried and
+    answered with the same sentence). Not 这个班 after "VIP 班…" (班 is the earlier question's: its subject is
+    carried)."""
+    turn = history[-1]
+    answer = "" if isinstance(turn, str) else (turn[1] or "")
+    if not answer:
+        return False
+    asked = " ".join(t if isinstance(t, str) else t[0] for t in history)
+    for m in _DEMONSTRATIVE.finditer(question):
+        run = CJK_WORD.match(question, m.end())
+        said = [run.group(0)[:k] for k in range(2, len(run.group(0)) + 1) if run.group(0)[:k] in answer] if run else []
+        if said:  # none of it the earlier questions' (这个功能默认… after "…功能是什么？": 功能 is theirs)
+            return said[0] not in asked and all(lexical.df(t) > 0 for t in tokenize(said[-1]) or [said[-1]])
+    return False
 
 
 def _names_known_thing(question: str, lexical: LexicalIndex) -> bool:

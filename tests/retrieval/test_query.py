@@ -536,3 +536,24 @@ def test_an_answer_that_says_a_word_of_its_question_keeps_the_questions_subject(
     )
     r = resolve_query("它在哪里办公？", [turn], lexical)
     assert r.carried and all(t in turn[0] for t in r.carried), r  # nothing of the answer's alone (温馨 提示, 深圳)
+
+
+RACE = [
+    "赛事日流程：7:45 迷你跑（5 公里）起跑；8:00 半程起跑。",
+    "常见问题：孩子能一起跑吗？半程不允许，迷你跑允许 8 岁以上儿童在家长陪同下参加，但需单独报名。",
+    "存包：5:30 存包区开始接受存包，6:45 存包截止。",
+    "班型：VIP 班晚上可以练车，晚班（仅 VIP 班）18:30–21:00；普通班只在白天。",
+]
+
+
+def test_a_demonstrative_before_a_thing_the_answer_named_asks_about_that_thing():
+    """A helper's round (session 25, a half-marathon notice): "那这个迷你跑几点开始？" after "我儿子今年10岁，能跟我一起跑吗？"
+    (answered "…迷你跑允许 8 岁以上儿童在家长陪同下参加…") had been searched with 儿童 家长 陪同 carried and answered with
+    the same sentence: 这个 points at 迷你跑, which the question names. A demonstrative before the earlier question's
+    own subject still carries it (这个班 after "VIP 班…")."""
+    lexical = _with_filler(RACE)
+    turn = ("我儿子今年10岁，能跟我一起跑吗？", "半程不允许，迷你跑允许 8 岁以上儿童在家长陪同下参加，但需单独报名。")
+    r = resolve_query("那这个迷你跑几点开始？", [turn], lexical)
+    assert not r.rewritten and r.text == "那这个迷你跑几点开始？", r
+    vip = ("VIP 班晚上几点能练车？", "晚班（仅 VIP 班）18:30–21:00")
+    assert "vip" in [t.lower() for t in resolve_query("这个班一共多少钱？", [vip], lexical).carried]
