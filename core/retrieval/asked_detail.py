@@ -29,8 +29,10 @@ import re
 from core.clock import stated_times
 from core.lexical import general_frequency
 from core.models import RetrievedChunk
+from core.retrieval.query import refers_back
 from core.retrieval.question import ASKING, CJK, QUESTION_WORDS, analyse
 from core.retrieval.sufficiency_terms import ASKED_VALUE, NOT_ASKED_VALUE, SENTENCE, absence_terms, value_sentence
+from core.store.catalog import lexical_text
 
 #: A sum of money in figures: 128 元, 1,880 元/月, ¥50, 30 yuan (a price written in words or as "free" is read by
 #: ``core.generators.question_types``).
@@ -116,7 +118,7 @@ def with_detail_evidence(result, question: str):
     wants = analyse(question).wants
     states = next((f for kind, f in _STATES_OF.items() if kind in wants), None)
     if states is None:
-        return result
+        return _with_stating_line(result, question)
     word = subject_word(question, [rc.chunk.text for rc in result.chunks])
     if word is None or any(states(rc.chunk.text, word) for rc in result.evidence):
         return result
@@ -125,6 +127,24 @@ def with_detail_evidence(result, question: str):
     if not found:
         return result
     best = max(found, key=lambda rc: decision.scores.get(rc.chunk_id, 0.0))
+    config = {**result.config, "detail_evidence": 1}
+    return dataclasses.replace(result, evidence=(*result.evidence, best), config=config)
+
+
+def _with_stating_line(result, question: str):
+    """``result`` with the best-scored top-k chunk that has a line stating the asked value with every topic word of
+    ``question`` (``stating_lines``, on the chunk's heading path and text) appended to its evidence, when no evidence
+    chunk has one; ``result`` itself otherwise. "家长入校时间是几点到几点？" over a sports-day notice was answered with
+    the day's hours and the dismissal time, while "家长入校时间为 7:50 至 8:20" was in a top-k chunk under the cut (a
+    helper's round, session 25). Not for a question that points back ("这个过程大概要多久？", ``refers_back``): its own
+    words lack the subject, and "升级过程约 3 分钟" would join for 过程."""
+    if refers_back(question):
+        return result
+    found = stating_lines(question, [lexical_text(rc.chunk) for rc in result.chunks])
+    ids = {rc.chunk_id for rc in result.evidence}
+    if not found or any(result.chunks[i].chunk_id in ids for i in found):
+        return result
+    best = max((result.chunks[i] for i in found), key=lambda rc: result.decision.scores.get(rc.chunk_id, 0.0))
     config = {**result.config, "detail_evidence": 1}
     return dataclasses.replace(result, evidence=(*result.evidence, best), config=config)
 

@@ -45,7 +45,7 @@ from core.retrieval.aspects import (
     without_drawback_words,
 )
 from core.retrieval.english_glosses import ENGLISH_FUNCTION_WORDS, chinese_glosses
-from core.retrieval.question import ASKING, KIND_WORDS, QUESTION_WORDS, analyse
+from core.retrieval.question import ASKING, KIND_WORDS, NAME_GENERAL_MAX, QUESTION_WORDS, analyse
 from core.retrieval.written import Written
 from core.segmentation import CJK_WORD, are_siblings, tagged
 
@@ -527,8 +527,16 @@ def _names_what_the_answer_named(
     for m in _DEMONSTRATIVE.finditer(question):
         run = CJK_WORD.match(question, m.end())
         said = [run.group(0)[:k] for k in range(2, len(run.group(0)) + 1) if run.group(0)[:k] in answer] if run else []
-        if said:  # none of it the earlier questions' (这个功能默认… after "…功能是什么？": 功能 is theirs)
-            return said[0] not in asked and all(lexical.df(t) > 0 for t in tokenize(said[-1]) or [said[-1]])
+        if (
+            said
+        ):  # none of it the earlier questions' (这个功能默认… after "…功能是什么？": 功能 is theirs); a name, not a
+            # kind the answer's table heads (这个套餐 after "标准会员…" answered "套餐 | 空间 | …": the 套餐 asked about)
+            thing = said[-1]
+            return (
+                said[0] not in asked
+                and general_frequency(thing) <= NAME_GENERAL_MAX
+                and all(lexical.df(t) > 0 for t in tokenize(thing) or [thing])
+            )
     return False
 
 

@@ -499,6 +499,8 @@ _LATIN_TAIL = re.compile(r"[A-Za-z0-9][A-Za-z0-9.\-/_]*$")
 _LATIN_HEAD = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.\-/_]*")
 # A one-character word that opens a side of several words ("用 kubectl 重启", "在 Linux 上").
 _ONE_CHAR_OPENER = re.compile(r"^[\u3400-\u9fff] (?=\S)")
+# A pronoun (after 那) that ends the words before the first side: what it points at is before it.
+_POINTING_TAIL = re.compile(r"\s*(?:那么|那)?\s*(?:它们|它|他们|她们|这个|那个)$")
 # What the comparison is about, written after the second side ("…悲观事务在管理方式上有什么不同").
 _ASPECT = re.compile(r"\s*在[^在\s]{1,10}?(?:上|方面|中|里)$")
 
@@ -561,6 +563,9 @@ def compared_sides(question: str) -> tuple[str, str] | None:
         y = y.split("的", 1)[0].strip()
     if m.group("x") or m.group("x2"):  # a Chinese question: the words before the first side are not part of it
         x = _first_side(x, shared)
+    # a follow-up's pronoun after the subject query resolution carried in front ("优享保障服务 那它跟尊享保障有什么
+    # 区别？": the side is 优享保障服务; a helper's round, session 25, had "没有找到关于「优享保障服务 那它」")
+    x = _POINTING_TAIL.sub("", x).strip() or x
     head = _LATIN_HEAD.search(y)
     if head and CJK.search(y[head.end() :]) and not y[head.end() :].startswith(" "):
         y = head.group(0)

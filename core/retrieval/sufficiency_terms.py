@@ -528,7 +528,7 @@ def unlisted_kind(question: str, kb_text: str) -> tuple[str, tuple[str, ...]] | 
         for head, named in _named_tables(kb_text):
             if _CJK_RUN.fullmatch(head) and name.endswith(head) and len(name) > len(head):
                 return name, tuple(sorted(named))
-    naming = {w for w, tag in tagged(question) if tag[:1] in _NAMING_TAGS}
+    naming = {w for w, tag in tagged(question) if tag[:1] not in _POINTING_TAGS}
     for word in dict.fromkeys(tokenize(question)):
         if len(word) < 2 or not _CJK_RUN.fullmatch(word) or word in kb_text or word not in naming:
             continue
@@ -543,10 +543,12 @@ def unlisted_kind(question: str, kb_text: str) -> tuple[str, tuple[str, ...]] | 
     return None
 
 
-#: The parts of speech a modifier that names a kind has (jieba's tags: nouns ``n…``, adjectives ``a``, distinguishing
-#: words ``b``): 钻石 of 钻石卡, not 这个 of "这个班一共多少钱？" (a pronoun) or 的话 of "不能的话包天多少钱？" (a particle),
-#: which had been refused as another class and another pack (a helper's round, session 25).
-_NAMING_TAGS = frozenset("nab")
+#: The parts of speech (jieba's tags, by their first letter) of a word that points, counts or joins rather than names
+#: a kind: pronouns ``r``, particles ``u…``, conjunctions, prepositions, numerals, classifiers, modal and
+#: interjection words. 这个 of "这个班一共多少钱？" and 的话 of "不能的话包天多少钱？" had been refused as another class
+#: and another pack (a helper's round, session 25); 钻石 (a noun) and 极速 (tagged an adverb) of "云匣极速版会员…"
+#: name one.
+_POINTING_TAGS = frozenset("rucpmqyeox")
 
 
 @functools.lru_cache(maxsize=4)

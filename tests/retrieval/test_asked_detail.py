@@ -140,3 +140,20 @@ def test_the_top_k_table_row_in_a_column_headed_by_a_place_joins_the_evidence_of
         decision=decision,
     )
     assert with_detail_evidence(placeless, "科目一考试在哪里考？") is placeless
+
+
+def test_the_top_k_chunk_whose_line_states_the_asked_time_with_every_topic_word_joins_the_evidence():
+    """A helper's round (session 25, a sports-day notice): "家长入校时间是几点到几点？" was answered with the day's hours and
+    the dismissal time (the evidence chunk, "一、时间与地点"), while "家长入校时间为 7:50 至 8:20" was in a top-k chunk under
+    the cut. A chunk whose line lacks a topic word (入校) does not join."""
+    day = "时间：上午 8:00 至下午 15:30\n当天不上课，放学时间为 15:45。"
+    parents = "家长入校时间为 7:50 至 8:20，开幕式开始后不再放行。"
+    chunks = (
+        rc("day", ("运动会通知", "一、时间与地点"), day, 1),
+        rc("parents", ("运动会通知", "五、家长观赛须知"), parents, 2),
+    )
+    decision = Decision(True, 0.87, 0.57, "hybrid2", {"day": 0.87, "parents": 0.45}, ("day",))
+    result = RetrievalResult(chunks=chunks, evidence=chunks[:1], decision=decision)
+    joined = with_detail_evidence(result, "家长入校时间是几点到几点？")
+    assert [c.chunk_id for c in joined.evidence] == ["day", "parents"] and joined.config["detail_evidence"] == 1
+    assert with_detail_evidence(result, "家长离校时间是几点？") is result

@@ -557,3 +557,7 @@ def test_a_demonstrative_before_a_thing_the_answer_named_asks_about_that_thing()
     assert not r.rewritten and r.text == "那这个迷你跑几点开始？", r
     vip = ("VIP 班晚上几点能练车？", "晚班（仅 VIP 班）18:30–21:00")
     assert "vip" in [t.lower() for t in resolve_query("这个班一共多少钱？", [vip], lexical).carried]
+    # a kind the answer's table heads (套餐) is the thing asked about before, not a new one (h37b b16)
+    plans = _with_filler(["套餐 | 空间 | 单文件上限\n标准会员 | 200 GB | 20 GB", "高级会员 | 2 TB | 50 GB"])
+    member = ("标准会员多少钱一个月？", "套餐 | 空间 | 单文件上限\n标准会员 | 200 GB | 20 GB")
+    assert resolve_query("那这个套餐单个文件最大能传多大？", [member], plans).rewritten

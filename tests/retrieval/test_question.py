@@ -157,3 +157,12 @@ def test_a_question_for_what_a_thing_holds_asks_for_a_list():
     assert "list" in analyse("物资包里都有什么？").wants
     assert "list" in analyse("套餐包括什么？").wants
     assert "list" not in analyse("这个功能有什么用？").wants
+
+
+def test_a_compared_side_is_not_the_pronoun_after_a_carried_subject():
+    """A helper's round (session 25): "那它跟尊享保障有什么区别？" after "优享保障服务多少钱一天？" is searched as "优享保障服务
+    那它跟尊享保障有什么区别？", and the answer had ended "知识库中没有找到关于「优享保障服务 那它」的说明。"."""
+    from core.retrieval.question import compared_sides
+
+    assert compared_sides("优享保障服务 那它跟尊享保障有什么区别？") == ("优享保障服务", "尊享保障")
+    assert compared_sides("免费版和专业版有什么不同？") == ("免费版", "专业版")
