@@ -110,8 +110,8 @@ def with_detail_evidence(result, question: str):
     """``result`` (a ``RetrievalResult``) with the best-scored chunk among its top-k that has a line stating the asked
     kind of value with the question's most specific word (``subject_word``) appended to its evidence, when ``question``
     asks how much (an amount) or where (a table's place column: ``_states_place_of``), is answered without a message,
-    and no evidence chunk has such a line; ``result`` itself otherwise. The config's ``detail_evidence`` counts the
-    chunk added."""
+    and no evidence chunk has such a line (a question that asks neither: ``_with_stating_line``); ``result`` itself
+    otherwise. The config's ``detail_evidence`` counts the chunk added."""
     decision = result.decision
     if result.no_evidence or decision is None or decision.message is not None:
         return result
@@ -123,10 +123,15 @@ def with_detail_evidence(result, question: str):
     if word is None or any(states(rc.chunk.text, word) for rc in result.evidence):
         return result
     ids = {rc.chunk_id for rc in result.evidence}
-    found: list[RetrievedChunk] = [rc for rc in result.chunks if rc.chunk_id not in ids and states(rc.chunk.text, word)]
+    return _with_best(result, [rc for rc in result.chunks if rc.chunk_id not in ids and states(rc.chunk.text, word)])
+
+
+def _with_best(result, found: list[RetrievedChunk]):
+    """``result`` with the best-scored chunk of ``found`` (by the decision's scores) appended to its evidence and
+    counted in the config's ``detail_evidence``; ``result`` itself when ``found`` is empty."""
     if not found:
         return result
-    best = max(found, key=lambda rc: decision.scores.get(rc.chunk_id, 0.0))
+    best = max(found, key=lambda rc: result.decision.scores.get(rc.chunk_id, 0.0))
     config = {**result.config, "detail_evidence": 1}
     return dataclasses.replace(result, evidence=(*result.evidence, best), config=config)
 
@@ -142,11 +147,9 @@ def _with_stating_line(result, question: str):
         return result
     found = stating_lines(question, [lexical_text(rc.chunk) for rc in result.chunks])
     ids = {rc.chunk_id for rc in result.evidence}
-    if not found or any(result.chunks[i].chunk_id in ids for i in found):
+    if any(result.chunks[i].chunk_id in ids for i in found):
         return result
-    best = max((result.chunks[i] for i in found), key=lambda rc: result.decision.scores.get(rc.chunk_id, 0.0))
-    config = {**result.config, "detail_evidence": 1}
-    return dataclasses.replace(result, evidence=(*result.evidence, best), config=config)
+    return _with_best(result, [result.chunks[i] for i in found])
 
 
 #: What states each kind of value a question asks for, in a line of a chunk.

@@ -16,7 +16,7 @@ question's text and read that value.
 Pure functions over ``str`` (lengths and offsets in code points) and a ``LexicalIndex``;
 no I/O, no model.
 
-Why about 550 lines: one job, the question's side of the decision; each pattern carries the question it was
+Why about 575 lines: one job, the question's side of the decision; each pattern carries the question it was
 measured on, and those accounts are most of the length.
 """
 
@@ -31,7 +31,7 @@ from typing import Any, Mapping, Sequence
 from core.lexical import NUMBER, LexicalIndex, general_frequency, tokenize
 from core.retrieval.english_glosses import english_meanings, says_meaning
 from core.retrieval.query import question_cjk_share
-from core.retrieval.question import ASKING, CJK, PRODUCT_SUFFIX, QUESTION_WORDS, VERSION, analyse
+from core.retrieval.question import ASKING, CJK, POINTING_TAGS, PRODUCT_SUFFIX, QUESTION_WORDS, VERSION, analyse
 from core.retrieval.written import named_tables
 from core.segmentation import are_siblings, tagged
 
@@ -528,7 +528,7 @@ def unlisted_kind(question: str, kb_text: str) -> tuple[str, tuple[str, ...]] | 
         for head, named in _named_tables(kb_text):
             if _CJK_RUN.fullmatch(head) and name.endswith(head) and len(name) > len(head):
                 return name, tuple(sorted(named))
-    naming = {w for w, tag in tagged(question) if tag[:1] not in _POINTING_TAGS}
+    naming = {w for w, tag in tagged(question) if tag not in _NOT_NAMING_TAGS}
     for word in dict.fromkeys(tokenize(question)):
         if len(word) < 2 or not _CJK_RUN.fullmatch(word) or word in kb_text or word not in naming:
             continue
@@ -543,12 +543,11 @@ def unlisted_kind(question: str, kb_text: str) -> tuple[str, tuple[str, ...]] | 
     return None
 
 
-#: The parts of speech (jieba's tags, by their first letter) of a word that points, counts or joins rather than names
-#: a kind: pronouns ``r``, particles ``u…``, conjunctions, prepositions, numerals, classifiers, modal and
-#: interjection words. 这个 of "这个班一共多少钱？" and 的话 of "不能的话包天多少钱？" had been refused as another class
-#: and another pack (a helper's round, session 25); 钻石 (a noun) and 极速 (tagged an adverb) of "云匣极速版会员…"
-#: name one.
-_POINTING_TAGS = frozenset("rucpmqyeox")
+#: The parts of speech (jieba's tags) of a word that points, counts or joins rather than names a kind
+#: (``core.retrieval.question.POINTING_TAGS``) but for adverbs: 这个 of "这个班一共多少钱？" and 的话 of "不能的话包天多少
+#: 钱？" had been refused as another class and another pack (a helper's round, session 25); 钻石 (a noun) and 极速
+#: (tagged an adverb) of "云匣极速版会员…" name one.
+_NOT_NAMING_TAGS = POINTING_TAGS - {"d"}
 
 
 @functools.lru_cache(maxsize=4)
