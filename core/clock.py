@@ -121,13 +121,12 @@ def named_times(question: str) -> tuple[tuple[str, Interval], ...]:
     never raises."""
     points = _points(question)
     taken = [(s, e) for s, e, _ in points]
-    for m in _SMALL_HOURS.finditer(question):
+    words = [(m, (0, 6 * 60 - 1)) for m in _SMALL_HOURS.finditer(question)]
+    words += [(m, _PART_SPANS[m.group(0).lower()]) for m in _PART_OF_DAY.finditer(question)]
+    for m, span in words:  # a part of the day named without an hour, unless inside a time named with one
         if not any(s <= m.start() < e for s, e in taken):
-            points.append((m.start(), m.end(), (0, 6 * 60 - 1)))
+            points.append((m.start(), m.end(), span))
             taken.append((m.start(), m.end()))
-    for m in _PART_OF_DAY.finditer(question):
-        if not any(s <= m.start() < e for s, e in taken):
-            points.append((m.start(), m.end(), _PART_SPANS[m.group(0).lower()]))
     return tuple((question[s:e].strip(), iv) for s, e, iv in sorted(points))
 
 

@@ -150,10 +150,11 @@ CROSS_PHONE_BONUS = 0.5
 #: came along once such a question gets every top-k chunk as evidence (clinic English answers: 4.8 sentences;
 #: 0.8: 2.6, every figure the same; 0.9: 1.4; docs/measurements.md, session 11).
 SEMANTIC_KEEP = 0.8
-_CLOCK = frozenset({"clock"})
 #: ... a Chinese question's words an English sentence says in their dictionary meanings add this weight times their
 #: share of the question's term weight (a Chinese question over a base's English pages; session 23).
 MEANING_WEIGHT = 0.5
+# What a question for a time of day wants of a sentence (``has_wanted``).
+_CLOCK = frozenset({"clock"})
 
 
 class ExtractiveGenerator(Generator):

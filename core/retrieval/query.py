@@ -240,8 +240,8 @@ def _says_any(text: str, words: Sequence[str]) -> bool:
     return any(w.lower() in low for w in words)
 
 
-def _topic_words(question: str) -> list[str]:
-    """The question's content words of two or more characters that do not ask (``_asks``): 物业服务中心 of
+def _content_words(question: str) -> list[str]:
+    """The question's content words of two or more characters that do not ask (``_asks``): 物业服务中心 and 电话 of
     "物业服务中心的电话是多少？"."""
     return [t for t in analyse(question).content_terms if len(t) >= 2 and not _asks(t)]
 
@@ -284,7 +284,7 @@ def resolve_query(
     for turn in history:
         asked, answer = (turn, "") if isinstance(turn, str) else turn
         subject = _carry(asked.strip(), subject, lexical, written) or subject
-        if answer and subject and not _says_any(answer, [*subject, *_topic_words(asked)]):
+        if answer and subject and not _says_any(answer, [*subject, *_content_words(asked)]):
             # the answer says none of the words carried from its question, nor another word of it that names a topic:
             # what it is about is in its own words ("想把信用卡销掉，要怎么办？" is answered "…申请销户。销户申请提交后有
             # 45 天的冷静期…"; a helper's round, session 24: "那提交以后还能反悔吗？" had been searched with 信用卡 and
@@ -527,15 +527,11 @@ def _names_what_the_answer_named(
     for m in _DEMONSTRATIVE.finditer(question):
         run = CJK_WORD.match(question, m.end())
         said = [run.group(0)[:k] for k in range(2, len(run.group(0)) + 1) if run.group(0)[:k] in answer] if run else []
-        if (
-            said
-        ):  # none of it the earlier questions' (这个功能默认… after "…功能是什么？": 功能 is theirs); a name, not a
-            # kind the answer's table heads (这个套餐 after "标准会员…" answered "套餐 | 空间 | …": the 套餐 asked about)
-            thing = said[-1]
+        # none of it the earlier questions' (这个功能默认… after "…功能是什么？": 功能 is theirs); a name, not a kind the
+        # answer's table heads (这个套餐 after "标准会员…" answered "套餐 | 空间 | …": the 套餐 asked about)
+        if said:
             return (
-                said[0] not in asked
-                and general_frequency(thing) <= NAME_GENERAL_MAX
-                and all(lexical.df(t) > 0 for t in tokenize(thing) or [thing])
+                said[0] not in asked and general_frequency(said[-1]) <= NAME_GENERAL_MAX and _in_base(said[-1], lexical)
             )
     return False
 

@@ -513,14 +513,13 @@ def unlisted_kind(question: str, kb_text: str) -> tuple[str, tuple[str, ...]] | 
     cells = _first_cells(kb_text)
     if not cells:
         return None
-    for m in _QUOTED.finditer(
-        question
-    ):  # a name in quotes: "恒通驾校的“极速拿证班”多少钱？" over 普通班, 周末班, VIP 班
+    # a name in quotes: "恒通驾校的“极速拿证班”多少钱？" over 普通班, 周末班, VIP 班
+    for m in _QUOTED.finditer(question):
         name = m.group(1).strip()
         if " ".join(name.lower().split()) in " ".join(kb_text.split()):
             continue
         for size in (1, 2, 3):
-            rows = tuple(sorted(c for c in cells if c.endswith(name[-size:]) and len(c) > size))
+            rows = _rows_headed(cells, name[-size:])
             if len(name) > size and _CJK_RUN.fullmatch(name[-size:]) and len(rows) >= 2:
                 return name, rows
         # ... or with the word a table's header names its rows' kind by ("“无忧全包套餐”" over a table headed 套餐 whose
@@ -537,10 +536,15 @@ def unlisted_kind(question: str, kb_text: str) -> tuple[str, tuple[str, ...]] | 
             head = question[at + len(word) : at + len(word) + size]
             if len(head) < size or not _CJK_RUN.fullmatch(head):
                 break
-            rows = tuple(sorted(c for c in cells if c.endswith(head) and len(c) > size and c != word + head))
+            rows = _rows_headed(cells, head, but=word + head)
             if len(rows) >= 2:
                 return word + head, rows
     return None
+
+
+def _rows_headed(cells: frozenset[str], head: str, but: str = "") -> tuple[str, ...]:
+    """The row names of ``cells`` that end with ``head`` and are longer than it, ``but`` aside, sorted."""
+    return tuple(sorted(c for c in cells if c.endswith(head) and len(c) > len(head) and c != but))
 
 
 #: The parts of speech (jieba's tags) of a word that points, counts or joins rather than names a kind
