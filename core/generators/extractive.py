@@ -155,6 +155,11 @@ SEMANTIC_KEEP = 0.8
 MEANING_WEIGHT = 0.5
 # What a question for a time of day wants of a sentence (``has_wanted``).
 _CLOCK = frozenset({"clock"})
+# A question for a default value (``QuestionAnalysis.asks_default_value``) is led by a sentence that says the default
+# with a number: "…默认地址为 `http://localhost:1414/`" before "用 `papyr server -p 1515` 换一个端口即可。" for "papyr
+# server 默认端口是多少" (the other sentence has the question's words 端口 and papyr server; a helper's round, session 26).
+_SAYS_DEFAULT = re.compile(r"默认|缺省|\bdefaults?\b", re.IGNORECASE)
+_NUMBER = frozenset({"number"})
 
 
 class ExtractiveGenerator(Generator):
@@ -222,6 +227,8 @@ class ExtractiveGenerator(Generator):
             lead_with(units, lambda u: states_asked_unit(question, [c.reading for c in u]))
         elif units and q.asks_duration:  # "How long is the warranty on the inverter motor…?": the row with 10 年 first
             lead_with(units, lambda u: any(states_duration(c.reading) for c in u))
+        if units and q.asks_default_value:  # "papyr server 默认端口是多少": the line that says the default first
+            lead_with(units, lambda u: any(_SAYS_DEFAULT.search(c.text) and has_wanted(c.text, _NUMBER) for c in u))
         texts = [rc.chunk.text for rc in chunks]
         if units and "list" not in scoring.wants and not q.asks_steps:
             with_exceptions(units, cands, self.max_sentences, texts)
@@ -229,7 +236,7 @@ class ExtractiveGenerator(Generator):
             lead_with_the_date(units, scoring, q.content_terms)
         if units and q.asks_steps:
             lead_with_the_action(units, scoring, q.action, q.content_terms)
-            whole_steps(units, cands, texts, self.max_sentences)
+            whole_steps(units, cands, texts, self.max_sentences, q.content_terms)
         if units and scoring.wants & {"reason", "effect"}:
             continue_lead(units, previous, scoring.wants)
         detail = scoring.wants & _DETAILS

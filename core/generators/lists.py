@@ -221,13 +221,33 @@ def _is_step(c: Candidate, text: str) -> bool:
     return not c.in_table and bool(_STEP_MARK.fullmatch(text, text.rfind("\n", 0, c.position) + 1, c.position))
 
 
-def whole_steps(units: list[list[Candidate]], cands: Sequence[Candidate], texts: Sequence[str], limit: int) -> None:
+# A numbered item's label before its colon ("3. 烟花爆竹：必须在家长陪同下燃放…"): the topic the item is about.
+_ITEM_LABEL = re.compile(r"\s*([^：:，,。；;\n]{1,12})[：:]")
+
+
+def _label_names(c: Candidate, terms: Sequence[str]) -> bool:
+    """Whether ``c`` opens with a label ("烟花爆竹：") that holds one of ``terms`` (two characters or more) that its
+    headings do not: the section's own topic (导览 under "## 语音导览", in "2. 导览机租用：…") singles out no item."""
+    m = _ITEM_LABEL.match(c.text)
+    return m is not None and any(len(t) >= 2 and t in m.group(1) and t not in c.heading_terms for t in terms)
+
+
+def whole_steps(
+    units: list[list[Candidate]],
+    cands: Sequence[Candidate],
+    texts: Sequence[str],
+    limit: int,
+    terms: Sequence[str] = (),
+) -> None:
     """For a question for how to do something (``QuestionAnalysis.asks_steps``) whose lead unit is a numbered step
     of a list ("3. 在前台签订学员协议并缴纳学费。"), every step of that list (up to ``LIST_ITEMS_MAX``), in the
     document's order, leads; the other units make room (at most ``limit`` sentences besides the steps). The steps
     of one list: numbered lines of the lead's chunk with no blank line between them. "怎么报名？" had been answered
     with steps 3 and 4 of four, without the free trial class and the placement test that come first (a helper's
-    round, session 19). ``texts``: each chunk's text, by chunk index. Mutates ``units``."""
+    round, session 19). ``texts``: each chunk's text, by chunk index. A numbered list of topics, each item labelled
+    ("1. 交通安全：…", "3. 烟花爆竹：…"), whose lead item's label names one of the question's ``terms`` (its content
+    terms) that no other item's label names, is no sequence of steps: that item answers on its own ("烟花爆竹怎么放" had
+    been answered with the whole safety list, 交通安全 first; a helper's round, session 26). Mutates ``units``."""
     lead = units[0][-1]
     text = texts[lead.chunk_index]
     if not _is_step(lead, text):
@@ -235,6 +255,8 @@ def whole_steps(units: list[list[Candidate]], cands: Sequence[Candidate], texts:
     steps = sorted(
         (c for c in cands if c.chunk_index == lead.chunk_index and _is_step(c, text)), key=lambda c: c.position
     )
+    if _label_names(lead, terms) and not any(_label_names(c, terms) for c in steps if c is not lead):
+        return
     at = next(i for i, c in enumerate(steps) if c is lead)
     lo = at
     while lo > 0 and "\n\n" not in text[steps[lo - 1].position : steps[lo].position]:

@@ -348,7 +348,13 @@ def unstated(question: str, sentences: Sequence[str], contexts: Sequence[tuple[s
             # helper's round, session 19: its 发票 answer, which gives no price, had made the price "not stated")
             asking = [p for p in q.parts if kind in analyse(p).wants] if len(q.parts) > 1 else []
             terms = [t for p in asking for t in analyse(p).content_terms] if asking else q.content_terms
-            words = [t for t in terms if len(t) >= 2 and any(t in about for about, _, _ in units)]
+            # (a count and its measure word, 一节 in "一节多少钱？", is how much of the thing, not the thing: "…自第一节课
+            # 开始计算" had made it the key, and the price row "成人钢琴 | … | 160 元" had not said it; session 26)
+            words = [
+                t
+                for t in terms
+                if len(t) >= 2 and not _MEASURED.fullmatch(t) and any(t in about for about, _, _ in units)
+            ]
             if words:
                 key = min(words, key=lambda t: (general_frequency(t), -len(t)))
                 if not any(key in about for about, heading, text in units if states(heading, text)):
@@ -357,6 +363,8 @@ def unstated(question: str, sentences: Sequence[str], contexts: Sequence[tuple[s
 
 
 _A_NUMBER = re.compile(r"\d|[一二两三四五六七八九十百千]")
+# A count and one measure word ("一节", "两次", "3 晚"): how much of a thing, not the thing.
+_MEASURED = re.compile(r"(?:\d+|[一二两三四五六七八九十百千几半]+)\s*[\u4e00-\u9fff]")
 
 
 def _counts(thing: str, sentences: Sequence[str]) -> bool:

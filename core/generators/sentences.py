@@ -123,9 +123,11 @@ def split_sentences(text: str, lead_ins: bool = False) -> list[tuple[int, str]]:
             if lead_ins and s.endswith(("：", ":")):
                 s = s[:-1].rstrip()
             ends_on_comma = s.endswith(("，", ","))
-            if (len(s) >= MIN_CHARS or (m is not None and s == body.strip() and _LABEL_VALUE.match(s))) and (
-                not s.endswith(_LEAD_IN) or (ends_on_comma and _ends_paragraph(lines, i, sm.end() == len(body)))
-            ):
+            if (
+                len(s) >= MIN_CHARS
+                or (m is not None and s == body.strip() and _LABEL_VALUE.match(s))
+                or _SHORT.fullmatch(s)
+            ) and (not s.endswith(_LEAD_IN) or (ends_on_comma and _ends_paragraph(lines, i, sm.end() == len(body)))):
                 out.append((at, s))
     return out
 
@@ -133,6 +135,9 @@ def split_sentences(text: str, lead_ins: bool = False) -> list[tuple[int, str]]:
 # A list item that is a label and its value ("- 周日：休息", "- 押金：无"): short by nature, yet it states the value
 # (a helper's round, session 18: "单车铺周日营业吗？" never saw "周日：休息", five characters).
 _LABEL_VALUE = re.compile(r"^[^：:\s]{1,12}[：:]\s*[^：:\s]{2,}$")
+# A short sentence of four Chinese characters and its full stop ("检查免费。"): it states the fact in a word (a
+# helper's round, session 26: "检查要收费吗？" was answered as not stated, the sentence being under ``MIN_CHARS``).
+_SHORT = re.compile(r"[\u3400-\u9fff]{4}[。！]")
 
 
 #: A table cell of at most this many code points that ends no sentence is a value ("不限", "联系销售", "闭馆").

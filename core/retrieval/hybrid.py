@@ -73,7 +73,7 @@ from core.retrieval.query import (
     resolve_query,
 )
 from core.retrieval.question import analyse
-from core.retrieval.scripts import in_other_script
+from core.retrieval.scripts import base_script_chunks, in_other_script
 from core.retrieval.written import written_for
 from core.store.embeddings import dense_scale
 from core.store.index import KnowledgeIndex, lexical_text
@@ -425,7 +425,14 @@ class HybridRetriever:
         for share in stand_ins:
             for cid, v in share.items():
                 fused[cid] = fused.get(cid, 0.0) + v
-        ordered = sorted((c for c in fused if c in active), key=lambda c: (-fused[c], c))[: self.depth]
+        ordered = sorted((c for c in fused if c in active), key=lambda c: (-fused[c], c))
+        # a cross-script question's top-k filled by pages in its own script (an English page of a Chinese knowledge
+        # base) is followed by the best chunk in the knowledge base's script, judged with it
+        held: tuple[str, ...] = ()
+        if plan.cross_script:
+            held = tuple(base_script_chunks(question, ordered, {c: active[c].text for c in ordered}, self.top_k))
+            ordered = [*ordered[: self.top_k], *held, *(c for c in ordered[self.top_k :] if c not in held)]
+        ordered = ordered[: max(self.depth, self.top_k + len(held))]
         # Relevance must not depend on whether a chunk made the dense candidate list:
         # score every returned chunk that has a vector with its exact cosine.
         # (``IndexError_`` from the store propagates as itself, as above)
@@ -436,7 +443,7 @@ class HybridRetriever:
                 second.similarities(
                     self.index.active_chunks(),
                     main.qv2,
-                    [c for c in ordered[: self.top_k] if c not in dense2_score],
+                    [c for c in ordered[: self.top_k + len(held)] if c not in dense2_score],
                 )
             )
         positions = [lexical.position(c) for c in ordered]
@@ -468,7 +475,7 @@ class HybridRetriever:
                     retrieved_at=now,
                 )
             )
-        chunks = tuple(out[: self.top_k])
+        chunks = tuple(out[: self.top_k + len(held)])
         sections = limits_sections(question, chunks, active, out, now) if analyse(question).drawback else ()
         decision = self.decide_evidence(
             question,
@@ -485,6 +492,7 @@ class HybridRetriever:
             dense2_score=dense2_score,
             names_text=own,
             sections=sections,
+            held=frozenset(held),
         )
         if decision.blind:
             decision = self._meaning_check(plan.dense_text, chunks, decision)
@@ -606,6 +614,7 @@ class HybridRetriever:
         dense2_score: dict[str, float] | None = None,
         names_text: str | None = None,
         sections: Sequence[RetrievedChunk] = (),
+        held: frozenset[str] = frozenset(),
     ) -> sufficiency.Decision:
         """The sufficiency decision over the top-k ``chunks`` (see ``core.retrieval.sufficiency``).
 
@@ -621,7 +630,8 @@ class HybridRetriever:
         ``names_text``: the person's own question, when ``question`` carries terms of earlier turns
         (its named things are read there, ``core.retrieval.sufficiency.decide``).
         ``sections``: limits sections outside ``chunks`` that a drawback question's evidence may take
-        (``limits_sections``); they are not scored.
+        (``limits_sections``); they are not scored. ``held``: chunks judged after the top-k for the knowledge base's script
+        (``core.retrieval.scripts.base_script_chunks``), left out of the question's-script chunks' means.
         """
         model = self.model or sufficiency.load_model()
         family = self.index.embedder.name.split("/")[0]
@@ -688,6 +698,7 @@ class HybridRetriever:
             hybrid2=hybrid2,
             names_text=names_text,
             sections=extra,
+            held=held,
         )
 
 

@@ -293,6 +293,9 @@ KIND_WORDS: dict[str, frozenset[str]] = {
     **{w: frozenset({"reason"}) for w in "原因 理由".split()},
     **{w: frozenset({"version"}) for w in "版本 版本号".split()},  # "需要什么版本的 Python？" over "Python 3.9 及以上"
     **{w: frozenset({"number"}) for w in "年龄 年纪 岁数".split()},  # "多大年纪可以骑？" over "年满 16 周岁"
+    # "售后电话是多少？" over "售后服务热线：400-820-7788" (a helper's round, session 26: 电话 had been 66% of its weight
+    # "absent" and the question refused)
+    **{w: frozenset({"phone"}) for w in "电话 电话号码 号码 联系电话 热线 手机号".split()},
 }
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import Mapping, Sequence
 
 from core.retrieval.query import CROSS_SCRIPT_SHARE, question_cjk_share
 
@@ -63,3 +64,22 @@ def prose_cjk_share(text: str) -> float | None:
     if cjk + latin < SCRIPT_MIN_LETTERS:
         return None
     return cjk / (cjk + latin)
+
+
+#: A cross-script question's top-k is followed by this many chunks at most that are not in its script, when the top-k
+#: holds fewer: an English question over a Chinese knowledge base with an English page had its top-k filled by that
+#: page (its words match the question's in BM25 and its meaning is nearer in the first model), so the Chinese chunk
+#: that answered ("How many points do I get when I first sign up?", ranked sixth) was never judged (session 26).
+BASE_SCRIPT_SLOTS = 1
+
+
+def base_script_chunks(question: str, ordered: Sequence[str], text_of: Mapping[str, str], k: int) -> list[str]:
+    """The chunks to judge after the first ``k`` of ``ordered`` (chunk ids, best first): the best ones below them not
+    written in ``question``'s script, so that the first ``k + len(result)`` hold ``BASE_SCRIPT_SLOTS`` such chunks
+    when the ranking has them. ``text_of``: chunk id -> its text. For a cross-script question
+    (``core.retrieval.query.QueryPlan.cross_script``), whose knowledge base is written in the other script. The top-k
+    stays as it was: its chunks are judged among the same chunks as without these."""
+    want = BASE_SCRIPT_SLOTS - sum(1 for c in ordered[:k] if not in_own_script(question, text_of[c]))
+    if want <= 0:
+        return []
+    return [c for c in ordered[k:] if not in_own_script(question, text_of[c])][:want]

@@ -291,6 +291,7 @@ def decide(
     hybrid2: bool = False,
     names_text: str | None = None,
     sections: Sequence[Candidate] = (),
+    held: frozenset[str] = frozenset(),
 ) -> Decision:
     """Decide whether ``candidates`` (the top-k, best first) answer ``question``.
 
@@ -309,6 +310,9 @@ def decide(
     the person's own words when ``question`` is a follow-up with carried terms in front.
     ``sections``: limits sections of the knowledge base outside ``candidates`` (not scored) that a question
     for drawbacks may take as evidence (``core.retrieval.aspects.drawback_evidence``).
+    ``held``: candidates judged after the top-k for the knowledge base's script
+    (``core.retrieval.scripts.base_script_chunks``): the question's-script chunks' means leave them out, so that a
+    chunk of an English page asked in English is scored among the top-k as without them.
     Never raises for an empty candidate list (that is no_evidence).
     """
     model = model or load_model()
@@ -335,7 +339,10 @@ def decide(
     if mixed:
         absent = absent_share(question, lexical)
     # (the chunks in the question's script: the gaps over every chunk, as without any in the other script)
-    means = {False: _means(candidates), True: _means([c for c in candidates if c.chunk_id in other])}
+    means = {
+        False: _means([c for c in candidates if c.chunk_id not in held]),
+        True: _means([c for c in candidates if c.chunk_id in other]),
+    }
     modes = {c.chunk_id: chunk_mode(mode, c, cross_script=c.chunk_id in other) for c in candidates}
     feats = {}
     for c in candidates:
