@@ -109,8 +109,10 @@ from core.retrieval.sufficiency_model import (  # noqa: F401  (re-exported: the 
     load_model,
 )
 from core.retrieval.sufficiency_terms import (  # noqa: F401  (re-exported: the decision's public names)
+    SUBJECT_ABSENT_SHARE,
     about_another,
     absent_share,
+    absent_subject,
     contains_term,
     coordinated,
     default_value_missing,
@@ -426,6 +428,10 @@ def decide(
         return Decision(False, best, cut, mode, scores, (), tuple(reasons), (), message, None, feats)
     names = analyse(limits_wording(names_text) if names_text else question).named
     missing = [t for t in names if not in_kb(kb_text, t) and not qualified_known(kb_text, t)]
+    # ... and the noun a question opens with, when most of its weight is nowhere in the base ("游泳池几点开门？")
+    # (not when a chunk is in the other script: an English page says 储物柜 as "locker")
+    if not missing and not cross_script and not other and absent >= SUBJECT_ABSENT_SHARE:
+        missing = [subject] if (subject := absent_subject(asked, lexical)) else []
     evidence_text = "\n".join(c.text for c in candidates if c.chunk_id in deciding).lower()
     present = [t for t in names if t not in missing and contains_term(evidence_text, t)]
     note = message = None
