@@ -110,6 +110,7 @@ from core.retrieval.sufficiency_model import (  # noqa: F401  (re-exported: the 
 )
 from core.retrieval.sufficiency_terms import (  # noqa: F401  (re-exported: the decision's public names)
     SUBJECT_ABSENT_SHARE,
+    SUBJECT_VALUES,
     about_another,
     absent_share,
     absent_subject,
@@ -429,8 +430,10 @@ def decide(
     names = analyse(limits_wording(names_text) if names_text else question).named
     missing = [t for t in names if not in_kb(kb_text, t) and not qualified_known(kb_text, t)]
     # ... and the noun a question opens with, when most of its weight is nowhere in the base ("游泳池几点开门？")
-    # (not when a chunk is in the other script: an English page says 储物柜 as "locker")
-    if not missing and not cross_script and not other and absent >= SUBJECT_ABSENT_SHARE:
+    # (not when a chunk is in the other script: an English page says 储物柜 as "locker"; and only for a question for a
+    # value, whose value belongs to its subject: "灰度怎么做？" is answered by its meaning, 金丝雀部署)
+    valued = analyse(asked).wants & SUBJECT_VALUES
+    if not missing and valued and not cross_script and not other and absent >= SUBJECT_ABSENT_SHARE:
         missing = [subject] if (subject := absent_subject(asked, lexical)) else []
     evidence_text = "\n".join(c.text for c in candidates if c.chunk_id in deciding).lower()
     present = [t for t in names if t not in missing and contains_term(evidence_text, t)]

@@ -240,6 +240,9 @@ def absent_share(question: str, lexical: LexicalIndex, *, cross_script: bool = F
 
 #: The share of a question's term weight (``absent_share``) above which its subject, when the base lacks it, refuses.
 SUBJECT_ABSENT_SHARE = 0.8
+#: ... for a question that asks for one of these values (``QuestionAnalysis.wants``): a time, a price, a number, a date,
+#: a phone number, a version is a value of its subject, which another thing's value does not give.
+SUBJECT_VALUES = frozenset({"clock", "money", "number", "when", "phone", "version"})
 
 
 def absent_subject(question: str, lexical: LexicalIndex) -> str | None:
