@@ -26,7 +26,7 @@ from typing import Collection, Sequence
 import bm25s
 import numpy as np
 
-from core import segmentation
+from core import designations, segmentation
 
 logging.getLogger("bm25s").setLevel(logging.WARNING)
 
@@ -51,7 +51,7 @@ _TERM_CACHE: dict[str, str | None] = {}
 _TERM_CACHE_MAX = 500_000
 
 #: Identifies the tokenization (stored next to cached terms; change it when ``tokenize`` changes).
-TOKENIZER_ID = "jieba-search/%s/%s" % (
+TOKENIZER_ID = "jieba-search/%s/%s/designations-1/glue-1" % (
     segmentation.SEGMENTER_ID,
     hashlib.sha256(" ".join(sorted(STOPWORDS)).encode()).hexdigest()[:12],
 )
@@ -63,16 +63,34 @@ def _term(word: str) -> str | None:
     except KeyError:
         pass
     w = word.strip()
-    term = w.lower() if _is_term(w) and w.lower() not in STOPWORDS else None
+    term = w.lower() if _is_term(w) and w.lower() not in STOPWORDS and not _glued_function_words(w) else None
     if len(_TERM_CACHE) < _TERM_CACHE_MAX:
         _TERM_CACHE[word] = term
     return term
 
 
+#: The one-character stop words (上, 用, 在, 的 …).
+_ONE_CHAR_STOPWORDS = frozenset(w for w in STOPWORDS if len(w) == 1 and not w.isascii())
+
+
+def _glued_function_words(word: str) -> bool:
+    """Whether ``word`` is two one-character stop words that jieba's HMM joined though its dictionary has no such word:
+    上用 of "这个软件能在 Linux 上用吗？" (a helper's round, session 27: a word no document has, it had weighed as much
+    as Linux in the question's "absent" share, and the question was refused over "…也不支持 Linux")."""
+    return (
+        len(word) == 2
+        and word[0] in _ONE_CHAR_STOPWORDS
+        and word[1] in _ONE_CHAR_STOPWORDS
+        and not segmentation.general_frequency(word)
+    )
+
+
 def tokenize(text: str) -> list[str]:
-    """Terms of ``text`` for BM25: jieba search-mode words, lowercased, no stop words."""
+    """Terms of ``text`` for BM25: jieba search-mode words, lowercased, no stop words (nor two glued together:
+    ``_glued_function_words``); then one term per floor or
+    building it names (``core.designations.terms``: ``5F`` and ``五楼`` → ``5楼``, ``13-18号楼`` → ``13号楼`` … ``18号楼``)."""
     words = segmentation.search_words(text)
-    return [t for t in map(_term, words) if t is not None]
+    return [t for t in map(_term, words) if t is not None] + designations.terms(text)
 
 
 def general_frequency(word: str) -> int:
@@ -84,6 +102,12 @@ def general_frequency(word: str) -> int:
 
 #: A term that is a number (65, 2.5): a value, which the question and the documents write as they like.
 NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def is_value_term(term: str) -> bool:
+    """Whether ``term`` is a number (``NUMBER``) or a floor or building (``5楼``, ``15号楼``): a value the person states
+    of themselves ("我住15号楼") that the documents may give as a range, so its absence from them says nothing."""
+    return bool(NUMBER.fullmatch(term)) or designations.is_designation(term)
 
 
 @functools.lru_cache(maxsize=256)
@@ -182,10 +206,10 @@ class LexicalIndex:
         return [(self.ids[i], float(scores[i])) for i in top if scores[i] > 0]
 
     def coverage(self, query: str, chunk_id_positions: Sequence[int]) -> list[float]:
-        """IDF-weighted share (0..1) of the query's terms present in each given chunk. A number that no chunk has
-        weighs nothing: "我65岁了还能学车吗？" states the person's age, which the documents give as a range ("18 至
-        70 周岁"), not as 65 (a helper's round, session 19)."""
-        terms = [t for t in dict.fromkeys(query_terms(query)) if not (NUMBER.fullmatch(t) and not self._df.get(t))]
+        """IDF-weighted share (0..1) of the query's terms present in each given chunk. A number (or a floor or building,
+        ``is_value_term``) that no chunk has weighs nothing: "我65岁了还能学车吗？" states the person's age, which the
+        documents give as a range ("18 至 70 周岁"), not as 65 (a helper's round, session 19)."""
+        terms = [t for t in dict.fromkeys(query_terms(query)) if not (is_value_term(t) and not self._df.get(t))]
         if not terms:
             return [0.0 for _ in chunk_id_positions]
         weights = [self.idf(t) for t in terms]

@@ -380,6 +380,7 @@ GROUND = {
     "controls",
     "lexical",
     "clock",
+    "designations",
 }
 #: What each stage package of ``core/`` may import besides the ground floor (its ``__init__`` says the same).
 STAGES = {

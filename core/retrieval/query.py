@@ -36,7 +36,8 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
 from core.clock import named_days
-from core.lexical import LexicalIndex, general_frequency, tokenize
+from core.designations import is_designation
+from core.lexical import LexicalIndex, general_frequency, is_value_term, tokenize
 from core.retrieval.aspects import (
     DRAWBACK_QUERY_WORDS,
     drawback_expansion,
@@ -576,7 +577,7 @@ def topic_terms(text: str, lexical: LexicalIndex, share: float | None = None) ->
     # (拓扑 146, 感知 284 in "拓扑感知路由"), and those stay
     verbs = _everyday_verbs(text)
     for term in tokenize(_NAME.sub(" ", text)):
-        if len(term) < 2 or not _CJK.search(term) or _asks(term):
+        if len(term) < 2 or not _CJK.search(term) or _asks(term) or is_value_term(term):  # 3楼 is a value (``_carry``)
             continue
         if term in verbs:
             continue
@@ -600,6 +601,16 @@ def english_topic(text: str, lexical: LexicalIndex) -> list[str]:
 
 
 def _carry(turn: str, subject: list[str], lexical: LexicalIndex, written: Written | None = None) -> list[str]:
+    """``_carry_topic``, then the floors and buildings ``turn`` names that the knowledge base has (``5楼``, ``15号楼``:
+    ``core.designations``): a value of the subject, which the next turn keeps ("那我们走哪个楼梯下去？" after
+    "3楼的集合点在哪里？"), but no topic: in a small base 3楼 is in one chunk, so it had been the turn's only salient
+    term and the follow-up was searched as "3楼 那我们走…" (a helper's round, session 27)."""
+    values = [t for t in dict.fromkeys(tokenize(turn)) if is_designation(t) and lexical.df(t)]
+    topic = _carry_topic(turn, subject, lexical, written)
+    return list(dict.fromkeys([*topic, *values]))[:MAX_CARRIED] if values else topic
+
+
+def _carry_topic(turn: str, subject: list[str], lexical: LexicalIndex, written: Written | None = None) -> list[str]:
     """The subject after ``turn``: its own salient terms, plus the earlier subject when it refers back;
     a turn with no salient term adds its ``topic_terms`` in front of the earlier subject. With ``written``, each
     term as the knowledge base writes it (``Written.grown``), and a turn that names another row of a table than the
@@ -612,10 +623,16 @@ def _carry(turn: str, subject: list[str], lexical: LexicalIndex, written: Writte
     else:
         rows, grow = [], lambda t: t
     # a question word is no subject (多长时间: jieba's dictionary counts it 3 times, so it looks rare)
-    own = [grow(t) for t in salient_terms(limits_wording(turn), lexical) if not _asks(t)]
+    own = [grow(t) for t in salient_terms(limits_wording(turn), lexical) if not _asks(t) and not is_value_term(t)]
     own = list(dict.fromkeys([*rows, *own]))
     if all(_everywhere(t, lexical) for t in own):  # no salient term, or only names the whole base shares
         topics = list(dict.fromkeys(grow(t) for t in topic_terms(turn, lexical)))
+        if 0 < len(topics) < TOPIC_TERMS:
+            # ... and when that finds fewer than TOPIC_TERMS, the words in up to LOOSE_TOPIC_DF of the chunks after
+            # them: on a small base the thing asked about may be in a third of the chunks ("怎么设置每日记账提醒？":
+            # 提醒 in 7 of 24; a helper's round, session 27: "它最多能设几个？" had been searched as "每日 它…")
+            loose = (grow(t) for t in topic_terms(turn, lexical, share=LOOSE_TOPIC_DF))
+            topics = list(dict.fromkeys([*topics, *loose]))
         words = [] if topics or refers_back(turn) else _own_words(turn, lexical)
         if len(words) >= OWN_WORDS:  # a question of its own on a small base: its words, not the earlier subject
             return list(dict.fromkeys(own + words))[:MAX_CARRIED]

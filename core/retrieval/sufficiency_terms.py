@@ -28,7 +28,7 @@ import re
 import weakref
 from typing import Any, Mapping, Sequence
 
-from core.lexical import NUMBER, LexicalIndex, general_frequency, tokenize
+from core.lexical import LexicalIndex, general_frequency, is_value_term, tokenize
 from core.retrieval.english_glosses import english_meanings, says_meaning
 from core.retrieval.query import question_cjk_share
 from core.retrieval.question import ASKING, CJK, POINTING_TAGS, PRODUCT_SUFFIX, QUESTION_WORDS, VERSION, analyse
@@ -185,7 +185,7 @@ def absence_terms(question: str, cross_script: bool, *, english_base: bool = Fal
         t
         for t in q.content_terms
         if t not in q.kind_words
-        and not NUMBER.fullmatch(t)
+        and not is_value_term(t)
         and not _QUANTITY.match(t)
         and not _ASKING_OR_WHEN.search(t)
         and not t.startswith(_ASKING_BOUND)  # 最多, 最多能, 上限: asks for a bound, which the documents write as 最高
