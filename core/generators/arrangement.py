@@ -78,7 +78,8 @@ def lead_with_news(
     dev-035 repeated the previous answer word for word). A question with no new word asks again ("那它保留几天？"
     after "…保留多久？"): the repeated sentence is its answer and keeps its place; so does a lead whose fresh
     rivals have none of the new words ("那要是没配置呢？" when the sentence about 没有配置 was the one quoted
-    before). Mutates ``units``."""
+    before), unless the lead has none of them either: then the best unit not quoted before leads ("这个可以给家里人用
+    吗？" after "成人季卡多少钱？"). Mutates ``units``."""
     asked = "\n".join(q for q, _ in turns).lower()
     new = [
         t
@@ -98,8 +99,21 @@ def lead_with_news(
     def has_news(c: Candidate) -> bool:  # in its own text: every row of a table has its header's words
         return not c.is_header and any(t in c.text.lower() for t in new)
 
+    # ... and, when the repeated lead gives the kind of value asked (a time for 几点), a unit that gives one ("它几点发
+    # 车？" after "接驳巴士在哪里上车？", answered with the rows that give both: not "…满员即发车；", which has 发车)
+    wants = analyse(question).wants
+    valued = bool(wants) and any(has_wanted(c.text, wants) for c in units[0])
+
+    def answers(u: Sequence[Candidate]) -> bool:
+        return not quoted(u) and (not valued or any(has_wanted(c.text, wants) for c in u))
+
     if not all(quoted(u) for u in units):
-        fresh = next((i for i, u in enumerate(units) if not quoted(u) and any(map(has_news, u))), None)
+        fresh = next((i for i, u in enumerate(units) if answers(u) and any(map(has_news, u))), None)
+        if fresh is None and not any(map(has_news, units[0])):
+            # no unit has the new words, the repeated lead neither: the best unit not quoted before answers what was
+            # asked next ("这个可以给家里人用吗？" after "成人季卡多少钱？": "季卡仅限本人使用…", not the price again; a
+            # helper's round, session 27)
+            fresh = next((i for i, u in enumerate(units) if answers(u)), None)
         if fresh is not None:
             units.insert(0, units.pop(fresh))
         return
@@ -112,6 +126,8 @@ def lead_with_news(
             return
         if c.header is not None and not has_news(c):
             continue  # a row whose only new word is its header's: any row of its table would do
+        if valued and not has_wanted(c.text, wants):
+            continue
         unit = None if quoted([c]) or is_filler(c.text) else unit_of(c, scoring.previous)
         if unit:
             units[:] = [unit, *([o for o in u if not any(o is x for x in unit)] for u in units)]

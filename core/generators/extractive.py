@@ -64,6 +64,7 @@ import re
 from typing import Any, Sequence
 
 from core.clock import meets, named_days, stated_days, stated_times
+from core.designations import is_designation
 from core.errors import AppError
 from core.generators.arrangement import (
     Scoring,
@@ -104,11 +105,11 @@ from core.generators.question_types import (
     unstated,
     wanted_share,
 )
-from core.lexical import STOPWORDS, tokenize
+from core.lexical import STOPWORDS, general_frequency, tokenize
 from core.models import AuditEntry, Draft, DraftSupport, RetrievedChunk
 from core.retrieval.asked_detail import states_duration, subject_word
 from core.retrieval.aspects import DRAWBACK_EVIDENCE, is_limits_section, without_drawback_words
-from core.retrieval.english_glosses import english_meanings, says_meaning
+from core.retrieval.english_glosses import ENGLISH_FUNCTION_WORDS, english_meanings, says_meaning
 from core.retrieval.question import CJK, analyse
 from core.segmentation import CJK_WORD, are_siblings, common_nouns
 
@@ -353,6 +354,11 @@ class ExtractiveGenerator(Generator):
         worded = without_drawback_words(question) if drawback else question
         q_terms = [t for t in dict.fromkeys(tokenize(worded) if drawback else q.terms) if t not in STOPWORDS]
         q_terms = _joined_terms(q_terms, worded, cands)
+        # the number of a floor or building the question names is that floor or building (``core.designations``), not
+        # a number of its own: the 5 of "When will building 5 be inspected?" is no match for "…至 11 月 5 日" of the
+        # 1—3 栋 row (a helper's set of session 26, h38c c11)
+        of_places = {t.rstrip("号楼") for t in q_terms if is_designation(t)}
+        q_terms = [t for t in q_terms if t not in of_places]
 
         named = {w.lower() for name in q.named for w in [name, *tokenize(name)]}
         # two adjacent words of the question written as one name ("log level" in `--log-level`, TIDESYNC_LOG_LEVEL): the
@@ -435,6 +441,10 @@ class ExtractiveGenerator(Generator):
                 return True
             if t in PHONE_WORDS and says_phone_number(c.text):  # 电话 in "全国服务热线：400-820-6688"
                 return True
+            if is_designation(
+                t
+            ):  # a floor or building (5楼, 15号楼): ``core.designations``, a range's numbers included
+                return t in c.terms
             if of_the_case(t, c):
                 return True
             if t[:1].isdigit() and not same_quantity(t, question, c.text):
@@ -445,6 +455,12 @@ class ExtractiveGenerator(Generator):
             # cmrc first ⊇ gold 70.6 → 74.5%, no other cell moves; single characters (丢 in 丢失) moved
             # clinic and tidb the wrong way (docs/measurements.md, session 11)
             if t in c.terms:
+                if t in ENGLISH_FUNCTION_WORDS and t not in named:  # (all of ALL_SQL_DIGESTS is a name's)
+                    # an English word that asks or does little, written in the sentence, is no match: "per" and "much"
+                    # of "How much is electricity per kWh?" had matched "…a fee of 0.5% of the due rent per day." on a
+                    # base's English page (a helper's round, session 27); it keeps its weight, and what its meaning
+                    # finds in a Chinese sentence (most: 最多) is found as before
+                    return False
                 return (
                     not t.isascii()
                     or t in named
@@ -535,7 +551,7 @@ class ExtractiveGenerator(Generator):
         def typ(c: Candidate) -> float:
             if opens_section(c):
                 return 1.0
-            share = wanted_share(c.reading, typed) if typed else 0.0
+            share = wanted_share(c.reading, typed, question) if typed else 0.0
             return 0.0 if "number" in typed and not in_unit.get((c.chunk_index, c.position), True) else share
 
         def parts(c: Candidate) -> dict[str, float]:
@@ -764,7 +780,23 @@ def _joined_terms(terms: list[str], question: str, cands: Sequence[Candidate]) -
         if len(a) == len(b) == 1 and CJK_WORD.fullmatch(a + b) and a + b in question and a + b in words
     ]
     parts = {t for pair in joined for t in pair}  # the one-character halves are that word, not words of their own
-    return list(dict.fromkeys([*(t for t in terms if t not in parts), *(a + b for a, b in joined)]))
+    out = list(dict.fromkeys([*(t for t in terms if t not in parts), *(a + b for a, b in joined)]))
+    # ... and a word jieba glued a character onto (发小红书 of "发小红书应该导出多大的尺寸？": 小红书 is in no dictionary, so
+    # its HMM joined 发 to it) that the evidence has without that character: the evidence's word (a helper's round,
+    # session 27: the row "小红书 | 1440 px" had matched nothing)
+    every = frozenset(t for c in cands for t in c.terms if len(t) >= 2 and CJK_WORD.fullmatch(t))
+    return list(dict.fromkeys(_unglued(t, every, cands) for t in out))
+
+
+def _unglued(term: str, words: frozenset[str], cands: Sequence[Candidate]) -> str:
+    """``term`` (a Chinese word of three or more characters that jieba's dictionary lacks and no candidate has, as a
+    term or in its text) without its first or last character when the rest is a word of ``words``; else ``term``. A
+    word of the dictionary is the language's (半小时 is not 小时: "晚还了半小时" is inside "1 小时以内")."""
+    if len(term) < 3 or not CJK_WORD.fullmatch(term) or term in words or general_frequency(term):
+        return term
+    if any(term in c.text for c in cands):
+        return term
+    return next((w for w in (term[1:], term[:-1]) if w in words), term)
 
 
 def _meant_share(terms: Sequence[str], weight: dict[str, float], c: Candidate) -> float:

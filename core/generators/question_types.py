@@ -155,7 +155,7 @@ def names_wanted(term: str, sentence: str, wants: frozenset[str]) -> bool:
 
 
 @functools.lru_cache(maxsize=4096)
-def wanted_share(sentence: str, wants: frozenset[str]) -> float:
+def wanted_share(sentence: str, wants: frozenset[str], asked: str = "") -> float:
     """How fully ``sentence`` has one of ``wants`` (``has_wanted``): 1.0, or 0.5 when the only thing it has is a weaker
     form of it, 0.0 when it has none. Weaker forms (a helper's round, session 21):
 
@@ -164,10 +164,10 @@ def wanted_share(sentence: str, wants: frozenset[str]) -> float:
       元滞纳金");
     * for when (什么时候), a bare number: a time, a date, a day or a span of time answers it ("厨余垃圾什么时候可以扔？"
       had been led by "…投放点在 6 栋楼下东侧。" over "厨余垃圾每天投放时间为早上 7:00–9:00…")."""
-    if not has_wanted(sentence, wants):
+    if not has_wanted(sentence, wants, asked):
         return 0.0
     rest = wants - {"money", "when"}
-    if rest and has_wanted(sentence, rest):
+    if rest and has_wanted(sentence, rest, asked):
         return 1.0
     if "money" in wants and (AMOUNT.search(sentence) or _FREE.search(sentence) or "自费" in sentence):
         return 1.0
@@ -210,12 +210,18 @@ _SAYS_TIME = re.compile(
 )
 
 
-def has_wanted(sentence: str, wants: frozenset[str]) -> bool:
+#: A colour named: 黄色, 深蓝色, 红底, yellow (``has_wanted`` for a question for a colour).
+_HAS_COLOR = re.compile(
+    r"[红橙黄绿青蓝紫黑白灰粉棕褐金银][色底]|\b(?:red|orange|yellow|green|blue|purple|black|white|grey|gray|pink|brown)\b",
+    re.IGNORECASE,
+)
+
+
+def has_wanted(sentence: str, wants: frozenset[str], asked: str = "") -> bool:
     """Whether ``sentence`` has one of ``wants`` (``QuestionAnalysis.wants``): a number or date, a time of day
-    (11:30, 9 点), a bound
-    (最多/上限/不超过/以内…, at most/up to), a person
-    name or a place name (jieba part-of-speech tags ``nr`` / ``ns``), a phone number (``says_phone_number``), a reason (因为/由于…) or an
-    effect (引起/导致/从而…)."""
+    (11:30, 9 点), a bound (最多/上限/不超过/以内…, at most/up to), a person name or a place name (jieba part-of-speech
+    tags ``nr`` / ``ns``), a phone number (``says_phone_number``), a colour (黄色), a reason (因为/由于…) or an effect
+    (引起/导致/从而…). ``asked``: the question, whose own words name no person or place it asks for."""
     if "number" in wants and _HAS_NUMBER.search(_RELEASE.sub(" ", sentence)):
         return True
     if "when" in wants and _HAS_NUMBER.search(AMOUNT.sub(" ", _RELEASE.sub(" ", sentence))):
@@ -236,10 +242,15 @@ def has_wanted(sentence: str, wants: frozenset[str]) -> bool:
         return True
     if "phone" in wants and says_phone_number(sentence):
         return True
+    if "color" in wants and _HAS_COLOR.search(sentence):
+        return True
     if wants & {"person", "place"}:
         flags = {"nr", "nrfg", "nrt"} if "person" in wants else set()
         flags |= {"ns", "nsf"} if "place" in wants else set()
-        return any(tag in flags for _, tag in tagged(sentence))
+        # a name the question itself writes is what it asks about, not the answer (巴士, which jieba tags as a place, of
+        # "接驳巴士在哪里上车？"; a helper's round, session 27: the sentence introducing the bus had led over the rows of
+        # the table's 上车地点 column)
+        return any(tag in flags and word not in asked for word, tag in tagged(sentence))
     return False
 
 

@@ -132,6 +132,12 @@ _PHONE_QUESTION = re.compile(
     re.IGNORECASE,
 )
 _PERSON_QUESTION = re.compile(r"谁|哪位|哪一位|什么人|哪个人|\bwho\b", re.IGNORECASE)
+# A question for a colour ("引导员戴什么颜色的袖标？", "What colour is the badge?"): a sentence naming one answers it
+# (a helper's round, session 27: 颜色 had been a third of that question's weight "absent" over "…佩戴黄色袖标" and it
+# was refused)
+_COLOR_QUESTION = re.compile(
+    r"(?:什么|哪种|哪个|啥|何种)颜色|什么色|\bwhat colou?rs?\b|\bwhich colou?rs?\b", re.IGNORECASE
+)
 _PLACE_QUESTION = re.compile(r"哪里|哪儿|在哪|何地|何处|什么地方|哪个(?:国家|城市|省|地区)|\bwhere\b", re.IGNORECASE)
 _REASON_QUESTION = re.compile(r"为什么|为何|什么原因|何故|原因是|\bwhy\b", re.IGNORECASE)
 _EFFECT_QUESTION = re.compile(
@@ -200,6 +206,7 @@ _WANTS = (
     ("person", _PERSON_QUESTION),
     ("phone", _PHONE_QUESTION),
     ("place", _PLACE_QUESTION),
+    ("color", _COLOR_QUESTION),
 )
 
 
@@ -208,8 +215,8 @@ def question_wants(question: str) -> frozenset[str]:
     哪天, when: a date, a weekday or a time, not an amount), ``clock`` (几点, what time: a time of day), ``bound``
     (最多…多少/上限, at most: a limit, maximum or minimum), ``version`` (哪个版本, which version), ``money``
     (多少钱/怎么收费/要不要花钱, cost/price/fee; not a topic such as 价格危机 or 收费单据), ``person`` (谁/哪位,
-    who), ``phone`` (电话是多少/哪个号码, phone number), ``place`` (哪里/在哪, where), ``reason`` (为什么/为何,
-    why), ``effect`` (什么影响/后果, what effect); empty for other questions."""
+    who), ``phone`` (电话是多少/哪个号码, phone number), ``place`` (哪里/在哪, where), ``color`` (什么颜色, what colour),
+    ``reason`` (为什么/为何, why), ``effect`` (什么影响/后果, what effect); empty for other questions."""
     return frozenset(kind for kind, pattern in _WANTS if pattern.search(question))
 
 
@@ -296,6 +303,7 @@ KIND_WORDS: dict[str, frozenset[str]] = {
     # "售后电话是多少？" over "售后服务热线：400-820-7788" (a helper's round, session 26: 电话 had been 66% of its weight
     # "absent" and the question refused)
     **{w: frozenset({"phone"}) for w in "电话 电话号码 号码 联系电话 热线 手机号".split()},
+    **{w: frozenset({"color"}) for w in "颜色 色".split()},
 }
 
 
@@ -370,6 +378,15 @@ _PLAIN = frozenset(
 )
 
 
+#: Units of measure written in Latin letters (kWh, GB, mAh): a unit is no name, and a base may write it in Chinese
+#: (度, 千瓦时: a helper's round, session 27: "How much is electricity per kWh?" was refused as 「kWh」 absent over "电费
+#: | 0.68元/度").
+_UNITS = frozenset(
+    """kwh kw w mah wh v mv a ma hz khz mhz ghz kb mb gb tb pb kbps mbps gbps bps km m cm mm nm kg mg g t ml l
+    px dpi ppi fps rpm db""".split()
+)
+
+
 def _identifier_like(word: str) -> bool:
     core = word.lstrip(".")
     return (
@@ -386,7 +403,7 @@ def named_terms(question: str) -> list[str]:
     ``nftables``, ``worker_connections``); in an English question only identifier-like
     words (inner capital ``IngressClass``, acronym ``ICMP``, ``a.b``, ``a_b``, digits). Command-line options
     (``--force``, ``-f``) in any question.
-    Versions (``0.9``, ``v1.2.3``). Chinese: a word jieba tags as a proper noun
+    Versions (``0.9``, ``v1.2.3``); not a unit of measure (``kWh``, ``GB``). Chinese: a word jieba tags as a proper noun
     (``nz``/``nt``) or one followed by a product word (赤狐平台 → 赤狐), 2+ characters, that is rare in the
     language (``NAME_GENERAL_MAX``).
     """
@@ -397,7 +414,7 @@ def named_terms(question: str) -> list[str]:
             out.append(m.group(0))
     for m in _ASCII_NAME.finditer(question):
         word = m.group(1)
-        if len(word) < 2 or word.lower() in _PLAIN or VERSION.fullmatch(word):
+        if len(word) < 2 or word.lower() in _PLAIN or word.lower() in _UNITS or VERSION.fullmatch(word):
             continue
         if cjk and not _identifier_like(word) and len(word) < 3:
             continue
