@@ -331,13 +331,23 @@ def lead_with_the_action(
     content terms: root and 权限 in "我没有 root 权限，怎么安装到自己的目录？") where the sentences that say the action
     do not, in their words or headings, answers that case and stays ("如果你没有 root 权限，可以设置环境变量…改到其他
     目录" over "脚本默认把二进制文件安装到 `/usr/local/bin`。"; a helper's round, session 21). Mutates ``units``."""
-    if not action or any(action in c.text for c in units[0]):
+    if not action:
         return
     # ... about what the lead is about: the question's most specific word, when the lead names it, is in the sentence
     # or its headings ("怎么打开童锁？" is not led by "中途添衣：…可打开机门。" over "童锁：同时按住…键 3 秒开启或解除。"; a
     # helper's round, session 22: the document says 开启, not 打开)
     words = [t for t in terms if t != action and len(t) >= 2]
     specific = min(words, key=lambda t: (general_frequency(t), -len(t)), default=None)
+    if any(action in c.text for c in units[0]):
+        # a lead that says the action of another thing, when a sentence names the thing asked about: that sentence
+        # leads ("怎么打开童锁？" over one chunk, where 打开 is in one sentence and 童锁 in two, so "中途添衣：…可打开机门。" had
+        # scored first; a helper's set of session 22, h26b-11)
+        if specific is not None and not any(specific in c.text or specific in c.heading_terms for c in units[0]):
+            naming = [c for c in scoring.pool if specific in c.text and not c.is_header]
+            # (the line labelled by the thing, "童锁：同时按住…", before another that names it, "童锁开启时…失效。")
+            labelled_by = [c for c in naming if re.match(rf"\s*{re.escape(specific)}\s*[：:]", c.text)]
+            _lead_with_best(units, scoring, labelled_by or naming)
+        return
     named = specific if specific is not None and any(specific in c.text for c in units[0]) else None
     lead = units[0][0]
 

@@ -198,3 +198,16 @@ def test_the_number_of_a_building_is_no_number_of_its_own():
     chunks = [rc("g.md#1", ("入户燃气安全检查通知", "检查时间安排"), INSPECTION, 1)]
     assert "4—6 栋 | 11 月 6 日" in _first("When will building 5 be inspected?", chunks)
     assert "7—9 栋 | 11 月 8 日" in _first("我住8栋，哪天来查？", chunks)
+
+
+EXTRAS = (  # as the chunker keeps it (the bold labels plain)
+    "- 童锁：同时按住“温度”和“转速”键 3 秒开启或解除。童锁开启时除电源键外所有按键失效。\n"
+    "- 中途添衣：运行中按“启动/暂停”键，待门锁指示灯熄灭后可打开机门。筒内水温高于 50 ℃ 或水位过高时不能开门。"
+)
+
+
+def test_a_how_to_lead_saying_the_action_of_another_thing_gives_way():
+    """ "怎么打开童锁？" (h26b-11, session 22's set) over its one chunk had been led by "中途添衣：…可打开机门。": 打开 is in
+    one sentence and 童锁 in two, so the action's sentence scored first; the sentence naming 童锁 leads."""
+    first = _first("怎么打开童锁？", [rc("w.md#4", ("洗涤程序与洗涤剂", "附加功能"), EXTRAS, 1)])
+    assert first.startswith("童锁：同时按住"), first
