@@ -9,7 +9,7 @@ question's form (no/only for a yes/no question, a case for 如果…). What the 
 Pure functions over ``str``; person and place names by jieba part-of-speech tags (jieba-rs,
 ``core.segmentation.tagged``).
 
-Why just over 400 lines: one job, what a sentence states against what the question asks; ``unstated`` (the detail an
+Why about 435 lines: one job, what a sentence states against what the question asks; ``unstated`` (the detail an
 answer does not give) is most of the length, each of its checks with the question that called for it.
 """
 

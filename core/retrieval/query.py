@@ -22,7 +22,7 @@ and the plan of how each ranking reads it.
 Everything here is pure (no I/O, no model); strings are Python ``str`` and all
 lengths are code points.
 
-Why about 730 lines: resolving a follow-up (its questions and, after a which-question, its answer's
+Why about 740 lines: resolving a follow-up (its questions and, after a which-question, its answer's
 name) and planning how the rankings read the result are read together and share the knowledge base's term
 statistics (salient, topic and gloss terms).
 """

@@ -34,7 +34,7 @@ General Chinese/English language knowledge only: no word of any one document col
 
 Pure functions over ``str``; person and place names by jieba part-of-speech tags (``core.segmentation.tagged``).
 
-Why about 670 lines: one job, reading the question, and the point of the module is that every reading is here
+Why about 690 lines: one job, reading the question, and the point of the module is that every reading is here
 (issue 26 counted seven modules re-parsing it); most of the file is the patterns, each with the question that
 called for it.
 """

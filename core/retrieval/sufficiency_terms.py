@@ -16,7 +16,7 @@ question's text and read that value.
 Pure functions over ``str`` (lengths and offsets in code points) and a ``LexicalIndex``;
 no I/O, no model.
 
-Why about 595 lines: one job, the question's side of the decision; each pattern carries the question it was
+Why about 600 lines: one job, the question's side of the decision; each pattern carries the question it was
 measured on, and those accounts are most of the length.
 """
 
