@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["terms", "is_designation", "MAX_RANGE"]
+__all__ = ["terms", "is_designation", "number_of", "MAX_RANGE"]
 
 #: The longest range whose numbers are each named (``1-30号楼``); a longer one is no list of floors or buildings.
 MAX_RANGE = 40
@@ -37,7 +37,7 @@ _FLOOR = re.compile(
 )
 _EN_FLOOR = re.compile(r"\b(\d{1,3})(?:st|nd|rd|th)\s+floor\b|\bfloor\s+(\d{1,3})\b", re.I)
 _EN_BUILDING = re.compile(r"\b(?:building|bldg\.?|block)\s+(\d{1,3})\b", re.I)
-_TERM = re.compile(r"\d{1,3}(?:号楼|楼)")
+_TERM = re.compile(r"(\d{1,3})(?:号楼|楼)")
 
 
 def _number(text: str) -> int | None:
@@ -87,3 +87,9 @@ def terms(text: str) -> list[str]:
 def is_designation(term: str) -> bool:
     """Whether ``term`` is one that ``terms`` makes (``5楼``, ``15号楼``)."""
     return bool(_TERM.fullmatch(term))
+
+
+def number_of(term: str) -> str:
+    """The number of a term ``terms`` makes, as written in it ("15" of ``15号楼``); "" for any other term."""
+    m = _TERM.fullmatch(term)
+    return m.group(1) if m else ""

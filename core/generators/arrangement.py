@@ -101,7 +101,7 @@ def lead_with_news(
 
     # ... and, when the repeated lead gives the kind of value asked (a time for 几点), a unit that gives one ("它几点发
     # 车？" after "接驳巴士在哪里上车？", answered with the rows that give both: not "…满员即发车；", which has 发车)
-    wants = analyse(question).wants
+    wants = scoring.wants
     valued = bool(wants) and any(has_wanted(c.text, wants) for c in units[0])
 
     def answers(u: Sequence[Candidate]) -> bool:

@@ -64,7 +64,7 @@ import re
 from typing import Any, Sequence
 
 from core.clock import meets, named_days, stated_days, stated_times
-from core.designations import is_designation
+from core.designations import is_designation, number_of
 from core.errors import AppError
 from core.generators.arrangement import (
     Scoring,
@@ -357,7 +357,7 @@ class ExtractiveGenerator(Generator):
         # the number of a floor or building the question names is that floor or building (``core.designations``), not
         # a number of its own: the 5 of "When will building 5 be inspected?" is no match for "…至 11 月 5 日" of the
         # 1—3 栋 row (a helper's set of session 26, h38c c11)
-        of_places = {t.rstrip("号楼") for t in q_terms if is_designation(t)}
+        of_places = {number_of(t) for t in q_terms if is_designation(t)}
         q_terms = [t for t in q_terms if t not in of_places]
 
         named = {w.lower() for name in q.named for w in [name, *tokenize(name)]}
@@ -441,9 +441,8 @@ class ExtractiveGenerator(Generator):
                 return True
             if t in PHONE_WORDS and says_phone_number(c.text):  # 电话 in "全国服务热线：400-820-6688"
                 return True
-            if is_designation(
-                t
-            ):  # a floor or building (5楼, 15号楼): ``core.designations``, a range's numbers included
+            # a floor or building (5楼, 15号楼: ``core.designations``, a range's numbers included) is found as a term
+            if is_designation(t):
                 return t in c.terms
             if of_the_case(t, c):
                 return True

@@ -225,11 +225,17 @@ def _is_step(c: Candidate, text: str) -> bool:
 _ITEM_LABEL = re.compile(r"\s*([^：:，,。；;\n]{1,12})[：:]")
 
 
+def _label(c: Candidate) -> str:
+    """The label ``c`` opens with, before its colon ("烟花爆竹" of "烟花爆竹：必须…"), stripped; "" when it has none."""
+    m = _ITEM_LABEL.match(c.text)
+    return m.group(1).strip() if m else ""
+
+
 def _label_names(c: Candidate, terms: Sequence[str]) -> bool:
     """Whether ``c`` opens with a label ("烟花爆竹：") that holds one of ``terms`` (two characters or more) that its
     headings do not: the section's own topic (导览 under "## 语音导览", in "2. 导览机租用：…") singles out no item."""
-    m = _ITEM_LABEL.match(c.text)
-    return m is not None and any(len(t) >= 2 and t in m.group(1) and t not in c.heading_terms for t in terms)
+    label = _label(c)
+    return bool(label) and any(len(t) >= 2 and t in label and t not in c.heading_terms for t in terms)
 
 
 def whole_steps(
@@ -345,7 +351,7 @@ def lead_with_the_action(
         if specific is not None and not any(specific in c.text or specific in c.heading_terms for c in units[0]):
             naming = [c for c in scoring.pool if specific in c.text and not c.is_header]
             # (the line labelled by the thing, "童锁：同时按住…", before another that names it, "童锁开启时…失效。")
-            labelled_by = [c for c in naming if re.match(rf"\s*{re.escape(specific)}\s*[：:]", c.text)]
+            labelled_by = [c for c in naming if _label(c) == specific]
             _lead_with_best(units, scoring, labelled_by or naming)
         return
     named = specific if specific is not None and any(specific in c.text for c in units[0]) else None

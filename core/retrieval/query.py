@@ -35,8 +35,8 @@ import weakref
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
+from core import designations
 from core.clock import named_days
-from core.designations import is_designation
 from core.lexical import LexicalIndex, general_frequency, is_value_term, tokenize
 from core.retrieval.aspects import (
     DRAWBACK_QUERY_WORDS,
@@ -605,7 +605,7 @@ def _carry(turn: str, subject: list[str], lexical: LexicalIndex, written: Writte
     ``core.designations``): a value of the subject, which the next turn keeps ("那我们走哪个楼梯下去？" after
     "3楼的集合点在哪里？"), but no topic: in a small base 3楼 is in one chunk, so it had been the turn's only salient
     term and the follow-up was searched as "3楼 那我们走…" (a helper's round, session 27)."""
-    values = [t for t in dict.fromkeys(tokenize(turn)) if is_designation(t) and lexical.df(t)]
+    values = [t for t in dict.fromkeys(designations.terms(turn)) if lexical.df(t)]
     topic = _carry_topic(turn, subject, lexical, written)
     return list(dict.fromkeys([*topic, *values]))[:MAX_CARRIED] if values else topic
 
